@@ -1,0 +1,62 @@
+#include "models/accounting.h"
+
+#include <algorithm>
+
+#include "models/model_spec.h"
+#include "models/model_tensors.h"
+
+namespace zosched {
+
+int64_t EmbeddingParams(const ModelSpec& spec) {
+  return CountElements(EmbeddingTensors(spec));
+}
+
+int64_t BlockParams(const ModelSpec& spec) {
+  return CountElements(BlockTensors(spec, /*layer=*/0));
+}
+
+int64_t FinalNormParams(const ModelSpec& spec) {
+  return CountElements(FinalNormTensors(spec));
+}
+
+int64_t HeadParams(const ModelSpec& spec) {
+  return CountElements(HeadTensors(spec));
+}
+
+int64_t TotalParams(const ModelSpec& spec) {
+  return EmbeddingParams(spec) + spec.num_layers() * BlockParams(spec) +
+         FinalNormParams(spec) + HeadParams(spec);
+}
+
+int64_t BlockBytes(const ModelSpec& spec, DType dtype) {
+  return BlockParams(spec) * DTypeBytes(dtype);
+}
+
+int64_t BlockForwardFlopsPerToken(const ModelSpec& spec, int64_t seq_len) {
+  int64_t matrix_elements = 0;
+  for (const TensorSpec& t : BlockTensors(spec, /*layer=*/0)) {
+    if (t.role == TensorRole::kMatrix) matrix_elements += t.elements();
+  }
+  return 2 * matrix_elements + 4 * seq_len * spec.hidden_size();
+}
+
+DualForwardActivationBytes DualForwardActivationBytesPerToken(
+    const ModelSpec& spec, int64_t seq_len, DType dtype) {
+  const int64_t h = spec.hidden_size();
+  const int64_t kv = KvHeads(spec) * HeadDim(spec);
+  const int64_t inner =
+      spec.activation() == SWIGLU ? 2 * spec.ffn_size() : spec.ffn_size();
+  const int64_t attention = h + h + 2 * kv + spec.num_heads() * seq_len + h;
+  const int64_t ffn = h + inner;
+  DualForwardActivationBytes bytes;
+  bytes.carried = 2 * h * DTypeBytes(dtype);
+  bytes.workspace = std::max(attention, ffn) * DTypeBytes(dtype);
+  return bytes;
+}
+
+int64_t LabelHeadSliceBytes(const ModelSpec& spec, int64_t num_label_words,
+                            DType dtype) {
+  return num_label_words * EmbedDim(spec) * DTypeBytes(dtype);
+}
+
+}  // namespace zosched

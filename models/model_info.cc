@@ -1,0 +1,138 @@
+// Prints a model's exact accounting for humans.
+//
+//   bazel run //models:model_info -- --model=opt-175b [--seq_len=2048]
+//       [--dtype=FP16] [--label_words=2] [--tensors]
+//
+// --model: a zoo name or the path of a ModelSpec textproto. Exit status: 0 on
+// success; 2 for an unknown model, a malformed file or a bad flag value.
+#include <cstdio>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/user_path.h"
+#include "models/accounting.h"
+#include "models/model_spec.h"
+#include "models/model_tensors.h"
+#include "models/model_zoo.h"
+
+ABSL_FLAG(std::string, model, "", "zoo name (e.g. opt-1.3b) or ModelSpec textproto path");
+ABSL_FLAG(int64_t, seq_len, 2048, "sequence length for FLOPs and activations");
+ABSL_FLAG(std::string, dtype, "",
+          "dtype for activations and the label slice: FP32, FP16 or BF16 "
+          "(default: the model's weight_dtype)");
+ABSL_FLAG(int64_t, label_words, 2, "label words of the classification prompt");
+ABSL_FLAG(bool, tensors, false, "also list the tensors of block 0");
+
+namespace zosched {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// 1234567 -> "1,234,567".
+std::string Grouped(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string Shape(const std::vector<int64_t>& shape) {
+  return "[" + absl::StrJoin(shape, ", ") + "]";
+}
+
+void PrintAccounting(const ModelSpec& spec, const std::string& source,
+                     int64_t seq_len, DType dtype, int64_t label_words) {
+  const int64_t total = TotalParams(spec);
+  const int64_t block = BlockParams(spec);
+  std::printf("model: %s (%s) from %s\n", spec.name().c_str(),
+              Family_Name(spec.family()).c_str(), source.c_str());
+  std::printf(
+      "shape: hidden %ld, layers %ld, heads %ld (kv %ld, head dim %ld), ffn "
+      "%ld, vocab %ld, positions %ld\n",
+      spec.hidden_size(), spec.num_layers(), spec.num_heads(), KvHeads(spec),
+      HeadDim(spec), spec.ffn_size(), spec.vocab_size(), spec.max_positions());
+  std::printf("params: %ld\n", total);
+  std::printf("  embedding:  %s\n", Grouped(EmbeddingParams(spec)).c_str());
+  std::printf("  blocks:     %ld x %s = %s (%.2f%%)\n", spec.num_layers(),
+              Grouped(block).c_str(),
+              Grouped(spec.num_layers() * block).c_str(),
+              100.0 * spec.num_layers() * block / total);
+  std::printf("  final norm: %s\n", Grouped(FinalNormParams(spec)).c_str());
+  std::printf("  head:       %s%s\n", Grouped(HeadParams(spec)).c_str(),
+              spec.tied_lm_head() ? " (LM head tied to the token embeddings)" : "");
+  std::printf("bytes (GiB = 2^30 bytes):\n");
+  for (DType d : {FP32, FP16}) {
+    std::printf("  %s: one block %s B (%.3f GiB), whole model %.2f GiB\n",
+                DType_Name(d).c_str(), Grouped(BlockBytes(spec, d)).c_str(),
+                BlockBytes(spec, d) / kGiB, total * DTypeBytes(d) / kGiB);
+  }
+  const int64_t flops = BlockForwardFlopsPerToken(spec, seq_len);
+  std::printf("forward FLOPs per token at seq_len %ld: one block %s, all blocks %.4g "
+              "(dual forward: x2)\n",
+              seq_len, Grouped(flops).c_str(),
+              static_cast<double>(flops) * spec.num_layers());
+  const DualForwardActivationBytes act =
+      DualForwardActivationBytesPerToken(spec, seq_len, dtype);
+  std::printf(
+      "dual-forward activations per token per block at seq_len %ld, %s: carried "
+      "%s B, workspace %s B, total %s B\n",
+      seq_len, DType_Name(dtype).c_str(), Grouped(act.carried).c_str(),
+      Grouped(act.workspace).c_str(), Grouped(act.total()).c_str());
+  std::printf("label-word LM head slice (%ld words, %s): %s B\n", label_words,
+              DType_Name(dtype).c_str(),
+              Grouped(LabelHeadSliceBytes(spec, label_words, dtype)).c_str());
+}
+
+int Run(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  const std::string model = absl::GetFlag(FLAGS_model);
+  if (model.empty()) {
+    std::fprintf(stderr,
+                 "model_info: --model is required: a zoo name (%s) or the path "
+                 "of a ModelSpec textproto\n",
+                 absl::StrJoin(ZooModelNames(), ", ").c_str());
+    return 2;
+  }
+  const std::string zoo_path = ZooModelPath(model);
+  const std::string source = zoo_path.empty() ? ResolveUserPath(model) : zoo_path;
+  absl::StatusOr<ModelSpec> spec = LoadModelSpec(model);
+  if (!spec.ok()) {
+    std::fprintf(stderr, "model_info: %s\n", std::string(spec.status().message()).c_str());
+    return 2;
+  }
+  DType dtype = spec->weight_dtype();
+  if (!absl::GetFlag(FLAGS_dtype).empty() &&
+      (!DType_Parse(absl::GetFlag(FLAGS_dtype), &dtype) || dtype == DTYPE_UNSPECIFIED)) {
+    std::fprintf(stderr, "model_info: --dtype=%s: expected FP32, FP16 or BF16\n",
+                 absl::GetFlag(FLAGS_dtype).c_str());
+    return 2;
+  }
+  const int64_t seq_len = absl::GetFlag(FLAGS_seq_len);
+  const int64_t label_words = absl::GetFlag(FLAGS_label_words);
+  if (seq_len <= 0 || label_words <= 0) {
+    std::fprintf(stderr,
+                 "model_info: --seq_len=%ld and --label_words=%ld must be positive\n",
+                 seq_len, label_words);
+    return 2;
+  }
+  PrintAccounting(*spec, source, seq_len, dtype, label_words);
+  if (absl::GetFlag(FLAGS_tensors)) {
+    std::printf("block 0 tensors:\n");
+    for (const TensorSpec& t : BlockTensors(*spec, 0)) {
+      std::printf("  %-50s %s%s\n", t.name.c_str(), Shape(t.shape).c_str(),
+                  t.weight_decay() ? "" : "  (no weight decay)");
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace zosched
+
+int main(int argc, char** argv) { return zosched::Run(argc, argv); }

@@ -1,0 +1,133 @@
+#include "models/model_spec.h"
+
+#include "absl/strings/str_format.h"
+#include "base/check.h"
+
+namespace zosched {
+namespace {
+
+// Formats an error about `spec` from `source`.
+template <typename... Args>
+absl::Status SpecError(const std::string& source, const ModelSpec& spec,
+                       const absl::FormatSpec<Args...>& format,
+                       const Args&... args) {
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: model '%s': ", source, spec.name()) +
+      absl::StrFormat(format, args...));
+}
+
+}  // namespace
+
+absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source) {
+  if (spec.name().empty()) {
+    return SpecError(source, spec, "name is empty (expected e.g. name: \"opt-1.3b\")");
+  }
+  struct Positive {
+    const char* field;
+    int64_t value;
+  };
+  for (const Positive& p : {Positive{"hidden_size", spec.hidden_size()},
+                            Positive{"num_layers", spec.num_layers()},
+                            Positive{"num_heads", spec.num_heads()},
+                            Positive{"ffn_size", spec.ffn_size()},
+                            Positive{"vocab_size", spec.vocab_size()},
+                            Positive{"max_positions", spec.max_positions()}}) {
+    if (p.value <= 0) {
+      return SpecError(source, spec, "%s is %d (expected a positive integer)",
+                       p.field, p.value);
+    }
+  }
+  if (spec.num_kv_heads() < 0 || spec.word_embed_proj_dim() < 0) {
+    return SpecError(source, spec,
+                     "num_kv_heads %d and word_embed_proj_dim %d must be >= 0 "
+                     "(0 means: same as num_heads / hidden_size)",
+                     spec.num_kv_heads(), spec.word_embed_proj_dim());
+  }
+  if (spec.hidden_size() % spec.num_heads() != 0) {
+    return SpecError(source, spec,
+                     "hidden_size %d is not divisible by num_heads %d",
+                     spec.hidden_size(), spec.num_heads());
+  }
+  if (spec.num_heads() % KvHeads(spec) != 0) {
+    return SpecError(source, spec,
+                     "num_heads %d is not divisible by num_kv_heads %d",
+                     spec.num_heads(), KvHeads(spec));
+  }
+  struct Enum {
+    const char* field;
+    bool unset;
+    const char* expected;
+  };
+  for (const Enum& e :
+       {Enum{"family", spec.family() == FAMILY_UNSPECIFIED, "OPT, GPT2 or LLAMA"},
+        Enum{"activation", spec.activation() == ACTIVATION_UNSPECIFIED,
+             "RELU, GELU or SWIGLU"},
+        Enum{"norm", spec.norm() == NORM_UNSPECIFIED, "LAYER_NORM or RMS_NORM"},
+        Enum{"norm_placement", spec.norm_placement() == NORM_PLACEMENT_UNSPECIFIED,
+             "PRE_NORM or POST_NORM"},
+        Enum{"positional", spec.positional() == POSITIONAL_UNSPECIFIED,
+             "LEARNED_OPT_OFFSET, LEARNED or ROTARY"},
+        Enum{"weight_dtype", spec.weight_dtype() == DTYPE_UNSPECIFIED,
+             "FP32, FP16 or BF16"}}) {
+    if (e.unset) {
+      return SpecError(source, spec, "%s is not set (expected %s)", e.field,
+                       e.expected);
+    }
+  }
+  if (spec.family() == GPT2 && KvHeads(spec) != spec.num_heads()) {
+    return SpecError(source, spec,
+                     "GPT2 attention fuses q, k and v; num_kv_heads %d must be "
+                     "0 or num_heads %d",
+                     spec.num_kv_heads(), spec.num_heads());
+  }
+  if (spec.word_embed_proj_dim() != 0 && spec.family() != OPT) {
+    return SpecError(source, spec,
+                     "word_embed_proj_dim is an OPT feature (project_in / "
+                     "project_out); family %s must leave it 0",
+                     Family_Name(spec.family()));
+  }
+  // Tensor names follow the family's checkpoints (model_tensors.h), so only
+  // the features those checkpoints have are accepted.
+  if (spec.family() == LLAMA &&
+      (spec.activation() != SWIGLU || spec.positional() != ROTARY)) {
+    return SpecError(source, spec,
+                     "LLAMA blocks use activation SWIGLU and positional "
+                     "ROTARY (got %s, %s)",
+                     Activation_Name(spec.activation()),
+                     Positional_Name(spec.positional()));
+  }
+  if (spec.family() != LLAMA && spec.activation() == SWIGLU) {
+    return SpecError(source, spec,
+                     "activation SWIGLU needs family LLAMA (%s uses RELU or GELU)",
+                     Family_Name(spec.family()));
+  }
+  return absl::OkStatus();
+}
+
+int64_t HeadDim(const ModelSpec& spec) {
+  return spec.hidden_size() / spec.num_heads();
+}
+
+int64_t KvHeads(const ModelSpec& spec) {
+  return spec.num_kv_heads() == 0 ? spec.num_heads() : spec.num_kv_heads();
+}
+
+int64_t EmbedDim(const ModelSpec& spec) {
+  return spec.word_embed_proj_dim() == 0 ? spec.hidden_size()
+                                         : spec.word_embed_proj_dim();
+}
+
+int64_t DTypeBytes(DType dtype) {
+  switch (dtype) {
+    case FP32:
+      return 4;
+    case FP16:
+    case BF16:
+      return 2;
+    default:
+      CHECK(false) << "DTypeBytes of " << DType_Name(dtype);
+  }
+  return 0;
+}
+
+}  // namespace zosched

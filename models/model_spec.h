@@ -1,0 +1,34 @@
+// Checks on a ModelSpec and the small derived quantities every layer uses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "models/model.pb.h"
+
+namespace zosched {
+
+// Returns OK if `spec` describes a model that accounting.h can count: every
+// enum set, every size positive, hidden_size divisible by num_heads,
+// num_heads divisible by num_kv_heads, a ModelSpec of family LLAMA
+// using ROTARY positions, etc.
+//
+// Errors: InvalidArgument "SOURCE: model 'NAME': FIELD ... (expected ...)"
+// naming the first offending field. `source` names where the spec came from.
+absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source);
+
+// Width of one attention head: hidden_size / num_heads.
+int64_t HeadDim(const ModelSpec& spec);
+
+// Key/value heads: num_kv_heads, or num_heads when num_kv_heads is 0.
+int64_t KvHeads(const ModelSpec& spec);
+
+// Width of the token embeddings: word_embed_proj_dim, or hidden_size when 0.
+int64_t EmbedDim(const ModelSpec& spec);
+
+// Bytes of one element of `dtype` (FP32 4, FP16 and BF16 2). CHECK-fails on
+// DTYPE_UNSPECIFIED, which validation rules out.
+int64_t DTypeBytes(DType dtype);
+
+}  // namespace zosched

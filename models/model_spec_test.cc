@@ -1,0 +1,96 @@
+#include "models/model_spec.h"
+
+#include "base/textproto.h"
+#include "gtest/gtest.h"
+
+namespace zosched {
+namespace {
+
+// A valid OPT-shaped spec; each test breaks one thing.
+ModelSpec TinyOpt() {
+  ModelSpec spec;
+  absl::Status s = ParseTextProto(R"pb(
+    name: "tiny" family: OPT hidden_size: 64 num_layers: 2 num_heads: 4
+    ffn_size: 256 vocab_size: 100 max_positions: 32 activation: RELU
+    norm: LAYER_NORM norm_placement: PRE_NORM positional: LEARNED_OPT_OFFSET
+    tied_lm_head: true linear_bias: true final_norm: true weight_dtype: FP16
+  )pb", "inline", &spec);
+  EXPECT_TRUE(s.ok()) << s;
+  return spec;
+}
+
+std::string ErrorOf(const ModelSpec& spec) {
+  absl::Status s = ValidateModelSpec(spec, "tiny.pbtxt");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  return std::string(s.message());
+}
+
+TEST(ValidateModelSpec, AcceptsAValidSpec) {
+  EXPECT_TRUE(ValidateModelSpec(TinyOpt(), "inline").ok());
+}
+
+TEST(ValidateModelSpec, NamesSourceModelAndNonPositiveField) {
+  ModelSpec spec = TinyOpt();
+  spec.set_num_layers(0);
+  EXPECT_EQ(ErrorOf(spec),
+            "tiny.pbtxt: model 'tiny': num_layers is 0 (expected a positive integer)");
+}
+
+TEST(ValidateModelSpec, RejectsHeadsThatDoNotDivideHidden) {
+  ModelSpec spec = TinyOpt();
+  spec.set_num_heads(5);
+  EXPECT_NE(ErrorOf(spec).find("hidden_size 64 is not divisible by num_heads 5"),
+            std::string::npos);
+}
+
+TEST(ValidateModelSpec, RejectsKvHeadsThatDoNotDivideHeads) {
+  ModelSpec spec = TinyOpt();
+  spec.set_family(LLAMA);
+  spec.set_activation(SWIGLU);
+  spec.set_positional(ROTARY);
+  spec.set_num_kv_heads(3);
+  EXPECT_NE(ErrorOf(spec).find("num_heads 4 is not divisible by num_kv_heads 3"),
+            std::string::npos);
+}
+
+TEST(ValidateModelSpec, RejectsUnsetEnumsSayingWhatIsExpected) {
+  ModelSpec spec = TinyOpt();
+  spec.clear_weight_dtype();
+  EXPECT_NE(ErrorOf(spec).find("weight_dtype is not set (expected FP32, FP16 or BF16)"),
+            std::string::npos);
+}
+
+TEST(ValidateModelSpec, RejectsFeaturesTheFamilyDoesNotHave) {
+  ModelSpec swiglu_opt = TinyOpt();
+  swiglu_opt.set_activation(SWIGLU);
+  EXPECT_NE(ErrorOf(swiglu_opt).find("SWIGLU needs family LLAMA"), std::string::npos);
+
+  ModelSpec projected_gpt2 = TinyOpt();
+  projected_gpt2.set_family(GPT2);
+  projected_gpt2.set_positional(LEARNED);
+  projected_gpt2.set_word_embed_proj_dim(32);
+  EXPECT_NE(ErrorOf(projected_gpt2).find("word_embed_proj_dim is an OPT feature"),
+            std::string::npos);
+
+  ModelSpec learned_llama = TinyOpt();
+  learned_llama.set_family(LLAMA);
+  learned_llama.set_activation(SWIGLU);
+  EXPECT_NE(ErrorOf(learned_llama).find("positional ROTARY"), std::string::npos);
+}
+
+TEST(DerivedSizes, HeadDimKvHeadsEmbedDimAndDTypeBytes) {
+  ModelSpec spec = TinyOpt();
+  EXPECT_EQ(HeadDim(spec), 16);
+  EXPECT_EQ(KvHeads(spec), 4);
+  EXPECT_EQ(EmbedDim(spec), 64);
+  spec.set_num_kv_heads(2);
+  spec.set_word_embed_proj_dim(32);
+  EXPECT_EQ(KvHeads(spec), 2);
+  EXPECT_EQ(EmbedDim(spec), 32);
+  EXPECT_EQ(DTypeBytes(FP32), 4);
+  EXPECT_EQ(DTypeBytes(FP16), 2);
+  EXPECT_EQ(DTypeBytes(BF16), 2);
+}
+
+}  // namespace
+}  // namespace zosched

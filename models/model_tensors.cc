@@ -1,0 +1,164 @@
+#include "models/model_tensors.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "models/model_spec.h"
+
+namespace zosched {
+namespace {
+
+// Checkpoint names of one family. Projection names take ".weight"/".bias".
+struct FamilyNames {
+  const char* block_prefix;  // followed by the layer index and "."
+  const char* qkv;           // fused q/k/v projection, or nullptr
+  const char* q;
+  const char* k;
+  const char* v;
+  const char* o;
+  const char* attn_norm;
+  const char* ffn_norm;
+  const char* gate;  // SwiGLU (LLaMA) only
+  const char* up;
+  const char* down;
+  const char* embed_tokens;
+  const char* embed_positions;  // learned positions (OPT, GPT-2) only
+  const char* project_in;       // OPT only
+  const char* project_out;      // OPT only
+  const char* final_norm;
+  const char* lm_head;
+  bool in_out_layout;  // Conv1D [in, out] rather than nn.Linear [out, in]
+};
+
+const FamilyNames& NamesOf(Family family) {
+  static const FamilyNames kOpt = {
+      "model.decoder.layers.", nullptr, "self_attn.q_proj", "self_attn.k_proj",
+      "self_attn.v_proj", "self_attn.out_proj", "self_attn_layer_norm",
+      "final_layer_norm", nullptr, "fc1", "fc2", "model.decoder.embed_tokens",
+      "model.decoder.embed_positions", "model.decoder.project_in",
+      "model.decoder.project_out", "model.decoder.final_layer_norm", "lm_head",
+      false};
+  static const FamilyNames kGpt2 = {
+      "h.", "attn.c_attn", nullptr, nullptr, nullptr, "attn.c_proj", "ln_1",
+      "ln_2", nullptr, "mlp.c_fc", "mlp.c_proj", "wte", "wpe", nullptr,
+      nullptr, "ln_f", "lm_head", true};
+  static const FamilyNames kLlama = {
+      "model.layers.", nullptr, "self_attn.q_proj", "self_attn.k_proj",
+      "self_attn.v_proj", "self_attn.o_proj", "input_layernorm",
+      "post_attention_layernorm", "mlp.gate_proj", "mlp.up_proj",
+      "mlp.down_proj", "model.embed_tokens", nullptr, nullptr, nullptr,
+      "model.norm", "lm_head", false};
+  switch (family) {
+    case OPT:
+      return kOpt;
+    case GPT2:
+      return kGpt2;
+    case LLAMA:
+      return kLlama;
+    default:
+      CHECK(false) << "no tensor names for family " << Family_Name(family);
+  }
+  return kOpt;
+}
+
+// Appends the tensors of a projection from `in` to `out` features.
+void AddProjection(const FamilyNames& names,
+                   const std::string& name, int64_t in, int64_t out,
+                   bool bias, std::vector<TensorSpec>* tensors) {
+  std::vector<int64_t> shape =
+      names.in_out_layout ? std::vector<int64_t>{in, out}
+                          : std::vector<int64_t>{out, in};
+  tensors->push_back({name + ".weight", shape, TensorRole::kMatrix});
+  if (bias) tensors->push_back({name + ".bias", {out}, TensorRole::kBias});
+}
+
+void AddNorm(const ModelSpec& spec, const std::string& name,
+             std::vector<TensorSpec>* tensors) {
+  tensors->push_back({name + ".weight", {spec.hidden_size()}, TensorRole::kNorm});
+  if (spec.norm() == LAYER_NORM) {
+    tensors->push_back({name + ".bias", {spec.hidden_size()}, TensorRole::kNorm});
+  }
+}
+
+}  // namespace
+
+int64_t TensorSpec::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t CountElements(const std::vector<TensorSpec>& tensors) {
+  int64_t n = 0;
+  for (const TensorSpec& t : tensors) n += t.elements();
+  return n;
+}
+
+std::vector<TensorSpec> EmbeddingTensors(const ModelSpec& spec) {
+  const FamilyNames& names = NamesOf(spec.family());
+  const int64_t h = spec.hidden_size();
+  std::vector<TensorSpec> tensors;
+  tensors.push_back({absl::StrCat(names.embed_tokens, ".weight"),
+                     {spec.vocab_size(), EmbedDim(spec)},
+                     TensorRole::kEmbedding});
+  if (spec.positional() == LEARNED_OPT_OFFSET || spec.positional() == LEARNED) {
+    const int64_t rows = spec.max_positions() +
+                         (spec.positional() == LEARNED_OPT_OFFSET ? 2 : 0);
+    tensors.push_back({absl::StrCat(names.embed_positions, ".weight"),
+                       {rows, h},
+                       TensorRole::kEmbedding});
+  }
+  if (spec.word_embed_proj_dim() != 0) {
+    AddProjection(names, names.project_in, EmbedDim(spec), h,
+                  /*bias=*/false, &tensors);
+  }
+  return tensors;
+}
+
+std::vector<TensorSpec> BlockTensors(const ModelSpec& spec, int64_t layer) {
+  const FamilyNames& names = NamesOf(spec.family());
+  const std::string prefix = absl::StrCat(names.block_prefix, layer, ".");
+  const int64_t h = spec.hidden_size();
+  const int64_t f = spec.ffn_size();
+  const int64_t kv = KvHeads(spec) * HeadDim(spec);
+  const bool bias = spec.linear_bias();
+  std::vector<TensorSpec> tensors;
+  AddNorm(spec, prefix + names.attn_norm, &tensors);
+  if (names.qkv != nullptr) {
+    AddProjection(names, prefix + names.qkv, h, h + 2 * kv, bias, &tensors);
+  } else {
+    AddProjection(names, prefix + names.q, h, h, bias, &tensors);
+    AddProjection(names, prefix + names.k, h, kv, bias, &tensors);
+    AddProjection(names, prefix + names.v, h, kv, bias, &tensors);
+  }
+  AddProjection(names, prefix + names.o, h, h, bias, &tensors);
+  AddNorm(spec, prefix + names.ffn_norm, &tensors);
+  if (spec.activation() == SWIGLU) {
+    AddProjection(names, prefix + names.gate, h, f, bias, &tensors);
+  }
+  AddProjection(names, prefix + names.up, h, f, bias, &tensors);
+  AddProjection(names, prefix + names.down, f, h, bias, &tensors);
+  return tensors;
+}
+
+std::vector<TensorSpec> FinalNormTensors(const ModelSpec& spec) {
+  std::vector<TensorSpec> tensors;
+  if (spec.final_norm()) AddNorm(spec, NamesOf(spec.family()).final_norm, &tensors);
+  return tensors;
+}
+
+std::vector<TensorSpec> HeadTensors(const ModelSpec& spec) {
+  const FamilyNames& names = NamesOf(spec.family());
+  std::vector<TensorSpec> tensors;
+  if (spec.word_embed_proj_dim() != 0) {
+    AddProjection(names, names.project_out, spec.hidden_size(),
+                  EmbedDim(spec), /*bias=*/false, &tensors);
+  }
+  if (!spec.tied_lm_head()) {
+    tensors.push_back({absl::StrCat(names.lm_head, ".weight"),
+                       {spec.vocab_size(), EmbedDim(spec)},
+                       TensorRole::kMatrix});
+  }
+  return tensors;
+}
+
+}  // namespace zosched
