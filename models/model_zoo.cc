@@ -1,16 +1,9 @@
 #include "models/model_zoo.h"
 
-#include <sys/stat.h>
-
-#include <algorithm>
-
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "base/check.h"
 #include "base/embedded_text_file.h"
 #include "base/status_macros.h"
-#include "base/textproto.h"
-#include "base/user_path.h"
+#include "base/text_catalog.h"
 #include "models/model_spec.h"
 
 namespace zosched {
@@ -20,67 +13,26 @@ const std::vector<EmbeddedTextFile>& EmbeddedTextFiles_zoo_files();
 
 namespace {
 
-constexpr char kZooSuffix[] = ".pbtxt";
-
-// The file stem of a zoo path: "models/zoo/opt-1.3b.pbtxt" -> "opt-1.3b".
-std::string StemOf(const std::string& path) {
-  std::string stem = path.substr(path.rfind('/') + 1);
-  return stem.substr(0, stem.size() - (sizeof(kZooSuffix) - 1));
-}
-
-const EmbeddedTextFile* FindZooFile(const std::string& name) {
-  for (const EmbeddedTextFile& file : EmbeddedTextFiles_zoo_files()) {
-    if (StemOf(file.path) == name) return &file;
-  }
-  return nullptr;
-}
-
-bool IsRegularFile(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-absl::StatusOr<ModelSpec> ParseAndValidate(const std::string& text,
-                                           const std::string& source) {
-  ModelSpec spec;
-  RETURN_IF_ERROR(ParseTextProto(text, source, &spec));
-  RETURN_IF_ERROR(ValidateModelSpec(spec, source));
-  return spec;
+const TextCatalog& Zoo() {
+  static const auto* zoo = new TextCatalog(EmbeddedTextFiles_zoo_files(), "model");
+  return *zoo;
 }
 
 }  // namespace
 
-std::vector<std::string> ZooModelNames() {
-  std::vector<std::string> names;
-  for (const EmbeddedTextFile& file : EmbeddedTextFiles_zoo_files()) {
-    names.push_back(StemOf(file.path));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> ZooModelNames() { return Zoo().Names(); }
 
-std::string ZooModelPath(const std::string& name) {
-  const EmbeddedTextFile* file = FindZooFile(name);
-  return file == nullptr ? "" : file->path;
-}
+std::string ZooModelPath(const std::string& name) { return Zoo().PathOf(name); }
 
 absl::StatusOr<ModelSpec> LoadModelSpec(const std::string& name_or_path) {
-  if (const EmbeddedTextFile* file = FindZooFile(name_or_path)) {
-    ASSIGN_OR_RETURN(ModelSpec spec, ParseAndValidate(file->contents, file->path));
-    CHECK(spec.name() == name_or_path)
-        << file->path << " names its model '" << spec.name() << "'";
-    return spec;
-  }
-  const std::string path = ResolveUserPath(name_or_path);
-  if (!IsRegularFile(path)) {
-    return absl::NotFoundError(absl::StrFormat(
-        "unknown model '%s'; known models: %s; or pass the path of a "
-        "ModelSpec textproto",
-        name_or_path, absl::StrJoin(ZooModelNames(), ", ")));
-  }
-  std::string text;
-  RETURN_IF_ERROR(ReadFileToString(path, &text));
-  return ParseAndValidate(text, path);
+  ModelSpec spec;
+  std::string source;
+  RETURN_IF_ERROR(Zoo().Load(name_or_path, &spec, &source));
+  RETURN_IF_ERROR(ValidateModelSpec(spec, source));
+  const std::string zoo_path = ZooModelPath(name_or_path);
+  CHECK(zoo_path.empty() || spec.name() == name_or_path)
+      << zoo_path << " names its model '" << spec.name() << "'";
+  return spec;
 }
 
 }  // namespace zosched
