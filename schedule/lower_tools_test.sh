@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `lower` and `inspect` end to end: the issue's command lines, the DistZO2
+# host-link saving on OPT-175B, and the errors for bad flags (exit 2).
+set -uo pipefail
+lower=schedule/lower
+inspect=schedule/inspect
+tmp="$TEST_TMPDIR"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+$lower --model=opt-1.3b --cluster=dgx_a100 --strategy=distzo2 --pertp=2 --dp=2 \
+  --slicing=true --batch=16 --seq=2048 --out="$tmp/s.pbtxt" || fail "lower exited $?"
+head -1 "$tmp/s.pbtxt" | grep -q "proto-message: zosched.Schedule" || fail "not a textproto"
+out=$($inspect "$tmp/s.pbtxt") || fail "inspect exited $?"
+grep -q "^valid: 4 devices" <<<"$out" || fail "inspect: $out"
+grep -q "peak memory (the plan)" <<<"$out" || fail "inspect: no peak memory"
+grep -q "d0/slot2 *BLOCK_SLOT" <<<"$out" || fail "inspect: no buffers"
+
+# OPT-175B on a DGX A100, P=2 x D=4, sliced: each GPU moves 1/8 of the blocks.
+$lower --model=opt-175b --cluster=dgx_a100 --strategy=distzo2 --pertp=2 --dp=4 \
+  --out="$tmp/175b.pb" || fail "lower opt-175b exited $?"
+out=$($inspect "$tmp/175b.pb") || fail "inspect opt-175b exited $?"
+n=$(grep -c "host link per step: .*0.125 of whole-block streaming" <<<"$out")
+[ "$n" -eq 8 ] || fail "expected 8 devices at 1/8 of whole-block streaming: $out"
+
+expect_exit2() {  # expect_exit2 "message regex" args...
+  local want="$1"; shift
+  err=$($lower "$@" --out="$tmp/x.pb" 2>&1 >/dev/null); code=$?
+  [ "$code" -eq 2 ] || fail "$* exited $code, want 2"
+  grep -q -- "$want" <<<"$err" || fail "$*: message '$err' lacks '$want'"
+}
+expect_exit2 "needs 4 (P·D = 2·2)" --model=opt-1.3b --cluster=dgx_a100 \
+  --strategy=distzo2 --pertp=2 --dp=2 --devices=gpu0,gpu1
+expect_exit2 "expected mezo, zo2 or distzo2" --model=opt-1.3b --cluster=dgx_a100 --strategy=zo3
+expect_exit2 "batch 16 is not divisible by D = 3" --model=opt-1.3b --cluster=dgx_a100 \
+  --strategy=distzo2 --dp=3
+expect_exit2 "unknown cluster 'dgx_z100'" --model=opt-1.3b --cluster=dgx_z100 --strategy=zo2
+expect_exit2 "over by" --model=opt-175b --cluster=dgx_a100 --strategy=mezo
+
+err=$($inspect "$tmp/missing.pb" 2>&1); code=$?
+[ "$code" -eq 2 ] || fail "inspect of a missing file exited $code"
+echo PASS

@@ -1,0 +1,282 @@
+#include "schedule/lowering.h"
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "models/accounting.h"
+#include "models/model_zoo.h"
+#include "schedule/cluster_catalog.h"
+#include "schedule/schedule_stats.h"
+
+namespace zosched {
+namespace {
+
+ModelSpec Model(const std::string& name) {
+  absl::StatusOr<ModelSpec> m = LoadModelSpec(name);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return *m;
+}
+
+Cluster Catalog(const std::string& name) {
+  absl::StatusOr<Cluster> c = LoadCluster(name);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return *c;
+}
+
+LowerOptions Options(StrategyKind kind, int pertp = 1, int dp = 1, bool slicing = true) {
+  LowerOptions o;
+  o.strategy = kind;
+  o.pertp = pertp;
+  o.dp = dp;
+  o.slicing = slicing;
+  o.training = DefaultTrainingSettings();
+  o.training.set_seq_len(512);
+  return o;
+}
+
+Schedule Lower(const std::string& model, const std::string& cluster,
+               const LowerOptions& options) {
+  absl::StatusOr<Schedule> s = LowerSchedule(Model(model), Catalog(cluster), options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *s : Schedule();
+}
+
+int64_t BufferBytes(const Schedule& s, BufferKind kind, int device) {
+  int64_t bytes = 0;
+  for (const Buffer& b : s.buffers()) {
+    if (b.kind() == kind && b.device() == device) bytes += b.size_bytes();
+  }
+  return bytes;
+}
+
+int CountBuffers(const Schedule& s, BufferKind kind) {
+  int n = 0;
+  for (const Buffer& b : s.buffers()) n += b.kind() == kind;
+  return n;
+}
+
+// Bytes device `device` receives through the block all-gathers.
+int64_t BlockGatherBytes(const Schedule& s, int device) {
+  int64_t bytes = 0;
+  for (const Op& op : s.ops()) {
+    if (op.device() != device || !op.has_collective()) continue;
+    if (!absl::StartsWith(op.collective().key(), "all-gather block")) continue;
+    const int64_t n = op.collective().participants_size();
+    bytes += op.collective().bytes() * (n - 1) / n;
+  }
+  return bytes;
+}
+
+TEST(LowerZo2, StreamsEveryBlockOnceEachWayAtTheWireDtype) {
+  const ModelSpec model = Model("opt-125m");
+  Schedule s = Lower("opt-125m", "dgx_a100", Options(ZO2));
+  ASSERT_EQ(s.devices_size(), 1);
+  const DeviceStats d = ComputeDeviceStats(s)[0];
+  const int64_t all_blocks = model.num_layers() * BlockBytes(model, FP16);
+  EXPECT_EQ(d.h2d_bytes, all_blocks);
+  EXPECT_EQ(d.d2h_bytes, all_blocks);
+  EXPECT_EQ(d.ops_by_kind.at("copy HOST_TO_DEVICE"), model.num_layers());
+  EXPECT_EQ(d.ops_by_kind.at("UPDATE"), model.num_layers() + 2);  // + embedding, head
+  EXPECT_EQ(d.ops_by_kind.at("BLOCK_FORWARD"), 2 * model.num_layers());
+  EXPECT_EQ(d.ops_by_kind.count("CAST"), 0u);
+  EXPECT_EQ(s.devices(0).streams_size(), 3);  // compute, h2d, d2h
+}
+
+TEST(LowerZo2, HoldsTheConfiguredNumberOfBlockSlots) {
+  for (int slots : {1, 2, 3, 5}) {
+    LowerOptions o = Options(ZO2);
+    o.block_slots = slots;
+    Schedule s = Lower("opt-1.3b", "dgx_a100", o);
+    EXPECT_EQ(CountBuffers(s, BLOCK_SLOT), slots);
+    EXPECT_EQ(s.strategy().block_slots(), slots);
+  }
+}
+
+TEST(LowerZo2, PeakMemoryIsThePlanFormula) {
+  const ModelSpec model = Model("opt-1.3b");
+  LowerOptions o = Options(ZO2);
+  o.training.set_micro_batch_size(4);
+  Schedule s = Lower("opt-1.3b", "dgx_a100", o);
+  const int64_t cb = 2, seq = 512, batch = 16, mb = 4, h = model.hidden_size();
+  const int64_t expected =
+      (EmbeddingParams(model) + FinalNormParams(model) + HeadParams(model)) * cb +
+      3 * BlockParams(model) * cb +                                   // slots
+      2 * batch * seq * h * cb +                                      // act+ act-
+      mb * seq * DualForwardActivationBytesPerToken(model, seq, FP16).workspace +
+      2 * batch * 4 +                                                 // losses
+      16;                                                             // zo_state
+  EXPECT_EQ(ComputeDeviceStats(s)[0].memory_bytes, expected);
+  EXPECT_EQ(ComputeDeviceStats(s)[0].ops_by_kind.at("BLOCK_FORWARD"),
+            2 * model.num_layers() * (batch / mb));
+}
+
+TEST(LowerZo2, NarrowWireCastsOnTheDeviceAndHalvesTheTraffic) {
+  const ModelSpec model = Model("opt-125m");
+  LowerOptions o = Options(ZO2);
+  o.training.set_host_dtype(FP32);
+  o.training.set_wire_dtype(FP16);
+  o.training.set_compute_dtype(FP32);
+  Schedule s = Lower("opt-125m", "dgx_a100", o);
+  const DeviceStats d = ComputeDeviceStats(s)[0];
+  EXPECT_EQ(d.h2d_bytes, model.num_layers() * BlockBytes(model, FP16));
+  EXPECT_EQ(d.ops_by_kind.at("CAST"), 2 * model.num_layers());  // in and out
+  EXPECT_EQ(CountBuffers(s, WIRE_STAGING), 3);
+  EXPECT_EQ(BufferBytes(s, BLOCK_SLOT, 0), 3 * BlockBytes(model, FP32));
+}
+
+TEST(LowerMezo, KeepsEveryBlockResidentAndMovesNothing) {
+  const ModelSpec model = Model("opt-125m");
+  Schedule s = Lower("opt-125m", "dgx_a100", Options(MEZO));
+  const DeviceStats d = ComputeDeviceStats(s)[0];
+  EXPECT_EQ(d.h2d_bytes + d.d2h_bytes, 0);
+  EXPECT_EQ(BufferBytes(s, RESIDENT_PARAMS, 0), TotalParams(model) * 2);
+  EXPECT_EQ(CountBuffers(s, HOST_PARAMS), 0);
+}
+
+TEST(LowerMezo, Opt175bOnOneA100NamesTheShortfall) {
+  absl::StatusOr<Schedule> s =
+      LowerSchedule(Model("opt-175b"), Catalog("dgx_a100"), Options(MEZO));
+  ASSERT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted) << s.status();
+  EXPECT_NE(s.status().message().find("over by"), std::string::npos) << s.status();
+  EXPECT_NE(s.status().message().find("gpu0"), std::string::npos) << s.status();
+}
+
+TEST(LowerDistZo2, SlicingDividesHostTrafficByTheDevicesOfAHost) {
+  const ModelSpec model = Model("opt-1.3b");
+  Schedule sliced = Lower("opt-1.3b", "dgx_a100", Options(DISTZO2, 2, 4, true));
+  Schedule naive = Lower("opt-1.3b", "dgx_a100", Options(DISTZO2, 2, 4, false));
+  std::vector<DeviceStats> s = ComputeDeviceStats(sliced);
+  std::vector<DeviceStats> n = ComputeDeviceStats(naive);
+  ASSERT_EQ(s.size(), 8u);
+  const int64_t block = BlockBytes(model, FP16);
+  for (int d = 0; d < 8; ++d) {
+    EXPECT_EQ(n[d].h2d_bytes, model.num_layers() * block) << d;
+    EXPECT_EQ(s[d].h2d_bytes * 8, n[d].h2d_bytes) << d;
+    EXPECT_EQ(s[d].d2h_bytes * 8, n[d].d2h_bytes) << d;
+    // The peer links carry the rest: (N-1)/N of every block.
+    EXPECT_EQ(BlockGatherBytes(sliced, d), model.num_layers() * block * 7 / 8) << d;
+    EXPECT_EQ(BlockGatherBytes(naive, d), 0) << d;
+  }
+  // One host store for the sliced scheme; one per device for the naive one.
+  EXPECT_EQ(CountBuffers(sliced, HOST_PARAMS), 1);
+  EXPECT_EQ(CountBuffers(naive, HOST_PARAMS), 8);
+}
+
+// (example, sign) -> device, per block, from the BLOCK_FORWARD ops.
+using Coverage = std::map<std::tuple<int, int, Sign>, std::vector<int>>;
+Coverage ForwardCoverage(const Schedule& s) {
+  Coverage c;
+  for (const Op& op : s.ops()) {
+    if (!op.has_compute() || op.compute().kind() != BLOCK_FORWARD) continue;
+    const ComputeOp& f = op.compute();
+    for (int e = f.first_example(); e < f.first_example() + f.examples(); ++e) {
+      c[{f.block(), e, f.sign()}].push_back(op.device());
+    }
+  }
+  return c;
+}
+
+TEST(LowerDistZo2, PerturbationParallelRunsOppositeSignsOverTheSameExamples) {
+  Schedule s = Lower("opt-125m", "h100_sxm_x2", Options(DISTZO2, 2, 1));
+  for (const auto& [key, devices] : ForwardCoverage(s)) {
+    ASSERT_EQ(devices.size(), 1u);
+    EXPECT_EQ(devices[0], std::get<2>(key) == PLUS ? 0 : 1);
+  }
+  EXPECT_EQ(ForwardCoverage(s).size(), 12u * 16 * 2);
+}
+
+TEST(LowerDistZo2, DataParallelSplitsExamplesDisjointlyAndRunsBothSigns) {
+  Schedule s = Lower("opt-125m", "h100_sxm_x2", Options(DISTZO2, 1, 2));
+  for (const auto& [key, devices] : ForwardCoverage(s)) {
+    ASSERT_EQ(devices.size(), 1u);
+    EXPECT_EQ(devices[0], std::get<1>(key) < 8 ? 0 : 1);  // examples 0-7, 8-15
+  }
+  EXPECT_EQ(ForwardCoverage(s).size(), 12u * 16 * 2);
+}
+
+TEST(LowerDistZo2, TwoDimensionalGridCombinesBoth) {
+  Schedule s = Lower("opt-125m", "hgx_h100", Options(DISTZO2, 2, 2));
+  for (const auto& [key, devices] : ForwardCoverage(s)) {
+    ASSERT_EQ(devices.size(), 1u);
+    const int p = std::get<2>(key) == PLUS ? 0 : 1;
+    const int d = std::get<1>(key) < 8 ? 0 : 1;
+    EXPECT_EQ(devices[0], p * 2 + d);
+  }
+}
+
+TEST(Lower, EveryExampleSignAndBlockIsForwardedExactlyOnce) {
+  const std::vector<std::pair<std::string, LowerOptions>> cases = {
+      {"dgx_a100", Options(MEZO)},
+      {"dgx_a100", Options(ZO2)},
+      {"dgx_a100", Options(DISTZO2, 2, 4, true)},
+      {"dgx_a100", Options(DISTZO2, 1, 8, false)},
+      {"hgx_h100", Options(DISTZO2, 2, 2, true)},
+      {"rtx4090_x8", Options(DISTZO2, 1, 4, true)},
+  };
+  for (const auto& [cluster, options] : cases) {
+    LowerOptions o = options;
+    o.training.set_micro_batch_size(2);
+    Schedule s = Lower("opt-125m", cluster, o);
+    Coverage c = ForwardCoverage(s);
+    EXPECT_EQ(c.size(), 12u * 16 * 2) << s.name();
+    for (const auto& [key, devices] : c) EXPECT_EQ(devices.size(), 1u) << s.name();
+  }
+}
+
+TEST(Lower, LossesAreGatheredSoEveryDeviceComputesTheGradient) {
+  Schedule s = Lower("opt-125m", "hgx_h100", Options(DISTZO2, 2, 2));
+  int gradients = 0, gathers = 0;
+  for (const Op& op : s.ops()) {
+    if (op.has_compute() && op.compute().kind() == PROJECTED_GRADIENT) ++gradients;
+    if (op.has_collective() && op.collective().key() == "all-gather losses") {
+      ++gathers;
+      EXPECT_EQ(op.collective().participants_size(), 4);
+      EXPECT_EQ(op.collective().bytes(), 16 * 2 * 4);  // every (example, sign), fp32
+    }
+  }
+  EXPECT_EQ(gradients, 4);
+  EXPECT_EQ(gathers, 4);
+}
+
+TEST(LowerErrors, BadOptionsSayWhatWouldBeRight) {
+  const ModelSpec model = Model("opt-125m");
+  const Cluster cluster = Catalog("dgx_a100");
+  struct Case {
+    LowerOptions options;
+    std::string message;
+  };
+  std::vector<Case> cases;
+  cases.push_back({Options(DISTZO2, 3, 2), "P must be 1 or 2"});
+  LowerOptions devices = Options(DISTZO2, 2, 2);
+  devices.devices = {"gpu0", "gpu1", "gpu2"};
+  cases.push_back({devices, "3 devices given, but DISTZO2 needs 4 (P·D = 2·2)"});
+  LowerOptions unknown = Options(ZO2);
+  unknown.devices = {"gpu9"};
+  cases.push_back({unknown, "no device 'gpu9'"});
+  LowerOptions batch = Options(DISTZO2, 1, 3);
+  cases.push_back({batch, "batch 16 is not divisible by D = 3"});
+  LowerOptions micro = Options(DISTZO2, 1, 2);
+  micro.training.set_micro_batch_size(3);
+  cases.push_back({micro, "share of 8 examples is not divisible by the micro-batch 3"});
+  LowerOptions seq = Options(ZO2);
+  seq.training.set_seq_len(4096);
+  cases.push_back({seq, "exceeds model 'opt-125m' max_positions 2048"});
+  LowerOptions slots = Options(ZO2);
+  slots.block_slots = 0;
+  cases.push_back({slots, "block_slots is 0"});
+  cases.push_back({Options(STRATEGY_KIND_UNSPECIFIED), "no strategy given"});
+  LowerOptions too_many = Options(DISTZO2, 2, 8);
+  cases.push_back({too_many, "has 8 devices; the strategy needs 16"});
+  for (const Case& c : cases) {
+    absl::StatusOr<Schedule> s = LowerSchedule(model, cluster, c.options);
+    ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument) << c.message;
+    EXPECT_NE(s.status().message().find(c.message), std::string::npos)
+        << s.status() << "\n  wanted: " << c.message;
+  }
+}
+
+}  // namespace
+}  // namespace zosched
