@@ -61,6 +61,11 @@ void Print(const Schedule& schedule) {
     }
     std::printf("\n  peer links per step: collectives received %ld B (%s), peer copies %ld B\n",
                 d.collective_bytes, Gb(d.collective_bytes).c_str(), d.d2d_bytes);
+    std::vector<std::string> by_class;
+    for (const auto& [link_class, bytes] : d.bytes_by_link_class) {
+      by_class.push_back(absl::StrFormat("%s %s", LinkClass_Name(link_class), Gb(bytes)));
+    }
+    std::printf("  bytes per link class per step: %s\n", absl::StrJoin(by_class, ", ").c_str());
     std::printf("  peak memory (the plan): %ld B (%s)\n", d.memory_bytes,
                 Gb(d.memory_bytes).c_str());
   }

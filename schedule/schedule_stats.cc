@@ -60,8 +60,13 @@ std::vector<DeviceStats> ComputeDeviceStats(const Schedule& schedule) {
         default:
           s.d2d_bytes += op.copy().bytes();
       }
+      s.bytes_by_link_class[op.copy().link_class()] += op.copy().bytes();
     }
-    if (op.has_collective()) s.collective_bytes += ReceivedBytes(op.collective(), op.device());
+    if (op.has_collective()) {
+      const int64_t received = ReceivedBytes(op.collective(), op.device());
+      s.collective_bytes += received;
+      s.bytes_by_link_class[op.collective().link_class()] += received;
+    }
   }
   return stats;
 }

@@ -23,6 +23,9 @@ struct DeviceStats {
   // all-gather's or reduce-scatter's buffer, 2(n-1)/n of an all-reduce's
   // (ring), the whole buffer for a broadcast's non-root.
   int64_t collective_bytes = 0;
+  // The copy bytes and received collective bytes above, by the class of
+  // link they cross (PCIE, NVLINK, C2C, ...).
+  std::map<LinkClass, int64_t> bytes_by_link_class;
   int64_t memory_bytes = 0;  // the memory plan: sum of the device's buffers
 };
 
