@@ -1,0 +1,168 @@
+#include "sim/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_format.h"
+
+namespace zosched {
+namespace {
+
+std::string Describe(const Op& op) {
+  return absl::StrFormat("op %d '%s'", op.id(), op.name());
+}
+
+// Seconds at `bytes`, linear between the nearest measured sizes (and along
+// the nearest segment beyond them).
+double Interpolate(const std::vector<std::pair<int64_t, double>>& points, int64_t bytes) {
+  if (points.size() == 1) return points[0].second;
+  size_t hi = 1;
+  while (hi + 1 < points.size() && points[hi].first < bytes) ++hi;
+  const auto& [x0, y0] = points[hi - 1];
+  const auto& [x1, y1] = points[hi];
+  if (x1 == x0) return y1;
+  return std::max(0.0, y0 + (y1 - y0) * (static_cast<double>(bytes - x0) / (x1 - x0)));
+}
+
+}  // namespace
+
+absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
+  CostModel model(schedule);
+  const Cluster& cluster = schedule.cluster();
+  for (const ScheduleDevice& d : schedule.devices()) {
+    int index = -1;
+    for (int i = 0; i < cluster.devices_size(); ++i) {
+      if (cluster.devices(i).name() == d.cluster_device()) index = i;
+    }
+    if (index < 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "schedule device %d names cluster device '%s', which cluster '%s' lacks",
+          d.id(), d.cluster_device(), cluster.name()));
+    }
+    model.cluster_index_.push_back(index);
+  }
+  for (const MeasuredCompute& m : cluster.measured_compute()) {
+    model.measured_compute_[{m.op_class(), m.model(), m.examples(), m.seq_len(),
+                             m.elements()}] = m.seconds();
+  }
+  for (const MeasuredCollective& m : cluster.measured_collectives()) {
+    model.measured_collectives_[{m.kind(), m.ranks()}].push_back({m.bytes(), m.seconds()});
+  }
+  for (auto& [key, points] : model.measured_collectives_) {
+    std::sort(points.begin(), points.end());
+  }
+  return model;
+}
+
+absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
+  const ComputeOp& c = op.compute();
+  auto measured = measured_compute_.find({ComputeKind_Name(c.kind()), schedule_->model().name(),
+                                          c.examples(), c.seq_len(), c.elements()});
+  if (measured != measured_compute_.end()) return CeilNs(measured->second);
+
+  const Device& device = schedule_->cluster().devices(cluster_index_[op.device()]);
+  const DType dtype = schedule_->training().compute_dtype();
+  double flops_s = 0;
+  if (c.flops() > 0) {
+    const ComputePeak* peak = nullptr;
+    for (const ComputePeak& p : device.peaks()) {
+      if (p.dtype() == dtype) peak = &p;
+    }
+    if (peak == nullptr || !(peak->peak_tflops() > 0) || !(peak->efficiency() > 0)) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "device '%s' has no ComputePeak (peak_tflops and efficiency) for %s, "
+          "which %s needs; add one to the cluster, or a measured_compute entry",
+          device.name(), DType_Name(dtype), Describe(op)));
+    }
+    flops_s = c.flops() / (peak->peak_tflops() * 1e12 * peak->efficiency());
+  }
+  double bytes_s = 0;
+  if (c.bytes_accessed() > 0) {
+    if (!(device.memory_bandwidth_gbps() > 0) || !(device.memory_efficiency() > 0)) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "device '%s' lacks memory_bandwidth_gbps or memory_efficiency, which "
+          "%s needs",
+          device.name(), Describe(op)));
+    }
+    bytes_s = c.bytes_accessed() /
+              (device.memory_bandwidth_gbps() * 1e9 * device.memory_efficiency());
+  }
+  return CeilNs(std::max(flops_s, bytes_s));
+}
+
+absl::StatusOr<CollectivePlan> CostModel::Collective(const Op& op,
+                                                     const Network& network) const {
+  const CollectiveOp& c = op.collective();
+  const int n = c.participants_size();
+  CollectivePlan plan;
+  if (n <= 1) return plan;
+  auto measured = measured_collectives_.find({CollectiveKind_Name(c.kind()), n});
+  if (measured != measured_collectives_.end()) {
+    plan.measured = true;
+    plan.measured_ns = CeilNs(Interpolate(measured->second, c.bytes()));
+    return plan;
+  }
+  // The ring's link class: the slowest kind of hop it takes.
+  LinkClass link_class = LINK_CLASS_UNSPECIFIED;
+  double edge_gbps = std::numeric_limits<double>::infinity();  // slowest link of the ring
+  for (int i = 0; i < n; ++i) {
+    absl::StatusOr<Path> path =
+        network.DeviceToDevice(cluster_index_[c.participants(i)],
+                               cluster_index_[c.participants((i + 1) % n)]);
+    if (!path.ok()) return path.status();
+    for (int l : path->links) edge_gbps = std::min(edge_gbps, network.links()[l].capacity);
+    if (link_class == LINK_CLASS_UNSPECIFIED || path->link_class == NETWORK ||
+        (path->link_class == PCIE && link_class != NETWORK)) {
+      link_class = path->link_class;
+    }
+  }
+  const CollectiveModel& model = schedule_->cluster().collectives();
+  const CollectiveModel::StepLatency* step = nullptr;
+  for (const CollectiveModel::StepLatency& s : model.step_latencies()) {
+    if (s.link_class() == link_class) step = &s;
+  }
+  if (step == nullptr || !(model.bus_bandwidth_efficiency() > 0)) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "cluster '%s': the CollectiveModel has no %s for %s, which %s needs",
+        schedule_->cluster().name(),
+        step == nullptr ? "step_latencies entry" : "bus_bandwidth_efficiency",
+        LinkClass_Name(link_class), Describe(op)));
+  }
+  const double bytes = c.bytes();
+  int64_t steps = n - 1;
+  double per_edge = bytes * (n - 1) / n;
+  double base_s = model.ring_base_latency_s(), step_s = step->ring_s();
+  switch (c.kind()) {
+    case ALL_REDUCE: {
+      steps = 2 * (n - 1);
+      per_edge = 2 * bytes * (n - 1) / n;
+      const int64_t tree_steps = 2 * static_cast<int64_t>(std::ceil(std::log2(n)));
+      // Compare the closed forms, each alone on the ring's slowest link.
+      const double ring_s = base_s + steps * step_s + per_edge / (edge_gbps * 1e9);
+      const double tree_s = model.tree_base_latency_s() + tree_steps * step->tree_s() +
+                            2 * bytes / (edge_gbps * 1e9);
+      if (step->tree_s() > 0 && tree_s < ring_s) {
+        steps = tree_steps;
+        per_edge = 2 * bytes;
+        base_s = model.tree_base_latency_s();
+        step_s = step->tree_s();
+      }
+      break;
+    }
+    case BROADCAST:
+      per_edge = bytes;
+      break;
+    default:
+      break;
+  }
+  plan.latency_ns = CeilNs(base_s + steps * step_s);
+  plan.flow_bytes = per_edge / model.bus_bandwidth_efficiency();
+  const int edges = c.kind() == BROADCAST ? n - 1 : n;
+  for (int i = 0; i < edges; ++i) {
+    plan.edges.push_back({c.participants(i), c.participants((i + 1) % n)});
+  }
+  return plan;
+}
+
+}  // namespace zosched

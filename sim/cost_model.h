@@ -1,0 +1,77 @@
+// What each op of a Schedule costs on its cluster, before any sharing:
+// compute ops by roofline or a measured table, collectives by NCCL's cost
+// model (DESIGN section 4; ../shared/reference/hardware.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "schedule/schedule.pb.h"
+#include "sim/network.h"
+
+namespace zosched {
+
+// How the simulator runs one collective: a fixed latency, then one flow per
+// ring (or tree) edge that carries `flow_bytes` over the edge's path; or, when
+// the cluster has a measured table for it, a fixed duration.
+struct CollectivePlan {
+  int64_t latency_ns = 0;
+  double flow_bytes = 0;  // wire bytes per edge, divided by the bus-bandwidth efficiency
+  std::vector<std::pair<int, int>> edges;  // (from, to) schedule device ids
+  bool measured = false;
+  int64_t measured_ns = 0;
+};
+
+class CostModel {
+ public:
+  // `schedule` must outlive the model.
+  //
+  // Errors: InvalidArgument when a schedule device names no cluster device.
+  static absl::StatusOr<CostModel> Build(const Schedule& schedule);
+
+  // Index into schedule.cluster().devices() of schedule device `device`.
+  int ClusterIndex(int device) const { return cluster_index_[device]; }
+
+  // Duration of compute op `op` (a compute op of the schedule) in ns: the
+  // cluster's measured_compute entry for its shape (op class, model,
+  // examples, seq_len, elements) if there is one; else the roofline
+  //   max(flops / (peak_tflops·1e12 · efficiency),
+  //       bytes_accessed / (memory_bandwidth_gbps·1e9 · memory_efficiency))
+  // for the schedule's compute dtype on the op's device, rounded up to ns.
+  //
+  // Errors: FailedPrecondition naming the device, the missing figure and the
+  // op when the cluster lacks a figure the op needs.
+  absl::StatusOr<int64_t> ComputeNs(const Op& op) const;
+
+  // How collective op `op` runs. `network` gives the ring edges' paths (whose
+  // link class picks the per-step latency). Ring for every kind; for
+  // ALL_REDUCE the tree algorithm when its closed form is faster, as NCCL's
+  // tuner would choose:
+  //   ALL_GATHER, REDUCE_SCATTER: (n-1) steps, (n-1)/n · bytes per edge
+  //   ALL_REDUCE ring:          2(n-1) steps, 2(n-1)/n · bytes per edge
+  //   ALL_REDUCE tree:          2⌈log2 n⌉ steps, 2 · bytes per edge
+  //   BROADCAST:                (n-1) steps, bytes per edge (n-1 edges)
+  //   latency = base + steps × per-step latency of the edges' link class
+  // A measured_collectives entry for (kind, ranks) wins: the time is
+  // interpolated linearly in bytes between the nearest measured sizes.
+  //
+  // Errors: FailedPrecondition naming the missing CollectiveModel figure.
+  absl::StatusOr<CollectivePlan> Collective(const Op& op, const Network& network) const;
+
+ private:
+  explicit CostModel(const Schedule& schedule) : schedule_(&schedule) {}
+
+  const Schedule* schedule_;
+  std::vector<int> cluster_index_;
+  // measured_compute by (op class, model, examples, seq_len, elements).
+  std::map<std::tuple<std::string, std::string, int, int, int64_t>, double> measured_compute_;
+  // measured_collectives by (kind, ranks): (bytes, seconds), sorted.
+  std::map<std::pair<std::string, int>, std::vector<std::pair<int64_t, double>>>
+      measured_collectives_;
+};
+
+}  // namespace zosched

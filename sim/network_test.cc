@@ -1,0 +1,116 @@
+#include "sim/network.h"
+
+#include "absl/strings/str_format.h"
+#include "base/textproto.h"
+#include "gtest/gtest.h"
+
+namespace zosched {
+namespace {
+
+// Two devices on one host, each behind its own host link, in one peer domain.
+Cluster TinyCluster(double memory_gbps) {
+  Cluster c;
+  EXPECT_TRUE(ParseTextProto(absl::StrFormat(R"pb(
+    name: "tiny"
+    hosts { name: "h" memory_bytes: 1000000000 memory_bandwidth_gbps: %f cores: 2 }
+    peer_domains { name: "nv" link_class: NVLINK gbps_per_device: 20 latency_s: 5e-7 }
+    devices {
+      name: "g0" host: "h" peer_domain: "nv"
+      host_link { link_class: PCIE down_gbps: 10 up_gbps: 10 latency_s: 1e-6 }
+    }
+    devices {
+      name: "g1" host: "h" peer_domain: "nv"
+      host_link { link_class: PCIE down_gbps: 10 up_gbps: 8 duplex_gbps: 12 latency_s: 2e-6 }
+    }
+  )pb", memory_gbps), "inline", &c).ok());
+  return c;
+}
+
+int LinkNamed(const Network& n, const std::string& name) {
+  for (size_t i = 0; i < n.links().size(); ++i) {
+    if (n.links()[i].name == name) return i;
+  }
+  ADD_FAILURE() << "no link " << name;
+  return -1;
+}
+
+TEST(Network, PathsCrossTheRightLinks) {
+  absl::StatusOr<Network> n = Network::Build(TinyCluster(100));
+  ASSERT_TRUE(n.ok()) << n.status();
+  Path h2d = n->HostToDevice(1);
+  EXPECT_EQ(h2d.links, (std::vector<int>{LinkNamed(*n, "h/memory"),
+                                         LinkNamed(*n, "g1/host_link down"),
+                                         LinkNamed(*n, "g1/host_link duplex")}));
+  EXPECT_EQ(h2d.latency_ns, 2000);
+  Path d2h = n->DeviceToHost(0);
+  EXPECT_EQ(d2h.links, (std::vector<int>{LinkNamed(*n, "g0/host_link up"),
+                                         LinkNamed(*n, "h/memory")}));
+  absl::StatusOr<Path> peer = n->DeviceToDevice(0, 1);
+  ASSERT_TRUE(peer.ok());
+  EXPECT_EQ(peer->links, (std::vector<int>{LinkNamed(*n, "g0/nv out"), LinkNamed(*n, "g1/nv in")}));
+  EXPECT_EQ(peer->latency_ns, 500);
+  EXPECT_EQ(peer->link_class, NVLINK);
+  EXPECT_DOUBLE_EQ(n->links()[LinkNamed(*n, "g1/host_link up")].capacity, 8);
+}
+
+TEST(Network, FairShareGivesMaxMinRates) {
+  absl::StatusOr<Network> n = Network::Build(TinyCluster(20));
+  ASSERT_TRUE(n.ok());
+  // A: host -> g0; B and C: host -> g1 (through g1's down link, 10 GB/s,
+  // and its 12 GB/s duplex cap). g1's link binds B and C at 5 each; host
+  // memory (20) then leaves A its own link's 10.
+  Path a = n->HostToDevice(0), b = n->HostToDevice(1), c = n->HostToDevice(1);
+  std::vector<double> rates;
+  n->FairShare({&a.links, &b.links, &c.links}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{10, 5, 5}));
+  // With 12 GB/s of host memory, memory binds all three first: 4 each.
+  absl::StatusOr<Network> narrow = Network::Build(TinyCluster(12));
+  narrow->FairShare({&a.links, &b.links, &c.links}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{4, 4, 4}));
+}
+
+TEST(Network, FairShareAcrossTwoBottlenecks) {
+  absl::StatusOr<Network> n = Network::Build(TinyCluster(100));
+  ASSERT_TRUE(n.ok());
+  // g1's duplex cap (12) is shared by one upload and two offloads; g1's up
+  // link (8) by the two offloads only. Progressive filling: duplex share 4
+  // saturates first (12/3 < 8/2), so all three run at 4.
+  Path up1 = n->DeviceToHost(1), up2 = n->DeviceToHost(1), down = n->HostToDevice(1);
+  std::vector<double> rates;
+  n->FairShare({&up1.links, &up2.links, &down.links}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{4, 4, 4}));
+  // Two offloads alone: the up link (8) binds before the duplex cap (12).
+  n->FairShare({&up1.links, &up2.links}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{4, 4}));
+  // An upload and a peer transfer share no link: each runs at its own cap.
+  absl::StatusOr<Path> peer = n->DeviceToDevice(0, 1);
+  n->FairShare({&down.links, &peer->links}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{10, 20}));
+}
+
+TEST(Network, MeasuredHostLinkReplacesTheDatasheet) {
+  Cluster c = TinyCluster(100);
+  for (auto [bytes, seconds] : {std::pair<int64_t, double>{1000000, 1e-5 + 1e6 / 4e9},
+                                {4000000, 1e-5 + 4e6 / 4e9}}) {
+    MeasuredTransfer* m = c.add_measured_transfers();
+    m->set_link("g0/host_link");
+    m->set_bytes(bytes);
+    m->set_seconds(seconds);
+  }
+  absl::StatusOr<Network> n = Network::Build(c);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_NEAR(n->links()[LinkNamed(*n, "g0/host_link down")].capacity, 4, 1e-9);
+  EXPECT_EQ(n->HostToDevice(0).latency_ns, 10000);
+  c.mutable_measured_transfers()->RemoveLast();
+  EXPECT_EQ(Network::Build(c).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CeilNs, RoundsUpButForgivesFloatingPointNoise) {
+  EXPECT_EQ(CeilNs(1e-6), 1000);
+  EXPECT_EQ(CeilNs(1.0000001e-6), 1001);
+  EXPECT_EQ(CeilNs(0.1 + 0.2), 300000000);  // 0.30000000000000004 s
+  EXPECT_EQ(CeilNs(1e6 / 25e9), 40000);
+}
+
+}  // namespace
+}  // namespace zosched

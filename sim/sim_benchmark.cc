@@ -1,0 +1,98 @@
+// Simulator speed: simulated ops per second and whole schedules per second.
+//
+//   bazel run //sim:sim_benchmark [-- --repeats=200]
+//
+// For each case: lower once, simulate `--warmup` times untimed, then time
+// `--repeats` simulations one by one and report the median (and min, max)
+// time per schedule, schedules per second (1 / median) and simulated ops per
+// second (ops / median). Single-threaded: one core.
+// Target (issue 4): OPT-175B DistZO2 on 8 GPUs of a DGX A100 (P=2, D=4,
+// sliced) in under 2 ms, i.e. at least 500 schedules per second.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "models/model_zoo.h"
+#include "schedule/cluster_catalog.h"
+#include "schedule/lowering.h"
+#include "sim/simulator.h"
+
+ABSL_FLAG(int, warmup, 5, "untimed simulations per case");
+ABSL_FLAG(int, repeats, 100, "timed simulations per case");
+
+namespace zosched {
+namespace {
+
+struct Case {
+  const char* label;
+  const char* model;
+  const char* cluster;
+  StrategyKind strategy;
+  int pertp, dp;
+  bool slicing;
+};
+
+int Run() {
+  const Case cases[] = {
+      {"OPT-175B distzo2 P2xD4 sliced, DGX A100 (target < 2 ms)", "opt-175b", "dgx_a100",
+       DISTZO2, 2, 4, true},
+      {"OPT-175B zo2, 1 GPU of DGX A100", "opt-175b", "dgx_a100", ZO2, 1, 1, true},
+      {"OPT-13B distzo2 P2xD4 naive, HGX H100", "opt-13b", "hgx_h100", DISTZO2, 2, 4, false},
+      {"OPT-1.3B distzo2 P1xD8 sliced, RTX 4090 x8", "opt-1.3b", "rtx4090_x8", DISTZO2, 1, 8,
+       true},
+  };
+  std::printf("%-58s %8s %10s %10s %10s %12s %14s\n", "case", "ops", "median_ms", "min_ms",
+              "max_ms", "schedules/s", "sim_ops/s");
+  for (const Case& c : cases) {
+    absl::StatusOr<ModelSpec> model = LoadModelSpec(c.model);
+    absl::StatusOr<Cluster> cluster = LoadCluster(c.cluster);
+    if (!model.ok() || !cluster.ok()) {
+      std::fprintf(stderr, "sim_benchmark: %s\n",
+                   std::string((model.ok() ? cluster.status() : model.status()).message()).c_str());
+      return 1;
+    }
+    LowerOptions options;
+    options.strategy = c.strategy;
+    options.pertp = c.pertp;
+    options.dp = c.dp;
+    options.slicing = c.slicing;
+    options.training = DefaultTrainingSettings();
+    absl::StatusOr<Schedule> schedule = LowerSchedule(*model, *cluster, options);
+    if (!schedule.ok()) {
+      std::fprintf(stderr, "sim_benchmark: %s: %s\n", c.label,
+                   std::string(schedule.status().message()).c_str());
+      return 1;
+    }
+    for (int i = 0; i < absl::GetFlag(FLAGS_warmup); ++i) {
+      if (!Simulate(*schedule).ok()) return 1;
+    }
+    std::vector<double> seconds;
+    for (int i = 0; i < absl::GetFlag(FLAGS_repeats); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<SimResult> r = Simulate(*schedule);
+      const auto end = std::chrono::steady_clock::now();
+      if (!r.ok()) {
+        std::fprintf(stderr, "sim_benchmark: %s\n", std::string(r.status().message()).c_str());
+        return 1;
+      }
+      seconds.push_back(std::chrono::duration<double>(end - start).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const double median = seconds[seconds.size() / 2];
+    std::printf("%-58s %8d %10.3f %10.3f %10.3f %12.0f %14.0f\n", c.label,
+                schedule->ops_size(), median * 1e3, seconds.front() * 1e3,
+                seconds.back() * 1e3, 1 / median, schedule->ops_size() / median);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace zosched
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return zosched::Run();
+}

@@ -1,0 +1,448 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "sim/cost_model.h"
+#include "sim/network.h"
+
+namespace zosched {
+namespace {
+
+enum class EventType { kOpEnd, kLatencyDone, kFlowEnd };
+
+struct Event {
+  int64_t time;
+  int64_t seq;
+  EventType type;
+  int index;    // op or flow
+  int version;  // for kOpEnd of slowed compute ops and kFlowEnd
+  bool operator>(const Event& o) const {
+    return time != o.time ? time > o.time : seq > o.seq;
+  }
+};
+
+struct Flow {
+  int op = 0;                         // the op it belongs to (for a collective:
+                                      // the instance's first op)
+  const std::vector<int>* links = nullptr;
+  double remaining = 0;               // bytes
+  double rate = 0;                    // bytes per ns
+  int version = 0;
+};
+
+struct OpState {
+  int device = 0;
+  int stream = 0;
+  int deps_left = 0;
+  std::vector<int> successors;
+  int collective = -1;  // instance index
+  int64_t start = -1, end = -1;
+  // Work in flight: latency phase + flows (copies, collectives).
+  int parts_left = 0;
+  // Compute ops: undisturbed ns left, current speed, event version.
+  double work_left = 0;
+  double speed = 1;
+  int64_t work_since = 0;
+  int version = 0;
+  std::vector<Path> paths;  // copies: one path; collectives: one per edge
+};
+
+struct CollectiveInstance {
+  std::vector<int> ops;
+  int arrived = 0;
+  CollectivePlan plan;
+};
+
+class Engine {
+ public:
+  Engine(const Schedule& schedule, const Network& network, const CostModel& costs)
+      : schedule_(schedule), network_(network), costs_(costs) {}
+
+  absl::StatusOr<SimResult> Run();
+
+ private:
+  absl::Status Prepare();
+  void Push(int64_t time, EventType type, int index, int version = 0) {
+    events_.push({time, seq_++, type, index, version});
+  }
+  void Ready(int op, int64_t now);
+  void Start(int op, int64_t now);
+  void StartFlows(int op, int64_t now);
+  void Finish(int op, int64_t now);
+  void SetCommActive(int device, int delta, int64_t now);
+  void AdvanceFlows(int64_t now);
+  void ReshareFlows(int64_t now);
+  bool IsComm(int op) const { return !schedule_.ops(op).has_compute(); }
+
+  const Schedule& schedule_;
+  const Network& network_;
+  const CostModel& costs_;
+  std::vector<OpState> ops_;
+  std::vector<CollectiveInstance> collectives_;
+  std::vector<int64_t> compute_ns_;        // per op, compute ops only
+  std::vector<double> slowdown_;           // per device
+  std::vector<int> comm_running_;          // per device
+  std::vector<std::vector<int>> computing_;  // per device: running compute ops
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  int64_t seq_ = 0;
+  std::vector<Flow> flows_;
+  std::vector<int> active_;  // indices into flows_
+  bool flows_changed_ = false;
+  int64_t flows_since_ = 0;
+  std::vector<double> link_bytes_;
+  std::vector<int64_t> link_busy_;
+  std::vector<int> link_flows_;  // active flows per link, for busy time
+  int finished_ = 0;
+  int64_t processed_ = 0;
+};
+
+absl::Status Engine::Prepare() {
+  const int n = schedule_.ops_size();
+  ops_.resize(n);
+  compute_ns_.assign(n, 0);
+  absl::flat_hash_map<int64_t, int> index_of;
+  index_of.reserve(n);
+  // Streams: (device, name) -> global index; the last op seen on each.
+  std::vector<absl::flat_hash_map<std::string, int>> stream_index(schedule_.devices_size());
+  std::vector<int> last_on_stream;
+  for (const ScheduleDevice& d : schedule_.devices()) {
+    for (const Stream& s : d.streams()) {
+      stream_index[d.id()][s.name()] = last_on_stream.size();
+      last_on_stream.push_back(-1);
+    }
+  }
+  absl::flat_hash_map<std::string, int> instance_of;
+  for (int i = 0; i < n; ++i) {
+    const Op& op = schedule_.ops(i);
+    if (op.device() < 0 || op.device() >= schedule_.devices_size()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("op %d '%s': no device %d", op.id(), op.name(), op.device()));
+    }
+    auto stream = stream_index[op.device()].find(op.stream());
+    if (stream == stream_index[op.device()].end()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "op %d '%s': device %d has no stream '%s'", op.id(), op.name(), op.device(),
+          op.stream()));
+    }
+    index_of[op.id()] = i;
+    OpState& s = ops_[i];
+    s.device = op.device();
+    s.stream = stream->second;
+    if (last_on_stream[s.stream] >= 0) {
+      ops_[last_on_stream[s.stream]].successors.push_back(i);
+      ++s.deps_left;
+    }
+    last_on_stream[s.stream] = i;
+    const int cluster_device = costs_.ClusterIndex(op.device());
+    if (op.has_compute()) {
+      ASSIGN_OR_RETURN(compute_ns_[i], costs_.ComputeNs(op));
+    } else if (op.has_copy()) {
+      const CopyOp& c = op.copy();
+      switch (c.direction()) {
+        case HOST_TO_DEVICE:
+          s.paths.push_back(network_.HostToDevice(cluster_device));
+          break;
+        case DEVICE_TO_HOST:
+          s.paths.push_back(network_.DeviceToHost(cluster_device));
+          break;
+        default: {
+          if (c.peer_device() < 0 || c.peer_device() >= schedule_.devices_size()) {
+            return absl::InvalidArgumentError(absl::StrFormat(
+                "op %d '%s': no peer device %d", op.id(), op.name(), c.peer_device()));
+          }
+          ASSIGN_OR_RETURN(Path path,
+                           network_.DeviceToDevice(cluster_device,
+                                                   costs_.ClusterIndex(c.peer_device())));
+          s.paths.push_back(std::move(path));
+        }
+      }
+    } else if (op.has_collective()) {
+      auto [it, inserted] = instance_of.emplace(op.collective().key(), collectives_.size());
+      if (inserted) {
+        collectives_.emplace_back();
+        ASSIGN_OR_RETURN(collectives_.back().plan, costs_.Collective(op, network_));
+        for (const auto& [from, to] : collectives_.back().plan.edges) {
+          ASSIGN_OR_RETURN(Path path, network_.DeviceToDevice(costs_.ClusterIndex(from),
+                                                              costs_.ClusterIndex(to)));
+          s.paths.push_back(std::move(path));
+        }
+      }
+      s.collective = it->second;
+      collectives_[it->second].ops.push_back(i);
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("op %d '%s' has no kind", op.id(), op.name()));
+    }
+  }
+  for (int e = 0; e < schedule_.edges_size(); ++e) {
+    const Edge& edge = schedule_.edges(e);
+    auto from = index_of.find(edge.from());
+    auto to = index_of.find(edge.to());
+    if (from == index_of.end() || to == index_of.end()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "edge %d (%d -> %d) names an op that does not exist", e, edge.from(), edge.to()));
+    }
+    ops_[from->second].successors.push_back(to->second);
+    ++ops_[to->second].deps_left;
+  }
+  const int devices = schedule_.devices_size();
+  slowdown_.assign(devices, 1);
+  for (int d = 0; d < devices; ++d) {
+    const double f =
+        schedule_.cluster().devices(costs_.ClusterIndex(d)).compute_slowdown_under_comm();
+    if (f > 1) slowdown_[d] = f;
+  }
+  comm_running_.assign(devices, 0);
+  computing_.assign(devices, {});
+  link_bytes_.assign(network_.links().size(), 0);
+  link_busy_.assign(network_.links().size(), 0);
+  link_flows_.assign(network_.links().size(), 0);
+  return absl::OkStatus();
+}
+
+void Engine::Ready(int op, int64_t now) {
+  const int instance = ops_[op].collective;
+  if (instance < 0) {
+    Start(op, now);
+    return;
+  }
+  CollectiveInstance& c = collectives_[instance];
+  if (++c.arrived < static_cast<int>(c.ops.size())) return;
+  for (int member : c.ops) {
+    ops_[member].start = now;
+    SetCommActive(ops_[member].device, +1, now);
+  }
+  const int first = c.ops[0];
+  if (c.plan.measured) {
+    Push(now + c.plan.measured_ns, EventType::kOpEnd, first);
+  } else if (c.plan.latency_ns > 0) {
+    Push(now + c.plan.latency_ns, EventType::kLatencyDone, first);
+  } else {
+    StartFlows(first, now);
+  }
+}
+
+void Engine::Start(int op, int64_t now) {
+  OpState& s = ops_[op];
+  s.start = now;
+  if (!IsComm(op)) {
+    s.work_left = compute_ns_[op];
+    s.speed = comm_running_[s.device] > 0 ? 1 / slowdown_[s.device] : 1;
+    s.work_since = now;
+    computing_[s.device].push_back(op);
+    Push(now + static_cast<int64_t>(std::ceil(s.work_left / s.speed - 1e-9)),
+         EventType::kOpEnd, op, s.version);
+    return;
+  }
+  SetCommActive(s.device, +1, now);
+  if (s.paths[0].latency_ns > 0) {
+    Push(now + s.paths[0].latency_ns, EventType::kLatencyDone, op);
+  } else {
+    StartFlows(op, now);
+  }
+}
+
+void Engine::StartFlows(int op, int64_t now) {
+  OpState& s = ops_[op];
+  const Op& proto = schedule_.ops(op);
+  const double bytes =
+      s.collective >= 0 ? collectives_[s.collective].plan.flow_bytes : proto.copy().bytes();
+  s.parts_left = s.paths.size();
+  for (const Path& path : s.paths) {
+    if (bytes <= 0) {
+      --s.parts_left;
+      continue;
+    }
+    flows_.push_back({op, &path.links, bytes, 0, 0});
+    active_.push_back(flows_.size() - 1);
+    for (int l : path.links) ++link_flows_[l];
+  }
+  flows_changed_ = true;
+  if (s.parts_left == 0) Finish(op, now);
+}
+
+void Engine::Finish(int op, int64_t now) {
+  const int instance = ops_[op].collective;
+  const std::vector<int> single = {op};
+  const std::vector<int>& members = instance >= 0 ? collectives_[instance].ops : single;
+  for (int m : members) {
+    OpState& s = ops_[m];
+    s.end = now;
+    ++finished_;
+    if (IsComm(m)) {
+      SetCommActive(s.device, -1, now);
+    } else {
+      auto& running = computing_[s.device];
+      running.erase(std::find(running.begin(), running.end(), m));
+    }
+  }
+  for (int m : members) {
+    for (int next : ops_[m].successors) {
+      if (--ops_[next].deps_left == 0) Ready(next, now);
+    }
+  }
+}
+
+void Engine::SetCommActive(int device, int delta, int64_t now) {
+  const bool was = comm_running_[device] > 0;
+  comm_running_[device] += delta;
+  const bool is = comm_running_[device] > 0;
+  if (was == is || slowdown_[device] == 1) return;
+  // Re-time the device's running compute ops at their new speed.
+  for (int op : computing_[device]) {
+    OpState& s = ops_[op];
+    s.work_left -= (now - s.work_since) * s.speed;
+    s.work_since = now;
+    s.speed = is ? 1 / slowdown_[device] : 1;
+    ++s.version;
+    Push(now + static_cast<int64_t>(std::ceil(std::max(0.0, s.work_left) / s.speed - 1e-9)),
+         EventType::kOpEnd, op, s.version);
+  }
+}
+
+void Engine::AdvanceFlows(int64_t now) {
+  const int64_t dt = now - flows_since_;
+  flows_since_ = now;
+  if (dt <= 0) return;
+  for (int f : active_) {
+    Flow& flow = flows_[f];
+    const double moved = flow.rate * dt;
+    flow.remaining -= moved;
+    for (int l : *flow.links) link_bytes_[l] += moved;
+  }
+  for (size_t l = 0; l < link_flows_.size(); ++l) {
+    if (link_flows_[l] > 0) link_busy_[l] += dt;
+  }
+}
+
+void Engine::ReshareFlows(int64_t now) {
+  std::vector<const std::vector<int>*> paths;
+  paths.reserve(active_.size());
+  for (int f : active_) paths.push_back(flows_[f].links);
+  std::vector<double> rates;
+  network_.FairShare(paths, &rates);
+  for (size_t i = 0; i < active_.size(); ++i) {
+    Flow& flow = flows_[active_[i]];
+    flow.rate = rates[i];
+    ++flow.version;
+    const double ns = flow.remaining / flow.rate;
+    Push(now + static_cast<int64_t>(std::ceil(std::max(0.0, ns) - 1e-6)),
+         EventType::kFlowEnd, active_[i], flow.version);
+  }
+  flows_changed_ = false;
+}
+
+absl::StatusOr<SimResult> Engine::Run() {
+  RETURN_IF_ERROR(Prepare());
+  for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
+    if (ops_[i].deps_left == 0) Ready(i, 0);
+  }
+  if (flows_changed_) ReshareFlows(0);
+  int64_t now = 0;
+  std::vector<int> done_flows;
+  while (!events_.empty()) {
+    now = events_.top().time;
+    AdvanceFlows(now);
+    while (!events_.empty() && events_.top().time == now) {
+      const Event e = events_.top();
+      events_.pop();
+      ++processed_;
+      switch (e.type) {
+        case EventType::kOpEnd:
+          if (ops_[e.index].collective < 0 && ops_[e.index].version != e.version) break;
+          Finish(e.index, now);
+          break;
+        case EventType::kLatencyDone:
+          StartFlows(e.index, now);
+          break;
+        case EventType::kFlowEnd:
+          // Handled below with every flow that has nothing left.
+          break;
+      }
+    }
+    // Flows done by now (their end event, or a tie with it).
+    done_flows.clear();
+    for (size_t i = 0; i < active_.size();) {
+      Flow& flow = flows_[active_[i]];
+      if (flow.remaining <= 1e-6 * std::max(1.0, flow.rate)) {
+        done_flows.push_back(flow.op);
+        for (int l : *flow.links) --link_flows_[l];
+        active_[i] = active_.back();
+        active_.pop_back();
+        flows_changed_ = true;
+      } else {
+        ++i;
+      }
+    }
+    for (int op : done_flows) {
+      if (--ops_[op].parts_left == 0) Finish(op, now);
+    }
+    if (flows_changed_) ReshareFlows(now);
+  }
+
+  if (finished_ != static_cast<int>(ops_.size())) {
+    std::vector<std::string> stuck;
+    for (int i = 0; i < static_cast<int>(ops_.size()) && stuck.size() < 3; ++i) {
+      if (ops_[i].end < 0) {
+        stuck.push_back(absl::StrFormat("op %d '%s'", schedule_.ops(i).id(),
+                                        schedule_.ops(i).name()));
+      }
+    }
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the schedule cannot finish: %d of %d ops never ran (first: %s); run "
+        "ValidateSchedule to find the cycle or the collective a participant "
+        "never reaches",
+        ops_.size() - finished_, ops_.size(), absl::StrJoin(stuck, ", ")));
+  }
+
+  SimResult result;
+  result.events = processed_;
+  Timeline& t = result.timeline;
+  t.set_source(PREDICTED);
+  t.set_producer("zosched sim");
+  t.set_schedule_name(schedule_.name());
+  t.set_cluster_name(schedule_.cluster().name());
+  StepInterval* step = t.add_steps();
+  step->set_step(0);
+  step->set_start_ns(0);
+  step->set_end_ns(now);
+  t.mutable_ops()->Reserve(ops_.size());
+  for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
+    OpInterval* o = t.add_ops();
+    o->set_op_id(schedule_.ops(i).id());
+    o->set_device(ops_[i].device);
+    o->set_stream(schedule_.ops(i).stream());
+    o->set_step(0);
+    o->set_start_ns(ops_[i].start);
+    o->set_end_ns(ops_[i].end);
+  }
+  for (size_t l = 0; l < network_.links().size(); ++l) {
+    const SimLink& link = network_.links()[l];
+    LinkUsage u;
+    u.name = link.name;
+    u.link_class = link.link_class;
+    u.capacity_gbps = link.capacity;
+    u.bytes = link_bytes_[l];
+    u.busy_ns = link_busy_[l];
+    u.utilisation = now > 0 ? link_bytes_[l] / (link.capacity * now) : 0;
+    result.links.push_back(u);
+  }
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<SimResult> Simulate(const Schedule& schedule) {
+  ASSIGN_OR_RETURN(Network network, Network::Build(schedule.cluster()));
+  ASSIGN_OR_RETURN(CostModel costs, CostModel::Build(schedule));
+  Engine engine(schedule, network, costs);
+  return engine.Run();
+}
+
+}  // namespace zosched

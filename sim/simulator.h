@@ -1,0 +1,60 @@
+// The analytical simulator: Schedule -> predicted Timeline (DESIGN section 4).
+//
+// Discrete events in a binary heap keyed by (time, sequence number), so the
+// same schedule always gives the same timeline. Time is integer nanoseconds
+// from the start of the step.
+//
+// - An op starts when the previous op on its stream has finished and every
+//   edge into it is satisfied; a collective starts when all its participants
+//   have reached it, on all of them at once.
+// - Compute ops take CostModel::ComputeNs; while a copy or collective of the
+//   same device runs they slow down by the device's
+//   compute_slowdown_under_comm (default: none).
+// - Copies wait their path's latency, then flow over the path's links
+//   (Network::HostToDevice, DeviceToHost, DeviceToDevice).
+// - Collectives wait their latency term, then flow over every ring (or tree)
+//   edge's path at once (CostModel::Collective) and end when the last edge
+//   is done; a measured collective takes its measured time.
+// - All flows in flight share every link max-min fairly
+//   (Network::FairShare), recomputed whenever a flow starts or ends; a flow's
+//   end is rounded up to the next nanosecond.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "schedule/cluster.pb.h"
+#include "schedule/schedule.pb.h"
+#include "schedule/timeline.pb.h"
+
+namespace zosched {
+
+struct LinkUsage {
+  std::string name;  // Network link name, e.g. "gpu0/host_link down"
+  LinkClass link_class = LINK_CLASS_UNSPECIFIED;
+  double capacity_gbps = 0;
+  double bytes = 0;        // carried during the step
+  int64_t busy_ns = 0;     // time with at least one flow on it
+  double utilisation = 0;  // bytes / (capacity × step time)
+};
+
+struct SimResult {
+  Timeline timeline;             // source PREDICTED, one step (step 0)
+  std::vector<LinkUsage> links;  // every link of the cluster, in Network order
+  int64_t events = 0;            // events processed (for benchmarks)
+};
+
+// Simulates one step of `schedule` on its embedded cluster. The schedule
+// should have passed ValidateSchedule; the simulator re-checks only what it
+// needs to run.
+//
+// Errors: FailedPrecondition naming the figure when the cluster lacks one
+// that an op needs (no silent defaults), or when the schedule cannot finish
+// (ops that never become ready: a cycle or a collective a participant never
+// reaches), naming the first such ops; InvalidArgument for an op whose
+// device, stream or edge does not exist.
+absl::StatusOr<SimResult> Simulate(const Schedule& schedule);
+
+}  // namespace zosched
