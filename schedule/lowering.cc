@@ -114,7 +114,7 @@ class Lowering {
         training_(schedule->training()), schedule_(schedule),
         builder_(schedule) {}
 
-  absl::Status Run();
+  absl::Status Run(const std::vector<const Device*>& devices);
 
  private:
   void PlanDevices(const std::vector<const Device*>& devices);
@@ -549,7 +549,7 @@ void Lowering::LowerLossesAndGradient() {
   }
 }
 
-absl::Status Lowering::Run() {
+absl::Status Lowering::Run(const std::vector<const Device*>& devices) {
   offloaded_ = options_.strategy != MEZO;
   slots_ = offloaded_ ? options_.block_slots : 0;
   sizes_.block_elements = BlockParams(model_);
@@ -565,38 +565,6 @@ absl::Status Lowering::Run() {
                                          training_.compute_dtype())
           .workspace;
 
-  // Devices.
-  std::vector<const Device*> devices;
-  const int wanted = options_.strategy == DISTZO2 ? options_.pertp * options_.dp : 1;
-  if (options_.devices.empty()) {
-    if (cluster_.devices_size() < wanted) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "cluster '%s' has %d devices; the strategy needs %d",
-          cluster_.name(), cluster_.devices_size(), wanted));
-    }
-    for (int i = 0; i < wanted; ++i) devices.push_back(&cluster_.devices(i));
-  } else {
-    for (const std::string& name : options_.devices) {
-      auto it = std::find_if(cluster_.devices().begin(), cluster_.devices().end(),
-                             [&](const Device& d) { return d.name() == name; });
-      if (it == cluster_.devices().end()) {
-        std::vector<std::string> known;
-        for (const Device& d : cluster_.devices()) known.push_back(d.name());
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "cluster '%s' has no device '%s' (devices: %s)", cluster_.name(), name,
-            absl::StrJoin(known, ", ")));
-      }
-      devices.push_back(&*it);
-    }
-    if (static_cast<int>(devices.size()) != wanted) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%d devices given, but %s needs %d%s", devices.size(),
-          StrategyKind_Name(options_.strategy), wanted,
-          options_.strategy == DISTZO2
-              ? absl::StrFormat(" (P·D = %d·%d)", options_.pertp, options_.dp)
-              : ""));
-    }
-  }
   PlanDevices(devices);
   for (const DevicePlan& plan : plans_) {
     ScheduleDevice* d = schedule_->add_devices();
@@ -621,6 +589,69 @@ absl::Status Lowering::Run() {
   for (DevicePlan& plan : plans_) LowerDevice(plan);
   LowerLossesAndGradient();
   return absl::OkStatus();
+}
+
+// The cluster devices the strategy runs on, in rank order.
+absl::StatusOr<std::vector<const Device*>> SelectDevices(const Cluster& cluster,
+                                                         const LowerOptions& options) {
+  std::vector<const Device*> devices;
+  const int wanted = options.strategy == DISTZO2 ? options.pertp * options.dp : 1;
+  if (options.devices.empty()) {
+    if (cluster.devices_size() < wanted) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cluster '%s' has %d devices; the strategy needs %d",
+          cluster.name(), cluster.devices_size(), wanted));
+    }
+    for (int i = 0; i < wanted; ++i) devices.push_back(&cluster.devices(i));
+    return devices;
+  }
+  for (const std::string& name : options.devices) {
+    auto it = std::find_if(cluster.devices().begin(), cluster.devices().end(),
+                           [&](const Device& d) { return d.name() == name; });
+    if (it == cluster.devices().end()) {
+      std::vector<std::string> known;
+      for (const Device& d : cluster.devices()) known.push_back(d.name());
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cluster '%s' has no device '%s' (devices: %s)", cluster.name(), name,
+          absl::StrJoin(known, ", ")));
+    }
+    devices.push_back(&*it);
+  }
+  if (static_cast<int>(devices.size()) != wanted) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%d devices given, but %s needs %d%s", devices.size(),
+        StrategyKind_Name(options.strategy), wanted,
+        options.strategy == DISTZO2
+            ? absl::StrFormat(" (P·D = %d·%d)", options.pertp, options.dp)
+            : ""));
+  }
+  return devices;
+}
+
+bool HasPeak(const Device& device, DType dtype) {
+  for (const ComputePeak& p : device.peaks()) {
+    if (p.dtype() == dtype) return true;
+  }
+  return false;
+}
+
+// The compute dtype: the requested one, which every device must support; by
+// default the model's weight dtype where every device has a peak for it,
+// else FP32 (the CPU testbed computes in FP32 only).
+absl::StatusOr<DType> ChooseComputeDType(const ModelSpec& model, DType requested,
+                                         const std::vector<const Device*>& devices) {
+  const DType dtype = requested != DTYPE_UNSPECIFIED ? requested : model.weight_dtype();
+  for (const Device* d : devices) {
+    if (HasPeak(*d, dtype)) continue;
+    if (requested == DTYPE_UNSPECIFIED && HasPeak(*d, FP32)) return FP32;
+    std::vector<std::string> supported;
+    for (const ComputePeak& p : d->peaks()) supported.push_back(DType_Name(p.dtype()));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "device '%s' (%s) does not compute in %s (it has peaks for %s); choose "
+        "another compute dtype",
+        d->name(), d->model(), DType_Name(dtype), absl::StrJoin(supported, ", ")));
+  }
+  return dtype;
 }
 
 absl::Status CheckOptions(const ModelSpec& model, const LowerOptions& options,
@@ -690,10 +721,12 @@ absl::StatusOr<Schedule> LowerSchedule(const ModelSpec& model,
   t = options.training;
   const int dp = options.strategy == DISTZO2 ? options.dp : 1;
   if (t.micro_batch_size() == 0 && dp > 0) t.set_micro_batch_size(t.batch_size() / dp);
+  RETURN_IF_ERROR(CheckOptions(model, options, t));
+  ASSIGN_OR_RETURN(std::vector<const Device*> devices, SelectDevices(cluster, options));
+  ASSIGN_OR_RETURN(DType compute, ChooseComputeDType(model, t.compute_dtype(), devices));
+  t.set_compute_dtype(compute);
   if (t.host_dtype() == DTYPE_UNSPECIFIED) t.set_host_dtype(model.weight_dtype());
   if (t.wire_dtype() == DTYPE_UNSPECIFIED) t.set_wire_dtype(t.host_dtype());
-  if (t.compute_dtype() == DTYPE_UNSPECIFIED) t.set_compute_dtype(model.weight_dtype());
-  RETURN_IF_ERROR(CheckOptions(model, options, t));
 
   *schedule.mutable_cluster() = cluster;
   *schedule.mutable_model() = model;
@@ -712,7 +745,7 @@ absl::StatusOr<Schedule> LowerSchedule(const ModelSpec& model,
       " on ", cluster.name()));
 
   Lowering lowering(model, cluster, options, &schedule);
-  RETURN_IF_ERROR(lowering.Run());
+  RETURN_IF_ERROR(lowering.Run(devices));
   RETURN_IF_ERROR(ValidateSchedule(schedule));
   return schedule;
 }

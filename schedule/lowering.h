@@ -45,9 +45,10 @@ struct LowerOptions {
   // Cluster device names to use, in rank order; empty: the cluster's first
   // devices (1 for MEZO and ZO2, P·D for DISTZO2).
   std::vector<std::string> devices;
-  // micro_batch_size 0 means each device's whole share in one micro-batch;
-  // dtypes left unspecified: host and compute default to the model's
-  // weight_dtype, wire to the host dtype.
+  // micro_batch_size 0 means each device's whole share in one micro-batch.
+  // Dtypes left unspecified: host defaults to the model's weight_dtype, wire
+  // to the host dtype, compute to the model's weight_dtype where every device
+  // has a ComputePeak for it and else FP32 (the CPU testbed).
   TrainingSettings training;
 };
 
@@ -62,7 +63,8 @@ TrainingSettings DefaultTrainingSettings();
 // - InvalidArgument for options that cannot be lowered, saying what would be
 //   right: an unknown device, P·D not equal to the number of devices, P not
 //   1 or 2, a batch not divisible by D or a share not divisible by the
-//   micro-batch, block_slots < 1, a seq_len above the model's max_positions;
+//   micro-batch, block_slots < 1, a seq_len above the model's max_positions,
+//   a compute dtype a device has no ComputePeak for;
 // - ResourceExhausted when the memory plan does not fit a device or host,
 //   naming it and the shortfall (from ValidateSchedule).
 absl::StatusOr<Schedule> LowerSchedule(const ModelSpec& model,

@@ -241,6 +241,21 @@ TEST(Lower, LossesAreGatheredSoEveryDeviceComputesTheGradient) {
   EXPECT_EQ(gathers, 4);
 }
 
+TEST(Lower, ComputeDTypeFollowsTheDevices) {
+  // The CPU testbed computes in FP32 only: FP16 weights compute in FP32 there.
+  Schedule cpu = Lower("opt-125m", "local_cpu", Options(ZO2));
+  EXPECT_EQ(cpu.training().compute_dtype(), FP32);
+  EXPECT_EQ(cpu.training().host_dtype(), FP16);
+  Schedule gpu = Lower("opt-125m", "dgx_a100", Options(ZO2));
+  EXPECT_EQ(gpu.training().compute_dtype(), FP16);
+  LowerOptions fp16 = Options(ZO2);
+  fp16.training.set_compute_dtype(FP16);
+  absl::StatusOr<Schedule> s = LowerSchedule(Model("opt-125m"), Catalog("local_cpu"), fp16);
+  ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("device 'cpu0'"), std::string::npos) << s.status();
+  EXPECT_NE(s.status().message().find("does not compute in FP16"), std::string::npos);
+}
+
 TEST(LowerErrors, BadOptionsSayWhatWouldBeRight) {
   const ModelSpec model = Model("opt-125m");
   const Cluster cluster = Catalog("dgx_a100");
