@@ -1,0 +1,50 @@
+#include "experiments/output_dir.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/str_format.h"
+#include "base/user_path.h"
+
+namespace zosched {
+
+std::string OutputDir(const std::string& flag, const std::string& name) {
+  if (!flag.empty()) return ResolveUserPath(flag);
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  const std::string root = workspace != nullptr && workspace[0] != '\0' ? workspace : ".";
+  return root + "/out/" + name;
+}
+
+absl::Status MakeDirectories(const std::string& path) {
+  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    const std::string prefix = path.substr(0, slash);
+    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+      return absl::PermissionDeniedError(
+          absl::StrFormat("cannot create directory %s: %s", prefix, std::strerror(errno)));
+    }
+    if (slash == std::string::npos) break;
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return absl::InternalError(absl::StrFormat("%s is not a directory", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return absl::PermissionDeniedError(
+        absl::StrFormat("cannot write %s: %s", path, std::strerror(errno)));
+  }
+  out << contents;
+  out.close();
+  if (!out) return absl::DataLossError(absl::StrFormat("error writing %s", path));
+  return absl::OkStatus();
+}
+
+}  // namespace zosched

@@ -1,0 +1,23 @@
+// Where experiments write their results, and writing them.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace zosched {
+
+// The directory an experiment writes to: `flag` if set (a relative path is
+// taken from where the user typed the command, see base/user_path.h); else
+// "out/<name>" in the workspace (BUILD_WORKSPACE_DIRECTORY under `bazel
+// run`), else "out/<name>" in the current directory.
+std::string OutputDir(const std::string& flag, const std::string& name);
+
+// Creates `path` and its missing parents (like `mkdir -p`).
+// Errors: PermissionDenied / Internal naming the path and the OS reason.
+absl::Status MakeDirectories(const std::string& path);
+
+// Writes `contents` to `path`, replacing it. Errors name the path and reason.
+absl::Status WriteFile(const std::string& path, const std::string& contents);
+
+}  // namespace zosched
