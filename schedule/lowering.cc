@@ -45,6 +45,9 @@ struct Sizes {
   int64_t compute_bytes = 0;
   bool casts = false;             // wire dtype != compute dtype
   int64_t workspace_bytes = 0;    // one micro-batch's block-forward scratch
+  // θ±εz of one block (or of the head's final norm, project_out and label
+  // rows): perturbation is out of place, so forwards read a perturbed copy.
+  int64_t perturbed_bytes = 0;
 };
 
 // One device's role in the schedule.
@@ -60,7 +63,7 @@ struct DevicePlan {
   int rank = 0;
   std::string host_params;      // the host parameter store it streams from
   // Its buffers.
-  std::string resident, blocks, workspace, losses, zo_state;
+  std::string resident, blocks, workspace, perturbed, losses, zo_state;
   std::map<Sign, std::string> activations;
   std::vector<std::string> slots, wire;
 };
@@ -285,6 +288,8 @@ void Lowering::PlanBuffers() {
     }
     plan.workspace = builder_.AddBuffer(d + "workspace", WORKSPACE, plan.id, "",
                                         sizes_.workspace_bytes, compute, false);
+    plan.perturbed = builder_.AddBuffer(d + "perturbed", WORKSPACE, plan.id, "",
+                                        sizes_.perturbed_bytes, compute, false);
     plan.losses = builder_.AddBuffer(d + "losses", LOSSES, plan.id, "",
                                      total_losses * kLossBytes, FP32, false);
     plan.zo_state = builder_.AddBuffer(d + "zo_state", ZO_STATE, plan.id, "",
@@ -419,6 +424,7 @@ void Lowering::ForwardBlock(const DevicePlan& plan, int block, const Op* ready) 
       *fwd->add_reads() = act;
       *fwd->add_writes() = act;
       *fwd->add_writes() = Range(plan.workspace, 0, sizes_.workspace_bytes);
+      *fwd->add_writes() = Range(plan.perturbed, 0, sizes_.block_elements * cb);
       builder_.AddEdge(ready, fwd);
       last = fwd;
     }
@@ -503,6 +509,7 @@ void Lowering::LowerDevice(DevicePlan& plan) {
       *loss->add_reads() = Range(plan.activations.at(sign), m * act_bytes, act_bytes);
       *loss->add_reads() = head;
       if (model_.tied_lm_head()) *loss->add_reads() = embedding;
+      *loss->add_writes() = Range(plan.perturbed, 0, sizes_.perturbed_bytes);
       *loss->add_writes() =
           Range(plan.losses, (plan.id * chunk + s * local + m * mb) * kLossBytes,
                 mb * kLossBytes);
@@ -564,6 +571,13 @@ absl::Status Lowering::Run(const std::vector<const Device*>& devices) {
       DualForwardActivationBytesPerToken(model_, training_.seq_len(),
                                          training_.compute_dtype())
           .workspace;
+  const int64_t head_needed = FinalNormParams(model_) +
+                              (EmbedDim(model_) != model_.hidden_size()
+                                   ? model_.hidden_size() * EmbedDim(model_)
+                                   : 0) +
+                              training_.num_label_words() * EmbedDim(model_);
+  sizes_.perturbed_bytes =
+      std::max(sizes_.block_elements, head_needed) * sizes_.compute_bytes;
 
   PlanDevices(devices);
   for (const DevicePlan& plan : plans_) {

@@ -104,6 +104,7 @@ TEST(LowerZo2, PeakMemoryIsThePlanFormula) {
   const int64_t expected =
       (EmbeddingParams(model) + FinalNormParams(model) + HeadParams(model)) * cb +
       3 * BlockParams(model) * cb +                                   // slots
+      BlockParams(model) * cb +                                       // perturbed
       2 * batch * seq * h * cb +                                      // act+ act-
       mb * seq * DualForwardActivationBytesPerToken(model, seq, FP16).workspace +
       2 * batch * 4 +                                                 // losses
