@@ -1,0 +1,81 @@
+// The MPI side of the CPU runtime: the world of ranks (one per schedule
+// device), the node-shared memory that holds a node's host buffers, and
+// the communicator that runs the schedule's collectives.
+//
+// MPI is initialised with MPI_THREAD_MULTIPLE (the collective stream thread
+// calls MPI while the main thread may too); errors are returned, not fatal.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace zosched {
+
+// Initialises MPI for threads (once per process) and returns the world rank
+// and size. Errors: Internal if MPI cannot give at least
+// MPI_THREAD_SERIALIZED.
+absl::Status InitMpi(int* argc, char*** argv, int* rank, int* size);
+
+// Aborts every rank of the job with `code` after printing `message` (the
+// way one failing rank stops the others instead of letting them hang).
+[[noreturn]] void AbortWorld(const std::string& message, int code);
+
+// Memory shared by the ranks of one node (an MPI-3 shared window): the node's
+// host parameter store lives here once, whichever ranks read and write it.
+class NodeSharedMemory {
+ public:
+  // Collective over MPI_COMM_WORLD: every rank passes the same `bytes`; the
+  // node's first rank allocates, the others map the same memory. Zeroed.
+  static absl::StatusOr<std::unique_ptr<NodeSharedMemory>> Allocate(int64_t bytes);
+  ~NodeSharedMemory();
+
+  char* data() const { return data_; }
+  int64_t size() const { return bytes_; }
+  int node_rank() const { return node_rank_; }
+  MPI_Comm node() const { return node_; }
+  // Blocks until every rank of the node has reached it.
+  absl::Status NodeBarrier() const;
+
+ private:
+  NodeSharedMemory() = default;
+  MPI_Comm node_ = MPI_COMM_NULL;
+  MPI_Win window_ = MPI_WIN_NULL;
+  char* data_ = nullptr;
+  int64_t bytes_ = 0;
+  int node_rank_ = 0;
+};
+
+// Runs the schedule's collectives over MPI, one sub-communicator per
+// participant group.
+class MpiCollectives {
+ public:
+  // Collective over MPI_COMM_WORLD: creates a communicator for each group in
+  // `groups` (participant ranks in order) that contains this rank, in the
+  // given order (every rank must pass the same list). `timeout`: how long a
+  // collective may wait for the others before it fails.
+  static absl::StatusOr<std::unique_ptr<MpiCollectives>> Create(
+      const std::vector<std::vector<int>>& groups, std::chrono::seconds timeout);
+  ~MpiCollectives();
+
+  // In-place all-gather among `group` (one of those given to Create):
+  // `buffer` holds group.size() chunks of `chunk_bytes`; this rank's chunk is
+  // at its position in the group. Non-blocking MPI, polled with short sleeps
+  // so that waiting does not burn a core. Errors: DeadlineExceeded after the
+  // timeout (a participant died or never came), Internal for MPI errors.
+  absl::Status AllGather(const std::vector<int>& group, void* buffer, int64_t chunk_bytes);
+
+ private:
+  MpiCollectives() = default;
+  std::map<std::vector<int>, MPI_Comm> comms_;
+  std::chrono::seconds timeout_{0};
+};
+
+}  // namespace zosched
