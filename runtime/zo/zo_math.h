@@ -1,0 +1,95 @@
+// Per-element MeZO / ZO-SGD math (DESIGN.md section 1), shared by the CPU and
+// CUDA backends: parameter stream ids, step seeds, the out-of-place
+// perturbation, the fused update and the projected gradient.
+//
+// All fp32 expressions below are written out operation by operation with
+// correctly rounded primitives (hd.h), so the result is the same bits on
+// every device. Determinism contract (DESIGN.md section 3): z of any element
+// depends only on (step seed, stream, element index) (normal.h), θ± is
+// computed from the unperturbed θ, and g is reduced over examples in one
+// canonical order.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/zo/hd.h"
+#include "runtime/zo/philox.h"
+
+namespace zosched {
+
+// Parameter stream ids: which Philox stream (normal.h, counter word 2) the
+// trainable parameters of a model part draw their z from. Element indices
+// count from 0 within the part, in the order of its flattened tensors.
+//   decoder block b (0 <= b < num_layers)  -> b
+//   embeddings part (token + position)      -> num_layers
+//   head part (final norm, LM head)         -> num_layers + 1
+ZS_HD inline uint32_t BlockStream(int block) { return static_cast<uint32_t>(block); }
+ZS_HD inline uint32_t EmbeddingStream(int num_layers) { return static_cast<uint32_t>(num_layers); }
+ZS_HD inline uint32_t HeadStream(int num_layers) { return static_cast<uint32_t>(num_layers) + 1u; }
+
+// Returns the seed of training step `step` (>= 0) of a run with base seed
+// `base_seed`: Philox4x32_10(counter = (uint32(step), uint32(step >> 32), 0, 0),
+// key = (uint32(base_seed), uint32(base_seed >> 32))), words 0 and 1 as the low
+// and high halves. So every step's seed is known up front (resume, and the
+// fused update of step t inside step t+1's pass).
+ZS_HD inline uint64_t StepSeed(uint64_t base_seed, int64_t step) {
+  const uint64_t s = static_cast<uint64_t>(step);
+  const Uint4 w = Philox4x32_10(
+      Uint4{{static_cast<uint32_t>(s), static_cast<uint32_t>(s >> 32), 0u, 0u}},
+      Uint2{{static_cast<uint32_t>(base_seed), static_cast<uint32_t>(base_seed >> 32)}});
+  return static_cast<uint64_t>(w.v[0]) | (static_cast<uint64_t>(w.v[1]) << 32);
+}
+
+// Returns the perturbed parameter θ + sign·ε·z, out of place, evaluated
+// exactly as  theta + ((sign < 0 ? -eps : eps) * z)  — i.e. theta + (sign*eps)*z
+// with two roundings (the product, then the sum), never fused. `sign` is +1
+// or -1 (any value < 0 counts as -1); `eps` > 0 is the perturbation scale
+// (same units as θ per unit z); z from normal.h.
+ZS_HD inline float Perturbed(float theta, float z, float eps, int sign) {
+  const float signed_eps = sign < 0 ? -eps : eps;  // exact
+  return hd::AddRn(theta, hd::MulRn(signed_eps, z));
+}
+
+// Returns the ZO-SGD update θ - η (g z + λ θ), evaluated exactly as
+//   gz    = g * z
+//   decay = decays ? weight_decay * theta : 0
+//   d     = gz + decay
+//   out   = theta - lr * d
+// (each operation rounded to fp32, never fused). `lr` = η (learning rate),
+// `g` the projected gradient of the step (ProjectedGradient), `weight_decay`
+// = λ, applied only when `decays` (false for biases and LayerNorm, DESIGN.md
+// section 1). `theta` is the unperturbed parameter.
+ZS_HD inline float Updated(float theta, float z, float lr, float g, float weight_decay,
+                           bool decays) {
+  const float gz = hd::MulRn(g, z);
+  const float decay = decays ? hd::MulRn(weight_decay, theta) : 0.0f;
+  const float d = hd::AddRn(gz, decay);
+  return hd::SubRn(theta, hd::MulRn(lr, d));
+}
+
+// Returns the SPSA projected gradient of one step,
+//   g = (1 / batch) * sum_e (L+_e - L-_e) / (2 eps),
+// in fp32, from the per-example losses loss_plus[e] = L(θ + εz; example e) and
+// loss_minus[e] = L(θ - εz; example e), e in [0, batch), in the canonical
+// example order of the global batch (DDP ranks gather their shards' losses in
+// that order first). Evaluated exactly as, in double:
+//   sum = 0; for e = 0 .. batch-1: sum = sum + (double(L+_e) - double(L-_e))
+//   g   = float(sum / (double(batch) * (2.0 * double(eps))))
+// i.e. summed in example order in double and rounded to float once, at the
+// end (each double operation correctly rounded and never fused, hd.h).
+// Preconditions (caller invariants): batch >= 1, eps > 0, both arrays hold
+// `batch` floats. Units: loss units per unit of ε.
+ZS_HD inline float ProjectedGradient(const float* loss_plus, const float* loss_minus, int batch,
+                                     float eps) {
+  double sum = 0.0;
+  for (int e = 0; e < batch; ++e) {
+    const double diff =
+        hd::SubRnD(static_cast<double>(loss_plus[e]), static_cast<double>(loss_minus[e]));
+    sum = hd::AddRnD(sum, diff);
+  }
+  const double denom =
+      hd::MulRnD(static_cast<double>(batch), hd::MulRnD(2.0, static_cast<double>(eps)));
+  return static_cast<float>(hd::DivRnD(sum, denom));  // round to nearest float
+}
+
+}  // namespace zosched
