@@ -1,0 +1,435 @@
+#include "runtime/nn/opt_forward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+// Eigen is compiled into this file under a private namespace name, so that
+// its template instantiations here (built with NN_EIGEN_COPTS, see
+// eigen_copts.bzl) are symbols of their own. Otherwise another translation
+// unit of the same binary that multiplies float matrices with other SIMD
+// flags could lend the linker its body of a shared symbol (same name,
+// different code): GEMM speed would then depend on link order, and Eigen's
+// blocking heuristic made for another register panel could make a token's
+// bits depend on the batch. Nothing of Eigen appears in opt_forward.h.
+#define Eigen zosched_nn_eigen
+#include <Eigen/Core>
+#undef Eigen
+
+#include "absl/strings/str_format.h"
+#include "base/check.h"
+#include "models/model_spec.h"
+#include "runtime/nn/param_layout.h"
+
+namespace zosched {
+namespace {
+
+namespace eigen = ::zosched_nn_eigen;
+
+constexpr float kLayerNormEps = 1e-5f;  // OPT's LayerNorm eps
+constexpr int kOptPositionOffset = 2;  // OPT's learned positions start at row 2
+
+// Eigen's GEMM micro-kernels take the result's columns in panels of
+// gebp_traits::nr = 4 and the leftover columns (n % 4) one by one, and the
+// two paths accumulate the depth in different orders (the 4-wide 1-packet
+// kernel splits even and odd depth steps over two accumulators). With
+// tokens as the GEMM's columns (see GemmAcc), a token's bits would depend on
+// its position in the batch. Padding the token count to a multiple of 4
+// puts every token into a 4-wide panel, which computes each column
+// independently of its neighbours and of the column count.
+constexpr int64_t kTokenPanel = 4;
+
+int64_t RoundUp(int64_t n, int64_t multiple) {
+  return (n + multiple - 1) / multiple * multiple;
+}
+
+// C[m x n] (row-major, row stride ldc) += A[m x k] (row-major, lda) · B[k x n]
+// where B is stored row-major (kRhsRowMajor, element (k, j) at b[k*ldb + j])
+// or as the row-major [n x k] matrix Bᵀ (kRhsTransposed, element (k, j) at
+// b[j*ldb + k]: an nn.Linear weight [out, in] gives y = x Wᵀ).
+//
+// This calls Eigen's blocked GEMM directly (what `C.noalias() += A * B`
+// reaches for large operands), not through Eigen's expression dispatch,
+// which switches to a coefficient-based product for small shapes and to GEMV
+// for one row or column; those reduce in orders that depend on the shape and
+// on the operands' addresses. The blocked GEMM packs its operands, so its
+// result depends only on the values, the shape and this machine's cache
+// sizes (which set the blocking). It computes column-major Cᵀ = Bᵀ · Aᵀ, so
+// the m rows of C (the tokens) are the kernel's columns.
+enum RhsLayout { kRhsRowMajor, kRhsTransposed };
+
+template <RhsLayout kLayout>
+void GemmAcc(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+             const float* b, int64_t ldb, float* c, int64_t ldc) {
+  using Index = eigen::Index;
+  // Column-major problem: lhs Bᵀ [n x k], rhs Aᵀ [k x m], result Cᵀ [n x m]
+  // (Eigen's own row-major-result GEMM makes the same transposition).
+  constexpr int kLhsOrder =
+      kLayout == kRhsRowMajor ? eigen::ColMajor : eigen::RowMajor;
+  using Product = eigen::internal::general_matrix_matrix_product<
+      Index, float, kLhsOrder, /*ConjugateLhs=*/false, float, eigen::ColMajor,
+      /*ConjugateRhs=*/false, eigen::ColMajor, /*ResInnerStride=*/1>;
+  // Eigen's cache blocking (packing buffers are allocated by the GEMM).
+  eigen::internal::gemm_blocking_space<eigen::ColMajor, float, float,
+                                       eigen::Dynamic, eigen::Dynamic,
+                                       eigen::Dynamic, /*KcFactor=*/1, false>
+      blocking(n, m, k, /*num_threads=*/1, /*l3_blocking=*/true);
+  Product::run(n, m, k, b, ldb, a, lda, c, /*resIncr=*/1, ldc, /*alpha=*/1.0f,
+               blocking, /*info=*/nullptr);
+}
+
+// y[rows x out] = x[rows x in] · wᵀ + b, w [out, in] row-major (nn.Linear);
+// b may be nullptr. `rows` must be a multiple of kTokenPanel (see above).
+void Linear(const float* x, int64_t rows, int64_t in, const float* w,
+            const float* b, int64_t out, float* y) {
+  CHECK(rows % kTokenPanel == 0) << rows;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* yr = y + r * out;
+    if (b != nullptr) {
+      std::memcpy(yr, b, sizeof(float) * out);
+    } else {
+      std::fill(yr, yr + out, 0.0f);
+    }
+  }
+  GemmAcc<kRhsTransposed>(rows, out, in, x, in, w, in, y, out);
+}
+
+// Sums in a fixed order (16 interleaved partial sums, then a fixed tree) so
+// that the result does not depend on the pointer's alignment, unlike
+// Eigen's vectorised reductions, which peel to the first aligned element.
+float FixedSum(const float* x, int64_t n) {
+  float lane[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int l = 0; l < 16; ++l) lane[l] += x[i + l];
+  }
+  for (int l = 0; i < n; ++i, ++l) lane[l] += x[i];
+  for (int width = 8; width >= 1; width /= 2) {
+    for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
+  }
+  return lane[0];
+}
+
+float FixedDot(const float* x, const float* y, int64_t n) {
+  float lane[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int l = 0; l < 16; ++l) lane[l] += x[i + l] * y[i + l];
+  }
+  for (int l = 0; i < n; ++i, ++l) lane[l] += x[i] * y[i];
+  for (int width = 8; width >= 1; width /= 2) {
+    for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
+  }
+  return lane[0];
+}
+
+// y = (x - mean(x)) / sqrt(var(x) + eps) · w + b over one row of h values
+// (biased variance, as torch.nn.LayerNorm). w == nullptr: copy x to y.
+// y may alias x.
+void LayerNormRow(const float* x, int64_t h, const float* w, const float* b,
+                  float* y) {
+  if (w == nullptr) {
+    if (y != x) std::memcpy(y, x, sizeof(float) * h);
+    return;
+  }
+  const float mean = FixedSum(x, h) / static_cast<float>(h);
+  for (int64_t i = 0; i < h; ++i) y[i] = x[i] - mean;
+  const float var = FixedDot(y, y, h) / static_cast<float>(h);
+  const float rstd = 1.0f / std::sqrt(var + kLayerNormEps);
+  for (int64_t i = 0; i < h; ++i) y[i] = y[i] * rstd * w[i] + b[i];
+}
+
+// LayerNorm of rows [0, rows) of x into y; rows [rows, padded_rows) of y
+// are zeroed (the GEMM padding of Linear).
+void LayerNormRows(const float* x, int64_t rows, int64_t padded_rows, int64_t h,
+                   const float* w, const float* b, float* y) {
+  for (int64_t r = 0; r < rows; ++r)
+    LayerNormRow(x + r * h, h, w, b, y + r * h);
+  std::fill(y + rows * h, y + padded_rows * h, 0.0f);
+}
+
+// Softmax of row i of the causal score matrix s [L x L] in place over keys
+// j <= i; keys j > i get exactly 0 (so that later tokens' values, multiplied
+// by 0, leave the context of query i bitwise unchanged).
+void CausalSoftmaxRows(float* s, int64_t L) {
+  for (int64_t i = 0; i < L; ++i) {
+    float* row = s + i * L;
+    float max = row[0];
+    for (int64_t j = 1; j <= i; ++j) max = std::max(max, row[j]);
+    for (int64_t j = 0; j <= i; ++j) row[j] = std::exp(row[j] - max);
+    const float inv = 1.0f / FixedSum(row, i + 1);
+    for (int64_t j = 0; j <= i; ++j) row[j] *= inv;
+    std::fill(row + i + 1, row + L, 0.0f);
+  }
+}
+
+void CheckBatch(const ModelSpec& spec, const int32_t* lengths, int examples,
+                int seq) {
+  CHECK(examples >= 1 && seq >= 1) << examples << " x " << seq;
+  CHECK(seq <= spec.max_positions())
+      << "seq " << seq << " > max_positions " << spec.max_positions();
+  if (lengths == nullptr) return;
+  for (int e = 0; e < examples; ++e) {
+    CHECK(lengths[e] >= 1 && lengths[e] <= seq)
+        << "lengths[" << e << "] = " << lengths[e] << " not in [1, " << seq
+        << "]";
+  }
+}
+
+// The input of the LM head for one hidden row: final LayerNorm (if any),
+// then project_out (if any). `normed` has h floats of scratch; returns a
+// pointer to EmbedDim floats (normed or projected).
+const float* HeadInput(const ModelSpec& spec, const OptHeadView& head,
+                       const float* x, float* normed, float* projected) {
+  const int64_t h = spec.hidden_size();
+  LayerNormRow(x, h, head.ln_w, head.ln_b, normed);
+  if (head.project_out == nullptr) return normed;
+  const int64_t e_dim = EmbedDim(spec);
+  for (int64_t i = 0; i < e_dim; ++i) {
+    projected[i] = FixedDot(head.project_out + i * h, normed, h);
+  }
+  return projected;
+}
+
+}  // namespace
+
+absl::Status CheckRuntimeSupports(const ModelSpec& spec) {
+  const std::string model = absl::StrFormat("model '%s'", spec.name());
+  auto unsupported = [&](const std::string& what) {
+    return absl::InvalidArgumentError(model + " " + what);
+  };
+  if (absl::Status status = ValidateModelSpec(spec, "CPU runtime");
+      !status.ok()) {
+    return status;
+  }
+  if (spec.family() != OPT) {
+    return unsupported(
+        absl::StrFormat("has family %s; the CPU runtime runs OPT models",
+                        Family_Name(spec.family())));
+  }
+  if (spec.norm_placement() != PRE_NORM) {
+    return unsupported(absl::StrFormat(
+        "is post-norm (norm_placement %s); the CPU runtime runs pre-norm OPT "
+        "blocks",
+        NormPlacement_Name(spec.norm_placement())));
+  }
+  if (spec.norm() != LAYER_NORM) {
+    return unsupported(
+        absl::StrFormat("uses norm %s; the CPU runtime runs LAYER_NORM",
+                        Norm_Name(spec.norm())));
+  }
+  if (spec.activation() != RELU) {
+    return unsupported(
+        absl::StrFormat("uses activation %s; the CPU runtime runs RELU",
+                        Activation_Name(spec.activation())));
+  }
+  if (spec.positional() != LEARNED_OPT_OFFSET) {
+    return unsupported(absl::StrFormat(
+        "uses positional %s; the CPU runtime runs LEARNED_OPT_OFFSET",
+        Positional_Name(spec.positional())));
+  }
+  if (!spec.linear_bias()) {
+    return unsupported(
+        "has no linear biases (linear_bias false); the CPU runtime runs OPT "
+        "projections with biases");
+  }
+  if (!spec.tied_lm_head()) {
+    return unsupported(
+        "has an untied LM head (tied_lm_head false); the CPU runtime reads "
+        "the head from embed_tokens");
+  }
+  if (KvHeads(spec) != spec.num_heads()) {
+    return unsupported(absl::StrFormat(
+        "uses grouped-query attention (num_kv_heads %d of num_heads %d); the "
+        "CPU runtime runs multi-head attention",
+        spec.num_kv_heads(), spec.num_heads()));
+  }
+  return absl::OkStatus();
+}
+
+void Embed(const ModelSpec& spec, const float* embedding_part,
+           const int32_t* tokens, int examples, int seq, float* hidden) {
+  CheckBatch(spec, /*lengths=*/nullptr, examples, seq);
+  const OptEmbeddingView view = MakeOptEmbeddingView(spec, embedding_part);
+  const int64_t h = spec.hidden_size();
+  const int64_t e_dim = EmbedDim(spec);
+  const int64_t vocab = spec.vocab_size();
+  const int64_t tokens_total = static_cast<int64_t>(examples) * seq;
+  for (int64_t t = 0; t < tokens_total; ++t) {
+    CHECK(tokens[t] >= 0 && tokens[t] < vocab)
+        << "token " << tokens[t] << " at " << t << " not in [0, " << vocab
+        << ")";
+  }
+
+  // Token embeddings, [T, h]: rows of embed_tokens, or their projection.
+  std::vector<float> projected;  // [T4, h] when project_in
+  if (view.project_in != nullptr) {
+    const int64_t t4 = RoundUp(tokens_total, kTokenPanel);
+    std::vector<float> words(t4 * e_dim, 0.0f);  // [T4, e]
+    for (int64_t t = 0; t < tokens_total; ++t) {
+      std::memcpy(&words[t * e_dim], view.embed_tokens + tokens[t] * e_dim,
+                  sizeof(float) * e_dim);
+    }
+    projected.resize(t4 * h);
+    Linear(words.data(), t4, e_dim, view.project_in, /*b=*/nullptr, h,
+           projected.data());
+  }
+  for (int64_t t = 0; t < tokens_total; ++t) {
+    const float* word = view.project_in == nullptr
+                            ? view.embed_tokens + tokens[t] * e_dim
+                            : projected.data() + t * h;
+    const float* position =
+        view.embed_positions + (t % seq + kOptPositionOffset) * h;
+    float* out = hidden + t * h;
+    for (int64_t i = 0; i < h; ++i) out[i] = word[i] + position[i];
+  }
+}
+
+int64_t BlockWorkspaceFloats(const ModelSpec& spec, int examples, int seq) {
+  const int64_t h = spec.hidden_size();
+  const int64_t f = spec.ffn_size();
+  const int64_t t4 = RoundUp(static_cast<int64_t>(examples) * seq, kTokenPanel);
+  const int64_t attention = 4 * t4 * h + static_cast<int64_t>(seq) * seq;
+  const int64_t ffn = t4 * (h + f);
+  return std::max(attention, ffn);
+}
+
+void BlockForward(const ModelSpec& spec, const float* block_part,
+                  const int32_t* lengths, int examples, int seq, float* hidden,
+                  float* workspace) {
+  CheckBatch(spec, lengths, examples, seq);
+  const OptBlockView w = MakeOptBlockView(spec, block_part);
+  const int64_t h = spec.hidden_size();
+  const int64_t f = spec.ffn_size();
+  const int64_t heads = spec.num_heads();
+  const int64_t d = HeadDim(spec);
+  const int64_t T = static_cast<int64_t>(examples) * seq;
+  const int64_t T4 = RoundUp(T, kTokenPanel);
+
+  // Workspace (floats), attention phase:
+  float* a = workspace;        // [T4, h]  LN1(x), then attention context
+  float* q = a + T4 * h;       // [T4, h]  queries, then out_proj output
+  float* k = q + T4 * h;       // [T4, h]
+  float* v = k + T4 * h;       // [T4, h]
+  float* scores = v + T4 * h;  // [L, L]   one (example, head)
+  // FFN phase (reuses the same memory):
+  float* inner = workspace + T4 * h;  // [T4, f]  relu(fc1(LN2(x)))
+
+  // ---- attention: x += out_proj(attn(LN1(x))) ----
+  LayerNormRows(hidden, T, T4, h, w.ln1_w, w.ln1_b, a);
+  Linear(a, T4, h, w.q_w, w.q_b, h, q);
+  Linear(a, T4, h, w.k_w, w.k_b, h, k);
+  Linear(a, T4, h, w.v_w, w.v_b, h, v);
+  const float scaling = 1.0f / std::sqrt(static_cast<float>(d));
+  for (int64_t i = 0; i < T4 * h; ++i) q[i] *= scaling;  // OPT scales q
+
+  // The context goes into `a` (LN1(x) is no longer needed); rows at padding
+  // positions and the GEMM padding rows stay 0.
+  std::fill(a, a + T4 * h, 0.0f);
+  for (int e = 0; e < examples; ++e) {
+    const int64_t L = lengths[e];
+    const int64_t row0 = static_cast<int64_t>(e) * seq;
+    for (int64_t head = 0; head < heads; ++head) {
+      const int64_t col0 = head * d;
+      const float* qh = q + row0 * h + col0;  // [L, d], row stride h
+      const float* kh = k + row0 * h + col0;  // [L, d], row stride h
+      const float* vh = v + row0 * h + col0;  // [L, d], row stride h
+      float* ctx = a + row0 * h + col0;       // [L, d], row stride h
+      // scores[L, L] = qh · khᵀ
+      std::fill(scores, scores + L * L, 0.0f);
+      GemmAcc<kRhsTransposed>(L, L, d, qh, h, kh, h, scores, L);
+      CausalSoftmaxRows(scores, L);
+      // ctx[L, d] = P · vh
+      GemmAcc<kRhsRowMajor>(L, d, L, scores, L, vh, h, ctx, h);
+    }
+  }
+  Linear(a, T4, h, w.o_w, w.o_b, h, q);
+  for (int64_t i = 0; i < T * h; ++i) hidden[i] += q[i];
+
+  // ---- FFN: x += fc2(relu(fc1(LN2(x)))) ----
+  LayerNormRows(hidden, T, T4, h, w.ln2_w, w.ln2_b, a);
+  Linear(a, T4, h, w.fc1_w, w.fc1_b, f, inner);
+  for (int64_t i = 0; i < T4 * f; ++i) inner[i] = std::max(inner[i], 0.0f);
+  Linear(inner, T4, f, w.fc2_w, w.fc2_b, h, a);
+  for (int64_t i = 0; i < T * h; ++i) hidden[i] += a[i];
+}
+
+void LabelLogits(const ModelSpec& spec, const float* head_part,
+                 const float* embedding_part, const float* hidden,
+                 const int32_t* lengths, int examples, int seq,
+                 const int32_t* label_words, int n_labels, float* logits) {
+  CheckBatch(spec, lengths, examples, seq);
+  CHECK(n_labels >= 1) << n_labels;
+  for (int l = 0; l < n_labels; ++l) {
+    CHECK(label_words[l] >= 0 && label_words[l] < spec.vocab_size())
+        << "label word " << label_words[l];
+  }
+  const OptHeadView head = MakeOptHeadView(spec, head_part);
+  const OptEmbeddingView embedding = MakeOptEmbeddingView(spec, embedding_part);
+  const int64_t h = spec.hidden_size();
+  const int64_t e_dim = EmbedDim(spec);
+  std::vector<float> normed(h), projected(e_dim);
+  for (int e = 0; e < examples; ++e) {
+    const int64_t last = static_cast<int64_t>(e) * seq + lengths[e] - 1;
+    const float* x = HeadInput(spec, head, hidden + last * h, normed.data(),
+                               projected.data());
+    for (int l = 0; l < n_labels; ++l) {
+      logits[static_cast<int64_t>(e) * n_labels + l] = FixedDot(
+          embedding.embed_tokens + static_cast<int64_t>(label_words[l]) * e_dim,
+          x, e_dim);
+    }
+  }
+}
+
+void HeadLoss(const ModelSpec& spec, const float* head_part,
+              const float* embedding_part, const float* hidden,
+              const int32_t* lengths, int examples, int seq,
+              const int32_t* label_words, int n_labels, const int32_t* labels,
+              float* losses) {
+  std::vector<float> logits(static_cast<int64_t>(examples) * n_labels);
+  LabelLogits(spec, head_part, embedding_part, hidden, lengths, examples, seq,
+              label_words, n_labels, logits.data());
+  for (int e = 0; e < examples; ++e) {
+    CHECK(labels[e] >= 0 && labels[e] < n_labels)
+        << "labels[" << e << "] = " << labels[e];
+    const float* row = logits.data() + static_cast<int64_t>(e) * n_labels;
+    float max = row[0];
+    for (int l = 1; l < n_labels; ++l) max = std::max(max, row[l]);
+    double sum = 0.0;
+    for (int l = 0; l < n_labels; ++l) sum += std::exp(double{row[l]} - max);
+    losses[e] = static_cast<float>(std::log(sum) + max - row[labels[e]]);
+  }
+}
+
+void LmLogits(const ModelSpec& spec, const float* head_part,
+              const float* embedding_part, const float* hidden, int examples,
+              int seq, float* logits) {
+  CheckBatch(spec, /*lengths=*/nullptr, examples, seq);
+  const OptHeadView head = MakeOptHeadView(spec, head_part);
+  const OptEmbeddingView embedding = MakeOptEmbeddingView(spec, embedding_part);
+  const int64_t h = spec.hidden_size();
+  const int64_t e_dim = EmbedDim(spec);
+  const int64_t vocab = spec.vocab_size();
+  const int64_t T = static_cast<int64_t>(examples) * seq;
+  constexpr int64_t kChunk = 64;  // tokens per GEMM, a multiple of kTokenPanel
+  std::vector<float> normed(kChunk * h), projected(kChunk * e_dim),
+      out(kChunk * vocab);
+  for (int64_t t0 = 0; t0 < T; t0 += kChunk) {
+    const int64_t rows = std::min(kChunk, T - t0);
+    const int64_t rows4 = RoundUp(rows, kTokenPanel);
+    LayerNormRows(hidden + t0 * h, rows, rows4, h, head.ln_w, head.ln_b,
+                  normed.data());
+    const float* x = normed.data();
+    if (head.project_out != nullptr) {
+      Linear(normed.data(), rows4, h, head.project_out, /*b=*/nullptr, e_dim,
+             projected.data());
+      x = projected.data();
+    }
+    Linear(x, rows4, e_dim, embedding.embed_tokens, /*b=*/nullptr, vocab,
+           out.data());
+    std::memcpy(logits + t0 * vocab, out.data(), sizeof(float) * rows * vocab);
+  }
+}
+
+}  // namespace zosched

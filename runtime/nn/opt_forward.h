@@ -1,0 +1,115 @@
+// The OPT decoder forward pass in fp32 on the CPU (Eigen), reading weights
+// from flat parameter parts laid out as in runtime/nn/param_layout.h.
+//
+// Shapes: a batch is `examples` sequences of `seq` tokens, padded on the
+// right; lengths[e] in [1, seq] is the number of real tokens of example e.
+// Activations are row-major [examples * seq, h] (token t of example e is row
+// e * seq + t). h = hidden_size, f = ffn_size, e = EmbedDim (word embedding
+// width), V = vocab_size, d = h / num_heads.
+//
+// Supported models: CheckRuntimeSupports says which.
+//
+// Numerics and determinism (the contract the ZO runtime relies on):
+//  - everything is fp32; LayerNorm eps 1e-5; softmax with max subtraction;
+//  - the same inputs give bitwise the same outputs, whatever the addresses
+//    of the buffers;
+//  - an example's outputs do not depend on the other examples of the batch
+//    (bitwise: the same example alone or inside a batch of any size gives
+//    the same bits), nor on the token values at its padding positions;
+//  - causal: a position's hidden state and logits do not depend (bitwise)
+//    on later tokens.
+// The projections run as Eigen GEMMs over all the batch's tokens at once,
+// with the token count rounded up to a multiple of 4 so that every token
+// takes the same GEMM micro-kernel whatever its position in the batch (see
+// opt_forward.cc). Attention runs per example and head over its real tokens
+// only. Single-threaded; no global state.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "models/model.pb.h"
+
+namespace zosched {
+
+// OK if this file can run `spec`: family OPT, PRE_NORM, LAYER_NORM, RELU,
+// LEARNED_OPT_OFFSET positions, linear biases, a tied LM head and
+// num_kv_heads 0 or num_heads. word_embed_proj_dim (project_in /
+// project_out) and final_norm (either way) are supported. `spec` must also
+// pass ValidateModelSpec.
+//
+// Errors: InvalidArgument naming the model and the first unsupported
+// feature, e.g. "model 'opt-350m' is post-norm (norm_placement POST_NORM);
+// the CPU runtime runs pre-norm OPT blocks".
+absl::Status CheckRuntimeSupports(const ModelSpec& spec);
+
+// hidden[e, t, :] = embed_tokens[tokens[e, t]] (· project_in^T when e != h)
+//                   + embed_positions[t + 2]
+// (OPT's learned positions are offset by 2; padding positions use their
+// index too, they are masked later).
+//   embedding_part: the flat embedding part
+//   tokens:         [examples * seq], each in [0, V)
+//   hidden:         [examples * seq * h], written
+// CHECK-fails on seq > max_positions or a token out of range.
+void Embed(const ModelSpec& spec, const float* embedding_part,
+           const int32_t* tokens, int examples, int seq, float* hidden);
+
+// Floats of workspace BlockForward needs for this batch shape:
+//   max(4 · T4 · h + seq², T4 · (h + f)),  T4 = examples · seq rounded up to
+// a multiple of 4
+// (attention: normed input / context, q, k, v, one head's scores;
+//  FFN: normed input / output, inner activations). This is within
+// models/accounting.h's DualForwardActivationBytesPerToken(spec, seq,
+// FP32).workspace · examples · seq / 4 except for tiny batches, where the
+// rounding of T up to T4 can add up to 3 tokens' worth.
+int64_t BlockWorkspaceFloats(const ModelSpec& spec, int examples, int seq);
+
+// One pre-LN OPT decoder block, in place on the residual stream:
+//   x = x + out_proj(attention(LN1(x)))
+//   x = x + fc2(relu(fc1(LN2(x))))
+// with causal multi-head attention in which query i of example e attends to
+// keys j <= i, j < lengths[e]. Rows at padding positions come out finite but
+// otherwise meaningless.
+//   block_part: the flat block part (any layer; all share one layout)
+//   lengths:    [examples], each in [1, seq]
+//   hidden:     [examples * seq * h], read and written
+//   workspace:  BlockWorkspaceFloats(spec, examples, seq) floats, scratch
+// CHECK-fails on a length out of range.
+void BlockForward(const ModelSpec& spec, const float* block_part,
+                  const int32_t* lengths, int examples, int seq, float* hidden,
+                  float* workspace);
+
+// Prompt-based classification logits: for each example, the final
+// LayerNorm (when spec.final_norm()) of the hidden state at its last real
+// position lengths[e] - 1, then project_out (when e != h), dotted with the
+// tied LM head's rows (= embed_tokens rows) of the label words.
+//   head_part:      the flat head part
+//   embedding_part: the flat embedding part (the tied LM head)
+//   hidden:         [examples * seq * h], the last block's output
+//   label_words:    [n_labels] token ids in [0, V)
+//   logits:         [examples * n_labels], written
+void LabelLogits(const ModelSpec& spec, const float* head_part,
+                 const float* embedding_part, const float* hidden,
+                 const int32_t* lengths, int examples, int seq,
+                 const int32_t* label_words, int n_labels, float* logits);
+
+// MeZO's classification loss: per example, the cross-entropy of
+// LabelLogits over the n_labels label words with target labels[e]:
+//   losses[e] = logsumexp(logits[e, :]) - logits[e, labels[e]]   (nats)
+//   labels: [examples], each in [0, n_labels)
+//   losses: [examples], written
+void HeadLoss(const ModelSpec& spec, const float* head_part,
+              const float* embedding_part, const float* hidden,
+              const int32_t* lengths, int examples, int seq,
+              const int32_t* label_words, int n_labels, const int32_t* labels,
+              float* losses);
+
+// Full-vocabulary LM logits at every position (final LayerNorm,
+// project_out, tied head), for language-modelling losses and tests. Slow:
+// [examples * seq, e] x [e, V].
+//   logits: [examples * seq * V], written
+void LmLogits(const ModelSpec& spec, const float* head_part,
+              const float* embedding_part, const float* hidden, int examples,
+              int seq, float* logits);
+
+}  // namespace zosched
