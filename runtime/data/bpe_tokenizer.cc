@@ -1,0 +1,288 @@
+#include "runtime/data/bpe_tokenizer.h"
+
+#include <array>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/match.h"
+#include "base/status_macros.h"
+#include "base/textproto.h"
+#include "nlohmann/json.hpp"
+
+namespace zosched {
+namespace {
+
+using Json = nlohmann::json;
+
+// Ids must stay below this (OPT's largest is ~50k): bounds the id table.
+constexpr int64_t kMaxId = int64_t{1} << 24;
+
+void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else {
+    out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  }
+}
+
+// GPT-2's bytes_to_unicode(): the code point of each byte.
+const std::array<uint32_t, 256>& ByteCodePoints() {
+  static const std::array<uint32_t, 256> table = [] {
+    std::array<uint32_t, 256> t{};
+    uint32_t next = 256;
+    for (uint32_t b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xa1 && b <= 0xac) ||
+                             (b >= 0xae && b <= 0xff);
+      t[b] = printable ? b : next++;
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Code point -> byte for the byte alphabet (code points 0..323), else -1.
+const std::array<int16_t, 324>& CodePointBytes() {
+  static const std::array<int16_t, 324> table = [] {
+    std::array<int16_t, 324> t;
+    t.fill(-1);
+    for (int b = 0; b < 256; ++b) t[ByteCodePoints()[b]] = static_cast<int16_t>(b);
+    return t;
+  }();
+  return table;
+}
+
+bool IsLetter(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+bool IsSpace(unsigned char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+bool IsOther(unsigned char c) { return !IsSpace(c) && !IsLetter(c) && !IsDigit(c); }
+
+uint64_t PairKey(int32_t left, int32_t right) {
+  return static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32 | static_cast<uint32_t>(right);
+}
+
+}  // namespace
+
+const std::string& ByteToUnicode(uint8_t b) {
+  static const std::array<std::string, 256> table = [] {
+    std::array<std::string, 256> t;
+    for (int i = 0; i < 256; ++i) AppendUtf8(ByteCodePoints()[i], &t[i]);
+    return t;
+  }();
+  return table[b];
+}
+
+std::vector<absl::string_view> PreTokenize(absl::string_view text) {
+  std::vector<absl::string_view> pieces;
+  const size_t n = text.size();
+  auto at = [&text](size_t i) { return static_cast<unsigned char>(text[i]); };
+  size_t i = 0;
+  while (i < n) {
+    size_t end = i;
+    // 's|'t|'re|'ve|'m|'ll|'d
+    if (at(i) == '\'' && i + 1 < n) {
+      const unsigned char c = at(i + 1);
+      if (c == 's' || c == 't' || c == 'm' || c == 'd') {
+        end = i + 2;
+      } else if (i + 2 < n && ((c == 'r' && at(i + 2) == 'e') || (c == 'v' && at(i + 2) == 'e') ||
+                               (c == 'l' && at(i + 2) == 'l'))) {
+        end = i + 3;
+      }
+    }
+    if (end == i) {
+      // ' ?\p{L}+', ' ?\p{N}+', ' ?[^\s\p{L}\p{N}]+': an optional space, then
+      // a run of one class.
+      const size_t j = at(i) == ' ' ? i + 1 : i;
+      if (j < n) {
+        bool (*cls)(unsigned char) = IsLetter(at(j))  ? IsLetter
+                                     : IsDigit(at(j)) ? IsDigit
+                                     : IsOther(at(j)) ? IsOther
+                                                      : nullptr;
+        if (cls != nullptr) {
+          end = j;
+          while (end < n && cls(at(end))) ++end;
+        }
+      }
+    }
+    if (end == i) {
+      // At whitespace (not a single ' ' before a word): '\s+(?!\S)' takes the
+      // run but leaves its last character to the word that follows, if any;
+      // '\s+' takes a lone whitespace character before a word.
+      size_t k = i;
+      while (k < n && IsSpace(at(k))) ++k;
+      end = (k < n && k - i >= 2) ? k - 1 : k;
+    }
+    pieces.push_back(text.substr(i, end - i));
+    i = end;
+  }
+  return pieces;
+}
+
+absl::StatusOr<BpeTokenizer> BpeTokenizer::FromFiles(const std::string& vocab_path,
+                                                     const std::string& merges_path) {
+  std::string vocab, merges;
+  RETURN_IF_ERROR(ReadFileToString(vocab_path, &vocab));
+  RETURN_IF_ERROR(ReadFileToString(merges_path, &merges));
+  return FromStrings(vocab, vocab_path, merges, merges_path);
+}
+
+absl::StatusOr<BpeTokenizer> BpeTokenizer::FromStrings(absl::string_view vocab_json,
+                                                       const std::string& vocab_name,
+                                                       absl::string_view merges_txt,
+                                                       const std::string& merges_name) {
+  BpeTokenizer tok;
+  Json json;
+  try {
+    json = Json::parse(vocab_json.begin(), vocab_json.end());
+  } catch (const Json::parse_error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(vocab_name, ": not valid JSON: ", e.what()));
+  }
+  if (!json.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(vocab_name, ": not a JSON object of token -> id but ", json.type_name()));
+  }
+  for (auto it = json.begin(); it != json.end(); ++it) {
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= kMaxId) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          vocab_name, ": token '", it.key(), "': id ", it->dump(),
+          " is not an integer in [0, ", kMaxId, ")"));
+    }
+    const int32_t id = static_cast<int32_t>(it->get<int64_t>());
+    if (id >= static_cast<int64_t>(tok.id_to_token_.size())) {
+      tok.id_to_token_.resize(id + 1);
+      tok.id_used_.resize(id + 1, false);
+    }
+    if (tok.id_used_[id]) {
+      return absl::InvalidArgumentError(absl::StrCat(vocab_name, ": tokens '",
+                                                     tok.id_to_token_[id], "' and '", it.key(),
+                                                     "' share id ", id));
+    }
+    tok.id_used_[id] = true;
+    tok.id_to_token_[id] = it.key();
+    tok.token_to_id_[it.key()] = id;
+  }
+  for (int b = 0; b < 256; ++b) {
+    const int32_t id = tok.TokenId(ByteToUnicode(static_cast<uint8_t>(b)));
+    if (id < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          vocab_name, ": the symbol '", ByteToUnicode(static_cast<uint8_t>(b)), "' of byte 0x",
+          absl::Hex(b, absl::kZeroPad2), " is missing (a byte-level vocabulary has all 256)"));
+    }
+    tok.byte_ids_[b] = id;
+  }
+
+  int32_t rank = 0;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(merges_txt, '\n')) {
+    ++line_number;
+    if (absl::EndsWith(line, "\r")) line.remove_suffix(1);
+    if (line_number == 1 && absl::StartsWith(line, "#version")) continue;
+    if (line.empty()) continue;
+    const std::vector<absl::string_view> parts = absl::StrSplit(line, ' ');
+    const std::string where = absl::StrCat(merges_name, ":", line_number, ": ");
+    if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "expected two space-separated symbols, got '", line, "'"));
+    }
+    const int32_t left = tok.TokenId(parts[0]);
+    const int32_t right = tok.TokenId(parts[1]);
+    const std::string merged = absl::StrCat(parts[0], parts[1]);
+    const int32_t result = tok.TokenId(merged);
+    for (const auto& [symbol, id] : {std::pair<absl::string_view, int32_t>{parts[0], left},
+                                     {parts[1], right},
+                                     {merged, result}}) {
+      if (id < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, "merge '", line, "': '", symbol, "' is not in ", vocab_name));
+      }
+    }
+    tok.merges_.emplace(PairKey(left, right), std::make_pair(rank++, result));
+  }
+  return tok;
+}
+
+int32_t BpeTokenizer::TokenId(absl::string_view token) const {
+  auto it = token_to_id_.find(token);
+  return it == token_to_id_.end() ? -1 : it->second;
+}
+
+void BpeTokenizer::EncodeWord(absl::string_view word, std::vector<int32_t>* ids) const {
+  std::vector<int32_t> symbols;
+  symbols.reserve(word.size());
+  for (char c : word) symbols.push_back(byte_ids_[static_cast<unsigned char>(c)]);
+  std::vector<int32_t> next;
+  while (symbols.size() > 1) {
+    // The lowest-ranked adjacent pair.
+    int32_t best_rank = -1, best_left = 0, best_right = 0, best_result = 0;
+    for (size_t i = 0; i + 1 < symbols.size(); ++i) {
+      auto it = merges_.find(PairKey(symbols[i], symbols[i + 1]));
+      if (it != merges_.end() && (best_rank < 0 || it->second.first < best_rank)) {
+        best_rank = it->second.first;
+        best_left = symbols[i];
+        best_right = symbols[i + 1];
+        best_result = it->second.second;
+      }
+    }
+    if (best_rank < 0) break;
+    // Merge every occurrence, left to right.
+    next.clear();
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      if (i + 1 < symbols.size() && symbols[i] == best_left && symbols[i + 1] == best_right) {
+        next.push_back(best_result);
+        ++i;
+      } else {
+        next.push_back(symbols[i]);
+      }
+    }
+    symbols.swap(next);
+  }
+  ids->insert(ids->end(), symbols.begin(), symbols.end());
+}
+
+std::vector<int32_t> BpeTokenizer::Encode(absl::string_view text) const {
+  std::vector<int32_t> ids;
+  for (absl::string_view word : PreTokenize(text)) EncodeWord(word, &ids);
+  return ids;
+}
+
+absl::StatusOr<std::string> BpeTokenizer::Decode(absl::Span<const int32_t> ids) const {
+  std::string text;
+  for (int32_t id : ids) {
+    if (id < 0 || id >= vocab_size() || !id_used_[id]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("token id ", id, " is not in the vocabulary (", vocab_size(), " ids)"));
+    }
+    const std::string& token = id_to_token_[id];
+    // Walk the UTF-8 code points of the token.
+    for (size_t i = 0; i < token.size();) {
+      const unsigned char c = static_cast<unsigned char>(token[i]);
+      const size_t len = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+      uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+      for (size_t k = 1; k < len && i + k < token.size(); ++k) {
+        cp = cp << 6 | (static_cast<unsigned char>(token[i + k]) & 0x3f);
+      }
+      if (cp < CodePointBytes().size() && CodePointBytes()[cp] >= 0) {
+        text.push_back(static_cast<char>(CodePointBytes()[cp]));
+      } else {
+        text.append(token, i, len);
+      }
+      i += len;
+    }
+  }
+  return text;
+}
+
+}  // namespace zosched

@@ -1,0 +1,191 @@
+#include "runtime/data/bpe_tokenizer.h"
+
+#include <fstream>
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace zosched {
+namespace {
+
+::testing::AssertionResult Contains(absl::string_view text, absl::string_view part) {
+  if (text.find(part) != absl::string_view::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
+std::vector<std::string> Strings(const std::vector<absl::string_view>& views) {
+  return std::vector<std::string>(views.begin(), views.end());
+}
+
+TEST(ByteToUnicodeTest, MatchesGpt2) {
+  EXPECT_EQ(ByteToUnicode(' '), "\u0120");   // Ġ
+  EXPECT_EQ(ByteToUnicode('\n'), "\u010a");  // Ċ
+  EXPECT_EQ(ByteToUnicode(0), "\u0100");
+  EXPECT_EQ(ByteToUnicode(0x7f), "\u0121");
+  EXPECT_EQ(ByteToUnicode(0xad), "\u0143");
+  EXPECT_EQ(ByteToUnicode('a'), "a");
+  EXPECT_EQ(ByteToUnicode(0xe9), "\u00e9");
+  std::set<std::string> distinct;
+  for (int b = 0; b < 256; ++b) distinct.insert(ByteToUnicode(static_cast<uint8_t>(b)));
+  EXPECT_EQ(distinct.size(), 256u);
+}
+
+// Expected splits from Python's `regex` module with GPT-2's real pattern.
+TEST(PreTokenizeTest, MatchesGpt2Pattern) {
+  const struct {
+    std::string text;
+    std::vector<std::string> pieces;
+  } cases[] = {
+      {"Hello world", {"Hello", " world"}},
+      {"I'm here, they're OK; we've we'll I'd 'S",
+       {"I", "'m", " here", ",", " they", "'re", " OK", ";", " we", "'ve", " we", "'ll", " I",
+        "'d", " '", "S"}},
+      {"  two  spaces   then\n\nnewline \t tab",
+       {" ", " two", " ", " spaces", "  ", " then", "\n", "\n", "newline", " \t", " tab"}},
+      {"end with spaces   ", {"end", " with", " spaces", "   "}},
+      {"numbers 12345 and x2y3", {"numbers", " 12345", " and", " x", "2", "y", "3"}},
+      {"don't!!! stop...now", {"don", "'t", "!!!", " stop", "...", "now"}},
+      {"caf\u00e9 na\u00efve \u65e5\u672c\u8a9e text",
+       {"caf\u00e9", " na\u00efve", " \u65e5\u672c\u8a9e", " text"}},
+      {" leading space", {" leading", " space"}},
+      {"a\n b", {"a", "\n", " b"}},
+      {"it's 's ''s", {"it", "'s", " '", "s", " ''", "s"}},
+      {"The movie was great.\n", {"The", " movie", " was", " great", ".", "\n"}},
+      {"\n\nx", {"\n", "\n", "x"}},
+      {"", {}},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(Strings(PreTokenize(c.text)), c.pieces) << c.text;
+  }
+}
+
+// The documented approximation: non-ASCII punctuation counts as a letter
+// (GPT-2 proper would split "a—b" into "a", "—", "b").
+TEST(PreTokenizeTest, NonAsciiBytesAreLetters) {
+  EXPECT_EQ(Strings(PreTokenize("a\u2014b c")), (std::vector<std::string>{"a\u2014b", " c"}));
+}
+
+// Differential test against std::regex with the pattern's ASCII form (for
+// ASCII text the approximation is exact).
+TEST(PreTokenizeTest, MatchesStdRegexOnRandomAsciiText) {
+  const std::regex pattern(
+      R"('s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+)");
+  const std::string alphabet = "aBz09 \n\t'strevlmdS!.,";
+  std::mt19937 rng(7);
+  for (int iteration = 0; iteration < 3000; ++iteration) {
+    std::string text;
+    const int length = rng() % 24;
+    for (int i = 0; i < length; ++i) text.push_back(alphabet[rng() % alphabet.size()]);
+    std::vector<std::string> expected;
+    for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it) {
+      expected.push_back(it->str());
+    }
+    ASSERT_EQ(Strings(PreTokenize(text)), expected) << "'" << text << "'";
+  }
+}
+
+// A vocabulary of the 256 byte symbols (ids 0..255) plus `extra` tokens.
+std::string VocabJson(const std::vector<std::string>& extra) {
+  nlohmann::json vocab = nlohmann::json::object();
+  for (int b = 0; b < 256; ++b) vocab[ByteToUnicode(static_cast<uint8_t>(b))] = b;
+  int id = 256;
+  for (const std::string& t : extra) vocab[t] = id++;
+  return vocab.dump(2);
+}
+
+BpeTokenizer Make(const std::vector<std::string>& extra, const std::string& merges) {
+  absl::StatusOr<BpeTokenizer> tok =
+      BpeTokenizer::FromStrings(VocabJson(extra), "vocab.json", merges, "merges.txt");
+  EXPECT_TRUE(tok.ok()) << tok.status();
+  return *std::move(tok);
+}
+
+TEST(BpeTokenizerTest, MergesByRank) {
+  // "h e" outranks "Ġ t": " the" goes Ġ t h e -> Ġ t he -> Ġt he -> Ġthe.
+  const BpeTokenizer tok = Make({"he", "\u0120t", "\u0120the", "aa", "</s>"},
+                                "#version: 0.2\nh e\n\u0120 t\n\u0120t he\na a\n");
+  const int32_t he = tok.TokenId("he"), gt = tok.TokenId("\u0120t");
+  const int32_t gthe = tok.TokenId("\u0120the"), aa = tok.TokenId("aa");
+  EXPECT_EQ(tok.Encode(" the"), (std::vector<int32_t>{gthe}));
+  EXPECT_EQ(tok.Encode("the"), (std::vector<int32_t>{'t', he}));
+  EXPECT_EQ(tok.Encode(" tax"), (std::vector<int32_t>{gt, 'a', 'x'}));
+  // Every occurrence of the best pair, left to right, non-overlapping.
+  EXPECT_EQ(tok.Encode("aaa"), (std::vector<int32_t>{aa, 'a'}));
+  EXPECT_EQ(tok.Encode("aaaa"), (std::vector<int32_t>{aa, aa}));
+  // Pre-tokens never merge across: "the the" = "the" + " the".
+  EXPECT_EQ(tok.Encode("the the"), (std::vector<int32_t>{'t', he, gthe}));
+  // A space is byte 0x20's symbol Ġ (id 32 here).
+  EXPECT_EQ(tok.Encode("a  "), (std::vector<int32_t>{'a', ' ', ' '}));
+  EXPECT_EQ(tok.TokenId("</s>"), 260);
+  EXPECT_EQ(tok.TokenId("nope"), -1);
+  EXPECT_EQ(tok.vocab_size(), 261);
+}
+
+TEST(BpeTokenizerTest, DecodeInvertsEncodeOnAnyBytes) {
+  const BpeTokenizer tok = Make({"he", "\u0120t", "\u0120the", "aa"},
+                                "h e\n\u0120 t\n\u0120t he\na a\n");
+  for (const std::string& text :
+       {std::string("the theater aaa"), std::string("caf\u00e9 \u2615 \t\r\n x"),
+        std::string("\x00\xff\x80 bytes", 9), std::string("")}) {
+    absl::StatusOr<std::string> decoded = tok.Decode(tok.Encode(text));
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(*decoded, text);
+  }
+}
+
+TEST(BpeTokenizerTest, DecodesSpecialTokensAsText) {
+  const BpeTokenizer tok = Make({"</s>", "<x y>"}, "");
+  absl::StatusOr<std::string> decoded = tok.Decode({256, 'a', 257});
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(*decoded, "</s>a<x y>");
+  EXPECT_TRUE(Contains(tok.Decode({258}).status().message(), "token id 258 is not in the vocabulary"));
+  EXPECT_FALSE(tok.Decode({-1}).ok());
+}
+
+TEST(BpeTokenizerTest, ReadsFilesWithWindowsLineEndings) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/vocab.json") << VocabJson({"he"});
+  std::ofstream(dir + "/merges.txt") << "#version: 0.2\r\nh e\r\n";
+  absl::StatusOr<BpeTokenizer> tok =
+      BpeTokenizer::FromFiles(dir + "/vocab.json", dir + "/merges.txt");
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  EXPECT_EQ(tok->Encode("he"), (std::vector<int32_t>{256}));
+  EXPECT_EQ(BpeTokenizer::FromFiles(dir + "/nope.json", dir + "/merges.txt").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(BpeTokenizerTest, MalformedFilesNameFileAndLine) {
+  const std::string good_vocab = VocabJson({"he"});
+  const struct {
+    std::string vocab;
+    std::string merges;
+    std::string message;
+  } cases[] = {
+      {good_vocab, "#version: 0.2\nh e\nh e x\n", "merges.txt:3: expected two space-separated symbols, got 'h e x'"},
+      {good_vocab, "h\n", "merges.txt:1: expected two space-separated symbols, got 'h'"},
+      {good_vocab, "h e\n\nq\u00ff z\n", "merges.txt:3: merge 'q\u00ff z': 'q\u00ff' is not in vocab.json"},
+      {good_vocab, "t h\n", "merges.txt:1: merge 't h': 'th' is not in vocab.json"},
+      {"{\"a\": 1,\n \"b\": }", "", "vocab.json: not valid JSON: [json.exception.parse_error.101] parse error at line 2, column 7"},
+      {"[1, 2]", "", "vocab.json: not a JSON object of token -> id but array"},
+      {"{\"a\": \"x\"}", "", "vocab.json: token 'a': id \"x\" is not an integer"},
+      {"{\"a\": -1}", "", "vocab.json: token 'a': id -1 is not an integer"},
+      {"{\"a\": 3, \"b\": 3}", "", "vocab.json: tokens 'a' and 'b' share id 3"},
+      {"{\"a\": 3}", "", "vocab.json: the symbol '\u0100' of byte 0x00 is missing"},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<BpeTokenizer> tok =
+        BpeTokenizer::FromStrings(c.vocab, "vocab.json", c.merges, "merges.txt");
+    ASSERT_FALSE(tok.ok()) << c.message;
+    EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(Contains(tok.status().message(), c.message));
+  }
+}
+
+}  // namespace
+}  // namespace zosched

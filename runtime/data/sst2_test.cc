@@ -1,0 +1,57 @@
+#include "runtime/data/sst2.h"
+
+#include <fstream>
+
+#include "gtest/gtest.h"
+
+namespace zosched {
+namespace {
+
+::testing::AssertionResult Contains(absl::string_view text, absl::string_view part) {
+  if (text.find(part) != absl::string_view::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
+TEST(Sst2Test, ReadsGlueTsv) {
+  const std::string path = ::testing::TempDir() + "/sst2_test.tsv";
+  std::ofstream(path) << "sentence\tlabel\r\n"
+                         "hide new secretions from the parental units \t0\r\n"
+                         "\n"
+                         "that loves its characters and communicates something rather beautiful about human nature \t1\n";
+  absl::StatusOr<std::vector<Sst2Example>> examples = ReadSst2Tsv(path);
+  ASSERT_TRUE(examples.ok()) << examples.status();
+  ASSERT_EQ(examples->size(), 2u);
+  EXPECT_EQ((*examples)[0].sentence, "hide new secretions from the parental units ");
+  EXPECT_EQ((*examples)[0].label, 0);
+  EXPECT_EQ((*examples)[1].label, 1);
+}
+
+TEST(Sst2Test, HeaderOnlyIsEmpty) {
+  absl::StatusOr<std::vector<Sst2Example>> examples = ParseSst2Tsv("sentence\tlabel\n", "x.tsv");
+  ASSERT_TRUE(examples.ok());
+  EXPECT_TRUE(examples->empty());
+}
+
+TEST(Sst2Test, ErrorsNameFileAndLine) {
+  const struct {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"", "x.tsv: empty, expected the header"},
+      {"index\tsentence\n0\tfoo\n", "x.tsv:1: header 'index\tsentence' is not"},
+      {"sentence\tlabel\ngood\t1\nno tab here\n", "x.tsv:3: expected 'SENTENCE<TAB>LABEL', found no tab"},
+      {"sentence\tlabel\n\ngood\t2\n", "x.tsv:3: label '2' is not 0 or 1"},
+      {"sentence\tlabel\ngood\t\n", "x.tsv:2: label '' is not 0 or 1"},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<std::vector<Sst2Example>> examples = ParseSst2Tsv(c.text, "x.tsv");
+    ASSERT_FALSE(examples.ok()) << c.message;
+    EXPECT_EQ(examples.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(Contains(examples.status().message(), c.message));
+  }
+  EXPECT_EQ(ReadSst2Tsv(::testing::TempDir() + "/missing.tsv").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace zosched

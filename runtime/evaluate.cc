@@ -1,0 +1,48 @@
+#include "runtime/evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "runtime/nn/opt_forward.h"
+
+namespace zosched {
+
+Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& parts,
+                    const EncodedExamples& examples, const std::vector<int32_t>& label_words,
+                    int micro_batch) {
+  const int seq = examples.seq_len;
+  const int n_labels = label_words.size();
+  const int64_t h = spec.hidden_size();
+  const int layers = spec.num_layers();
+  std::vector<float> hidden(static_cast<int64_t>(micro_batch) * seq * h);
+  std::vector<float> workspace(BlockWorkspaceFloats(spec, micro_batch, seq));
+  std::vector<float> logits(static_cast<int64_t>(micro_batch) * n_labels);
+  int correct = 0;
+  double loss = 0;
+  for (int first = 0; first < examples.size(); first += micro_batch) {
+    const int n = std::min(micro_batch, examples.size() - first);
+    Embed(spec, parts[0], examples.tokens.data() + static_cast<int64_t>(first) * seq, n, seq,
+          hidden.data());
+    for (int b = 0; b < layers; ++b) {
+      BlockForward(spec, parts[1 + b], examples.lengths.data() + first, n, seq, hidden.data(),
+                   workspace.data());
+    }
+    LabelLogits(spec, parts[1 + layers], parts[0], hidden.data(), examples.lengths.data() + first,
+                n, seq, label_words.data(), n_labels, logits.data());
+    for (int e = 0; e < n; ++e) {
+      const float* l = logits.data() + static_cast<int64_t>(e) * n_labels;
+      const int best = std::max_element(l, l + n_labels) - l;
+      correct += best == examples.labels[first + e];
+      const float top = l[best];
+      double sum = 0;
+      for (int k = 0; k < n_labels; ++k) sum += std::exp(static_cast<double>(l[k] - top));
+      loss += std::log(sum) + top - l[examples.labels[first + e]];
+    }
+  }
+  Evaluation result;
+  result.accuracy = examples.size() > 0 ? static_cast<double>(correct) / examples.size() : 0;
+  result.loss = examples.size() > 0 ? loss / examples.size() : 0;
+  return result;
+}
+
+}  // namespace zosched

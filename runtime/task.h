@@ -1,0 +1,57 @@
+// The training task of a run: the encoded train and dev examples, the label
+// words, and the deterministic order in which steps draw examples.
+//
+// A task directory holds Hugging Face's GPT-2 tokenizer files (vocab.json,
+// merges.txt) and the data: for sst2, GLUE's train.tsv and dev.tsv; for
+// boolq, train.jsonl and val.jsonl. "synthetic" is the deterministic
+// synthetic sentiment task (runtime/data/synthetic_task.h), written in the
+// SST-2 format by WriteTaskFiles and read through the same readers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "models/model.pb.h"
+#include "runtime/evaluate.h"
+
+namespace zosched {
+
+// The examples of one step, in step order (global example index e).
+struct StepBatch {
+  std::vector<int32_t> tokens;   // [batch * seq_len]
+  std::vector<int32_t> lengths;  // [batch]
+  std::vector<int32_t> labels;   // [batch]
+};
+
+struct TrainingTask {
+  EncodedExamples train, dev;
+  std::vector<int32_t> label_words;  // token ids, by label index
+
+  // The examples of `step`: positions step·batch .. step·batch + batch - 1
+  // of an endless sequence of epochs, each a permutation of the training
+  // set drawn from Philox with `seed`. Depends only on (step, batch, seed),
+  // so a resumed run sees what an uninterrupted one would.
+  void FillStep(int64_t step, int batch, uint64_t seed, StepBatch* out) const;
+
+  // The first `n` dev examples (all of them when n is 0 or too large).
+  EncodedExamples EvalSubset(int n) const;
+};
+
+// Writes the synthetic task into `dir` (rank 0 only; others wait): 4,096
+// training and 512 dev examples from a fixed seed.
+absl::Status WriteSyntheticTask(const std::string& dir);
+
+// Reads and encodes the task in `dir` (`task`: "sst2" or "boolq") for
+// `model`, padding every example to `seq_len` tokens with the tokenizer's
+// "<pad>" (or token 1).
+//
+// Errors: NotFound for missing files; the readers' errors (file:line);
+// InvalidArgument when a token id is outside the model's vocabulary (the
+// model and the tokenizer do not belong together), an unknown task, or an
+// empty training set.
+absl::StatusOr<TrainingTask> LoadTask(const std::string& dir, const std::string& task,
+                                      const ModelSpec& model, int seq_len);
+
+}  // namespace zosched

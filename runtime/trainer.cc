@@ -1,0 +1,405 @@
+#include "runtime/trainer.h"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/proto_file.h"
+#include "base/status_macros.h"
+#include "experiments/output_dir.h"
+#include "models/model_zoo.h"
+#include "runtime/checkpoint/safetensors.h"
+#include "runtime/cpu_backend.h"
+#include "runtime/evaluate.h"
+#include "runtime/executor.h"
+#include "runtime/model_state.h"
+#include "runtime/mpi_world.h"
+#include "runtime/task.h"
+#include "runtime/zo/trajectory_log.h"
+#include "runtime/zo/zo_math.h"
+#include "schedule/chrome_trace.h"
+#include "schedule/cluster_catalog.h"
+#include "schedule/validate.h"
+
+namespace zosched {
+namespace {
+
+void ApplyLinkOverrides(const TrainOptions& o, Cluster* cluster) {
+  for (Device& d : *cluster->mutable_devices()) {
+    if (o.h2d_gbps > 0) d.mutable_host_link()->set_down_gbps(o.h2d_gbps);
+    if (o.d2h_gbps > 0) d.mutable_host_link()->set_up_gbps(o.d2h_gbps);
+  }
+  if (o.peer_gbps > 0) {
+    for (PeerDomain& p : *cluster->mutable_peer_domains()) p.set_gbps_per_device(o.peer_gbps);
+  }
+}
+
+absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& o) {
+  Schedule schedule;
+  if (!o.schedule.empty()) {
+    RETURN_IF_ERROR(ReadProtoFile(o.schedule, &schedule));
+  } else {
+    ASSIGN_OR_RETURN(ModelSpec model, LoadModelSpec(o.model));
+    ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(o.cluster));
+    ASSIGN_OR_RETURN(schedule, LowerSchedule(model, cluster, o.lowering));
+  }
+  ApplyLinkOverrides(o, schedule.mutable_cluster());
+  RETURN_IF_ERROR(ValidateSchedule(schedule));
+  return schedule;
+}
+
+absl::Status Mpi(int code, const char* what) {
+  if (code == MPI_SUCCESS) return absl::OkStatus();
+  return absl::InternalError(absl::StrFormat("%s failed (MPI error %d)", what, code));
+}
+
+// Collective groups in order of first appearance (every rank computes the
+// same list).
+std::vector<std::vector<int>> CollectiveGroups(const Schedule& schedule) {
+  std::vector<std::vector<int>> groups;
+  for (const Op& op : schedule.ops()) {
+    if (!op.has_collective()) continue;
+    std::vector<int> g(op.collective().participants().begin(),
+                       op.collective().participants().end());
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
+  return groups;
+}
+
+// The lowest device that streams from host buffer `name` initialises it.
+int HostBufferOwner(const Schedule& schedule, const std::string& name) {
+  int owner = -1;
+  for (const Op& op : schedule.ops()) {
+    if (op.has_copy() && op.copy().src().buffer() == name &&
+        (owner < 0 || op.device() < owner)) {
+      owner = op.device();
+    }
+  }
+  return owner;
+}
+
+// Checks that ranks sharing a node are on one schedule host (so that the
+// node's shared memory is that host's parameter store).
+absl::Status CheckNodeHosts(const NodeSharedMemory& memory, const std::string& host) {
+  char mine[64] = {};
+  std::snprintf(mine, sizeof(mine), "%s", host.c_str());
+  int size = 0;
+  MPI_Comm_size(memory.node(), &size);
+  std::vector<char> all(64 * size);
+  RETURN_IF_ERROR(Mpi(MPI_Allgather(mine, 64, MPI_CHAR, all.data(), 64, MPI_CHAR, memory.node()),
+                      "MPI_Allgather of host names"));
+  for (int r = 0; r < size; ++r) {
+    if (host != std::string(all.data() + 64 * r)) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "ranks on one node must share one schedule host: this rank's device is on '%s', "
+          "another rank of the node is on '%s'",
+          host, std::string(all.data() + 64 * r)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Merges every rank's intervals into rank 0's Timeline.
+absl::StatusOr<Timeline> GatherTimeline(const Schedule& schedule, const Executor& executor,
+                                        int rank, int world) {
+  Timeline mine;
+  for (const OpInterval& i : executor.intervals()) *mine.add_ops() = i;
+  for (const StepInterval& s : executor.steps()) *mine.add_steps() = s;
+  std::string bytes;
+  mine.SerializeToString(&bytes);
+  int size = bytes.size();
+  std::vector<int> sizes(world), offsets(world);
+  RETURN_IF_ERROR(Mpi(MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD),
+                      "MPI_Gather of timeline sizes"));
+  int total = 0;
+  for (int r = 0; r < world; ++r) {
+    offsets[r] = total;
+    total += sizes[r];
+  }
+  std::string all(rank == 0 ? total : 0, '\0');
+  RETURN_IF_ERROR(Mpi(MPI_Gatherv(bytes.data(), size, MPI_CHAR, all.data(), sizes.data(),
+                                  offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
+                      "MPI_Gatherv of timelines"));
+  Timeline merged;
+  if (rank != 0) return merged;
+  merged.set_source(MEASURED);
+  merged.set_producer(absl::StrFormat("zosched runtime (cpu, %d ranks)", world));
+  merged.set_schedule_name(schedule.name());
+  merged.set_cluster_name(schedule.cluster().name());
+  std::map<int32_t, StepInterval> steps;
+  for (int r = 0; r < world; ++r) {
+    Timeline t;
+    t.ParseFromArray(all.data() + offsets[r], sizes[r]);
+    for (const OpInterval& i : t.ops()) *merged.add_ops() = i;
+    for (const StepInterval& s : t.steps()) {
+      auto [it, inserted] = steps.emplace(s.step(), s);
+      it->second.set_start_ns(std::min(it->second.start_ns(), s.start_ns()));
+      it->second.set_end_ns(std::max(it->second.end_ns(), s.end_ns()));
+    }
+  }
+  for (const auto& [step, s] : steps) *merged.add_steps() = s;
+  return merged;
+}
+
+// Writes a line to a terminal as a progress bar, else as a plain line.
+void Progress(int step, int steps, double loss, double tokens_per_s, double eta_s) {
+  const bool tty = isatty(fileno(stdout));
+  const int width = 24, filled = width * (step + 1) / steps;
+  std::printf("%sstep %d/%d [%s%s] loss %.4f  %.0f tokens/s  ETA %dm%02ds%s",
+              tty ? "\r" : "", step + 1, steps, std::string(filled, '#').c_str(),
+              std::string(width - filled, '.').c_str(), loss, tokens_per_s,
+              static_cast<int>(eta_s) / 60, static_cast<int>(eta_s) % 60, tty ? "" : "\n");
+  std::fflush(stdout);
+}
+
+class Run {
+ public:
+  Run(const TrainOptions& o, int rank, int world) : o_(o), rank_(rank), world_(world) {}
+  absl::Status Go();
+
+ private:
+  absl::Status Setup();
+  absl::Status InitParameters();
+  absl::Status Resume();
+  absl::Status Evaluate(const std::string& label, const ZoState& pending);
+  absl::Status Finish();
+  absl::Status Barrier() { return Mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+  const TrainOptions& o_;
+  const int rank_, world_;
+  std::string out_;
+  Schedule schedule_;
+  TrainingTask task_;
+  std::unique_ptr<NodeSharedMemory> host_memory_;
+  std::unique_ptr<MpiCollectives> collectives_;
+  std::unique_ptr<CpuBackend> backend_;
+  std::vector<StoredPart> parts_;
+  std::unique_ptr<Executor> executor_;
+  int start_step_ = 0;
+};
+
+absl::Status Run::Setup() {
+  out_ = OutputDir(o_.out_dir, "train");
+  if (rank_ == 0) RETURN_IF_ERROR(MakeDirectories(out_));
+  ASSIGN_OR_RETURN(schedule_, PrepareSchedule(o_));
+  if (schedule_.devices_size() != world_) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the schedule has %d devices but %d ranks are running: start %d (--ranks=%d, or "
+        "mpirun -np %d)",
+        schedule_.devices_size(), world_, schedule_.devices_size(), schedule_.devices_size(),
+        schedule_.devices_size()));
+  }
+  std::string data_dir = o_.data;
+  if (o_.data == "synthetic") {
+    data_dir = out_ + "/data";
+    if (rank_ == 0) RETURN_IF_ERROR(WriteSyntheticTask(data_dir));
+  }
+  RETURN_IF_ERROR(Barrier());  // the outputs and the task are in place
+  ASSIGN_OR_RETURN(task_, LoadTask(data_dir, o_.task, schedule_.model(),
+                                   schedule_.training().seq_len()));
+  const std::string& device = schedule_.devices(rank_).cluster_device();
+  const Device* cluster_device = FindDevice(schedule_.cluster(), device);
+  if (cluster_device == nullptr) {
+    return absl::InvalidArgumentError("no cluster device '" + device + "'");
+  }
+  ASSIGN_OR_RETURN(host_memory_, NodeSharedMemory::Allocate(
+                                     CpuBackend::HostBytes(schedule_, cluster_device->host())));
+  RETURN_IF_ERROR(CheckNodeHosts(*host_memory_, cluster_device->host()));
+  ASSIGN_OR_RETURN(collectives_, MpiCollectives::Create(
+                                     CollectiveGroups(schedule_),
+                                     std::chrono::seconds(o_.collective_timeout_s)));
+  ASSIGN_OR_RETURN(backend_, CpuBackend::Create(schedule_, rank_, task_.label_words,
+                                                host_memory_.get(), collectives_.get()));
+  ASSIGN_OR_RETURN(parts_, StoredParts(schedule_, rank_, *backend_));
+  if (rank_ == 0 && !o_.resume) {
+    RETURN_IF_ERROR(WriteProtoFile(out_ + "/schedule.pb", schedule_));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run::InitParameters() {
+  const bool from_file = o_.init != "random";
+  for (const StoredPart& part : parts_) {
+    // A host store is shared: only the lowest device streaming from it
+    // writes it. Resident parts belong to this rank alone.
+    const bool mine = !part.host || HostBufferOwner(schedule_, part.buffer) == rank_;
+    if (!mine) continue;
+    std::vector<float> values(part.elements());
+    if (from_file) {
+      RETURN_IF_ERROR(LoadModelParameters(o_.init, schedule_.model(), part.tensors, FP32,
+                                          values.data()));
+    } else {
+      InitPart(part, o_.init_seed, values.data());
+    }
+    StorePart(part, values.data());
+  }
+  return host_memory_->NodeBarrier();
+}
+
+absl::Status Run::Resume() {
+  const std::string log = out_ + "/trajectory.log";
+  ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries,
+                   ReadTrajectory(log, schedule_.training().base_seed()));
+  if (entries.empty()) return absl::FailedPreconditionError(log + " has no steps to resume from");
+  const TrajectoryEntry& last = entries.back();
+  const std::string checkpoint = out_ + "/checkpoint.safetensors";
+  ASSIGN_OR_RETURN(SafetensorsFile file, ReadSafetensors(checkpoint));
+  auto step = file.metadata().find("zosched.step");
+  if (step == file.metadata().end() || step->second != absl::StrCat(last.step)) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s was saved after step %s but %s ends at step %d; they must come from one run",
+        checkpoint, step == file.metadata().end() ? "(unknown)" : step->second, log, last.step));
+  }
+  for (const StoredPart& part : parts_) {
+    // Load each part exactly as stored (its own dtype): bit for bit.
+    RETURN_IF_ERROR(LoadModelParameters(checkpoint, schedule_.model(), part.tensors, part.dtype,
+                                        part.data));
+  }
+  ZoState pending;
+  pending.seed = last.seed;
+  pending.g = last.g;
+  pending.learning_rate = last.lr;
+  backend_->set_pending(pending);
+  start_step_ = last.step + 1;
+  return host_memory_->NodeBarrier();
+}
+
+absl::Status Run::Evaluate(const std::string& label, const ZoState& pending) {
+  if (rank_ != 0) return absl::OkStatus();
+  const float wd = schedule_.training().weight_decay();
+  std::vector<std::vector<float>> values;
+  std::vector<const float*> pointers;
+  for (const StoredPart& part : parts_) {
+    values.push_back(CurrentPart(part, schedule_.model(), pending, wd));
+  }
+  for (const std::vector<float>& v : values) pointers.push_back(v.data());
+  const Evaluation e = zosched::Evaluate(schedule_.model(), pointers, task_.EvalSubset(o_.eval_examples),
+                                         task_.label_words,
+                                         schedule_.training().micro_batch_size());
+  std::printf("%s: dev accuracy %.4f, dev loss %.4f (%d examples)\n", label.c_str(), e.accuracy,
+              e.loss, task_.EvalSubset(o_.eval_examples).size());
+  std::fflush(stdout);
+  return absl::OkStatus();
+}
+
+absl::Status Run::Finish() {
+  RETURN_IF_ERROR(Barrier());  // every rank's offloads are in the store
+  const ZoState pending = backend_->pending();
+  if (rank_ == 0) {
+    const TrainingSettings& t = schedule_.training();
+    const ModelSpec& spec = schedule_.model();
+    RETURN_IF_ERROR(Evaluate("final", pending));
+    const std::string checksum = ParametersChecksum(parts_, spec, pending, t.weight_decay());
+    std::printf("final weights checksum: %s\n", checksum.c_str());
+    std::vector<ParameterPart> stored, flushed;
+    std::vector<std::vector<float>> flushed_values;
+    for (const StoredPart& part : parts_) {
+      stored.push_back({part.tensors, part.dtype, part.data});
+      flushed_values.push_back(CurrentPart(part, spec, pending, t.weight_decay()));
+    }
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      flushed.push_back({parts_[i].tensors, FP32, flushed_values[i].data()});
+    }
+    const int last_step = o_.steps - 1;
+    RETURN_IF_ERROR(SaveModelParameters(out_ + "/checkpoint.safetensors", spec, stored,
+                                        {{"zosched.step", absl::StrCat(last_step)},
+                                         {"zosched.pending_update", "trajectory.log"}}));
+    RETURN_IF_ERROR(SaveModelParameters(out_ + "/weights.safetensors", spec, flushed,
+                                        {{"zosched.step", absl::StrCat(last_step)},
+                                         {"zosched.checksum", checksum}}));
+  }
+  RETURN_IF_ERROR(Barrier());
+  if (!o_.write_timeline) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Timeline timeline, GatherTimeline(schedule_, *executor_, rank_, world_));
+  if (rank_ != 0) return absl::OkStatus();
+  RETURN_IF_ERROR(WriteProtoFile(out_ + "/timeline.pb", timeline));
+  ASSIGN_OR_RETURN(std::string json, ChromeTraceJson(schedule_, {&timeline}));
+  RETURN_IF_ERROR(WriteFile(out_ + "/trace.json", json));
+  std::printf("wrote %s/{train.csv, trajectory.log, checkpoint.safetensors, "
+              "weights.safetensors, schedule.pb, timeline.pb, trace.json}\n",
+              out_.c_str());
+  return absl::OkStatus();
+}
+
+absl::Status Run::Go() {
+  RETURN_IF_ERROR(Setup());
+  if (o_.resume) {
+    RETURN_IF_ERROR(Resume());
+  } else {
+    RETURN_IF_ERROR(InitParameters());
+  }
+  if (start_step_ >= o_.steps) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the run already has %d steps; ask for more with --steps", start_step_));
+  }
+  RETURN_IF_ERROR(Barrier());
+  const auto epoch = Executor::Clock::now();
+  ASSIGN_OR_RETURN(executor_, Executor::Create(schedule_, rank_, backend_.get(), epoch));
+
+  const TrainingSettings& t = schedule_.training();
+  std::unique_ptr<TrajectoryWriter> trajectory;
+  std::ofstream csv;
+  if (rank_ == 0) {
+    ASSIGN_OR_RETURN(trajectory,
+                     TrajectoryWriter::Open(out_ + "/trajectory.log", t.base_seed()));
+    csv.open(out_ + "/train.csv", o_.resume ? std::ios::app : std::ios::trunc);
+    if (!o_.resume) csv << "step,loss,g,step_ms,tokens_per_s\n";
+    std::printf("training '%s': %d rank(s), steps %d..%d, batch %d, seq %d\n",
+                schedule_.name().c_str(), world_, start_step_, o_.steps - 1, t.batch_size(),
+                t.seq_len());
+  }
+  StepBatch batch;
+  const auto started = std::chrono::steady_clock::now();
+  for (int step = start_step_; step < o_.steps; ++step) {
+    task_.FillStep(step, t.batch_size(), t.base_seed(), &batch);
+    StepInputs inputs;
+    inputs.step = step;
+    inputs.seed = StepSeed(t.base_seed(), step);
+    inputs.learning_rate = t.learning_rate();
+    inputs.tokens = batch.tokens.data();
+    inputs.lengths = batch.lengths.data();
+    inputs.labels = batch.labels.data();
+    const auto step_start = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(executor_->RunStep(inputs));
+    const double step_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
+    if (rank_ == 0) {
+      const ZoState state = backend_->pending();
+      RETURN_IF_ERROR(trajectory->Append(step, state.seed, state.g, state.learning_rate));
+      const double tokens_per_s = t.batch_size() * t.seq_len() / step_s;
+      csv << absl::StrFormat("%d,%.6f,%.9g,%.3f,%.1f\n", step, backend_->last_loss(), state.g,
+                             step_s * 1e3, tokens_per_s);
+      csv.flush();
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const int done = step - start_step_ + 1;
+      Progress(step, o_.steps, backend_->last_loss(), tokens_per_s,
+               elapsed / done * (o_.steps - 1 - step));
+    }
+    if (o_.eval_every > 0 && (step + 1) % o_.eval_every == 0 && step + 1 < o_.steps) {
+      RETURN_IF_ERROR(Barrier());
+      if (rank_ == 0 && isatty(fileno(stdout))) std::printf("\n");
+      RETURN_IF_ERROR(Evaluate(absl::StrFormat("step %d", step + 1), backend_->pending()));
+      RETURN_IF_ERROR(Barrier());
+    }
+  }
+  if (rank_ == 0 && isatty(fileno(stdout))) std::printf("\n");
+  return Finish();
+}
+
+}  // namespace
+
+absl::Status Train(const TrainOptions& options, int rank, int world) {
+  Run run(options, rank, world);
+  return run.Go();
+}
+
+}  // namespace zosched
