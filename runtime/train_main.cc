@@ -30,7 +30,7 @@ ABSL_FLAG(int32_t, block_slots, 3, "device block slots");
 ABSL_FLAG(int32_t, batch, 16, "examples per step");
 ABSL_FLAG(int32_t, micro_batch, 0, "examples per forward (0: each device's share)");
 ABSL_FLAG(int32_t, seq, 32, "sequence length (tokens, padded)");
-ABSL_FLAG(double, lr, 1e-3, "learning rate η");
+ABSL_FLAG(double, lr, 5e-4, "learning rate η");
 ABSL_FLAG(double, eps, 1e-3, "perturbation scale ε");
 ABSL_FLAG(double, weight_decay, 0, "weight decay λ (not on biases and norms)");
 ABSL_FLAG(uint64_t, seed, 0, "base seed of the per-step seeds and the data order");

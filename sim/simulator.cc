@@ -76,6 +76,15 @@ class Engine {
   void StartFlows(int op, int64_t now);
   void Finish(int op, int64_t now);
   void SetCommActive(int device, int delta, int64_t now);
+  // The speed of compute on `device` now: 1, less while it communicates
+  // (compute_slowdown_under_comm) and while more of its host's core-sharing
+  // devices compute than the host has cores.
+  double ComputeSpeed(int device) const;
+  // Settles the work done by `device`'s running compute ops at their old
+  // speed and reschedules their ends at the current speed.
+  void Retime(int device, int64_t now);
+  // Retime for every device of `device`'s core group (or just `device`).
+  void RetimeGroup(int device, int64_t now);
   void AdvanceFlows(int64_t now);
   void ReshareFlows(int64_t now);
   bool IsComm(int op) const { return !schedule_.ops(op).has_compute(); }
@@ -89,6 +98,11 @@ class Engine {
   std::vector<double> slowdown_;           // per device
   std::vector<int> comm_running_;          // per device
   std::vector<std::vector<int>> computing_;  // per device: running compute ops
+  // Devices that share their host's cores (the CPU testbed): per device its
+  // host group (-1: none); per group the cores and the running compute ops.
+  std::vector<int> core_group_;
+  std::vector<double> group_cores_;
+  std::vector<int> group_computing_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   int64_t seq_ = 0;
   std::vector<Flow> flows_;
@@ -200,6 +214,27 @@ absl::Status Engine::Prepare() {
   }
   comm_running_.assign(devices, 0);
   computing_.assign(devices, {});
+  core_group_.assign(devices, -1);
+  absl::flat_hash_map<std::string, int> group_of_host;
+  for (int d = 0; d < devices; ++d) {
+    const Device& device = schedule_.cluster().devices(costs_.ClusterIndex(d));
+    if (!device.shares_host_cores()) continue;
+    auto [it, inserted] = group_of_host.emplace(device.host(), group_cores_.size());
+    if (inserted) {
+      double cores = 0;
+      for (const Host& h : schedule_.cluster().hosts()) {
+        if (h.name() == device.host()) cores = h.cores();
+      }
+      if (cores <= 0) {
+        return absl::FailedPreconditionError(absl::StrFormat(
+            "device '%s' shares its host's cores, but host '%s' has no `cores`",
+            device.name(), device.host()));
+      }
+      group_cores_.push_back(cores);
+      group_computing_.push_back(0);
+    }
+    core_group_[d] = it->second;
+  }
   link_bytes_.assign(network_.links().size(), 0);
   link_busy_.assign(network_.links().size(), 0);
   link_flows_.assign(network_.links().size(), 0);
@@ -233,11 +268,11 @@ void Engine::Start(int op, int64_t now) {
   s.start = now;
   if (!IsComm(op)) {
     s.work_left = compute_ns_[op];
-    s.speed = comm_running_[s.device] > 0 ? 1 / slowdown_[s.device] : 1;
+    s.speed = 1;
     s.work_since = now;
     computing_[s.device].push_back(op);
-    Push(now + static_cast<int64_t>(std::ceil(s.work_left / s.speed - 1e-9)),
-         EventType::kOpEnd, op, s.version);
+    if (core_group_[s.device] >= 0) ++group_computing_[core_group_[s.device]];
+    RetimeGroup(s.device, now);  // this op, and its core-sharing neighbours
     return;
   }
   SetCommActive(s.device, +1, now);
@@ -280,6 +315,10 @@ void Engine::Finish(int op, int64_t now) {
     } else {
       auto& running = computing_[s.device];
       running.erase(std::find(running.begin(), running.end(), m));
+      if (core_group_[s.device] >= 0) {
+        --group_computing_[core_group_[s.device]];
+        RetimeGroup(s.device, now);
+      }
     }
   }
   for (int m : members) {
@@ -293,16 +332,40 @@ void Engine::SetCommActive(int device, int delta, int64_t now) {
   const bool was = comm_running_[device] > 0;
   comm_running_[device] += delta;
   const bool is = comm_running_[device] > 0;
-  if (was == is || slowdown_[device] == 1) return;
-  // Re-time the device's running compute ops at their new speed.
+  if (was != is && slowdown_[device] != 1) Retime(device, now);
+}
+
+double Engine::ComputeSpeed(int device) const {
+  double speed = comm_running_[device] > 0 ? 1 / slowdown_[device] : 1;
+  const int group = core_group_[device];
+  if (group >= 0 && group_computing_[group] > group_cores_[group]) {
+    speed *= group_cores_[group] / group_computing_[group];
+  }
+  return speed;
+}
+
+void Engine::Retime(int device, int64_t now) {
+  const double speed = ComputeSpeed(device);
   for (int op : computing_[device]) {
     OpState& s = ops_[op];
     s.work_left -= (now - s.work_since) * s.speed;
     s.work_since = now;
-    s.speed = is ? 1 / slowdown_[device] : 1;
+    if (s.speed == speed && s.version > 0) continue;  // its end event stands
+    s.speed = speed;
     ++s.version;
     Push(now + static_cast<int64_t>(std::ceil(std::max(0.0, s.work_left) / s.speed - 1e-9)),
          EventType::kOpEnd, op, s.version);
+  }
+}
+
+void Engine::RetimeGroup(int device, int64_t now) {
+  const int group = core_group_[device];
+  if (group < 0) {
+    Retime(device, now);
+    return;
+  }
+  for (int d = 0; d < static_cast<int>(core_group_.size()); ++d) {
+    if (core_group_[d] == group) Retime(d, now);
   }
 }
 

@@ -181,6 +181,26 @@ TEST(Simulate, ComputeSlowsDownWhileTheDeviceCommunicates) {
   EXPECT_EQ(t[2], Interval(0, 101000 + 949500));
 }
 
+TEST(Simulate, CoreSharingDevicesSplitTheHostsCores) {
+  // One core, two CPU-testbed devices computing 1,000,000 and 500,000 ns of
+  // work: both run at half speed until the short one ends at 1,000,000 ns;
+  // the long one's last 500,000 ns then run at full speed.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+  auto t = Times(s);
+  EXPECT_EQ(t[2], Interval(0, 1000000));
+  EXPECT_EQ(t[1], Interval(0, 1500000));
+  // With two cores neither slows down.
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+  EXPECT_EQ(t[2], Interval(0, 500000));
+}
+
 TEST(Simulate, MeasuredComputeEntryWinsOverTheRoofline) {
   Schedule s = Tiny(1, R"pb(
     model { name: "toy" }
