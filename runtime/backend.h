@@ -35,6 +35,10 @@ class Backend {
   virtual absl::Status Copy(const Op& op) = 0;
   virtual absl::Status Collective(const Op& op) = 0;
   virtual absl::Status Compute(const Op& op, const StepInputs& inputs) = 0;
+
+  // Called once on each stream's worker thread before it runs any op (e.g.
+  // to set the thread's scheduling priority). Default: nothing.
+  virtual void PrepareStreamThread(const Stream& stream) {}
 };
 
 }  // namespace zosched

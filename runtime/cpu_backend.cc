@@ -1,5 +1,9 @@
 #include "runtime/cpu_backend.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -205,6 +209,14 @@ ZoState CpuBackend::pending() const {
   ZoState state;
   std::memcpy(&state, Buffer(zo_state_), sizeof(state));
   return state;
+}
+
+void CpuBackend::PrepareStreamThread(const Stream& stream) {
+  if (stream.kind() == COMPUTE) {
+    // Raising one's own niceness needs no privilege; failure only costs
+    // timing fidelity, so it is not an error.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+  }
 }
 
 void CpuBackend::set_pending(const ZoState& state) {

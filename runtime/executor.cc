@@ -20,12 +20,12 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const Schedule& sched
   e->waits_for_.resize(e->ops_.size());
   for (const ScheduleDevice& d : schedule.devices()) {
     if (d.id() != device) continue;
-    for (const Stream& s : d.streams()) e->streams_.push_back({s.name(), {}});
+    for (const Stream& s : d.streams()) e->streams_.push_back({s, {}});
   }
   for (int i = 0; i < static_cast<int>(e->ops_.size()); ++i) {
     bool found = false;
     for (StreamWork& s : e->streams_) {
-      if (s.name != e->ops_[i]->stream()) continue;
+      if (s.stream.name() != e->ops_[i]->stream()) continue;
       s.ops.push_back(i);
       found = true;
     }
@@ -90,6 +90,7 @@ absl::Status Executor::RunOp(int op, const StepInputs& inputs) {
 }
 
 void Executor::StreamLoop(int stream) {
+  backend_->PrepareStreamThread(streams_[stream].stream);
   int64_t last = -1;
   for (;;) {
     const StepInputs* inputs;

@@ -53,7 +53,7 @@ class Executor {
 
  private:
   struct StreamWork {
-    std::string name;
+    Stream stream;
     std::vector<int> ops;  // indices into ops_, in order
   };
 

@@ -367,6 +367,9 @@ absl::Status Run::Go() {
     inputs.tokens = batch.tokens.data();
     inputs.lengths = batch.lengths.data();
     inputs.labels = batch.labels.data();
+    // Every rank starts the step together (the simulator's step starts all
+    // devices at once; without this, ranks drift apart by a transfer).
+    RETURN_IF_ERROR(Barrier());
     const auto step_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(executor_->RunStep(inputs));
     const double step_s =

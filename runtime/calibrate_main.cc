@@ -1,0 +1,340 @@
+// Measures this machine as the CPU testbed and writes a calibrated Cluster:
+//
+//   bazel run //runtime:calibrate -- --out=clusters/local_cpu.calibrated.pbtxt
+//       [--model=opt-tiny --batch=16 --seq=32 --repeats=7]
+//
+// 1. Compute: every compute op shape (op class, micro-batch, seq_len,
+//    elements) of the schedules predict_vs_measure and the quickstart run
+//    for --model (zo2; distzo2 P2xD1, P1xD2, P2xD2, sliced and naive), each
+//    executed by the real CPU backend in this one process, 1 warm-up + N
+//    timed runs -> measured_compute entries (the median).
+// 2. Throttled copies: upload and offload of 64 KiB .. 4 MiB through the
+//    backend's throttled copy at the cluster's link rate -> least-squares
+//    fixed cost + bytes / rate, written as the host links' latency_s (the
+//    rate stays the throttle's setting, which a run may override).
+// 3. Collectives: the runtime's all-gather (MPI + peer throttle) among 2 and
+//    4 ranks (this program re-run under mpirun) -> the collective model's
+//    base and per-step latency (from the 2- and 4-rank fixed costs) and the
+//    bus-bandwidth efficiency (measured rate / the peer link's rate).
+// Prints every measurement with its min, median and max. Exit status 0, or
+// 1 when a measurement fails, 2 for bad flags.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/proto_file.h"
+#include "base/status_macros.h"
+#include "base/user_path.h"
+#include "models/model_zoo.h"
+#include "runtime/cpu_backend.h"
+#include "runtime/mpi_world.h"
+#include "schedule/cluster_catalog.h"
+#include "schedule/lowering.h"
+
+ABSL_FLAG(std::string, out, "clusters/local_cpu.calibrated.pbtxt", "the calibrated Cluster");
+ABSL_FLAG(std::string, cluster, "local_cpu", "the cluster to calibrate (catalog name or path)");
+ABSL_FLAG(std::string, model, "opt-tiny", "the model whose op shapes to measure");
+ABSL_FLAG(int32_t, batch, 16, "examples per step of the schedules to calibrate for");
+ABSL_FLAG(int32_t, seq, 32, "sequence length of the schedules to calibrate for");
+ABSL_FLAG(int32_t, repeats, 7, "timed runs per measurement");
+ABSL_FLAG(std::string, collective_probe, "",
+          "internal: run the collective probe under mpirun and write results here");
+
+namespace zosched {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Stats {
+  double min = 0, median = 0, max = 0;  // seconds
+};
+
+template <typename F>
+absl::StatusOr<Stats> Time(int repeats, F&& f) {
+  RETURN_IF_ERROR(f());  // warm-up
+  std::vector<double> s;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = Clock::now();
+    RETURN_IF_ERROR(f());
+    s.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::sort(s.begin(), s.end());
+  return Stats{s.front(), s[s.size() / 2], s.back()};
+}
+
+// Least squares y = a + b x; returns {a, b}.
+std::pair<double, double> Fit(const std::vector<std::pair<double, double>>& points) {
+  double n = points.size(), sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (auto [x, y] : points) {
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  return {(sy - b * sx) / n, b};
+}
+
+// The schedules whose compute shapes get measured.
+absl::StatusOr<std::vector<Schedule>> TargetSchedules(const Cluster& cluster) {
+  ASSIGN_OR_RETURN(ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
+  std::vector<Schedule> schedules;
+  for (auto [strategy, p, d] : std::vector<std::tuple<StrategyKind, int, int>>{
+           {ZO2, 1, 1}, {DISTZO2, 2, 1}, {DISTZO2, 1, 2}, {DISTZO2, 2, 2}}) {
+    for (bool slicing : {true, false}) {
+      if (strategy == ZO2 && !slicing) continue;
+      LowerOptions o;
+      o.strategy = strategy;
+      o.pertp = p;
+      o.dp = d;
+      o.slicing = slicing;
+      o.training = DefaultTrainingSettings();
+      o.training.set_batch_size(absl::GetFlag(FLAGS_batch));
+      o.training.set_seq_len(absl::GetFlag(FLAGS_seq));
+      o.training.set_compute_dtype(FP32);
+      o.training.set_host_dtype(FP32);
+      o.training.set_learning_rate(1e-6);
+      ASSIGN_OR_RETURN(Schedule s, LowerSchedule(model, cluster, o));
+      schedules.push_back(std::move(s));
+    }
+  }
+  return schedules;
+}
+
+absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out) {
+  std::printf("compute ops (seconds: min / median / max of %d runs)\n",
+              absl::GetFlag(FLAGS_repeats));
+  absl::flat_hash_set<std::string> seen;
+  for (const Schedule& s : schedules) {
+    const int label_words = s.training().num_label_words();
+    std::vector<int32_t> words(label_words);
+    for (int k = 0; k < label_words; ++k) words[k] = 10 + k;
+    for (int device = 0; device < s.devices_size(); ++device) {
+      std::unique_ptr<NodeSharedMemory> host;
+      std::unique_ptr<CpuBackend> backend;
+      for (const Op& op : s.ops()) {
+        if (op.device() != device || !op.has_compute()) continue;
+        const ComputeOp& c = op.compute();
+        const std::string key = absl::StrCat(ComputeKind_Name(c.kind()), "/", c.examples(), "/",
+                                             c.seq_len(), "/", c.elements());
+        if (!seen.insert(key).second) continue;
+        if (backend == nullptr) {
+          const std::string& host_name =
+              FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
+          ASSIGN_OR_RETURN(host, NodeSharedMemory::Allocate(CpuBackend::HostBytes(s, host_name)));
+          ASSIGN_OR_RETURN(backend, CpuBackend::Create(s, device, words, host.get(), nullptr));
+          backend->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
+        }
+        const int batch = s.training().batch_size(), seq = s.training().seq_len();
+        std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
+        StepInputs inputs;
+        inputs.seed = 7;
+        inputs.learning_rate = 1e-6f;
+        inputs.tokens = tokens.data();
+        inputs.lengths = lengths.data();
+        inputs.labels = labels.data();
+        ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats),
+                                       [&] { return backend->Compute(op, inputs); }));
+        MeasuredCompute* m = out->add_measured_compute();
+        m->set_op_class(ComputeKind_Name(c.kind()));
+        m->set_model(s.model().name());
+        m->set_examples(c.examples());
+        m->set_seq_len(c.seq_len());
+        m->set_elements(c.elements());
+        m->set_seconds(t.median);
+        std::printf("  %-18s examples %3d seq %4d elements %9ld: %.6f / %.6f / %.6f\n",
+                    m->op_class().c_str(), c.examples(), c.seq_len(), c.elements(), t.min,
+                    t.median, t.max);
+      }
+      // Keep the previous backend's shared memory alive until the next one
+      // exists: NodeSharedMemory frees collectively (one process here).
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Upload and offload through the backend's own throttled copy.
+absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
+  std::printf("throttled copies at the cluster's rates (seconds: min / median / max)\n");
+  const std::string& host_name = FindDevice(zo2.cluster(), zo2.devices(0).cluster_device())->host();
+  ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
+                   NodeSharedMemory::Allocate(CpuBackend::HostBytes(zo2, host_name)));
+  std::vector<int32_t> words = {10, 11};
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
+                   CpuBackend::Create(zo2, 0, words, host.get(), nullptr));
+  const Op* upload = nullptr;
+  const Op* offload = nullptr;
+  for (const Op& op : zo2.ops()) {
+    if (op.has_copy() && op.copy().direction() == HOST_TO_DEVICE && !upload) upload = &op;
+    if (op.has_copy() && op.copy().direction() == DEVICE_TO_HOST && !offload) offload = &op;
+  }
+  if (upload == nullptr || offload == nullptr) return absl::InternalError("no copies to time");
+  double latency_sum = 0;
+  for (const Op* base : {upload, offload}) {
+    std::vector<std::pair<double, double>> points;
+    for (int64_t bytes = 64 << 10; bytes <= 4 << 20; bytes *= 4) {
+      Op op = *base;
+      const int64_t n = std::min<int64_t>(bytes, op.copy().src().size_bytes());
+      op.mutable_copy()->mutable_src()->set_size_bytes(n);
+      op.mutable_copy()->mutable_dst()->set_size_bytes(n);
+      op.mutable_copy()->set_bytes(bytes);  // throttled as `bytes`
+      ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&] { return backend->Copy(op); }));
+      points.push_back({static_cast<double>(bytes), t.median});
+      std::printf("  %s %8ld B: %.6f / %.6f / %.6f\n",
+                  base == upload ? "upload " : "offload", bytes, t.min, t.median, t.max);
+    }
+    const auto [fixed, per_byte] = Fit(points);
+    std::printf("  %s fit: %.1f us + bytes / %.3f GB/s\n", base == upload ? "upload" : "offload",
+                fixed * 1e6, 1 / per_byte / 1e9);
+    latency_sum += fixed;
+  }
+  for (Device& d : *out->mutable_devices()) {
+    d.mutable_host_link()->set_latency_s(std::max(0.0, latency_sum / 2));
+  }
+  return absl::OkStatus();
+}
+
+// Under mpirun: all-gathers of several sizes among all ranks through the
+// runtime's path (MPI + peer-link throttle); rank 0 writes "bytes seconds".
+absl::Status CollectiveProbe(const std::string& path) {
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
+  std::vector<int> group(world);
+  for (int r = 0; r < world; ++r) group[r] = r;
+  ASSIGN_OR_RETURN(std::unique_ptr<MpiCollectives> comm,
+                   MpiCollectives::Create({group}, std::chrono::seconds(60)));
+  const PeerDomain& peer = cluster.peer_domains(0);
+  EmulatedLink link(peer.gbps_per_device(), static_cast<int64_t>(peer.latency_s() * 1e9));
+  std::ostringstream lines;
+  for (int64_t bytes = 4 << 10; bytes <= 4 << 20; bytes *= 4) {
+    const int64_t chunk = bytes / world;
+    std::vector<char> buffer(chunk * world, static_cast<char>(rank));
+    ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&]() -> absl::Status {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const auto start = EmulatedLink::Clock::now();
+      RETURN_IF_ERROR(comm->AllGather(group, buffer.data(), chunk));
+      EmulatedLink::SleepUntil(link.Reserve(start, chunk * (world - 1)));
+      return absl::OkStatus();
+    }));
+    lines << bytes << " " << t.median << " " << t.min << " " << t.max << "\n";
+  }
+  if (rank == 0) {
+    std::ofstream(path) << lines.str();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MeasureCollectives(Cluster* out) {
+  std::printf("collectives: the runtime's all-gather (seconds: median, min, max)\n");
+  const PeerDomain& peer = out->peer_domains(0);
+  std::vector<double> fixed(5, 0);
+  std::vector<double> rates;
+  for (int ranks : {2, 4}) {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) return absl::InternalError("cannot find this program");
+    self[n] = '\0';
+    const std::string results = absl::StrFormat("/tmp/zosched_calibrate_%d_%d.txt", getpid(), ranks);
+    const std::string command = absl::StrFormat(
+        "mpirun -np %d --oversubscribe %s '%s' --cluster='%s' --repeats=%d "
+        "--collective_probe='%s'",
+        ranks, geteuid() == 0 ? "--allow-run-as-root" : "", self, absl::GetFlag(FLAGS_cluster),
+        absl::GetFlag(FLAGS_repeats), results);
+    if (std::system(command.c_str()) != 0) {
+      return absl::InternalError("the collective probe failed: " + command);
+    }
+    std::ifstream in(results);
+    std::vector<std::pair<double, double>> points;
+    int64_t bytes;
+    double median, min, max;
+    while (in >> bytes >> median >> min >> max) {
+      std::printf("  %d ranks %8ld B: %.6f / %.6f / %.6f\n", ranks, bytes, median, min, max);
+      // Bytes each rank receives: (n-1)/n of the gathered buffer.
+      points.push_back({static_cast<double>(bytes) * (ranks - 1) / ranks, median});
+    }
+    std::remove(results.c_str());
+    if (points.size() < 2) return absl::InternalError("the collective probe wrote no results");
+    const auto [a, b] = Fit(points);
+    fixed[ranks] = std::max(0.0, a);
+    rates.push_back(1 / b / 1e9);
+    std::printf("  %d ranks fit: %.1f us + received bytes / %.3f GB/s\n", ranks, a * 1e6,
+                rates.back());
+  }
+  // fixed(n) = base + (n - 1) · step, from n = 2 and n = 4.
+  const double step = std::max(0.0, (fixed[4] - fixed[2]) / 2);
+  const double base = std::max(0.0, fixed[2] - step);
+  const double efficiency =
+      std::min(1.0, (rates[0] + rates[1]) / 2 / peer.gbps_per_device());
+  CollectiveModel* model = out->mutable_collectives();
+  model->set_source("measured by //runtime:calibrate (MPI all-gather + peer throttle)");
+  model->set_ring_base_latency_s(base);
+  model->set_tree_base_latency_s(base);
+  model->set_bus_bandwidth_efficiency(efficiency);
+  for (CollectiveModel::StepLatency& s : *model->mutable_step_latencies()) {
+    if (s.link_class() == peer.link_class()) {
+      s.set_ring_s(step);
+      s.set_tree_s(step);
+    }
+  }
+  std::printf("  collective model: base %.1f us, %.1f us per step, bus efficiency %.3f\n",
+              base * 1e6, step * 1e6, efficiency);
+  return absl::OkStatus();
+}
+
+// Measures everything; `argc`/`argv` initialise MPI after the collective
+// probes (mpirun cannot be started from inside an MPI process).
+absl::Status Run(int* argc, char*** argv) {
+  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
+  Cluster out = cluster;
+  out.set_name(cluster.name() + "_calibrated");
+  out.set_description(cluster.description() + " (calibrated by //runtime:calibrate)");
+  out.clear_measured_compute();
+  RETURN_IF_ERROR(MeasureCollectives(&out));
+  int rank = 0, world = 1;
+  RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
+  ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
+  RETURN_IF_ERROR(MeasureCompute(schedules, &out));
+  RETURN_IF_ERROR(MeasureCopies(schedules[0], &out));
+  RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
+  const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_out));
+  RETURN_IF_ERROR(WriteProtoFile(path, out));
+  std::printf("wrote %s\n", path.c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace zosched
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const std::string probe = absl::GetFlag(FLAGS_collective_probe);
+  if (!probe.empty()) {
+    int rank = 0, world = 1;
+    absl::Status s = zosched::InitMpi(&argc, &argv, &rank, &world);
+    if (s.ok()) s = zosched::CollectiveProbe(probe);
+    if (!s.ok()) zosched::AbortWorld("calibrate probe: " + std::string(s.message()), 1);
+    MPI_Finalize();
+    return 0;
+  }
+  const absl::Status status = zosched::Run(&argc, &argv);
+  if (!status.ok()) {
+    std::fprintf(stderr, "calibrate: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  MPI_Finalize();
+  return 0;
+}
