@@ -109,7 +109,7 @@ Timeline WithoutWarmup(const Timeline& measured, int warmup, Timeline* median_st
 
 absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster, int steps,
                                      int warmup, const std::string& train,
-                                     const std::string& out_dir) {
+                                     const std::string& out_dir, int loss_window) {
   const std::string dir = out_dir + "/" + c.label;
   RETURN_IF_ERROR(MakeDirectories(dir));
   CycleResult r;
@@ -147,7 +147,9 @@ absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster,
   const Timeline measured = WithoutWarmup(measured_all, warmup, &median_step);
   ASSIGN_OR_RETURN(r.comparison, CompareTimelines(r.schedule, predicted.timeline, measured));
   ASSIGN_OR_RETURN(r.measured, ComputeStepMetrics(r.schedule, median_step, 0));
-  RETURN_IF_ERROR(ReadLosses(r.run_dir + "/train.csv", 10, &r.first_loss, &r.last_loss));
+  RETURN_IF_ERROR(
+      ReadLosses(r.run_dir + "/train.csv", loss_window, &r.first_loss, &r.last_loss));
+
 
   r.trace_path = dir + "/trace.json";
   ASSIGN_OR_RETURN(std::string json,

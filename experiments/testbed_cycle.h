@@ -29,7 +29,9 @@ struct CycleResult {
   StepMetrics predicted;      // the simulated step
   StepMetrics measured;       // the measured step with the median step time
   TimelineComparison comparison;
-  double first_loss = 0, last_loss = 0;  // from the run's train.csv
+  // Mean training loss of the first and of the last `loss_window` steps
+  // (train.csv).
+  double first_loss = 0, last_loss = 0;
   std::string trace_path, picture_path, run_dir;
 };
 
@@ -41,7 +43,7 @@ struct CycleResult {
 // training run fails (its log's path in the message).
 absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster, int steps,
                                      int warmup, const std::string& train,
-                                     const std::string& out_dir);
+                                     const std::string& out_dir, int loss_window = 10);
 
 // Runs `binary` with `args` (no shell), its output to `log`; returns its
 // exit status, or an error when it cannot be started.

@@ -348,6 +348,8 @@ absl::Status Run::Go() {
   std::unique_ptr<TrajectoryWriter> trajectory;
   std::ofstream csv;
   if (rank_ == 0) {
+    // A fresh run starts a fresh log; --resume continues the existing one.
+    if (!o_.resume) std::remove((out_ + "/trajectory.log").c_str());
     ASSIGN_OR_RETURN(trajectory,
                      TrajectoryWriter::Open(out_ + "/trajectory.log", t.base_seed()));
     csv.open(out_ + "/train.csv", o_.resume ? std::ios::app : std::ios::trunc);

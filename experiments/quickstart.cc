@@ -1,0 +1,138 @@
+// The quickstart: zosched's whole loop on this machine in a few minutes.
+//
+//   ./bazelw run //experiments:quickstart
+//
+// 1. Calibrates this machine as the CPU testbed (//runtime:calibrate).
+// 2. For ZO2 on one device and DistZO2 P2xD1 and P2xD2 (sliced) with a small
+//    OPT-shaped model (opt-tiny): lowers the schedule, predicts it on the
+//    calibrated local cluster, trains it for real on MPI ranks, and compares
+//    predicted with measured step times, op by op.
+// 3. Predicts the same strategies for OPT-1.3B on a DGX A100 from the
+//    catalog's datasheet figures.
+// Prints the comparison, the GPU predictions, the loss going down, and where
+// the traces, pictures and CSV files are (out/quickstart in the workspace).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "experiments/output_dir.h"
+#include "experiments/testbed_cycle.h"
+#include "models/model_zoo.h"
+#include "schedule/cluster_catalog.h"
+#include "schedule/timeline_metrics.h"
+#include "sim/simulator.h"
+
+ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/quickstart in the workspace)");
+ABSL_FLAG(int32_t, steps, 2000, "training steps per local run");
+ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train and calibrate binaries are");
+
+namespace zosched {
+namespace {
+
+struct Strategy {
+  std::string name;
+  StrategyKind kind;
+  int pertp, dp;
+};
+
+const std::vector<Strategy>& Strategies() {
+  static const auto* s = new std::vector<Strategy>{
+      {"zo2", ZO2, 1, 1}, {"distzo2_P2xD1", DISTZO2, 2, 1}, {"distzo2_P2xD2", DISTZO2, 2, 2}};
+  return *s;
+}
+
+LowerOptions Options(const Strategy& s, int batch, int seq) {
+  LowerOptions o;
+  o.strategy = s.kind;
+  o.pertp = s.pertp;
+  o.dp = s.dp;
+  o.training = DefaultTrainingSettings();
+  o.training.set_batch_size(batch);
+  o.training.set_seq_len(seq);
+  o.training.set_learning_rate(5e-4);
+  return o;
+}
+
+absl::Status Run() {
+  const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir), "quickstart");
+  RETURN_IF_ERROR(MakeDirectories(out));
+  const std::string bin = absl::GetFlag(FLAGS_runtime_dir);
+  const std::string calibrated = out + "/local_cpu.calibrated.pbtxt";
+
+  std::printf("1. calibrating this machine as the CPU testbed (log: %s/calibrate.log)\n",
+              out.c_str());
+  ASSIGN_OR_RETURN(int code, RunProgram(bin + "/calibrate", {"--out=" + calibrated, "--batch=32"},
+                                        out + "/calibrate.log"));
+  if (code != 0) return absl::InternalError("calibration failed; see " + out + "/calibrate.log");
+  ASSIGN_OR_RETURN(Cluster local, LoadCluster(calibrated));
+  std::printf("   wrote %s\n\n", calibrated.c_str());
+
+  std::printf("2. opt-tiny from random init on the CPU testbed (batch 32, seq 32, host links "
+              "emulated at 0.1 GB/s), %d ZO steps each: predict, train, compare\n",
+              absl::GetFlag(FLAGS_steps));
+  std::printf("   %-16s %5s %13s %13s %8s %11s %11s\n", "strategy", "ranks", "predicted_ms",
+              "measured_ms", "error", "loss_first", "loss_last");
+  std::vector<std::string> pictures;
+  for (const Strategy& s : Strategies()) {
+    CycleCase c;
+    c.label = s.name;
+    c.model = "opt-tiny";
+    c.options = Options(s, 32, 32);
+    c.options.training.set_compute_dtype(FP32);
+    c.options.training.set_host_dtype(FP32);
+    c.host_link_gbps = 0.1;
+    ASSIGN_OR_RETURN(CycleResult r, RunCycle(c, local, absl::GetFlag(FLAGS_steps), 2,
+                                             bin + "/train", out, /*loss_window=*/200));
+    std::printf("   %-16s %5d %13.2f %13.2f %+7.1f%% %11.4f %11.4f\n", s.name.c_str(),
+                r.schedule.devices_size(), r.comparison.predicted_step_ns / 1e6,
+                r.comparison.measured_step_ns / 1e6, 100 * r.comparison.step_error,
+                r.first_loss, r.last_loss);
+    pictures.push_back(r.picture_path);
+  }
+  std::printf("   (loss: mean training loss of the first and of the last 200 steps; the three "
+              "strategies train the same trajectory bit for bit)\n\n");
+
+  std::printf("3. the same strategies for OPT-1.3B on a DGX A100 (catalog figures; batch 16, "
+              "seq 256), predicted\n");
+  ASSIGN_OR_RETURN(Cluster dgx, LoadCluster("dgx_a100"));
+  ASSIGN_OR_RETURN(ModelSpec opt13, LoadModelSpec("opt-1.3b"));
+  std::printf("   %-16s %5s %12s %12s %10s %12s\n", "strategy", "GPUs", "step_ms", "tokens/s",
+              "overlap%", "bound_by");
+  for (const Strategy& s : Strategies()) {
+    ASSIGN_OR_RETURN(Schedule schedule, LowerSchedule(opt13, dgx, Options(s, 16, 256)));
+    ASSIGN_OR_RETURN(SimResult sim, Simulate(schedule));
+    ASSIGN_OR_RETURN(StepMetrics m, ComputeStepMetrics(schedule, sim.timeline, 0));
+    std::printf("   %-16s %5d %12.2f %12.0f %10.1f %12s\n", s.name.c_str(),
+                schedule.devices_size(), m.step_ns / 1e6, m.tokens_per_s,
+                100 * m.devices[0].overlap, BindingResourceName(m.binding));
+  }
+  std::printf("\nfiles in %s:\n", out.c_str());
+  std::printf("   <strategy>/trace.json     predicted and measured timelines (open in "
+              "https://ui.perfetto.dev)\n");
+  std::printf("   <strategy>/timelines.png  the two timelines one above the other\n");
+  std::printf("   <strategy>/run/train.csv  loss, projected gradient and step time per step\n");
+  std::printf("   <strategy>/schedule.pb    the schedule (./bazelw run //schedule:inspect -- "
+              "FILE)\n");
+  std::printf("   local_cpu.calibrated.pbtxt  this machine, measured\n");
+  std::printf("next: ./bazelw run //experiments:predict_vs_measure (21 schedules) and "
+              "./bazelw run //experiments:distzo2_study (GPU clusters)\n");
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace zosched
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  const absl::Status status = zosched::Run();
+  if (!status.ok()) {
+    std::fprintf(stderr, "quickstart: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
