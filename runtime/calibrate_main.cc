@@ -8,6 +8,8 @@
 //    for --model (zo2; distzo2 P2xD1, P1xD2, P2xD2, sliced and naive), each
 //    executed by the real CPU backend in this one process, 1 warm-up + N
 //    timed runs -> measured_compute entries (the median).
+//    Each of the largest op classes is timed again while a second copy of
+//    the backend runs it on the other core -> Host.shared_core_slowdown.
 // 2. Throttled copies: upload and offload of 64 KiB .. 4 MiB through the
 //    backend's throttled copy at the cluster's link rate -> least-squares
 //    fixed cost + bytes / rate, written as the host links' latency_s (the
@@ -19,6 +21,8 @@
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -112,7 +116,10 @@ absl::StatusOr<std::vector<Schedule>> TargetSchedules(const Cluster& cluster) {
   return schedules;
 }
 
-absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out) {
+// Also collects, per op measured with a second device computing at once,
+// the ratio of its time to its time alone into `sharing`.
+absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out,
+                            std::vector<double>* sharing) {
   std::printf("compute ops (seconds: min / median / max of %d runs)\n",
               absl::GetFlag(FLAGS_repeats));
   absl::flat_hash_set<std::string> seen;
@@ -121,8 +128,8 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
     std::vector<int32_t> words(label_words);
     for (int k = 0; k < label_words; ++k) words[k] = 10 + k;
     for (int device = 0; device < s.devices_size(); ++device) {
-      std::unique_ptr<NodeSharedMemory> host;
-      std::unique_ptr<CpuBackend> backend;
+      std::unique_ptr<NodeSharedMemory> host, twin_host;
+      std::unique_ptr<CpuBackend> backend, twin;
       for (const Op& op : s.ops()) {
         if (op.device() != device || !op.has_compute()) continue;
         const ComputeOp& c = op.compute();
@@ -146,6 +153,28 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
         inputs.labels = labels.data();
         ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats),
                                        [&] { return backend->Compute(op, inputs); }));
+        if (c.kind() == UPDATE || c.kind() == BLOCK_FORWARD || c.kind() == EMBED) {
+          // The same op while another device's copy of it computes on the
+          // other core: how much sharing the host's cores costs.
+          if (twin == nullptr) {
+            const std::string& host_name =
+                FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
+            ASSIGN_OR_RETURN(twin_host,
+                             NodeSharedMemory::Allocate(CpuBackend::HostBytes(s, host_name)));
+            ASSIGN_OR_RETURN(twin, CpuBackend::Create(s, device, words, twin_host.get(), nullptr));
+            twin->set_pending({12345, 0.5f, 1e-6f});
+          }
+          std::atomic<bool> stop{false};
+          std::thread neighbour([&] {
+            while (!stop.load()) (void)twin->Compute(op, inputs);
+          });
+          absl::StatusOr<Stats> shared = Time(absl::GetFlag(FLAGS_repeats),
+                                              [&] { return backend->Compute(op, inputs); });
+          stop = true;
+          neighbour.join();
+          if (!shared.ok()) return shared.status();
+          sharing->push_back(shared->median / t.median);
+        }
         MeasuredCompute* m = out->add_measured_compute();
         m->set_op_class(ComputeKind_Name(c.kind()));
         m->set_model(s.model().name());
@@ -306,7 +335,15 @@ absl::Status Run(int* argc, char*** argv) {
   int rank = 0, world = 1;
   RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
   ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
-  RETURN_IF_ERROR(MeasureCompute(schedules, &out));
+  std::vector<double> sharing;
+  RETURN_IF_ERROR(MeasureCompute(schedules, &out, &sharing));
+  std::sort(sharing.begin(), sharing.end());
+  const double slowdown = sharing.empty() ? 1 : std::max(1.0, sharing[sharing.size() / 2]);
+  std::printf("two devices computing at once: each %.3fx slower (median over %zu ops, "
+              "min %.3f, max %.3f)\n",
+              slowdown, sharing.size(), sharing.empty() ? 1.0 : sharing.front(),
+              sharing.empty() ? 1.0 : sharing.back());
+  for (Host& h : *out.mutable_hosts()) h.set_shared_core_slowdown(slowdown);
   RETURN_IF_ERROR(MeasureCopies(schedules[0], &out));
   RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_out));

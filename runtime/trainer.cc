@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -171,7 +172,17 @@ class Run {
   absl::Status Resume();
   absl::Status Evaluate(const std::string& label, const ZoState& pending);
   absl::Status Finish();
-  absl::Status Barrier() { return Mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+  // Waits for every rank, polling with short sleeps: a blocking MPI_Barrier
+  // spins, stealing a core from ranks that are still computing.
+  absl::Status Barrier() {
+    MPI_Request request;
+    RETURN_IF_ERROR(Mpi(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier"));
+    for (int done = 0;;) {
+      RETURN_IF_ERROR(Mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test"));
+      if (done) return absl::OkStatus();
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
 
   const TrainOptions& o_;
   const int rank_, world_;

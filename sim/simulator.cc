@@ -102,6 +102,7 @@ class Engine {
   // host group (-1: none); per group the cores and the running compute ops.
   std::vector<int> core_group_;
   std::vector<double> group_cores_;
+  std::vector<double> group_slowdown_;  // Host.shared_core_slowdown (>= 1)
   std::vector<int> group_computing_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   int64_t seq_ = 0;
@@ -221,9 +222,11 @@ absl::Status Engine::Prepare() {
     if (!device.shares_host_cores()) continue;
     auto [it, inserted] = group_of_host.emplace(device.host(), group_cores_.size());
     if (inserted) {
-      double cores = 0;
+      double cores = 0, slowdown = 1;
       for (const Host& h : schedule_.cluster().hosts()) {
-        if (h.name() == device.host()) cores = h.cores();
+        if (h.name() != device.host()) continue;
+        cores = h.cores();
+        slowdown = std::max(1.0, h.shared_core_slowdown());
       }
       if (cores <= 0) {
         return absl::FailedPreconditionError(absl::StrFormat(
@@ -231,6 +234,7 @@ absl::Status Engine::Prepare() {
             device.name(), device.host()));
       }
       group_cores_.push_back(cores);
+      group_slowdown_.push_back(slowdown);
       group_computing_.push_back(0);
     }
     core_group_[d] = it->second;
@@ -338,9 +342,10 @@ void Engine::SetCommActive(int device, int delta, int64_t now) {
 double Engine::ComputeSpeed(int device) const {
   double speed = comm_running_[device] > 0 ? 1 / slowdown_[device] : 1;
   const int group = core_group_[device];
-  if (group >= 0 && group_computing_[group] > group_cores_[group]) {
-    speed *= group_cores_[group] / group_computing_[group];
-  }
+  if (group < 0) return speed;
+  const int computing = group_computing_[group];
+  if (computing > group_cores_[group]) speed *= group_cores_[group] / computing;
+  if (computing >= 2) speed /= group_slowdown_[group];
   return speed;
 }
 

@@ -9,7 +9,10 @@
 //   have reached it, on all of them at once.
 // - Compute ops take CostModel::ComputeNs; while a copy or collective of the
 //   same device runs they slow down by the device's
-//   compute_slowdown_under_comm (default: none).
+//   compute_slowdown_under_comm (default: none). Devices that share their
+//   host's cores (the CPU testbed) split Host.cores among the compute ops
+//   running on them and, while two or more run, slow down by
+//   Host.shared_core_slowdown.
 // - Copies wait their path's latency, then flow over the path's links
 //   (Network::HostToDevice, DeviceToHost, DeviceToDevice).
 // - Collectives wait their latency term, then flow over every ring (or tree)

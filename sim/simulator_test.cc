@@ -199,6 +199,13 @@ TEST(Simulate, CoreSharingDevicesSplitTheHostsCores) {
   t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
   EXPECT_EQ(t[2], Interval(0, 500000));
+  // Unless running together costs each 1.25x (shared caches): the short op
+  // takes 625,000 ns; the long one has done 500,000 ns of work by then and
+  // finishes the rest alone.
+  s.mutable_cluster()->mutable_hosts(0)->set_shared_core_slowdown(1.25);
+  t = Times(s);
+  EXPECT_EQ(t[2], Interval(0, 625000));
+  EXPECT_EQ(t[1], Interval(0, 1125000));
 }
 
 TEST(Simulate, MeasuredComputeEntryWinsOverTheRoofline) {
