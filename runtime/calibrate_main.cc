@@ -8,8 +8,8 @@
 //    for --model (zo2; distzo2 P2xD1, P1xD2, P2xD2, sliced and naive), each
 //    executed by the real CPU backend in this one process, 1 warm-up + N
 //    timed runs -> measured_compute entries (the median).
-//    Each of the largest op classes is timed again while a second copy of
-//    the backend runs it on the other core -> Host.shared_core_slowdown.
+//    Then, under mpirun -np 2, the largest ops timed alone and while the
+//    other process computes too -> Host.shared_core_slowdown.
 // 2. Throttled copies: upload and offload of 64 KiB .. 4 MiB through the
 //    backend's throttled copy at the cluster's link rate -> least-squares
 //    fixed cost + bytes / rate, written as the host links' latency_s (the
@@ -54,6 +54,8 @@ ABSL_FLAG(int32_t, seq, 32, "sequence length of the schedules to calibrate for")
 ABSL_FLAG(int32_t, repeats, 7, "timed runs per measurement");
 ABSL_FLAG(std::string, collective_probe, "",
           "internal: run the collective probe under mpirun and write results here");
+ABSL_FLAG(std::string, compute_probe, "",
+          "internal: run the compute-sharing probe under mpirun and write results here");
 
 namespace zosched {
 namespace {
@@ -116,10 +118,7 @@ absl::StatusOr<std::vector<Schedule>> TargetSchedules(const Cluster& cluster) {
   return schedules;
 }
 
-// Also collects, per op measured with a second device computing at once,
-// the ratio of its time to its time alone into `sharing`.
-absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out,
-                            std::vector<double>* sharing) {
+absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out) {
   std::printf("compute ops (seconds: min / median / max of %d runs)\n",
               absl::GetFlag(FLAGS_repeats));
   absl::flat_hash_set<std::string> seen;
@@ -128,8 +127,8 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
     std::vector<int32_t> words(label_words);
     for (int k = 0; k < label_words; ++k) words[k] = 10 + k;
     for (int device = 0; device < s.devices_size(); ++device) {
-      std::unique_ptr<NodeSharedMemory> host, twin_host;
-      std::unique_ptr<CpuBackend> backend, twin;
+      std::unique_ptr<NodeSharedMemory> host;
+      std::unique_ptr<CpuBackend> backend;
       for (const Op& op : s.ops()) {
         if (op.device() != device || !op.has_compute()) continue;
         const ComputeOp& c = op.compute();
@@ -153,28 +152,6 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
         inputs.labels = labels.data();
         ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats),
                                        [&] { return backend->Compute(op, inputs); }));
-        if (c.kind() == UPDATE || c.kind() == BLOCK_FORWARD || c.kind() == EMBED) {
-          // The same op while another device's copy of it computes on the
-          // other core: how much sharing the host's cores costs.
-          if (twin == nullptr) {
-            const std::string& host_name =
-                FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
-            ASSIGN_OR_RETURN(twin_host,
-                             NodeSharedMemory::Allocate(CpuBackend::HostBytes(s, host_name)));
-            ASSIGN_OR_RETURN(twin, CpuBackend::Create(s, device, words, twin_host.get(), nullptr));
-            twin->set_pending({12345, 0.5f, 1e-6f});
-          }
-          std::atomic<bool> stop{false};
-          std::thread neighbour([&] {
-            while (!stop.load()) (void)twin->Compute(op, inputs);
-          });
-          absl::StatusOr<Stats> shared = Time(absl::GetFlag(FLAGS_repeats),
-                                              [&] { return backend->Compute(op, inputs); });
-          stop = true;
-          neighbour.join();
-          if (!shared.ok()) return shared.status();
-          sharing->push_back(shared->median / t.median);
-        }
         MeasuredCompute* m = out->add_measured_compute();
         m->set_op_class(ComputeKind_Name(c.kind()));
         m->set_model(s.model().name());
@@ -266,35 +243,100 @@ absl::Status CollectiveProbe(const std::string& path) {
   return absl::OkStatus();
 }
 
+// Re-runs this program under `mpirun -np ranks` with `--<probe>=FILE` and
+// returns FILE's whitespace-separated numbers.
+absl::StatusOr<std::vector<double>> RunProbe(int ranks, const std::string& probe) {
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return absl::InternalError("cannot find this program");
+  self[n] = '\0';
+  const std::string results =
+      absl::StrFormat("/tmp/zosched_calibrate_%d_%s_%d.txt", getpid(), probe, ranks);
+  const std::string command = absl::StrFormat(
+      "mpirun -np %d --oversubscribe %s '%s' --cluster='%s' --model='%s' --batch=%d --seq=%d "
+      "--repeats=%d --%s='%s'",
+      ranks, geteuid() == 0 ? "--allow-run-as-root" : "", self, absl::GetFlag(FLAGS_cluster),
+      absl::GetFlag(FLAGS_model), absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq),
+      absl::GetFlag(FLAGS_repeats), probe, results);
+  if (std::system(command.c_str()) != 0) {
+    return absl::InternalError("the probe failed: " + command);
+  }
+  std::ifstream in(results);
+  std::vector<double> numbers;
+  for (double x; in >> x;) numbers.push_back(x);
+  std::remove(results.c_str());
+  return numbers;
+}
+
+// Under mpirun -np 2: how much slower a device computes while another
+// device (process) computes at once. Each rank times the zo2 schedule's
+// largest compute ops; first rank 0 alone (rank 1 waits, sleeping), then both
+// at once. Rank 0 writes one ratio (together / alone) per op.
+absl::Status ComputeProbe(const std::string& path) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  auto barrier = []() -> absl::Status {
+    MPI_Request request;
+    MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    for (int done = 0; !done;) {
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (!done) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    return absl::OkStatus();
+  };
+  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
+  ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
+  const Schedule& s = schedules[0];
+  const std::string& host_name = FindDevice(s.cluster(), s.devices(0).cluster_device())->host();
+  ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
+                   NodeSharedMemory::Allocate(CpuBackend::HostBytes(s, host_name)));
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
+                   CpuBackend::Create(s, 0, {10, 11}, host.get(), nullptr));
+  backend->set_pending({12345, 0.5f, 1e-6f});
+  const int batch = s.training().batch_size(), seq = s.training().seq_len();
+  std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
+  StepInputs inputs;
+  inputs.seed = 7;
+  inputs.learning_rate = 1e-6f;
+  inputs.tokens = tokens.data();
+  inputs.lengths = lengths.data();
+  inputs.labels = labels.data();
+  std::ostringstream ratios;
+  for (const Op& op : s.ops()) {
+    if (!op.has_compute()) continue;
+    const ComputeKind kind = op.compute().kind();
+    if (kind != UPDATE && kind != BLOCK_FORWARD && kind != EMBED) continue;
+    if (op.compute().part() != DECODER_BLOCK && kind == UPDATE) continue;
+    if (op.compute().block() != 0) continue;
+    auto run = [&] { return backend->Compute(op, inputs); };
+    RETURN_IF_ERROR(barrier());
+    absl::StatusOr<Stats> alone = Stats{};
+    if (rank == 0) alone = Time(absl::GetFlag(FLAGS_repeats), run);
+    RETURN_IF_ERROR(alone.status());
+    RETURN_IF_ERROR(barrier());
+    ASSIGN_OR_RETURN(Stats together, Time(absl::GetFlag(FLAGS_repeats) + 2, run));
+    if (rank == 0) ratios << together.median / alone->median << "\n";
+  }
+  RETURN_IF_ERROR(barrier());
+  if (rank == 0) std::ofstream(path) << ratios.str();
+  return absl::OkStatus();
+}
+
 absl::Status MeasureCollectives(Cluster* out) {
   std::printf("collectives: the runtime's all-gather (seconds: median, min, max)\n");
   const PeerDomain& peer = out->peer_domains(0);
   std::vector<double> fixed(5, 0);
   std::vector<double> rates;
   for (int ranks : {2, 4}) {
-    char self[4096];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (n <= 0) return absl::InternalError("cannot find this program");
-    self[n] = '\0';
-    const std::string results = absl::StrFormat("/tmp/zosched_calibrate_%d_%d.txt", getpid(), ranks);
-    const std::string command = absl::StrFormat(
-        "mpirun -np %d --oversubscribe %s '%s' --cluster='%s' --repeats=%d "
-        "--collective_probe='%s'",
-        ranks, geteuid() == 0 ? "--allow-run-as-root" : "", self, absl::GetFlag(FLAGS_cluster),
-        absl::GetFlag(FLAGS_repeats), results);
-    if (std::system(command.c_str()) != 0) {
-      return absl::InternalError("the collective probe failed: " + command);
-    }
-    std::ifstream in(results);
+    ASSIGN_OR_RETURN(std::vector<double> numbers, RunProbe(ranks, "collective_probe"));
     std::vector<std::pair<double, double>> points;
-    int64_t bytes;
-    double median, min, max;
-    while (in >> bytes >> median >> min >> max) {
-      std::printf("  %d ranks %8ld B: %.6f / %.6f / %.6f\n", ranks, bytes, median, min, max);
+    for (size_t i = 0; i + 4 <= numbers.size(); i += 4) {
+      const int64_t bytes = numbers[i];
+      std::printf("  %d ranks %8ld B: %.6f / %.6f / %.6f\n", ranks, bytes, numbers[i + 1],
+                  numbers[i + 2], numbers[i + 3]);
       // Bytes each rank receives: (n-1)/n of the gathered buffer.
-      points.push_back({static_cast<double>(bytes) * (ranks - 1) / ranks, median});
+      points.push_back({static_cast<double>(bytes) * (ranks - 1) / ranks, numbers[i + 1]});
     }
-    std::remove(results.c_str());
     if (points.size() < 2) return absl::InternalError("the collective probe wrote no results");
     const auto [a, b] = Fit(points);
     fixed[ranks] = std::max(0.0, a);
@@ -332,18 +374,18 @@ absl::Status Run(int* argc, char*** argv) {
   out.set_description(cluster.description() + " (calibrated by //runtime:calibrate)");
   out.clear_measured_compute();
   RETURN_IF_ERROR(MeasureCollectives(&out));
-  int rank = 0, world = 1;
-  RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
-  ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
-  std::vector<double> sharing;
-  RETURN_IF_ERROR(MeasureCompute(schedules, &out, &sharing));
+  ASSIGN_OR_RETURN(std::vector<double> sharing, RunProbe(2, "compute_probe"));
   std::sort(sharing.begin(), sharing.end());
   const double slowdown = sharing.empty() ? 1 : std::max(1.0, sharing[sharing.size() / 2]);
-  std::printf("two devices computing at once: each %.3fx slower (median over %zu ops, "
-              "min %.3f, max %.3f)\n",
+  std::printf("two devices (processes) computing at once: each %.3fx slower (median over %zu "
+              "ops, min %.3f, max %.3f)\n",
               slowdown, sharing.size(), sharing.empty() ? 1.0 : sharing.front(),
               sharing.empty() ? 1.0 : sharing.back());
   for (Host& h : *out.mutable_hosts()) h.set_shared_core_slowdown(slowdown);
+  int rank = 0, world = 1;
+  RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
+  ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
+  RETURN_IF_ERROR(MeasureCompute(schedules, &out));
   RETURN_IF_ERROR(MeasureCopies(schedules[0], &out));
   RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_out));
@@ -358,11 +400,15 @@ absl::Status Run(int* argc, char*** argv) {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  const std::string probe = absl::GetFlag(FLAGS_collective_probe);
-  if (!probe.empty()) {
+  const std::string collective_probe = absl::GetFlag(FLAGS_collective_probe);
+  const std::string compute_probe = absl::GetFlag(FLAGS_compute_probe);
+  if (!collective_probe.empty() || !compute_probe.empty()) {
     int rank = 0, world = 1;
     absl::Status s = zosched::InitMpi(&argc, &argv, &rank, &world);
-    if (s.ok()) s = zosched::CollectiveProbe(probe);
+    if (s.ok()) {
+      s = collective_probe.empty() ? zosched::ComputeProbe(compute_probe)
+                                   : zosched::CollectiveProbe(collective_probe);
+    }
     if (!s.ok()) zosched::AbortWorld("calibrate probe: " + std::string(s.message()), 1);
     MPI_Finalize();
     return 0;
