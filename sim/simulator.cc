@@ -275,6 +275,13 @@ void Engine::Start(int op, int64_t now) {
     s.speed = 1;
     s.work_since = now;
     computing_[s.device].push_back(op);
+    if (core_group_[s.device] < 0 && slowdown_[s.device] == 1) {
+      // The common case (a GPU): nothing changes its speed.
+      ++s.version;
+      Push(now + static_cast<int64_t>(std::ceil(s.work_left - 1e-9)), EventType::kOpEnd, op,
+           s.version);
+      return;
+    }
     if (core_group_[s.device] >= 0) ++group_computing_[core_group_[s.device]];
     RetimeGroup(s.device, now);  // this op, and its core-sharing neighbours
     return;
