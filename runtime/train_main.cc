@@ -49,6 +49,8 @@ ABSL_FLAG(uint64_t, init_seed, 1, "seed of the random initialisation");
 ABSL_FLAG(bool, resume, false, "continue the run in --out_dir (checkpoint + trajectory)");
 ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/train in the workspace)");
 ABSL_FLAG(int32_t, collective_timeout_s, 300, "fail a collective waiting longer than this");
+ABSL_FLAG(std::string, timeline_out, "", "the measured Timeline (default: OUT_DIR/timeline.pb)");
+ABSL_FLAG(std::string, trace_out, "", "its Chrome trace JSON (default: OUT_DIR/trace.json)");
 
 namespace zosched {
 namespace {
@@ -110,6 +112,12 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   o.resume = absl::GetFlag(FLAGS_resume);
   o.out_dir = absl::GetFlag(FLAGS_out_dir);
   o.collective_timeout_s = absl::GetFlag(FLAGS_collective_timeout_s);
+  if (!absl::GetFlag(FLAGS_timeline_out).empty()) {
+    o.timeline_out = ResolveUserPath(absl::GetFlag(FLAGS_timeline_out));
+  }
+  if (!absl::GetFlag(FLAGS_trace_out).empty()) {
+    o.trace_out = ResolveUserPath(absl::GetFlag(FLAGS_trace_out));
+  }
   if (o.steps < 1) return absl::InvalidArgumentError("--steps must be at least 1");
   return o;
 }

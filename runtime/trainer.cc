@@ -328,15 +328,17 @@ absl::Status Run::Finish() {
                                          {"zosched.checksum", checksum}}));
   }
   RETURN_IF_ERROR(Barrier());
-  if (!o_.write_timeline) return absl::OkStatus();
   ASSIGN_OR_RETURN(Timeline timeline, GatherTimeline(schedule_, *executor_, rank_, world_));
   if (rank_ != 0) return absl::OkStatus();
-  RETURN_IF_ERROR(WriteProtoFile(out_ + "/timeline.pb", timeline));
+  const std::string timeline_out =
+      o_.timeline_out.empty() ? out_ + "/timeline.pb" : o_.timeline_out;
+  const std::string trace_out = o_.trace_out.empty() ? out_ + "/trace.json" : o_.trace_out;
+  RETURN_IF_ERROR(WriteProtoFile(timeline_out, timeline));
   ASSIGN_OR_RETURN(std::string json, ChromeTraceJson(schedule_, {&timeline}));
-  RETURN_IF_ERROR(WriteFile(out_ + "/trace.json", json));
+  RETURN_IF_ERROR(WriteFile(trace_out, json));
   std::printf("wrote %s/{train.csv, trajectory.log, checkpoint.safetensors, "
-              "weights.safetensors, schedule.pb, timeline.pb, trace.json}\n",
-              out_.c_str());
+              "weights.safetensors, schedule.pb}, %s, %s\n",
+              out_.c_str(), timeline_out.c_str(), trace_out.c_str());
   return absl::OkStatus();
 }
 

@@ -41,7 +41,9 @@ struct TrainOptions {
   bool resume = false;             // continue the run in out_dir
   std::string out_dir;
   int collective_timeout_s = 300;
-  bool write_timeline = true;
+  // Where the measured Timeline and its Chrome trace go ("": out_dir's
+  // timeline.pb and trace.json).
+  std::string timeline_out, trace_out;
 };
 
 // Runs one rank (`rank` of `world` ranks, MPI already initialised). Returns

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The training program's errors: clear messages, non-zero exits, no hang.
+set -uo pipefail
+train="$PWD/runtime/train"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect() {  # expect "message regex" args...
+  local want="$1"; shift
+  out=$(timeout 120 "$@" --out_dir="$TEST_TMPDIR/run" 2>&1); code=$?
+  [ "$code" -ne 0 ] || fail "$* succeeded"
+  [ "$code" -ne 124 ] || fail "$* hung"
+  grep -q -- "$want" <<<"$out" || fail "$*: no '$want' in: $out"
+}
+# The world size must match the schedule's devices, before any work.
+expect "the schedule has 4 devices but 2 ranks are running" \
+  mpirun -np 2 --oversubscribe "$train" --strategy=distzo2 --pertp=2 --dp=2
+expect "expected mezo, zo2 or distzo2" "$train" --strategy=zo3
+expect "unknown model 'opt-7b'" "$train" --model=opt-7b
+# A plan that does not fit a device's arena is refused before running.
+expect "over by" "$train" --model=opt-13b --strategy=mezo --seq=32
+# Models the CPU runtime does not run, and a tokenizer/model mismatch.
+expect "the CPU runtime runs OPT models" "$train" --model=gpt2-small --seq=32
+sed 's/^vocab_size: .*/vocab_size: 300/; s/^name: .*/name: "opt-small-vocab"/' \
+  models/zoo/opt-tiny.pbtxt >"$TEST_TMPDIR/small_vocab.pbtxt"
+expect "do not belong together" "$train" --model="$TEST_TMPDIR/small_vocab.pbtxt"
+echo PASS
