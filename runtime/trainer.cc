@@ -87,9 +87,10 @@ int HostBufferOwner(const Schedule& schedule, const std::string& name) {
   return owner;
 }
 
-// Checks that ranks sharing a node are on one schedule host (so that the
-// node's shared memory is that host's parameter store).
-absl::Status CheckNodeHosts(const NodeSharedMemory& memory, const std::string& host) {
+// Checks that the ranks of a node are exactly the devices of one schedule
+// host, so that the node's shared memory is that host's parameter store.
+absl::Status CheckNodeHosts(const Schedule& schedule, const NodeSharedMemory& memory,
+                            const std::string& host) {
   char mine[64] = {};
   std::snprintf(mine, sizeof(mine), "%s", host.c_str());
   int size = 0;
@@ -104,6 +105,18 @@ absl::Status CheckNodeHosts(const NodeSharedMemory& memory, const std::string& h
           "another rank of the node is on '%s'",
           host, std::string(all.data() + 64 * r)));
     }
+  }
+  int on_host = 0;
+  for (const ScheduleDevice& d : schedule.devices()) {
+    const Device* device = FindDevice(schedule.cluster(), d.cluster_device());
+    on_host += device != nullptr && device->host() == host;
+  }
+  if (on_host != size) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the schedule puts %d devices on host '%s' but %d ranks share this node: start the "
+        "ranks of one schedule host on one node (their parameter store is that node's shared "
+        "memory)",
+        on_host, host, size));
   }
   return absl::OkStatus();
 }
@@ -223,7 +236,7 @@ absl::Status Run::Setup() {
   }
   ASSIGN_OR_RETURN(host_memory_, NodeSharedMemory::Allocate(
                                      CpuBackend::HostBytes(schedule_, cluster_device->host())));
-  RETURN_IF_ERROR(CheckNodeHosts(*host_memory_, cluster_device->host()));
+  RETURN_IF_ERROR(CheckNodeHosts(schedule_, *host_memory_, cluster_device->host()));
   ASSIGN_OR_RETURN(collectives_, MpiCollectives::Create(
                                      CollectiveGroups(schedule_),
                                      std::chrono::seconds(o_.collective_timeout_s)));
