@@ -35,7 +35,7 @@ ABSL_FLAG(std::string, calibrated, "", "a calibrated cluster (default: calibrate
 ABSL_FLAG(std::string, model, "opt-tiny", "the model to train");
 ABSL_FLAG(int32_t, batch, 16, "examples per step");
 ABSL_FLAG(int32_t, seq, 32, "sequence length");
-ABSL_FLAG(int32_t, steps, 12, "steps per run");
+ABSL_FLAG(int32_t, steps, 30, "steps per run");
 ABSL_FLAG(int32_t, warmup, 2, "steps left out of the comparison");
 ABSL_FLAG(bool, quick, false, "2 schedules only (for tests)");
 ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train and calibrate binaries are");

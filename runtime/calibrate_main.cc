@@ -20,6 +20,9 @@
 //    bus-bandwidth efficiency (measured rate / the peer link's rate).
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -141,6 +144,10 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
           ASSIGN_OR_RETURN(host, NodeSharedMemory::Allocate(CpuBackend::HostBytes(s, host_name)));
           ASSIGN_OR_RETURN(backend, CpuBackend::Create(s, device, words, host.get(), nullptr));
           backend->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
+          // Measure on a thread set up as the runtime's compute streams are.
+          Stream compute;
+          compute.set_kind(COMPUTE);
+          backend->PrepareStreamThread(compute);
         }
         const int batch = s.training().batch_size(), seq = s.training().seq_len();
         std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
@@ -293,6 +300,13 @@ absl::Status ComputeProbe(const std::string& path) {
   ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
                    CpuBackend::Create(s, 0, {10, 11}, host.get(), nullptr));
   backend->set_pending({12345, 0.5f, 1e-6f});
+  // Each rank on its own core, as the runtime pins device d's compute to
+  // core d mod cores.
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(rank % std::max(1L, cores), &set);
+  sched_setaffinity(0, sizeof(set), &set);
   const int batch = s.training().batch_size(), seq = s.training().seq_len();
   std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
   StepInputs inputs;

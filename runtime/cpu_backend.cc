@@ -1,5 +1,6 @@
 #include "runtime/cpu_backend.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -216,6 +217,15 @@ void CpuBackend::PrepareStreamThread(const Stream& stream) {
     // Raising one's own niceness needs no privilege; failure only costs
     // timing fidelity, so it is not an error.
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    // Pin device d's compute to core d mod cores: devices then share cores
+    // evenly and keep their caches, as the simulator's core sharing assumes.
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(device_ % cores, &set);
+      sched_setaffinity(0, sizeof(set), &set);
+    }
   }
 }
 
