@@ -214,9 +214,13 @@ ZoState CpuBackend::pending() const {
 
 void CpuBackend::PrepareStreamThread(const Stream& stream) {
   if (stream.kind() == COMPUTE) {
-    // Raising one's own niceness needs no privilege; failure only costs
-    // timing fidelity, so it is not an error.
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    // SCHED_IDLE: any other runnable thread (a copy or collective due now)
+    // preempts compute at once. Lowering one's own priority needs no
+    // privilege; failure only costs timing fidelity, so it is not an error.
+    sched_param param{};
+    if (sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
+      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+    }
     // Pin device d's compute to core d mod cores: devices then share cores
     // evenly and keep their caches, as the simulator's core sharing assumes.
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);

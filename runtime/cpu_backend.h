@@ -66,10 +66,10 @@ class CpuBackend : public Backend {
   absl::Status Copy(const Op& op) override;
   absl::Status Collective(const Op& op) override;
   absl::Status Compute(const Op& op, const StepInputs& inputs) override;
-  // Compute threads run at a lower priority (nice +10) than the copy and
-  // collective threads, which mostly sleep: when the testbed's devices
-  // outnumber the cores, a transfer that is due then wakes at once instead
-  // of waiting for a compute thread's time slice.
+  // Compute threads run at the lowest priority (SCHED_IDLE) and pinned to
+  // core `device mod cores`; the copy and collective threads, which mostly
+  // sleep, then wake at once when a transfer is due instead of waiting for
+  // a compute thread's time slice.
   void PrepareStreamThread(const Stream& stream) override;
 
   // The bytes of buffer `name` (device or host), or nullptr.
