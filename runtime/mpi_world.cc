@@ -148,8 +148,10 @@ absl::Status MpiCollectives::AllGather(const std::vector<int>& group, void* buff
           "died or never reached it",
           absl::StrJoin(group, ","), timeout_.count()));
     }
+    // Back off to 1 ms: a waiting rank's poller then costs the cores it
+    // shares with computing ranks little (at 200 µs it cost ~10 %).
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(200));
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
 }
 
