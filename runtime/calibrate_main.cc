@@ -20,7 +20,6 @@
 //    bus-bandwidth efficiency (measured rate / the peer link's rate).
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -144,10 +143,10 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
           ASSIGN_OR_RETURN(host, NodeSharedMemory::Allocate(CpuBackend::HostBytes(s, host_name)));
           ASSIGN_OR_RETURN(backend, CpuBackend::Create(s, device, words, host.get(), nullptr));
           backend->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
-          // Measure on a thread set up as the runtime's compute streams are.
-          Stream compute;
-          compute.set_kind(COMPUTE);
-          backend->PrepareStreamThread(compute);
+          // Measure on the core the runtime's compute stream of this device
+          // is pinned to (at normal priority: the op's own cost, not what
+          // else runs on the machine).
+          PinThreadToCore(device);
         }
         const int batch = s.training().batch_size(), seq = s.training().seq_len();
         std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
@@ -302,11 +301,7 @@ absl::Status ComputeProbe(const std::string& path) {
   backend->set_pending({12345, 0.5f, 1e-6f});
   // Each rank on its own core, as the runtime pins device d's compute to
   // core d mod cores.
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(rank % std::max(1L, cores), &set);
-  sched_setaffinity(0, sizeof(set), &set);
+  PinThreadToCore(rank);
   const int batch = s.training().batch_size(), seq = s.training().seq_len();
   std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
   StepInputs inputs;

@@ -212,6 +212,15 @@ ZoState CpuBackend::pending() const {
   return state;
 }
 
+void PinThreadToCore(int index) {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores <= 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(index % cores, &set);
+  sched_setaffinity(0, sizeof(set), &set);
+}
+
 void CpuBackend::PrepareStreamThread(const Stream& stream) {
   if (stream.kind() == COMPUTE) {
     // SCHED_IDLE: any other runnable thread (a copy or collective due now)
@@ -223,13 +232,7 @@ void CpuBackend::PrepareStreamThread(const Stream& stream) {
     }
     // Pin device d's compute to core d mod cores: devices then share cores
     // evenly and keep their caches, as the simulator's core sharing assumes.
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 0) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(device_ % cores, &set);
-      sched_setaffinity(0, sizeof(set), &set);
-    }
+    PinThreadToCore(device_);
   }
 }
 

@@ -35,6 +35,10 @@
 
 namespace zosched {
 
+// Pins the calling thread to core `index` mod the online cores (what the
+// CPU backend does for device `index`'s compute thread). Best effort.
+void PinThreadToCore(int index);
+
 // The pending update a zo_state buffer holds (16 bytes).
 struct ZoState {
   uint64_t seed = 0;
