@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "base/files.h"
 #include "base/status_macros.h"
 #include "base/textproto.h"
 #include "google/protobuf/text_format.h"
@@ -41,18 +42,7 @@ absl::Status WriteProtoFile(const std::string& path,
   } else {
     message.SerializeToString(&bytes);
   }
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) {
-    return absl::PermissionDeniedError(
-        absl::StrFormat("cannot write %s: %s", path, std::strerror(errno)));
-  }
-  file << bytes;
-  file.close();
-  if (!file) {
-    return absl::DataLossError(
-        absl::StrFormat("error writing %s: %s", path, std::strerror(errno)));
-  }
-  return absl::OkStatus();
+  return WriteFile(path, bytes);
 }
 
 }  // namespace zosched

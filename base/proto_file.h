@@ -19,8 +19,7 @@ bool IsTextProtoPath(const std::string& path);
 // valid binary MESSAGE" for a binary file that does not parse.
 absl::Status ReadProtoFile(const std::string& path, google::protobuf::Message* out);
 
-// Writes `message` to `path` (replacing it). Errors: PermissionDenied or
-// NotFound naming the path and the OS reason when it cannot be written.
+// Writes `message` to `path` (replacing it). Errors as WriteFile (files.h).
 absl::Status WriteProtoFile(const std::string& path,
                             const google::protobuf::Message& message);
 

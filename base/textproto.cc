@@ -57,22 +57,6 @@ absl::Status ParseTextProto(const std::string& text, const std::string& source,
   return absl::OkStatus();
 }
 
-absl::Status ReadFileToString(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrFormat("cannot open %s: %s", path, std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    return absl::DataLossError(
-        absl::StrFormat("error reading %s: %s", path, std::strerror(errno)));
-  }
-  *out = buffer.str();
-  return absl::OkStatus();
-}
-
 absl::Status ReadTextProtoFile(const std::string& path,
                                google::protobuf::Message* out) {
   std::string text;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "base/files.h"
 #include "google/protobuf/message.h"
 
 namespace zosched {
@@ -22,9 +23,5 @@ absl::Status ParseTextProto(const std::string& text, const std::string& source,
 // InvalidArgument as ParseTextProto, with `path` as the source.
 absl::Status ReadTextProtoFile(const std::string& path,
                                google::protobuf::Message* out);
-
-// Reads a whole file into a string. Errors: NotFound naming `path` and the
-// OS reason.
-absl::Status ReadFileToString(const std::string& path, std::string* out);
 
 }  // namespace zosched

@@ -35,16 +35,4 @@ absl::Status MakeDirectories(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    return absl::PermissionDeniedError(
-        absl::StrFormat("cannot write %s: %s", path, std::strerror(errno)));
-  }
-  out << contents;
-  out.close();
-  if (!out) return absl::DataLossError(absl::StrFormat("error writing %s", path));
-  return absl::OkStatus();
-}
-
 }  // namespace zosched

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "base/files.h"  // WriteFile, for the experiments writing results
 
 namespace zosched {
 
@@ -16,8 +17,5 @@ std::string OutputDir(const std::string& flag, const std::string& name);
 // Creates `path` and its missing parents (like `mkdir -p`).
 // Errors: PermissionDenied / Internal naming the path and the OS reason.
 absl::Status MakeDirectories(const std::string& path);
-
-// Writes `contents` to `path`, replacing it. Errors name the path and reason.
-absl::Status WriteFile(const std::string& path, const std::string& contents);
 
 }  // namespace zosched

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/check.h"
+#include "base/files.h"
 #include "base/status_macros.h"
 
 extern char** environ;
@@ -133,18 +134,6 @@ std::string Millis(int64_t ns) {
 std::string Basename(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-absl::Status WriteFile(const std::string& path, const std::string& contents) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path));
-  file << contents;
-  file.close();
-  if (!file) {
-    return absl::DataLossError(
-        absl::StrFormat("error writing %s: %s", path, std::strerror(errno)));
-  }
-  return absl::OkStatus();
 }
 
 // Rows of one timeline: device id -> stream name -> row among that

@@ -106,13 +106,12 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "model_info: %s\n", std::string(spec.status().message()).c_str());
     return 2;
   }
-  DType dtype = spec->weight_dtype();
-  if (!absl::GetFlag(FLAGS_dtype).empty() &&
-      (!DType_Parse(absl::GetFlag(FLAGS_dtype), &dtype) || dtype == DTYPE_UNSPECIFIED)) {
-    std::fprintf(stderr, "model_info: --dtype=%s: expected FP32, FP16 or BF16\n",
-                 absl::GetFlag(FLAGS_dtype).c_str());
+  absl::StatusOr<DType> flag_dtype = ParseDTypeFlag("dtype", absl::GetFlag(FLAGS_dtype));
+  if (!flag_dtype.ok()) {
+    std::fprintf(stderr, "model_info: %s\n", std::string(flag_dtype.status().message()).c_str());
     return 2;
   }
+  const DType dtype = *flag_dtype == DTYPE_UNSPECIFIED ? spec->weight_dtype() : *flag_dtype;
   const int64_t seq_len = absl::GetFlag(FLAGS_seq_len);
   const int64_t label_words = absl::GetFlag(FLAGS_label_words);
   if (seq_len <= 0 || label_words <= 0) {

@@ -1,5 +1,6 @@
 #include "models/model_spec.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "base/check.h"
 
@@ -115,6 +116,16 @@ int64_t KvHeads(const ModelSpec& spec) {
 int64_t EmbedDim(const ModelSpec& spec) {
   return spec.word_embed_proj_dim() == 0 ? spec.hidden_size()
                                          : spec.word_embed_proj_dim();
+}
+
+absl::StatusOr<DType> ParseDTypeFlag(const std::string& flag, const std::string& value) {
+  DType dtype = DTYPE_UNSPECIFIED;
+  if (value.empty()) return dtype;
+  if (!DType_Parse(absl::AsciiStrToUpper(value), &dtype) || dtype == DTYPE_UNSPECIFIED) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--%s=%s: expected FP32, FP16 or BF16", flag, value));
+  }
+  return dtype;
 }
 
 int64_t DTypeBytes(DType dtype) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "models/model.pb.h"
 
 namespace zosched {
@@ -26,6 +27,11 @@ int64_t KvHeads(const ModelSpec& spec);
 
 // Width of the token embeddings: word_embed_proj_dim, or hidden_size when 0.
 int64_t EmbedDim(const ModelSpec& spec);
+
+// The dtype a command-line flag names: "fp32", "FP16", "bf16" (any case);
+// DTYPE_UNSPECIFIED for an empty value. Errors: InvalidArgument
+// "--FLAG=VALUE: expected FP32, FP16 or BF16".
+absl::StatusOr<DType> ParseDTypeFlag(const std::string& flag, const std::string& value);
 
 // Bytes of one element of `dtype` (FP32 4, FP16 and BF16 2). CHECK-fails on
 // DTYPE_UNSPECIFIED, which validation rules out.

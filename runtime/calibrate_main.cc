@@ -23,8 +23,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -281,15 +279,7 @@ absl::StatusOr<std::vector<double>> RunProbe(int ranks, const std::string& probe
 absl::Status ComputeProbe(const std::string& path) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  auto barrier = []() -> absl::Status {
-    MPI_Request request;
-    MPI_Ibarrier(MPI_COMM_WORLD, &request);
-    for (int done = 0; !done;) {
-      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-      if (!done) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-    return absl::OkStatus();
-  };
+  auto barrier = [] { return SleepingBarrier(std::chrono::microseconds(50)); };
   ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
   ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
   const Schedule& s = schedules[0];

@@ -51,6 +51,16 @@ void AbortWorld(const std::string& message, int code) {
   std::_Exit(code);
 }
 
+absl::Status SleepingBarrier(std::chrono::microseconds pause) {
+  MPI_Request request;
+  MPI_RETURN_IF_ERROR(MPI_Ibarrier(MPI_COMM_WORLD, &request));
+  for (int done = 0;;) {
+    MPI_RETURN_IF_ERROR(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done) return absl::OkStatus();
+    std::this_thread::sleep_for(pause);
+  }
+}
+
 absl::StatusOr<std::unique_ptr<NodeSharedMemory>> NodeSharedMemory::Allocate(int64_t bytes) {
   std::unique_ptr<NodeSharedMemory> m(new NodeSharedMemory());
   int world_rank = 0;

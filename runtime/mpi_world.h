@@ -28,6 +28,11 @@ absl::Status InitMpi(int* argc, char*** argv, int* rank, int* size);
 // way one failing rank stops the others instead of letting them hang).
 [[noreturn]] void AbortWorld(const std::string& message, int code);
 
+// MPI_Barrier on MPI_COMM_WORLD that waits by polling with sleeps of
+// `pause` (a blocking MPI_Barrier spins, stealing a core from ranks that are
+// still computing). Errors: Internal for MPI errors.
+absl::Status SleepingBarrier(std::chrono::microseconds pause);
+
 // Memory shared by the ranks of one node (an MPI-3 shared window): the node's
 // host parameter store lives here once, whichever ranks read and write it.
 class NodeSharedMemory {

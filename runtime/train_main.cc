@@ -14,6 +14,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/ascii.h"
 #include "base/user_path.h"
+#include "models/model_spec.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
 #include "runtime/trainer.h"
@@ -55,15 +56,6 @@ ABSL_FLAG(std::string, trace_out, "", "its Chrome trace JSON (default: OUT_DIR/t
 namespace zosched {
 namespace {
 
-absl::StatusOr<DType> ParseDType(const std::string& flag, const std::string& value) {
-  DType d = DTYPE_UNSPECIFIED;
-  if (value.empty()) return d;
-  if (!DType_Parse(absl::AsciiStrToUpper(value), &d) || d == DTYPE_UNSPECIFIED) {
-    return absl::InvalidArgumentError("--" + flag + "=" + value + ": expected FP32, FP16 or BF16");
-  }
-  return d;
-}
-
 absl::StatusOr<TrainOptions> OptionsFromFlags() {
   TrainOptions o;
   o.model = absl::GetFlag(FLAGS_model);
@@ -91,10 +83,10 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   t.set_weight_decay(absl::GetFlag(FLAGS_weight_decay));
   t.set_base_seed(absl::GetFlag(FLAGS_seed));
   t.set_compute_dtype(FP32);
-  absl::StatusOr<DType> host = ParseDType("host_dtype", absl::GetFlag(FLAGS_host_dtype));
+  absl::StatusOr<DType> host = ParseDTypeFlag("host_dtype", absl::GetFlag(FLAGS_host_dtype));
   if (!host.ok()) return host.status();
   t.set_host_dtype(*host);
-  absl::StatusOr<DType> wire = ParseDType("wire_dtype", absl::GetFlag(FLAGS_wire_dtype));
+  absl::StatusOr<DType> wire = ParseDTypeFlag("wire_dtype", absl::GetFlag(FLAGS_wire_dtype));
   if (!wire.ok()) return wire.status();
   t.set_wire_dtype(*wire);
   o.h2d_gbps = absl::GetFlag(FLAGS_h2d_gbps);

@@ -17,6 +17,7 @@
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
+#include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/lowering.h"
@@ -46,16 +47,6 @@ ABSL_FLAG(std::string, out, "", "output Schedule file (.pbtxt: text)");
 
 namespace zosched {
 namespace {
-
-absl::StatusOr<DType> ParseDType(const std::string& flag, const std::string& value) {
-  DType dtype = DTYPE_UNSPECIFIED;
-  if (value.empty()) return dtype;
-  if (!DType_Parse(absl::AsciiStrToUpper(value), &dtype) || dtype == DTYPE_UNSPECIFIED) {
-    return absl::InvalidArgumentError("--" + flag + "=" + value +
-                                      ": expected FP32, FP16 or BF16");
-  }
-  return dtype;
-}
 
 absl::StatusOr<StrategyKind> ParseStrategy(const std::string& value) {
   StrategyKind kind = STRATEGY_KIND_UNSPECIFIED;
@@ -95,11 +86,11 @@ absl::Status Run() {
   t.set_base_seed(absl::GetFlag(FLAGS_seed));
   t.set_num_label_words(absl::GetFlag(FLAGS_label_words));
   DType dtype;
-  ASSIGN_OR_RETURN(dtype, ParseDType("host_dtype", absl::GetFlag(FLAGS_host_dtype)));
+  ASSIGN_OR_RETURN(dtype, ParseDTypeFlag("host_dtype", absl::GetFlag(FLAGS_host_dtype)));
   t.set_host_dtype(dtype);
-  ASSIGN_OR_RETURN(dtype, ParseDType("wire_dtype", absl::GetFlag(FLAGS_wire_dtype)));
+  ASSIGN_OR_RETURN(dtype, ParseDTypeFlag("wire_dtype", absl::GetFlag(FLAGS_wire_dtype)));
   t.set_wire_dtype(dtype);
-  ASSIGN_OR_RETURN(dtype, ParseDType("compute_dtype", absl::GetFlag(FLAGS_compute_dtype)));
+  ASSIGN_OR_RETURN(dtype, ParseDTypeFlag("compute_dtype", absl::GetFlag(FLAGS_compute_dtype)));
   t.set_compute_dtype(dtype);
 
   ASSIGN_OR_RETURN(Schedule schedule, LowerSchedule(model, cluster, options));

@@ -10,12 +10,12 @@
 // Exit status: 0 on success; 2 for a missing flag, an unreadable or invalid
 // schedule, or a cluster that lacks a figure the schedule needs.
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
+#include "base/files.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
@@ -32,14 +32,6 @@ namespace zosched {
 namespace {
 
 double Ms(int64_t ns) { return ns / 1e6; }
-
-absl::Status WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return absl::PermissionDeniedError("cannot write " + path);
-  return absl::OkStatus();
-}
 
 absl::Status Run() {
   if (absl::GetFlag(FLAGS_schedule).empty()) {
@@ -77,7 +69,7 @@ absl::Status Run() {
   }
   if (const std::string out = absl::GetFlag(FLAGS_trace_out); !out.empty()) {
     ASSIGN_OR_RETURN(std::string json, ChromeTraceJson(schedule, {&result.timeline}));
-    RETURN_IF_ERROR(WriteText(ResolveUserPath(out), json));
+    RETURN_IF_ERROR(WriteFile(ResolveUserPath(out), json));
     std::printf("wrote Chrome trace %s (open in https://ui.perfetto.dev)\n",
                 ResolveUserPath(out).c_str());
   }

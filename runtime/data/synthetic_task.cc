@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "base/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "runtime/data/bpe_tokenizer.h"
@@ -79,15 +80,6 @@ Example MakeExample(SplitMix64& rng, double label_noise) {
   }
   e.label = rng.Unit() < label_noise ? 1 - label : label;
   return e;
-}
-
-absl::Status WriteFile(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::ErrnoToStatus(errno, absl::StrCat(path, ": cannot create"));
-  out << contents;
-  out.close();
-  if (!out) return absl::ErrnoToStatus(errno, absl::StrCat(path, ": write failed"));
-  return absl::OkStatus();
 }
 
 absl::Status WriteTsv(const std::string& path, uint64_t seed, int64_t n, double label_noise) {
