@@ -174,7 +174,7 @@ Coverage ForwardCoverage(const Schedule& s) {
     if (!op.has_compute() || op.compute().kind() != BLOCK_FORWARD) continue;
     const ComputeOp& f = op.compute();
     for (int e = f.first_example(); e < f.first_example() + f.examples(); ++e) {
-      c[{f.block(), e, f.sign()}].push_back(op.device());
+      c[{f.params().block(), e, f.sign()}].push_back(op.device());
     }
   }
   return c;
@@ -273,13 +273,18 @@ TEST(LowerErrors, BadOptionsSayWhatWouldBeRight) {
   unknown.devices = {"gpu9"};
   cases.push_back({unknown, "no device 'gpu9'"});
   LowerOptions batch = Options(DISTZO2, 1, 3);
-  cases.push_back({batch, "batch 16 is not divisible by D = 3"});
+  cases.push_back({batch, "batch 16 is not a positive multiple of D = 3"});
   LowerOptions micro = Options(DISTZO2, 1, 2);
   micro.training.set_micro_batch_size(3);
   cases.push_back({micro, "share of 8 examples is not divisible by the micro-batch 3"});
   LowerOptions seq = Options(ZO2);
   seq.training.set_seq_len(4096);
-  cases.push_back({seq, "exceeds model 'opt-125m' max_positions 2048"});
+  cases.push_back({seq, "seq_len is 4096 (expected 1 to model 'opt-125m' max_positions 2048)"});
+  LowerOptions epsilon = Options(ZO2);
+  epsilon.training.set_epsilon(0);
+  cases.push_back({epsilon, "epsilon is 0 (expected a finite ε > 0"});
+  LowerOptions grid = Options(ZO2, 2, 1);
+  cases.push_back({grid, "pertp 2 and dp 1 apply to DISTZO2 only"});
   LowerOptions slots = Options(ZO2);
   slots.block_slots = 0;
   cases.push_back({slots, "block_slots is 0"});

@@ -1,5 +1,8 @@
-// Validation of a Schedule: the checks that make it safe to execute on real
-// hardware and meaningful to simulate (DESIGN section 3).
+// Validation of a Schedule: the one check that makes a schedule safe to
+// execute on real hardware and meaningful to simulate (DESIGN section 3).
+// Every tool (inspect, simulate, train, lowering itself) calls it before
+// anything else touches the schedule; after it passes, every backend may
+// trust every field.
 #pragma once
 
 #include "absl/status/status.h"
@@ -7,40 +10,24 @@
 
 namespace zosched {
 
-// Returns OK if `schedule` can be executed. Otherwise the first problem found,
-// checked in this order, with a message naming the op ids (and op names),
-// buffers, devices and streams involved and what would be right:
+// Returns OK if `schedule` can be executed and simulated. Otherwise the
+// first problem found, checked in this order:
 //
-// 1. References (InvalidArgument): device ids are 0..n-1 in order and name an
-//    existing Cluster device (each at most once); stream names are unique per
-//    device; op ids are unique; every op's device and stream exist; every
-//    BufferRange names an existing buffer and lies inside it (offset >= 0,
-//    size > 0, offset + size <= buffer size); device buffers name an existing
-//    device, host buffers (device -1) an existing Cluster host; every edge
-//    names existing ops ("edge 3: 'to' op 99 does not exist").
-// 2. Edges across devices (InvalidArgument): allowed only when one end is a
-//    DEVICE_TO_DEVICE copy (devices otherwise interact through collectives).
-// 3. Collectives (InvalidArgument): all ops sharing a key agree on kind,
-//    participants (same devices in the same order) and bytes; each
-//    participant has exactly one op with the key and no other device has one;
-//    an op's own device is among its participants.
-// 4. Cycles (InvalidArgument): the happens-before graph — stream order,
-//    edges, and each collective's ops merged into one node (they run
-//    together) — has no cycle. A cycle through collectives is how
-//    participants that issue collectives in different orders deadlock. The
-//    message lists the ops on one cycle.
-// 5. Reads before writes (InvalidArgument): every byte an op reads was
-//    written, within the step, by ops that happen before it, unless its
-//    buffer is `persistent` (state carried across steps).
-// 6. Races (InvalidArgument): two ops that are not ordered by happens-before
-//    may not touch overlapping bytes of one buffer when at least one of them
-//    writes them.
-// 7. Memory plan (ResourceExhausted): per device, the sum of its buffers'
-//    size_bytes is at most the Cluster device's memory_bytes; per host, the
-//    sum of its host buffers at most the host's memory_bytes. The message
-//    says by how much the plan is over ("device 0 (gpu0, A100-SXM4-80GB):
-//    memory plan needs 349.3 GB, capacity 80.0 GB, over by 269.3 GB") and
-//    lists the largest buffers.
+// 1. The embedded Cluster (ValidateCluster, the checks of a catalog file),
+//    ModelSpec (ValidateModelSpec, the checks of a zoo file) and training
+//    settings (ValidateTrainingSettings). InvalidArgument.
+// 2. The structure (ValidateScheduleStructure, schedule/validate_structure.h):
+//    references, cross-device edges, collective agreement, cycles, reads
+//    before writes, races (InvalidArgument) and the memory plan
+//    (ResourceExhausted).
+// 3. The semantics (ValidateOpSemantics, schedule/validate_ops.h): streams,
+//    buffers, each op's fields and operand roles against the model and the
+//    training settings, copy dtypes and sizes, collective sizes, the
+//    dataflow of every residual stream, the losses every projected gradient
+//    reads, and each device's parameter homes. InvalidArgument.
+//
+// Each message names the op (id, name, device, stream), buffer, device or
+// field, the value found and what was expected.
 absl::Status ValidateSchedule(const Schedule& schedule);
 
 }  // namespace zosched

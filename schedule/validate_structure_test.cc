@@ -1,4 +1,4 @@
-#include "schedule/validate.h"
+#include "schedule/validate_structure.h"
 
 #include <string>
 #include <vector>
@@ -69,7 +69,7 @@ constexpr char kBaseline[] = R"pb(
   }
   ops {
     id: 3 name: "fwd+ block 0" device: 0 stream: "compute"
-    compute { kind: BLOCK_FORWARD part: DECODER_BLOCK block: 0 sign: PLUS }
+    compute { kind: BLOCK_FORWARD sign: PLUS params { part: DECODER_BLOCK block: 0 } }
     reads { buffer: "d0/slot" offset_bytes: 0 size_bytes: 4096 }
     writes { buffer: "d0/act" offset_bytes: 0 size_bytes: 1024 }
   }
@@ -109,7 +109,7 @@ constexpr char kBaseline[] = R"pb(
   }
   ops {
     id: 13 name: "fwd+ block 0" device: 1 stream: "compute"
-    compute { kind: BLOCK_FORWARD part: DECODER_BLOCK block: 0 sign: PLUS }
+    compute { kind: BLOCK_FORWARD sign: PLUS params { part: DECODER_BLOCK block: 0 } }
     reads { buffer: "d1/slot" offset_bytes: 0 size_bytes: 4096 }
     writes { buffer: "d1/act" offset_bytes: 0 size_bytes: 1024 }
   }
@@ -184,7 +184,7 @@ void ExpectInvalid(const absl::Status& status,
 }
 
 TEST(ValidateSchedule, BaselineIsValid) {
-  absl::Status status = ValidateSchedule(Baseline());
+  absl::Status status = ValidateScheduleStructure(Baseline());
   EXPECT_TRUE(status.ok()) << status;
 }
 
@@ -193,32 +193,32 @@ TEST(ValidateSchedule, BaselineIsValid) {
 TEST(ValidateSchedule, RejectsOpOnUnknownDevice) {
   Schedule s = Baseline();
   FindOp(&s, 3)->set_device(5);
-  ExpectInvalid(ValidateSchedule(s), {"op 3 'fwd+ block 0'", "device 5 does not exist"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"op 3 'fwd+ block 0'", "device 5 does not exist"});
 }
 
 TEST(ValidateSchedule, RejectsUnknownClusterDevice) {
   Schedule s = Baseline();
   s.mutable_devices(1)->set_cluster_device("gpu9");
-  ExpectInvalid(ValidateSchedule(s), {"device 1", "'gpu9'", "[gpu0, gpu1]"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"device 1", "'gpu9'", "[gpu0, gpu1]"});
 }
 
 TEST(ValidateSchedule, RejectsClusterDeviceUsedTwice) {
   Schedule s = Baseline();
   s.mutable_devices(1)->set_cluster_device("gpu0");
-  ExpectInvalid(ValidateSchedule(s), {"device 1", "'gpu0' is already device 0"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"device 1", "'gpu0' is already device 0"});
 }
 
 TEST(ValidateSchedule, RejectsUnknownStream) {
   Schedule s = Baseline();
   FindOp(&s, 3)->set_stream("peer");
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"op 3 'fwd+ block 0'", "no stream 'peer'", "[compute, h2d, d2h, collective]"});
 }
 
 TEST(ValidateSchedule, RejectsDuplicateOpId) {
   Schedule s = Baseline();
   FindOp(&s, 4)->set_id(3);
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"op 3 'fwd+ block 0'", "op 3 'd2h act'", "same id 3"});
 }
 
@@ -226,7 +226,7 @@ TEST(ValidateSchedule, RejectsRangeOutsideBuffer) {
   Schedule s = Baseline();
   BufferRange* write = FindOp(&s, 3)->mutable_writes(0);
   write->set_offset_bytes(1536);
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"op 3 'fwd+ block 0'", "writes[0]", "offset 1536, size 1024",
                  "buffer 'd0/act' of 2048 bytes"});
 }
@@ -234,19 +234,19 @@ TEST(ValidateSchedule, RejectsRangeOutsideBuffer) {
 TEST(ValidateSchedule, RejectsRangeOfUnknownBuffer) {
   Schedule s = Baseline();
   FindOp(&s, 3)->mutable_reads(0)->set_buffer("d0/nope");
-  ExpectInvalid(ValidateSchedule(s), {"op 3", "reads[0]", "'d0/nope'", "does not exist"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"op 3", "reads[0]", "'d0/nope'", "does not exist"});
 }
 
 TEST(ValidateSchedule, RejectsHostBufferOnUnknownHost) {
   Schedule s = Baseline();
   FindBuffer(&s, "host0/acts")->set_host("node7");
-  ExpectInvalid(ValidateSchedule(s), {"'host0/acts'", "'node7'", "[node0]"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"'host0/acts'", "'node7'", "[node0]"});
 }
 
 TEST(ValidateSchedule, RejectsEdgeToMissingOp) {
   Schedule s = Baseline();
   AddEdge(&s, 3, 99);
-  ExpectInvalid(ValidateSchedule(s), {"edge 6: 'to' op 99 does not exist"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"edge 6: 'to' op 99 does not exist"});
 }
 
 // Rule 2: edges across devices.
@@ -254,7 +254,7 @@ TEST(ValidateSchedule, RejectsEdgeToMissingOp) {
 TEST(ValidateSchedule, RejectsCrossDeviceEdgeBetweenComputeOps) {
   Schedule s = Baseline();
   AddEdge(&s, 3, 13);
-  ExpectInvalid(ValidateSchedule(s), {"edge 6", "op 3 'fwd+ block 0' (device 0",
+  ExpectInvalid(ValidateScheduleStructure(s), {"edge 6", "op 3 'fwd+ block 0' (device 0",
                                       "op 13 'fwd+ block 0' (device 1", "crosses devices"});
 }
 
@@ -272,7 +272,7 @@ TEST(ValidateSchedule, AllowsCrossDeviceEdgeOfPeerCopy) {
     writes { buffer: "d1/act" offset_bytes: 1024 size_bytes: 1024 }
   )pb");
   AddEdge(&s, 5, 14);
-  absl::Status status = ValidateSchedule(s);
+  absl::Status status = ValidateScheduleStructure(s);
   EXPECT_TRUE(status.ok()) << status;
 }
 
@@ -282,7 +282,7 @@ TEST(ValidateSchedule, RejectsCollectiveParticipantMismatch) {
   Schedule s = Baseline();
   FindOp(&s, 12)->mutable_collective()->set_participants(0, 1);
   FindOp(&s, 12)->mutable_collective()->set_participants(1, 0);
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"collective 'ag block 0'", "op 12", "participants [1, 0]", "op 2",
                  "participants [0, 1]"});
 }
@@ -290,21 +290,21 @@ TEST(ValidateSchedule, RejectsCollectiveParticipantMismatch) {
 TEST(ValidateSchedule, RejectsCollectiveBytesMismatch) {
   Schedule s = Baseline();
   FindOp(&s, 12)->mutable_collective()->set_bytes(2048);
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"collective 'ag block 0'", "op 12", "bytes 2048", "op 2", "bytes 4096"});
 }
 
 TEST(ValidateSchedule, RejectsCollectiveMissingOnOneParticipant) {
   Schedule s = Baseline();
   FindOp(&s, 12)->mutable_compute()->set_kind(BLOCK_FORWARD);  // no longer a collective
-  ExpectInvalid(ValidateSchedule(s), {"collective 'ag block 0'", "device 1 has no op",
+  ExpectInvalid(ValidateScheduleStructure(s), {"collective 'ag block 0'", "device 1 has no op",
                                       "op 2 'all-gather block 0'", "deadlock"});
 }
 
 TEST(ValidateSchedule, RejectsCollectiveOnDeviceNotAmongParticipants) {
   Schedule s = Baseline();
   FindOp(&s, 12)->mutable_collective()->mutable_participants()->RemoveLast();
-  ExpectInvalid(ValidateSchedule(s), {"op 12", "participants [0]", "own device 1"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"op 12", "participants [0]", "own device 1"});
 }
 
 // Rule 4: cycles.
@@ -312,7 +312,7 @@ TEST(ValidateSchedule, RejectsCollectiveOnDeviceNotAmongParticipants) {
 TEST(ValidateSchedule, RejectsCycleAcrossStreamsOfOneDevice) {
   Schedule s = Baseline();
   AddEdge(&s, 4, 3);
-  absl::Status status = ValidateSchedule(s);
+  absl::Status status = ValidateScheduleStructure(s);
   ExpectInvalid(status, {"cycle",
                          "op 3 'fwd+ block 0' (device 0, stream compute) -(edge 2)-> "
                          "op 4 'd2h act' (device 0, stream d2h) -(edge 6)-> "
@@ -323,7 +323,7 @@ TEST(ValidateSchedule, RejectsCycleAcrossStreamsOfOneDevice) {
 TEST(ValidateSchedule, RejectsEdgeFromOpToItself) {
   Schedule s = Baseline();
   AddEdge(&s, 13, 13);
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"cycle", "op 13 'fwd+ block 0' (device 1, stream compute) -(edge 6)-> "
                           "op 13 'fwd+ block 0' (device 1, stream compute)"});
 }
@@ -340,7 +340,7 @@ TEST(ValidateSchedule, RejectsCollectivesIssuedInOppositeOrders) {
     id: 15 name: "all-gather block 1" device: 1 stream: "collective"
     collective { kind: ALL_GATHER key: "ag block 0" participants: [ 0, 1 ] bytes: 4096 }
   )pb");
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"op 2 'all-gather block 0' (device 0, stream collective) -> "
                  "op 5 'all-gather block 1' (device 0, stream collective), "
                  "which runs together with "
@@ -362,18 +362,18 @@ TEST(ValidateSchedule, RejectsReadBeforeAnyWrite) {
   BufferRange* read = FindOp(&s, 3)->add_reads();
   read->set_buffer("d0/zo");
   read->set_size_bytes(16);
-  ExpectInvalid(ValidateSchedule(s), {"op 3 'fwd+ block 0'", "bytes [0, 16)",
+  ExpectInvalid(ValidateScheduleStructure(s), {"op 3 'fwd+ block 0'", "bytes [0, 16)",
                                       "'d0/zo'", "declare the buffer persistent"});
 
   zo->set_persistent(true);
-  absl::Status status = ValidateSchedule(s);
+  absl::Status status = ValidateScheduleStructure(s);
   EXPECT_TRUE(status.ok()) << status;
 }
 
 TEST(ValidateSchedule, ReportsFirstUncoveredRange) {
   Schedule s = Baseline();
   FindOp(&s, 2)->mutable_writes(0)->set_size_bytes(1024);  // [2048, 3072)
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"op 3 'fwd+ block 0'", "bytes [3072, 4096)", "'d0/slot'"});
 }
 
@@ -382,7 +382,7 @@ TEST(ValidateSchedule, OwnWriteDoesNotSatisfyOwnRead) {
   BufferRange* read = FindOp(&s, 3)->add_reads();
   read->set_buffer("d0/act");
   read->set_size_bytes(1024);
-  ExpectInvalid(ValidateSchedule(s), {"op 3", "bytes [0, 1024)", "'d0/act'"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"op 3", "bytes [0, 1024)", "'d0/act'"});
 }
 
 TEST(ValidateSchedule, WriteOfSameCollectiveDoesNotSatisfyRead) {
@@ -396,7 +396,7 @@ TEST(ValidateSchedule, WriteOfSameCollectiveDoesNotSatisfyRead) {
   write->set_buffer("d0/slot");
   write->set_offset_bytes(2048);
   write->set_size_bytes(2048);
-  ExpectInvalid(ValidateSchedule(s), {"op 2 'all-gather block 0' (device 0",
+  ExpectInvalid(ValidateScheduleStructure(s), {"op 2 'all-gather block 0' (device 0",
                                       "bytes [2048, 4096)", "'d0/slot'"});
 }
 
@@ -408,7 +408,7 @@ TEST(ValidateSchedule, RejectsUnorderedOverlappingWrites) {
     id: 5 name: "zero act" device: 0 stream: "h2d"
     writes { buffer: "d0/act" offset_bytes: 512 size_bytes: 1024 }
   )pb");
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"race on bytes [512, 1024) of buffer 'd0/act'",
                  "op 3 'fwd+ block 0' (device 0, stream compute) writes them",
                  "op 5 'zero act' (device 0, stream h2d) writes them"});
@@ -420,7 +420,7 @@ TEST(ValidateSchedule, AllowsUnorderedDisjointWrites) {
     id: 5 name: "zero act" device: 0 stream: "h2d"
     writes { buffer: "d0/act" offset_bytes: 1024 size_bytes: 1024 }
   )pb");
-  absl::Status status = ValidateSchedule(s);
+  absl::Status status = ValidateScheduleStructure(s);
   EXPECT_TRUE(status.ok()) << status;
 }
 
@@ -438,13 +438,13 @@ TEST(ValidateSchedule, RejectsUploadIntoSlotWhileForwardReadsIt) {
     writes { buffer: "d0/slot" offset_bytes: 0 size_bytes: 2048 }
   )pb");
   AddEdge(&s, 2, 5);  // waits for the all-gather, but not for the forward
-  ExpectInvalid(ValidateSchedule(s),
+  ExpectInvalid(ValidateScheduleStructure(s),
                 {"race on bytes [0, 2048) of buffer 'd0/slot'",
                  "op 3 'fwd+ block 0' (device 0, stream compute) reads them",
                  "op 5 'h2d block 1 slice 0' (device 0, stream h2d) writes them"});
 
   AddEdge(&s, 3, 5);
-  absl::Status status = ValidateSchedule(s);
+  absl::Status status = ValidateScheduleStructure(s);
   EXPECT_TRUE(status.ok()) << status;
 }
 
@@ -453,7 +453,7 @@ TEST(ValidateSchedule, RejectsUploadIntoSlotWhileForwardReadsIt) {
 TEST(ValidateSchedule, RejectsDeviceMemoryOverCapacity) {
   Schedule s = Baseline();
   FindBuffer(&s, "d0/slot")->set_size_bytes(100000000000);
-  ExpectError(ValidateSchedule(s), absl::StatusCode::kResourceExhausted,
+  ExpectError(ValidateScheduleStructure(s), absl::StatusCode::kResourceExhausted,
               {"device 0 (gpu0, A100-SXM4-80GB): memory plan needs 100.0 GB, "
                "capacity 80.0 GB, over by 20.0 GB",
                "'d0/slot' 100.0 GB"});
@@ -462,7 +462,7 @@ TEST(ValidateSchedule, RejectsDeviceMemoryOverCapacity) {
 TEST(ValidateSchedule, RejectsHostMemoryOverCapacity) {
   Schedule s = Baseline();
   FindBuffer(&s, "host0/params")->set_size_bytes(1500000000000);
-  ExpectError(ValidateSchedule(s), absl::StatusCode::kResourceExhausted,
+  ExpectError(ValidateScheduleStructure(s), absl::StatusCode::kResourceExhausted,
               {"host 'node0': memory plan needs 1500.0 GB, capacity 1000.0 GB, "
                "over by 500.0 GB",
                "'host0/params' 1500.0 GB"});
@@ -557,7 +557,7 @@ Schedule Zo2Ring(int blocks) {
 TEST(ValidateSchedule, AcceptsLargeRingSchedule) {
   Schedule s = Zo2Ring(1000);
   ASSERT_GE(s.ops_size(), 5000);
-  absl::Status status = ValidateSchedule(s);
+  absl::Status status = ValidateScheduleStructure(s);
   EXPECT_TRUE(status.ok()) << status;
 
   // Without waiting for block 497's offload, block 500's upload overwrites
@@ -568,7 +568,7 @@ TEST(ValidateSchedule, AcceptsLargeRingSchedule) {
       break;
     }
   }
-  ExpectInvalid(ValidateSchedule(s), {"race", "'d0/slot2'", "block 497", "'up block 500'"});
+  ExpectInvalid(ValidateScheduleStructure(s), {"race", "'d0/slot2'", "block 497", "'up block 500'"});
 }
 
 }  // namespace

@@ -1,0 +1,12 @@
+#include "schedule/describe_op.h"
+
+#include "absl/strings/str_format.h"
+
+namespace zosched {
+
+std::string DescribeOp(const Op& op) {
+  return absl::StrFormat("op %d '%s' (device %d, stream %s)", op.id(), op.name(), op.device(),
+                         op.stream());
+}
+
+}  // namespace zosched

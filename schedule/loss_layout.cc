@@ -1,0 +1,140 @@
+#include "schedule/loss_layout.h"
+
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "schedule/compute_op_model.h"
+
+namespace zosched {
+namespace {
+
+template <typename... Args>
+absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... args) {
+  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
+}
+
+// One device's own losses: for each HEAD_LOSS op of `device`, its op index.
+std::vector<int> HeadLossOps(const Schedule& schedule, int device) {
+  std::vector<int> ops;
+  for (int i = 0; i < schedule.ops_size(); ++i) {
+    const Op& op = schedule.ops(i);
+    if (op.device() == device && op.has_compute() && op.compute().kind() == HEAD_LOSS) {
+      ops.push_back(i);
+    }
+  }
+  return ops;
+}
+
+class LayoutBuilder {
+ public:
+  LayoutBuilder(const Schedule& schedule, int device) : schedule_(schedule), device_(device) {
+    for (int b = 0; b < schedule.buffers_size(); ++b) index_[schedule.buffers(b).name()] = b;
+    const int batch = schedule.training().batch_size();
+    layout_.plus.assign(batch, -1);
+    layout_.minus.assign(batch, -1);
+  }
+
+  // Places the losses of HEAD_LOSS op `op_index`, whose range lands at
+  // element `at` of this device's buffer `buffer`.
+  absl::Status Place(int op_index, const std::string& buffer, int64_t at, const char* how) {
+    const Op& op = schedule_.ops(op_index);
+    const ComputeOp& c = op.compute();
+    const int batch = schedule_.training().batch_size();
+    RETURN_IF_ERROR(UseBuffer(buffer, op_index));
+    for (int k = 0; k < c.examples(); ++k) {
+      const int64_t example = static_cast<int64_t>(c.first_example()) + k;
+      if (example < 0 || example >= batch) {
+        return Invalid("op %d '%s': example %d lies outside the batch of %d", op.id(), op.name(),
+                       example, batch);
+      }
+      std::vector<int64_t>& slot = c.sign() == MINUS ? layout_.minus : layout_.plus;
+      if (slot[example] >= 0) {
+        return Invalid(
+            "device %d receives the %s loss of example %d twice (again %s op %d '%s'); each "
+            "(example, sign) loss is computed by exactly one HEAD_LOSS op",
+            device_, c.sign() == MINUS ? "-" : "+", example, how, op.id(), op.name());
+      }
+      slot[example] = at + k;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<LossLayout> Build() {
+    for (int i : HeadLossOps(schedule_, device_)) {
+      const BufferRange& losses = schedule_.ops(i).compute().losses();
+      RETURN_IF_ERROR(Place(i, losses.buffer(), losses.offset_bytes() / kLossBytes, "from its own"));
+    }
+    for (const Op& op : schedule_.ops()) {
+      if (op.device() != device_ || !op.has_collective() ||
+          op.collective().kind() != ALL_GATHER) {
+        continue;
+      }
+      const CollectiveOp& c = op.collective();
+      auto it = index_.find(c.recv().buffer());
+      if (it == index_.end() || schedule_.buffers(it->second).kind() != LOSSES) continue;
+      for (int r = 0; r < c.participants_size(); ++r) {
+        const int peer = c.participants(r);
+        if (peer == device_) continue;
+        const BufferRange& sent = PeerSend(peer, c.key());
+        for (int i : HeadLossOps(schedule_, peer)) {
+          const BufferRange& losses = schedule_.ops(i).compute().losses();
+          if (losses.buffer() != sent.buffer() || losses.offset_bytes() < sent.offset_bytes() ||
+              losses.offset_bytes() >= sent.offset_bytes() + sent.size_bytes()) {
+            continue;
+          }
+          const int64_t at =
+              (c.recv().offset_bytes() + r * c.send().size_bytes() + losses.offset_bytes() -
+               sent.offset_bytes()) /
+              kLossBytes;
+          RETURN_IF_ERROR(Place(i, c.recv().buffer(), at, "through the all-gather from"));
+        }
+      }
+    }
+    for (int e = 0; e < static_cast<int>(layout_.plus.size()); ++e) {
+      if (layout_.plus[e] < 0 || layout_.minus[e] < 0) {
+        return Invalid(
+            "device %d never receives the %s loss of example %d: no HEAD_LOSS op of the device "
+            "computes it and no loss all-gather brings it (the projected gradient needs every "
+            "example's L+ and L-)",
+            device_, layout_.plus[e] < 0 ? "+" : "-", e);
+      }
+    }
+    return layout_;
+  }
+
+ private:
+  absl::Status UseBuffer(const std::string& name, int op_index) {
+    const int b = index_.at(name);
+    if (layout_.buffer < 0) layout_.buffer = b;
+    if (layout_.buffer == b) return absl::OkStatus();
+    return Invalid("device %d: the losses of op %d land in buffer '%s' but others in '%s' "
+                   "(one LOSSES buffer per device)",
+                   device_, schedule_.ops(op_index).id(), name,
+                   schedule_.buffers(layout_.buffer).name());
+  }
+
+  // The send range of `peer`'s op of the collective `key`.
+  const BufferRange& PeerSend(int peer, const std::string& key) const {
+    for (const Op& op : schedule_.ops()) {
+      if (op.device() == peer && op.has_collective() && op.collective().key() == key) {
+        return op.collective().send();
+      }
+    }
+    return BufferRange::default_instance();
+  }
+
+  const Schedule& schedule_;
+  const int device_;
+  absl::flat_hash_map<std::string, int> index_;
+  LossLayout layout_;
+};
+
+}  // namespace
+
+absl::StatusOr<LossLayout> DeviceLossLayout(const Schedule& schedule, int device) {
+  return LayoutBuilder(schedule, device).Build();
+}
+
+}  // namespace zosched

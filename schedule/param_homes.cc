@@ -1,0 +1,80 @@
+#include "schedule/param_homes.h"
+
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+
+namespace zosched {
+namespace {
+
+std::string PartName(Part part, int block) {
+  return part == DECODER_BLOCK ? absl::StrFormat("DECODER_BLOCK %d", block) : Part_Name(part);
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int device) {
+  const int layers = schedule.model().num_layers();
+  absl::flat_hash_map<absl::string_view, int> buffer_index;
+  for (int b = 0; b < schedule.buffers_size(); ++b) buffer_index[schedule.buffers(b).name()] = b;
+  // The host stores this device uploads from.
+  absl::flat_hash_set<int> stores;
+  for (const Op& op : schedule.ops()) {
+    if (op.device() != device || !op.has_copy() || op.copy().direction() != HOST_TO_DEVICE) {
+      continue;
+    }
+    auto it = buffer_index.find(op.copy().src().buffer());
+    if (it != buffer_index.end()) stores.insert(it->second);
+  }
+  DeviceParamHomes homes;
+  homes.blocks.resize(layers);
+  auto place = [&](ParamHome* home, Part part, int block, int b,
+                   const ParamPlacement& p) -> absl::Status {
+    if (home->buffer >= 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "device %d: %s has two homes, buffers '%s' and '%s' (each part lives in one buffer "
+          "a device reads it from)",
+          device, PartName(part, block), schedule.buffers(home->buffer).name(),
+          schedule.buffers(b).name()));
+    }
+    home->buffer = b;
+    home->offset_bytes = p.offset_bytes();
+    home->dtype = schedule.buffers(b).dtype();
+    home->host = schedule.buffers(b).device() < 0;
+    return absl::OkStatus();
+  };
+  for (int b = 0; b < schedule.buffers_size(); ++b) {
+    const Buffer& buffer = schedule.buffers(b);
+    const bool mine = (buffer.kind() == RESIDENT_PARAMS && buffer.device() == device) ||
+                      (buffer.kind() == HOST_PARAMS && stores.contains(b));
+    if (!mine) continue;
+    for (const ParamPlacement& p : buffer.params()) {
+      ParamHome* home = nullptr;
+      if (p.part() == EMBEDDING_PART) home = &homes.embedding;
+      if (p.part() == HEAD_PART) home = &homes.head;
+      if (p.part() == DECODER_BLOCK && p.block() >= 0 && p.block() < layers) {
+        home = &homes.blocks[p.block()];
+      }
+      if (home == nullptr) continue;  // validation reports a bad placement
+      RETURN_IF_ERROR(place(home, p.part(), p.block(), b, p));
+    }
+  }
+  auto missing = [&](const ParamHome& home, Part part, int block) -> absl::Status {
+    if (home.buffer >= 0) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "device %d: %s has no home: no RESIDENT_PARAMS buffer of the device and no HOST_PARAMS "
+        "store it uploads from has a placement for it",
+        device, PartName(part, block)));
+  };
+  RETURN_IF_ERROR(missing(homes.embedding, EMBEDDING_PART, 0));
+  for (int k = 0; k < layers; ++k) {
+    RETURN_IF_ERROR(missing(homes.blocks[k], DECODER_BLOCK, k));
+  }
+  RETURN_IF_ERROR(missing(homes.head, HEAD_PART, 0));
+  return homes;
+}
+
+}  // namespace zosched

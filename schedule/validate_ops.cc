@@ -1,0 +1,724 @@
+#include "schedule/validate_ops.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "models/model_spec.h"
+#include "schedule/cluster_catalog.h"
+#include "schedule/compute_op_model.h"
+#include "schedule/describe_op.h"
+#include "schedule/loss_layout.h"
+#include "schedule/param_homes.h"
+
+namespace zosched {
+namespace {
+
+template <typename... Args>
+absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... args) {
+  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
+}
+
+// "op 3 'fwd+ block 0' (device 0, stream compute): FIELD is FOUND; expected
+// EXPECTED".
+template <typename... Args>
+absl::Status OpError(const Op& op, const std::string& field, const absl::AlphaNum& found,
+                     const absl::FormatSpec<Args...>& expected, const Args&... args) {
+  return absl::InvalidArgumentError(absl::StrCat(DescribeOp(op), ": ", field, " is ",
+                                                 found.Piece(), "; expected ",
+                                                 absl::StrFormat(expected, args...)));
+}
+
+std::string RangeText(const BufferRange& r) {
+  return absl::StrFormat("'%s' [%d, +%d)", r.buffer(), r.offset_bytes(), r.size_bytes());
+}
+
+bool IsForward(ComputeKind kind) {
+  return kind == EMBED || kind == BLOCK_FORWARD || kind == HEAD_LOSS;
+}
+
+enum Access { kRead = 1, kWrite = 2, kReadWrite = 3 };
+
+// The roles of a compute op, by name, with how the kind accesses each (0:
+// the kind does not use it).
+struct Role {
+  const char* name;
+  bool set;
+  const BufferRange* range;
+  int access;
+};
+
+std::vector<Role> Roles(const ComputeOp& c) {
+  const ComputeKind k = c.kind();
+  const bool params_read = k == UPDATE || k == EMBED || k == BLOCK_FORWARD || k == HEAD_LOSS ||
+                           (k == CAST && c.cast_direction() == COMPUTE_TO_WIRE);
+  const bool params_written = k == UPDATE || (k == CAST && c.cast_direction() == WIRE_TO_COMPUTE);
+  return {
+      {"compute.params", c.has_params(), &c.params().range(),
+       (params_read ? kRead : 0) | (params_written ? kWrite : 0)},
+      {"compute.lm_head", c.has_lm_head(), &c.lm_head().range(), k == HEAD_LOSS ? kRead : 0},
+      {"compute.perturbed", c.has_perturbed(), &c.perturbed(), IsForward(k) ? kWrite : 0},
+      {"compute.activations", c.has_activations(), &c.activations(),
+       k == EMBED ? kWrite : k == BLOCK_FORWARD ? kReadWrite : k == HEAD_LOSS ? kRead : 0},
+      {"compute.workspace", c.has_workspace(), &c.workspace(),
+       k == EMBED || k == BLOCK_FORWARD ? kWrite : 0},
+      {"compute.losses", c.has_losses(), &c.losses(),
+       k == HEAD_LOSS ? kWrite : k == PROJECTED_GRADIENT ? kRead : 0},
+      {"compute.zo_state", c.has_zo_state(), &c.zo_state(),
+       k == UPDATE ? kRead : k == PROJECTED_GRADIENT ? kWrite : 0},
+      {"compute.wire", c.has_wire(), &c.wire(),
+       k == CAST ? (c.cast_direction() == WIRE_TO_COMPUTE ? kRead : kWrite) : 0},
+  };
+}
+
+// True if the union of `ranges` covers `r`.
+bool Covered(const BufferRange& r, const google::protobuf::RepeatedPtrField<BufferRange>& ranges) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (const BufferRange& x : ranges) {
+    if (x.buffer() == r.buffer()) spans.emplace_back(x.offset_bytes(), x.offset_bytes() + x.size_bytes());
+  }
+  std::sort(spans.begin(), spans.end());
+  int64_t covered = r.offset_bytes();
+  const int64_t end = r.offset_bytes() + r.size_bytes();
+  for (const auto& [b, e] : spans) {
+    if (b > covered) break;
+    covered = std::max(covered, e);
+    if (covered >= end) return true;
+  }
+  return covered >= end;
+}
+
+class OpChecker {
+ public:
+  explicit OpChecker(const Schedule& s)
+      : s_(s), model_(s.model()), t_(s.training()), layers_(s.model().num_layers()) {
+    for (int b = 0; b < s.buffers_size(); ++b) buffer_index_[s.buffers(b).name()] = b;
+  }
+
+  absl::Status Run() {
+    RETURN_IF_ERROR(CheckStreams());
+    RETURN_IF_ERROR(CheckBuffers());
+    for (const Op& op : s_.ops()) {
+      if (op.has_compute()) RETURN_IF_ERROR(CheckCompute(op));
+      if (op.has_copy()) RETURN_IF_ERROR(CheckCopy(op));
+      if (op.has_collective()) RETURN_IF_ERROR(CheckCollective(op));
+      if (!op.has_compute() && !op.has_copy() && !op.has_collective()) {
+        return Invalid("%s has no kind (expected compute, copy or collective)", DescribeOp(op));
+      }
+    }
+    RETURN_IF_ERROR(CheckDataflow());
+    for (int d = 0; d < s_.devices_size(); ++d) {
+      RETURN_IF_ERROR(CheckLosses(d));
+      RETURN_IF_ERROR(FindParamHomes(s_, d).status());
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const Buffer* Find(const std::string& name) const {
+    auto it = buffer_index_.find(name);
+    return it == buffer_index_.end() ? nullptr : &s_.buffers(it->second);
+  }
+
+  absl::Status CheckStreams();
+  absl::Status CheckBuffers();
+  absl::Status CheckPlacements(const Buffer& buffer);
+  absl::Status CheckCompute(const Op& op);
+  absl::Status CheckFields(const Op& op);
+  // A role's range: its buffer exists on the op's device with `kind` and
+  // `dtype`, the range lies inside it, and its size is `exact` bytes (when
+  // exact >= 0) or at least `at_least`.
+  absl::Status CheckRole(const Op& op, const std::string& role, const BufferRange& r,
+                         BufferKind kind, DType dtype, int64_t exact, int64_t at_least);
+  // A parameter operand: part, block and elements valid (the whole part when
+  // `whole`), and its buffer holds those elements at that range.
+  absl::Status CheckParams(const Op& op, const std::string& role, const ParamOperand& p,
+                           bool whole);
+  absl::Status CheckCopy(const Op& op);
+  absl::Status CheckCollective(const Op& op);
+  absl::Status CheckDataflow();
+  absl::Status CheckLosses(int device);
+
+  const Schedule& s_;
+  const ModelSpec& model_;
+  const TrainingSettings& t_;
+  const int layers_;
+  absl::flat_hash_map<std::string, int> buffer_index_;
+};
+
+absl::Status OpChecker::CheckStreams() {
+  std::vector<absl::flat_hash_map<std::string, StreamKind>> kinds(s_.devices_size());
+  for (const ScheduleDevice& d : s_.devices()) {
+    int compute = 0;
+    for (const Stream& stream : d.streams()) {
+      kinds[d.id()][stream.name()] = stream.kind();
+      compute += stream.kind() == COMPUTE;
+    }
+    if (compute != 1) {
+      return Invalid("device %d has %d COMPUTE streams; expected exactly one (compute ops of a "
+                     "device run in one order)",
+                     d.id(), compute);
+    }
+  }
+  for (const Op& op : s_.ops()) {
+    StreamKind wanted = STREAM_KIND_UNSPECIFIED;
+    if (op.has_compute()) wanted = COMPUTE;
+    if (op.has_collective()) wanted = COLLECTIVE;
+    if (op.has_copy()) {
+      switch (op.copy().direction()) {
+        case HOST_TO_DEVICE: wanted = H2D; break;
+        case DEVICE_TO_HOST: wanted = D2H; break;
+        case DEVICE_TO_DEVICE: wanted = PEER; break;
+        default:
+          return OpError(op, "copy.direction", CopyDirection_Name(op.copy().direction()),
+                         "HOST_TO_DEVICE, DEVICE_TO_HOST or DEVICE_TO_DEVICE");
+      }
+    }
+    const StreamKind found = kinds[op.device()].at(op.stream());
+    if (wanted != STREAM_KIND_UNSPECIFIED && found != wanted) {
+      return OpError(op, absl::StrCat("the kind of stream '", op.stream(), "'"),
+                     StreamKind_Name(found), "%s for this op", StreamKind_Name(wanted));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckBuffers() {
+  std::vector<int> zo_states(s_.devices_size(), 0);
+  for (const Buffer& b : s_.buffers()) {
+    if (b.kind() == BUFFER_KIND_UNSPECIFIED || b.dtype() == DTYPE_UNSPECIFIED) {
+      return Invalid("buffer '%s': kind %s, dtype %s; both must be set", b.name(),
+                     BufferKind_Name(b.kind()), DType_Name(b.dtype()));
+    }
+    const bool host = b.device() < 0;
+    if (host != (b.kind() == HOST_PARAMS)) {
+      return Invalid("buffer '%s' is a %s buffer in %s; HOST_PARAMS buffers live in host memory "
+                     "(device -1) and every other kind on a device",
+                     b.name(), BufferKind_Name(b.kind()), host ? "host memory" : "a device");
+    }
+    const bool carries = b.kind() == HOST_PARAMS || b.kind() == RESIDENT_PARAMS ||
+                         b.kind() == ZO_STATE;
+    if (carries && !b.persistent()) {
+      return Invalid("buffer '%s' (%s) is not persistent; its contents carry over from step to "
+                     "step, so it must be",
+                     b.name(), BufferKind_Name(b.kind()));
+    }
+    if (b.kind() == ZO_STATE) ++zo_states[b.device()];
+    RETURN_IF_ERROR(CheckPlacements(b));
+  }
+  for (int d = 0; d < s_.devices_size(); ++d) {
+    if (zo_states[d] != 1) {
+      return Invalid("device %d has %d ZO_STATE buffers; expected exactly one (its pending "
+                     "update)",
+                     d, zo_states[d]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckPlacements(const Buffer& buffer) {
+  if (buffer.params_size() == 0) return absl::OkStatus();
+  if (buffer.kind() != HOST_PARAMS && buffer.kind() != RESIDENT_PARAMS) {
+    return Invalid("buffer '%s' (%s) has parameter placements; only HOST_PARAMS and "
+                   "RESIDENT_PARAMS buffers hold parameters from step to step",
+                   buffer.name(), BufferKind_Name(buffer.kind()));
+  }
+  const int64_t bytes = DTypeBytes(buffer.dtype());
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (int i = 0; i < buffer.params_size(); ++i) {
+    const ParamPlacement& p = buffer.params(i);
+    const std::string where = absl::StrFormat("buffer '%s' params[%d]", buffer.name(), i);
+    if (p.part() == PART_UNSPECIFIED) return Invalid("%s: part is not set", where);
+    const int block_limit = p.part() == DECODER_BLOCK ? layers_ : 1;
+    if (p.block() < 0 || p.block() >= block_limit) {
+      return Invalid("%s: block is %d; expected %s", where, p.block(),
+                     p.part() == DECODER_BLOCK
+                         ? absl::StrFormat("0 to %d (the model has %d layers)", layers_ - 1, layers_)
+                         : std::string("0 for the ") + Part_Name(p.part()));
+    }
+    const int64_t elements = PartElements(model_, p.part());
+    if (p.first_element() != 0 || p.elements() != elements) {
+      return Invalid("%s: holds elements [%d, +%d) of %s; expected the whole part, [0, +%d)",
+                     where, p.first_element(), p.elements(), Part_Name(p.part()), elements);
+    }
+    if (p.offset_bytes() < 0 || p.offset_bytes() % bytes != 0 ||
+        p.offset_bytes() > buffer.size_bytes() ||
+        elements * bytes > buffer.size_bytes() - p.offset_bytes()) {
+      return Invalid("%s: %d bytes at offset %d do not fit the buffer's %d bytes (or the offset "
+                     "is not a multiple of the %s element)",
+                     where, elements * bytes, p.offset_bytes(), buffer.size_bytes(),
+                     DType_Name(buffer.dtype()));
+    }
+    spans.emplace_back(p.offset_bytes(), p.offset_bytes() + elements * bytes);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (size_t i = 1; i < spans.size(); ++i) {
+    if (spans[i].first < spans[i - 1].second) {
+      return Invalid("buffer '%s': parameter placements overlap at bytes [%d, %d)", buffer.name(),
+                     spans[i].first, std::min(spans[i].second, spans[i - 1].second));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckRole(const Op& op, const std::string& role, const BufferRange& r,
+                                  BufferKind kind, DType dtype, int64_t exact, int64_t at_least) {
+  const Buffer* b = Find(r.buffer());
+  if (b == nullptr) {
+    return OpError(op, role + ".buffer", absl::StrCat("'", r.buffer(), "'"), "an existing buffer");
+  }
+  if (b->device() != op.device()) {
+    return OpError(op, role, RangeText(r), "a buffer on the op's device %d (it is on %s)",
+                   op.device(),
+                   b->device() < 0 ? "host " + b->host() : absl::StrCat("device ", b->device()));
+  }
+  if (b->kind() != kind) {
+    return OpError(op, absl::StrFormat("the kind of %s buffer '%s'", role, r.buffer()),
+                   BufferKind_Name(b->kind()), "%s", BufferKind_Name(kind));
+  }
+  if (dtype != DTYPE_UNSPECIFIED && b->dtype() != dtype) {
+    return OpError(op, absl::StrFormat("the dtype of %s buffer '%s'", role, r.buffer()),
+                   DType_Name(b->dtype()), "%s", DType_Name(dtype));
+  }
+  if (r.offset_bytes() < 0 || r.size_bytes() <= 0 || r.offset_bytes() > b->size_bytes() ||
+      r.size_bytes() > b->size_bytes() - r.offset_bytes()) {
+    return OpError(op, role, RangeText(r), "a non-empty range inside the buffer's %d bytes",
+                   b->size_bytes());
+  }
+  if (exact >= 0 && r.size_bytes() != exact) {
+    return OpError(op, role + ".size_bytes", r.size_bytes(), "%d", exact);
+  }
+  if (r.size_bytes() < at_least) {
+    return OpError(op, role + ".size_bytes", r.size_bytes(), "at least %d", at_least);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckParams(const Op& op, const std::string& role, const ParamOperand& p,
+                                    bool whole) {
+  if (p.part() == PART_UNSPECIFIED) {
+    return OpError(op, role + ".part", "PART_UNSPECIFIED", "EMBEDDING_PART, DECODER_BLOCK or HEAD_PART");
+  }
+  if (p.part() == DECODER_BLOCK ? (p.block() < 0 || p.block() >= layers_) : p.block() != 0) {
+    return OpError(op, role + ".block", p.block(), "%s",
+                   p.part() == DECODER_BLOCK
+                       ? absl::StrFormat("0 to %d (model '%s' has %d layers)", layers_ - 1,
+                                         model_.name(), layers_)
+                       : std::string("0 for the ") + Part_Name(p.part()));
+  }
+  const int64_t part = PartElements(model_, p.part());
+  if (p.first_element() < 0 || p.elements() < 1 || p.first_element() > part ||
+      p.elements() > part - p.first_element()) {
+    return OpError(op, role + " elements",
+                   absl::StrFormat("[%d, +%d)", p.first_element(), p.elements()),
+                   "a non-empty range inside the %s's %d elements", Part_Name(p.part()), part);
+  }
+  if (whole && (p.first_element() != 0 || p.elements() != part)) {
+    return OpError(op, role + " elements",
+                   absl::StrFormat("[%d, +%d)", p.first_element(), p.elements()),
+                   "the whole %s, [0, +%d)", Part_Name(p.part()), part);
+  }
+  const Buffer* b = Find(p.range().buffer());
+  const BufferKind kind = b != nullptr && b->kind() == BLOCK_SLOT ? BLOCK_SLOT : RESIDENT_PARAMS;
+  const int64_t c = DTypeBytes(t_.compute_dtype());
+  RETURN_IF_ERROR(CheckRole(op, role + ".range", p.range(), kind, t_.compute_dtype(),
+                            p.elements() * c, 0));
+  if (kind == BLOCK_SLOT) {
+    if (p.part() != DECODER_BLOCK || p.range().offset_bytes() != p.first_element() * c) {
+      return OpError(op, role + ".range.offset_bytes", p.range().offset_bytes(),
+                     "%d: a slot holds one DECODER_BLOCK, element i at byte i·%d",
+                     p.first_element() * c, c);
+    }
+    return absl::OkStatus();
+  }
+  for (const ParamPlacement& placed : b->params()) {
+    if (placed.part() != p.part() || placed.block() != p.block()) continue;
+    const int64_t at = placed.offset_bytes() + (p.first_element() - placed.first_element()) * c;
+    if (p.range().offset_bytes() != at) {
+      return OpError(op, role + ".range.offset_bytes", p.range().offset_bytes(),
+                     "%d, where buffer '%s' holds element %d of %s", at, b->name(),
+                     p.first_element(), Part_Name(p.part()));
+    }
+    return absl::OkStatus();
+  }
+  return OpError(op, role, absl::StrFormat("%s block %d", Part_Name(p.part()), p.block()),
+                 "parameters buffer '%s' holds (it has no placement for them)", b->name());
+}
+
+absl::Status OpChecker::CheckFields(const Op& op) {
+  const ComputeOp& c = op.compute();
+  const ComputeKind k = c.kind();
+  if (k == COMPUTE_KIND_UNSPECIFIED) {
+    return OpError(op, "compute.kind", "COMPUTE_KIND_UNSPECIFIED", "a ComputeKind");
+  }
+  if (IsForward(k) ? (c.sign() != PLUS && c.sign() != MINUS) : c.sign() != SIGN_UNSPECIFIED) {
+    return OpError(op, "compute.sign", Sign_Name(c.sign()), "%s",
+                   IsForward(k) ? "PLUS or MINUS" : "unset for this kind");
+  }
+  const int seq = IsForward(k) ? t_.seq_len() : 0;
+  if (c.seq_len() != seq) {
+    return OpError(op, "compute.seq_len", c.seq_len(), "%d (%s)", seq,
+                   IsForward(k) ? "the training seq_len" : "unset for this kind");
+  }
+  if (IsForward(k)) {
+    if (c.examples() != t_.micro_batch_size()) {
+      return OpError(op, "compute.examples", c.examples(), "%d, the training micro_batch_size",
+                     t_.micro_batch_size());
+    }
+    if (c.first_example() < 0 || c.first_example() > t_.batch_size() - c.examples()) {
+      return OpError(op, "compute.first_example", c.first_example(),
+                     "0 to %d (the op's %d examples lie inside the batch of %d)",
+                     t_.batch_size() - c.examples(), c.examples(), t_.batch_size());
+    }
+  } else {
+    const int examples = k == PROJECTED_GRADIENT ? t_.batch_size() : 0;
+    if (c.examples() != examples || c.first_example() != 0) {
+      return OpError(op, "compute.examples / first_example",
+                     absl::StrFormat("%d / %d", c.examples(), c.first_example()), "%d / 0 (%s)",
+                     examples, k == PROJECTED_GRADIENT ? "the batch" : "unset for this kind");
+    }
+  }
+  if ((k == CAST) != (c.cast_direction() != CAST_DIRECTION_UNSPECIFIED)) {
+    return OpError(op, "compute.cast_direction", CastDirection_Name(c.cast_direction()), "%s",
+                   k == CAST ? "WIRE_TO_COMPUTE or COMPUTE_TO_WIRE" : "unset for this kind");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckCompute(const Op& op) {
+  RETURN_IF_ERROR(CheckFields(op));
+  const ComputeOp& c = op.compute();
+  const ComputeKind k = c.kind();
+  const DType compute = t_.compute_dtype();
+  for (const Role& role : Roles(c)) {
+    const bool wanted = role.access != 0 && (std::string(role.name) != "compute.lm_head" ||
+                                             model_.tied_lm_head());
+    if (role.set != wanted) {
+      return OpError(op, role.name, role.set ? "set" : "unset", "%s for %s%s",
+                     wanted ? "set" : "unset", ComputeKind_Name(k),
+                     std::string(role.name) == "compute.lm_head"
+                         ? (model_.tied_lm_head() ? " with a tied LM head" : " without a tied LM head")
+                         : "");
+    }
+  }
+  if (c.has_params()) {
+    RETURN_IF_ERROR(CheckParams(op, "compute.params", c.params(), k != UPDATE && k != CAST));
+    const Part wanted = k == EMBED ? EMBEDDING_PART
+                        : k == HEAD_LOSS ? HEAD_PART
+                        : k == UPDATE ? c.params().part()
+                                      : DECODER_BLOCK;
+    if (c.params().part() != wanted) {
+      return OpError(op, "compute.params.part", Part_Name(c.params().part()), "%s for %s",
+                     Part_Name(wanted), ComputeKind_Name(k));
+    }
+  }
+  if (c.has_lm_head()) {
+    RETURN_IF_ERROR(CheckParams(op, "compute.lm_head", c.lm_head(), false));
+    if (c.lm_head().part() != EMBEDDING_PART || c.lm_head().first_element() != 0 ||
+        c.lm_head().elements() != TokenTableElements(model_)) {
+      return OpError(op, "compute.lm_head",
+                     absl::StrFormat("%s elements [%d, +%d)", Part_Name(c.lm_head().part()),
+                                     c.lm_head().first_element(), c.lm_head().elements()),
+                     "the token table, EMBEDDING_PART elements [0, +%d)",
+                     TokenTableElements(model_));
+    }
+  }
+  if (c.has_perturbed()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.perturbed", c.perturbed(), PERTURBED_WEIGHTS, compute,
+                              -1, PerturbedBytes(model_, t_, k)));
+  }
+  if (c.has_activations()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.activations", c.activations(), ACTIVATIONS, compute,
+                              MicroBatchActivationBytes(model_, t_), 0));
+  }
+  if (c.has_workspace()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.workspace", c.workspace(), WORKSPACE, compute, -1,
+                              WorkspaceBytes(model_, t_, k)));
+  }
+  if (c.has_losses()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.losses", c.losses(), LOSSES, FP32,
+                              k == HEAD_LOSS ? c.examples() * kLossBytes : -1, kLossBytes));
+    if (c.losses().offset_bytes() % kLossBytes != 0 || c.losses().size_bytes() % kLossBytes != 0) {
+      return OpError(op, "compute.losses", RangeText(c.losses()),
+                     "a range of whole fp32 losses (offset and size multiples of 4)");
+    }
+  }
+  if (c.has_zo_state()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.zo_state", c.zo_state(), ZO_STATE, DTYPE_UNSPECIFIED,
+                              kZoStateBytes, 0));
+  }
+  if (c.has_wire()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.wire", c.wire(), WIRE_STAGING, t_.wire_dtype(),
+                              c.params().elements() * DTypeBytes(t_.wire_dtype()), 0));
+  }
+  for (const Role& role : Roles(c)) {
+    if (!role.set) continue;
+    if ((role.access & kRead) && !Covered(*role.range, op.reads())) {
+      return OpError(op, absl::StrCat("the reads of ", role.name), "missing",
+                     "reads to cover %s, which the op reads", RangeText(*role.range));
+    }
+    if ((role.access & kWrite) && !Covered(*role.range, op.writes())) {
+      return OpError(op, absl::StrCat("the writes of ", role.name), "missing",
+                     "writes to cover %s, which the op writes", RangeText(*role.range));
+    }
+  }
+  const ComputeCost cost = ComputeOpCost(model_, t_, c);
+  if (c.flops() != cost.flops) {
+    return OpError(op, "compute.flops", c.flops(), "%d, what the model and training settings "
+                   "give (schedule/compute_op_model.h)", cost.flops);
+  }
+  if (c.bytes_accessed() != cost.bytes_accessed) {
+    return OpError(op, "compute.bytes_accessed", c.bytes_accessed(),
+                   "%d, what the model and training settings give (schedule/compute_op_model.h)",
+                   cost.bytes_accessed);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckCopy(const Op& op) {
+  const CopyOp& c = op.copy();
+  if (!c.has_src() || !c.has_dst()) {
+    return OpError(op, "copy.src / copy.dst", "unset", "both set");
+  }
+  const Buffer* src = Find(c.src().buffer());
+  const Buffer* dst = Find(c.dst().buffer());
+  const Device* device =
+      FindDevice(s_.cluster(), s_.devices(op.device()).cluster_device());
+  const std::string& host = device->host();
+  auto on_host = [&](const Buffer* b) { return b->device() < 0 && b->host() == host; };
+  auto on_device = [&](const Buffer* b, int d) { return b->device() == d; };
+  switch (c.direction()) {
+    case HOST_TO_DEVICE:
+      if (!on_host(src) || !on_device(dst, op.device())) {
+        return OpError(op, "copy.src / copy.dst", absl::StrCat(RangeText(c.src()), " -> ", RangeText(c.dst())),
+                       "a buffer in host '%s' memory copied into device %d", host, op.device());
+      }
+      break;
+    case DEVICE_TO_HOST:
+      if (!on_device(src, op.device()) || !on_host(dst)) {
+        return OpError(op, "copy.src / copy.dst", absl::StrCat(RangeText(c.src()), " -> ", RangeText(c.dst())),
+                       "a buffer of device %d copied into host '%s' memory", op.device(), host);
+      }
+      break;
+    default:
+      if (c.peer_device() == op.device() || !on_device(src, op.device()) ||
+          !on_device(dst, c.peer_device())) {
+        return OpError(op, "copy.src / copy.dst", absl::StrCat(RangeText(c.src()), " -> ", RangeText(c.dst())),
+                       "a buffer of device %d copied into one of peer_device %d (another device)",
+                       op.device(), c.peer_device());
+      }
+  }
+  if (c.src_dtype() != src->dtype() || c.dst_dtype() != dst->dtype()) {
+    return OpError(op, "copy.src_dtype / dst_dtype",
+                   absl::StrCat(DType_Name(c.src_dtype()), " / ", DType_Name(c.dst_dtype())),
+                   "%s / %s, the dtypes of buffers '%s' and '%s'", DType_Name(src->dtype()),
+                   DType_Name(dst->dtype()), src->name(), dst->name());
+  }
+  if (c.direction() == DEVICE_TO_DEVICE && c.src_dtype() != c.dst_dtype()) {
+    return OpError(op, "copy.dst_dtype", DType_Name(c.dst_dtype()),
+                   "%s: a peer copy does not convert", DType_Name(c.src_dtype()));
+  }
+  const int64_t sb = DTypeBytes(c.src_dtype()), db = DTypeBytes(c.dst_dtype());
+  if (c.src().size_bytes() % sb != 0 || c.dst().size_bytes() % db != 0 ||
+      c.src().size_bytes() / sb != c.dst().size_bytes() / db) {
+    return OpError(op, "copy sizes",
+                   absl::StrFormat("%d bytes of %s -> %d bytes of %s", c.src().size_bytes(),
+                                   DType_Name(c.src_dtype()), c.dst().size_bytes(),
+                                   DType_Name(c.dst_dtype())),
+                   "whole elements, as many in dst as in src");
+  }
+  const int64_t elements = c.src().size_bytes() / sb;
+  const int64_t wire = c.direction() == HOST_TO_DEVICE ? db : sb;
+  if (c.bytes() != elements * wire) {
+    return OpError(op, "copy.bytes", c.bytes(),
+                   "%d: %d elements at the device side's %d bytes each", elements * wire, elements,
+                   wire);
+  }
+  if (c.link_class() == LINK_CLASS_UNSPECIFIED) {
+    return OpError(op, "copy.link_class", "LINK_CLASS_UNSPECIFIED", "the class of the link crossed");
+  }
+  if (!Covered(c.src(), op.reads()) || !Covered(c.dst(), op.writes())) {
+    return OpError(op, "reads / writes", "incomplete", "reads to cover copy.src %s and writes to cover copy.dst %s",
+                   RangeText(c.src()), RangeText(c.dst()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckCollective(const Op& op) {
+  const CollectiveOp& c = op.collective();
+  if (!c.has_send() || !c.has_recv()) {
+    return OpError(op, "collective.send / recv", "unset", "both set");
+  }
+  const Buffer* send = Find(c.send().buffer());
+  const Buffer* recv = Find(c.recv().buffer());
+  if (send->device() != op.device() || recv->device() != op.device() ||
+      send->dtype() != recv->dtype()) {
+    return OpError(op, "collective.send / recv",
+                   absl::StrCat(RangeText(c.send()), " / ", RangeText(c.recv())),
+                   "buffers of the op's device %d with one dtype", op.device());
+  }
+  const int64_t n = c.participants_size();
+  const int64_t rank =
+      std::find(c.participants().begin(), c.participants().end(), op.device()) -
+      c.participants().begin();
+  const int64_t in = c.send().size_bytes(), out = c.recv().size_bytes();
+  int64_t wanted_in = in, wanted_out = out, bytes = out;
+  switch (c.kind()) {
+    case ALL_GATHER:
+      wanted_out = n * in;
+      break;
+    case REDUCE_SCATTER:
+      wanted_in = n * out;
+      bytes = in;
+      break;
+    case ALL_REDUCE:
+    case BROADCAST:
+      wanted_out = in;
+      break;
+    default:
+      return OpError(op, "collective.kind", CollectiveKind_Name(c.kind()), "a CollectiveKind");
+  }
+  if (in != wanted_in || out != wanted_out) {
+    return OpError(op, "collective send / recv sizes", absl::StrFormat("%d / %d bytes", in, out),
+                   "%d / %d bytes for %s among %d participants", wanted_in, wanted_out,
+                   CollectiveKind_Name(c.kind()), n);
+  }
+  if (c.bytes() != bytes) {
+    return OpError(op, "collective.bytes", c.bytes(), "%d for %s with these send and recv ranges",
+                   bytes, CollectiveKind_Name(c.kind()));
+  }
+  if (c.kind() == ALL_GATHER && (c.send().buffer() != c.recv().buffer() ||
+                                 c.send().offset_bytes() != c.recv().offset_bytes() + rank * in)) {
+    return OpError(op, "collective.send", RangeText(c.send()),
+                   "'%s' [%d, +%d): an all-gather is in place, rank %d sends its chunk of recv",
+                   c.recv().buffer(), c.recv().offset_bytes() + rank * in, in, rank);
+  }
+  if (c.link_class() == LINK_CLASS_UNSPECIFIED) {
+    return OpError(op, "collective.link_class", "LINK_CLASS_UNSPECIFIED", "the class of the links crossed");
+  }
+  if (!Covered(c.send(), op.reads())) {
+    return OpError(op, "reads", "incomplete", "reads to cover collective.send %s", RangeText(c.send()));
+  }
+  for (const BufferRange& w : op.writes()) {
+    if (w.buffer() != c.recv().buffer() || w.offset_bytes() < c.recv().offset_bytes() ||
+        w.offset_bytes() + w.size_bytes() > c.recv().offset_bytes() + out) {
+      return OpError(op, "a write", RangeText(w), "a range inside collective.recv %s",
+                     RangeText(c.recv()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckDataflow() {
+  // One residual stream: where it is, and how far it has come.
+  struct Path {
+    Sign sign;
+    int first_example, examples;
+    int next_block;  // the block it goes through next; layers_ when done
+    const Op* last;
+  };
+  // Per device: elements of each (part, block) updated so far in the step.
+  std::vector<std::map<std::pair<int, int>, std::vector<std::pair<int64_t, int64_t>>>> updated(
+      s_.devices_size());
+  std::vector<std::map<std::tuple<std::string, int64_t>, Path>> paths(s_.devices_size());
+  for (const Op& op : s_.ops()) {
+    if (!op.has_compute()) continue;
+    const ComputeOp& c = op.compute();
+    if (c.kind() == UPDATE) {
+      auto& spans = updated[op.device()][{c.params().part(), c.params().block()}];
+      const int64_t b = c.params().first_element(), e = b + c.params().elements();
+      for (const auto& [ub, ue] : spans) {
+        if (b < ue && ub < e) {
+          return Invalid("%s updates elements [%d, %d) of %s block %d, which the device already "
+                         "updated this step (each parameter takes one update per step)",
+                         DescribeOp(op), std::max(b, ub), std::min(e, ue),
+                         Part_Name(c.params().part()), c.params().block());
+        }
+      }
+      spans.emplace_back(b, e);
+      continue;
+    }
+    if (!IsForward(c.kind())) continue;
+    const auto key = std::make_tuple(c.activations().buffer(), c.activations().offset_bytes());
+    auto& device_paths = paths[op.device()];
+    if (c.kind() == EMBED) {
+      device_paths[key] = {c.sign(), c.first_example(), c.examples(), 0, &op};
+      continue;
+    }
+    auto it = device_paths.find(key);
+    const int wanted_block = c.kind() == HEAD_LOSS ? layers_ : c.params().block();
+    if (it == device_paths.end()) {
+      return Invalid("%s reads the residual stream %s, which no EMBED of the device started "
+                     "before it",
+                     DescribeOp(op), RangeText(c.activations()));
+    }
+    Path& path = it->second;
+    if (path.sign != c.sign() || path.first_example != c.first_example() ||
+        path.examples != c.examples()) {
+      return Invalid("%s: sign %s, examples [%d, +%d); but the residual stream %s it continues "
+                     "is the %s path of examples [%d, +%d) (from %s); check the op's sign and "
+                     "examples",
+                     DescribeOp(op), Sign_Name(c.sign()), c.first_example(), c.examples(),
+                     RangeText(c.activations()), Sign_Name(path.sign), path.first_example,
+                     path.examples, DescribeOp(*path.last));
+    }
+    if (path.next_block != wanted_block) {
+      return Invalid("%s: the residual stream %s has passed blocks 0 to %d (last %s), so the "
+                     "next op on it must be %s",
+                     DescribeOp(op), RangeText(c.activations()), path.next_block - 1,
+                     DescribeOp(*path.last),
+                     path.next_block == layers_
+                         ? std::string("its HEAD_LOSS")
+                         : absl::StrFormat("the BLOCK_FORWARD of block %d", path.next_block));
+    }
+    path.next_block += c.kind() == BLOCK_FORWARD;
+    path.last = &op;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckLosses(int device) {
+  ASSIGN_OR_RETURN(const LossLayout layout, DeviceLossLayout(s_, device));
+  const Op* gradient = nullptr;
+  for (const Op& op : s_.ops()) {
+    if (op.device() != device || !op.has_compute() || op.compute().kind() != PROJECTED_GRADIENT) {
+      continue;
+    }
+    if (gradient != nullptr) {
+      return Invalid("device %d has two PROJECTED_GRADIENT ops, %s and %s; expected one per step",
+                     device, DescribeOp(*gradient), DescribeOp(op));
+    }
+    gradient = &op;
+  }
+  if (gradient == nullptr) {
+    return Invalid("device %d has no PROJECTED_GRADIENT op; every device computes g each step",
+                   device);
+  }
+  const BufferRange& read = gradient->compute().losses();
+  const std::string& name = s_.buffers(layout.buffer).name();
+  for (const std::vector<int64_t>* side : {&layout.plus, &layout.minus}) {
+    for (size_t e = 0; e < side->size(); ++e) {
+      const int64_t at = (*side)[e] * kLossBytes;
+      if (read.buffer() != name || at < read.offset_bytes() ||
+          at + kLossBytes > read.offset_bytes() + read.size_bytes()) {
+        return OpError(*gradient, "compute.losses", RangeText(read),
+                       "a range of '%s' covering the %s loss of example %d at byte %d", name,
+                       side == &layout.plus ? "+" : "-", e, at);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateOpSemantics(const Schedule& schedule) { return OpChecker(schedule).Run(); }
+
+}  // namespace zosched
