@@ -133,7 +133,7 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
         if (op.device() != device || !op.has_compute()) continue;
         const ComputeOp& c = op.compute();
         const std::string key = absl::StrCat(ComputeKind_Name(c.kind()), "/", c.examples(), "/",
-                                             c.seq_len(), "/", c.elements());
+                                             c.seq_len(), "/", c.params().elements());
         if (!seen.insert(key).second) continue;
         if (backend == nullptr) {
           const std::string& host_name =
@@ -161,10 +161,10 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
         m->set_model(s.model().name());
         m->set_examples(c.examples());
         m->set_seq_len(c.seq_len());
-        m->set_elements(c.elements());
+        m->set_elements(c.params().elements());
         m->set_seconds(t.median);
         std::printf("  %-18s examples %3d seq %4d elements %9ld: %.6f / %.6f / %.6f\n",
-                    m->op_class().c_str(), c.examples(), c.seq_len(), c.elements(), t.min,
+                    m->op_class().c_str(), c.examples(), c.seq_len(), c.params().elements(), t.min,
                     t.median, t.max);
       }
       // Keep the previous backend's shared memory alive until the next one
@@ -305,8 +305,8 @@ absl::Status ComputeProbe(const std::string& path) {
     if (!op.has_compute()) continue;
     const ComputeKind kind = op.compute().kind();
     if (kind != UPDATE && kind != BLOCK_FORWARD && kind != EMBED) continue;
-    if (op.compute().part() != DECODER_BLOCK && kind == UPDATE) continue;
-    if (op.compute().block() != 0) continue;
+    if (op.compute().params().part() != DECODER_BLOCK && kind == UPDATE) continue;
+    if (op.compute().params().block() != 0) continue;
     auto run = [&] { return backend->Compute(op, inputs); };
     RETURN_IF_ERROR(barrier());
     absl::StatusOr<Stats> alone = Stats{};

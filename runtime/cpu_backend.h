@@ -1,27 +1,29 @@
 // The CPU backend: a device is an MPI rank with a capacity-limited arena of
 // exactly the schedule's memory plan, host buffers live in node-shared
 // memory, copies and collectives are throttled to the cluster's (emulated)
-// link rates, and compute ops run the OPT math (runtime/nn) with the ZO
-// per-element functions (runtime/zo) in fp32.
+// link rates, and compute ops are thin wrappers over the OPT math
+// (runtime/nn) and the ZO per-element math (runtime/zo_ranges.h) in fp32.
 //
-// Op semantics (schedule.proto):
-// - UPDATE: θ ← Updated(θ, z, η', g', λ, decays) over the op's element range,
-//   with the pending (seed', g', η') of the previous step from the zo_state
-//   buffer; nothing while there is none (η' = 0, the first step). z keyed by
-//   (seed', part stream, element index): identical under any slicing.
-// - EMBED: the op's examples' token and position rows, each perturbed out of
-//   place (θ ± εz of the embedding part), summed into the activations.
-// - BLOCK_FORWARD: θ ± εz of the whole block into the `perturbed` buffer,
-//   then one pre-LN OPT block over the op's micro-batch, in place.
-// - HEAD_LOSS: θ ± εz of the head part and of the label words' embedding
-//   rows (tied head), then MeZO's per-example classification loss.
-// - PROJECTED_GRADIENT: g from the gathered losses in example order; the
-//   zo_state becomes (this step's seed, g, η).
-// - CAST and copies convert between the buffers' dtypes.
+// Every operand is named by its role in the op (schedule.proto ComputeOp)
+// and resolved to a pointer once, at Create; nothing is looked up by buffer
+// name or by the position of a read, and no op allocates. Op semantics:
+// - UPDATE: θ ← Updated(θ, z, η', g', λ, decays) over the params range with
+//   the pending (seed', g', η') of the zo_state operand; nothing while there
+//   is none (η' = 0, the first step). z keyed by (seed', the part's stream,
+//   element index): identical under any slicing.
+// - EMBED: the op's examples' token rows, the position rows and project_in,
+//   each perturbed out of place (θ ± εz of the embedding part) into the
+//   workspace and perturbed operands, then nn's EmbedRows.
+// - BLOCK_FORWARD: θ ± εz of the block into the perturbed operand, then one
+//   pre-LN OPT block over the op's micro-batch, in place.
+// - HEAD_LOSS: θ ± εz of the head part and of the label words' rows of the
+//   tied head (lm_head), then nn's HeadLossFromRows.
+// - PROJECTED_GRADIENT: g from the losses in example order
+//   (schedule/loss_layout.h); the zo_state becomes (this step's seed, g, η).
+// - CAST and copies convert between the dtypes of their two sides.
 #pragma once
 
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -29,8 +31,10 @@
 #include "models/model.pb.h"
 #include "runtime/backend.h"
 #include "runtime/link_throttle.h"
+#include "runtime/model_parts.h"
 #include "runtime/mpi_world.h"
-#include "runtime/nn/param_layout.h"
+#include "runtime/zo_ranges.h"
+#include "schedule/loss_layout.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
@@ -39,27 +43,23 @@ namespace zosched {
 // CPU backend does for device `index`'s compute thread). Best effort.
 void PinThreadToCore(int index);
 
-// The pending update a zo_state buffer holds (16 bytes).
-struct ZoState {
-  uint64_t seed = 0;
-  float g = 0;
-  float learning_rate = 0;  // 0: no pending update
-};
-
 class CpuBackend : public Backend {
  public:
-  // Sets up device `device` of `schedule` (both outlive the backend):
-  // allocates its arena (the sum of its buffers) and maps the host buffers of
-  // its host into `host_memory` (see HostBytes). `collectives` may be null
-  // when the schedule has none. Copies and collectives are throttled to the
-  // schedule's cluster: the device's host link (down_gbps for uploads,
-  // up_gbps for offloads, latency_s) and its peer domain (gbps_per_device
-  // for the bytes a collective brings in, latency_s).
+  // Sets up device `device` of `schedule` (validated by ValidateSchedule;
+  // both outlive the backend): allocates its arena (the sum of its buffers)
+  // and maps the host buffers of its host into `host_memory` (see
+  // HostBytes). `collectives` may be null when the schedule has none. Copies
+  // and collectives are throttled to the schedule's cluster: the device's
+  // host link (down_gbps for uploads, up_gbps for offloads, latency_s) and
+  // its peer domain (gbps_per_device for the bytes a collective brings in,
+  // latency_s). `label_words`: the task's label words' token ids.
   //
-  // Errors: InvalidArgument when the model or schedule asks for what the CPU
-  // runtime does not run (see nn/opt_forward.h CheckRuntimeSupports; a
-  // compute dtype other than FP32; a workspace smaller than the block
-  // forward needs); ResourceExhausted when the arena cannot be allocated.
+  // Errors: InvalidArgument when the schedule asks for what the CPU runtime
+  // does not run, naming it (a model nn/opt_forward.h CheckRuntimeSupports
+  // refuses; a compute dtype other than FP32; a peer copy; a collective
+  // other than ALL_GATHER; label words the schedule was not lowered for, or
+  // out of the vocabulary); ResourceExhausted when the plan exceeds the
+  // device's memory; Internal when the node's shared memory is too small.
   static absl::StatusOr<std::unique_ptr<CpuBackend>> Create(
       const Schedule& schedule, int device, const std::vector<int32_t>& label_words,
       NodeSharedMemory* host_memory, MpiCollectives* collectives);
@@ -76,38 +76,64 @@ class CpuBackend : public Backend {
   // a compute thread's time slice.
   void PrepareStreamThread(const Stream& stream) override;
 
-  // The bytes of buffer `name` (device or host), or nullptr.
-  char* Buffer(const std::string& name) const;
-  const zosched::Buffer* BufferSpec(const std::string& name) const;
+  // The memory of buffer `index` (into Schedule.buffers) as this rank maps
+  // it, or nullptr when it is neither on this device nor on its host.
+  char* BufferData(int index) const { return buffers_[index]; }
   // Mean of (L+ + L-)/2 over the batch, from the last PROJECTED_GRADIENT.
   double last_loss() const { return last_loss_; }
-  // The device's pending update, and setting it (resuming a run).
+  // The device's pending update (its ZO_STATE buffer), and setting it
+  // (resuming a run).
   ZoState pending() const;
   void set_pending(const ZoState& state);
 
  private:
+  // A compute op's operands, resolved (nullptr for the roles it lacks).
+  struct Operands {
+    float* params = nullptr;
+    float* lm_head = nullptr;
+    float* perturbed = nullptr;
+    float* activations = nullptr;
+    float* workspace = nullptr;
+    float* losses = nullptr;
+    ZoState* zo_state = nullptr;
+    char* wire = nullptr;
+    uint32_t stream = 0;                   // the params' z stream
+    const std::vector<DecaySpan>* spans = nullptr;  // UPDATE: the part's
+  };
+
   CpuBackend(const Schedule& schedule, int device) : schedule_(schedule), device_(device) {}
-  absl::Status Update(const Op& op);
-  absl::Status Embed(const Op& op, const StepInputs& inputs);
-  absl::Status Forward(const Op& op, const StepInputs& inputs);
-  absl::Status HeadLoss(const Op& op, const StepInputs& inputs);
-  absl::Status ProjectedGradientOp(const Op& op, const StepInputs& inputs);
-  absl::Status Cast(const Op& op);
+  absl::Status Resolve();
+  // Internal error when a compute op's workspace is smaller than its kernel
+  // needs (a disagreement of the plan's formula with runtime/nn: a bug).
+  absl::Status CheckWorkspace(const Op& op) const;
   char* At(const BufferRange& range) const;
+  void Update(const ComputeOp& c, const Operands& o);
+  void Embed(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
+  void Forward(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
+  void HeadLoss(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
+  void ProjectedGradientOp(const Operands& o, const StepInputs& inputs);
+  void Cast(const ComputeOp& c, const Operands& o);
 
   const Schedule& schedule_;
   const int device_;
-  ModelSpec model_;
+  const ModelSpec* model_ = nullptr;
   std::vector<int32_t> label_words_;
-  PartLayout embedding_layout_, block_layout_, head_layout_;
   std::vector<char> arena_storage_;
-  absl::flat_hash_map<std::string, char*> buffers_;
-  absl::flat_hash_map<std::string, const zosched::Buffer*> specs_;
-  std::string perturbed_, workspace_, zo_state_;
+  std::vector<char*> buffers_;  // per Schedule.buffers index
+  absl::flat_hash_map<std::string, int> buffer_index_;
+  ZoState* zo_state_ = nullptr;
+  absl::flat_hash_map<int64_t, Operands> operands_;  // by op id
+  // Decay spans of the embedding part, the head part and one block (all
+  // blocks share one layout).
+  std::vector<DecaySpan> embedding_spans_, block_spans_, head_spans_;
+  // Offsets (floats) in the embedding part: the token table, the position
+  // table's row 2 (OPT's offset), project_in (-1 when e == h).
+  int64_t tokens_at_ = 0, positions_at_ = 0, project_in_at_ = -1;
+  int64_t head_floats_ = 0;
+  LossLayout losses_;
+  std::vector<float> loss_plus_, loss_minus_;  // PROJECTED_GRADIENT scratch
   MpiCollectives* collectives_ = nullptr;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
-  // Where each (example, sign) loss lands in a losses buffer (floats).
-  std::vector<int64_t> plus_index_, minus_index_;
   double last_loss_ = 0;
 };
 

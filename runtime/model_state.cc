@@ -4,11 +4,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "models/accounting.h"
+#include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "runtime/dtype/convert.h"
 #include "runtime/zo/normal.h"
-#include "runtime/zo/zo_math.h"
+#include "runtime/model_parts.h"
+#include "runtime/zo_ranges.h"
+#include "schedule/param_homes.h"
 
 namespace zosched {
 namespace {
@@ -23,50 +25,25 @@ int64_t StoredPart::elements() const { return CountElements(tensors); }
 absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, int device,
                                                     const CpuBackend& backend) {
   const ModelSpec& spec = schedule.model();
-  const int layers = spec.num_layers();
-  const DType compute = schedule.training().compute_dtype();
-  const std::string prefix = absl::StrCat("d", device, "/");
-  char* resident = backend.Buffer(prefix + "resident");
-  if (resident == nullptr) {
-    return absl::InternalError(absl::StrFormat("buffer '%sresident' is not mapped", prefix));
-  }
+  ASSIGN_OR_RETURN(const DeviceParamHomes homes, FindParamHomes(schedule, device));
   std::vector<StoredPart> parts;
-  StoredPart embedding{"embedding", EmbeddingTensors(spec), EmbeddingStream(layers), resident,
-                       compute, prefix + "resident", false};
-  parts.push_back(embedding);
-  char* resident_blocks = backend.Buffer(prefix + "blocks");
-  std::string store;  // the host store this device streams from
-  for (const Op& op : schedule.ops()) {
-    if (op.device() == device && op.has_copy() && op.copy().direction() == HOST_TO_DEVICE) {
-      store = op.copy().src().buffer();
-      break;
+  auto add = [&](const std::string& name, Part part, int block,
+                 const ParamHome& home) -> absl::Status {
+    char* data = backend.BufferData(home.buffer);
+    if (data == nullptr) {
+      return absl::InternalError(absl::StrFormat("device %d: the home of %s, buffer '%s', is not "
+                                                 "mapped on this rank",
+                                                 device, name, schedule.buffers(home.buffer).name()));
     }
+    parts.push_back({name, PartTensors(spec, part, block), PartStream(spec, part, block),
+                     data + home.offset_bytes, home.dtype, home.buffer, home.host});
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(add("embedding", EMBEDDING_PART, 0, homes.embedding));
+  for (int b = 0; b < spec.num_layers(); ++b) {
+    RETURN_IF_ERROR(add(absl::StrCat("block ", b), DECODER_BLOCK, b, homes.blocks[b]));
   }
-  const int64_t block_elements = BlockParams(spec);
-  for (int b = 0; b < layers; ++b) {
-    StoredPart block{absl::StrCat("block ", b), BlockTensors(spec, b), BlockStream(b)};
-    if (resident_blocks != nullptr) {
-      block.data = resident_blocks + b * block_elements * DTypeBytes(compute);
-      block.dtype = compute;
-      block.buffer = prefix + "blocks";
-    } else {
-      const Buffer* buffer = backend.BufferSpec(store);
-      if (buffer == nullptr || backend.Buffer(store) == nullptr) {
-        return absl::InternalError(absl::StrFormat(
-            "device %d: no resident blocks and no host store mapped ('%s')", device, store));
-      }
-      block.dtype = buffer->dtype();
-      block.data = backend.Buffer(store) + b * block_elements * DTypeBytes(block.dtype);
-      block.buffer = store;
-      block.host = true;
-    }
-    parts.push_back(block);
-  }
-  std::vector<TensorSpec> head = FinalNormTensors(spec);
-  for (TensorSpec& t : HeadTensors(spec)) head.push_back(std::move(t));
-  parts.push_back({"head", head, HeadStream(layers),
-                   resident + EmbeddingParams(spec) * DTypeBytes(compute), compute,
-                   prefix + "resident", false});
+  RETURN_IF_ERROR(add("head", HEAD_PART, 0, homes.head));
   return parts;
 }
 
@@ -95,17 +72,8 @@ std::vector<float> CurrentPart(const StoredPart& part, const ModelSpec& spec,
                                const ZoState& pending, float weight_decay) {
   std::vector<float> values(part.elements());
   ConvertBuffer(part.dtype, part.data, FP32, values.data(), values.size());
-  if (pending.learning_rate == 0) return values;
-  std::vector<float> z(values.size());
-  FillNormals(pending.seed, part.stream, 0, z.size(), z.data());
-  int64_t offset = 0;
-  for (const TensorSpec& t : part.tensors) {
-    for (int64_t i = offset; i < offset + t.elements(); ++i) {
-      values[i] = Updated(values[i], z[i], pending.learning_rate, pending.g, weight_decay,
-                          t.weight_decay());
-    }
-    offset += t.elements();
-  }
+  UpdateRange(pending, part.stream, DecaySpans(part.tensors), weight_decay, 0, values.size(),
+              values.data());
   return values;
 }
 

@@ -25,13 +25,14 @@ struct StoredPart {
   uint32_t stream = 0;              // its z stream (runtime/zo/zo_math.h)
   char* data = nullptr;             // the stored values
   DType dtype = DTYPE_UNSPECIFIED;
-  std::string buffer;               // the schedule buffer holding them
+  int buffer = -1;                  // the schedule buffer holding them (index)
   bool host = false;                // in node-shared host memory
   int64_t elements() const;
 };
 
 // The parts of `schedule`'s model as device `device` sees them through
-// `backend`. Errors: Internal when a part's buffer is not mapped.
+// `backend`, at their homes (schedule/param_homes.h). Errors: those of
+// FindParamHomes; Internal when a home is not mapped on this rank.
 absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, int device,
                                                     const CpuBackend& backend);
 

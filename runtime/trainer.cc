@@ -27,6 +27,7 @@
 #include "runtime/zo/zo_math.h"
 #include "schedule/chrome_trace.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/param_homes.h"
 #include "schedule/validate.h"
 
 namespace zosched {
@@ -74,16 +75,17 @@ std::vector<std::vector<int>> CollectiveGroups(const Schedule& schedule) {
   return groups;
 }
 
-// The lowest device that streams from host buffer `name` initialises it.
-int HostBufferOwner(const Schedule& schedule, const std::string& name) {
-  int owner = -1;
-  for (const Op& op : schedule.ops()) {
-    if (op.has_copy() && op.copy().src().buffer() == name &&
-        (owner < 0 || op.device() < owner)) {
-      owner = op.device();
+// The lowest device whose parameters live in host buffer `buffer` (an
+// index into Schedule.buffers) initialises it.
+absl::StatusOr<int> HostBufferOwner(const Schedule& schedule, int buffer) {
+  for (int d = 0; d < schedule.devices_size(); ++d) {
+    ASSIGN_OR_RETURN(const DeviceParamHomes homes, FindParamHomes(schedule, d));
+    for (const ParamHome& home : homes.blocks) {
+      if (home.buffer == buffer) return d;
     }
   }
-  return owner;
+  return absl::InternalError(absl::StrFormat("no device's parameters live in buffer '%s'",
+                                             schedule.buffers(buffer).name()));
 }
 
 // Checks that the ranks of a node are exactly the devices of one schedule
@@ -245,8 +247,10 @@ absl::Status Run::InitParameters() {
   for (const StoredPart& part : parts_) {
     // A host store is shared: only the lowest device streaming from it
     // writes it. Resident parts belong to this rank alone.
-    const bool mine = !part.host || HostBufferOwner(schedule_, part.buffer) == rank_;
-    if (!mine) continue;
+    if (part.host) {
+      ASSIGN_OR_RETURN(const int owner, HostBufferOwner(schedule_, part.buffer));
+      if (owner != rank_) continue;
+    }
     std::vector<float> values(part.elements());
     if (from_file) {
       RETURN_IF_ERROR(LoadModelParameters(o_.init, schedule_.model(), part.tensors, FP32,

@@ -103,13 +103,19 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
   const int64_t tokens = Mul(training.micro_batch_size(), training.seq_len());
   switch (kind) {
     case BLOCK_FORWARD: {
-      const int64_t tokens4 = Add(tokens, 3) / 4 * 4;
+      const int64_t tokens4 = Add(tokens, 3) / 4 * 4;  // the CPU kernels' token panel
       return Mul(tokens4, DualForwardActivationBytesPerToken(model, training.seq_len(),
                                                              training.compute_dtype())
                               .workspace);
     }
-    case EMBED:
-      return Mul(Mul(tokens, EmbedDim(model)), DTypeBytes(training.compute_dtype()));
+    case EMBED: {
+      const int64_t e = EmbedDim(model), h = model.hidden_size();
+      const int64_t rows = e != h ? Add(tokens, 3) / 4 * 4 : tokens;
+      return Mul(Mul(rows, e != h ? e + h : e), DTypeBytes(training.compute_dtype()));
+    }
+    case HEAD_LOSS:
+      return Mul(4, Add(model.hidden_size() + EmbedDim(model),
+                        Mul(training.micro_batch_size(), training.num_label_words())));
     default:
       return 0;
   }

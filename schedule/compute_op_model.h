@@ -54,7 +54,10 @@ int64_t MicroBatchActivationBytes(const ModelSpec& model, const TrainingSettings
 //                  for T4 tokens, T rounded up to a multiple of 4 (the CPU
 //                  kernels pad the token count to their GEMM blocking; see
 //                  runtime/nn/opt_forward.h)
-//   EMBED:         the gathered token rows, T·e·c
+//   EMBED:         the gathered token rows, T·e·c; when the model projects
+//                  them (e != h), T4 rows and their projection: T4·(e + h)·c
+//   HEAD_LOSS:     fp32 scratch for the final norm, the projection and the
+//                  label logits: 4·(h + e + examples·labels)
 //   other kinds:   0.
 int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
                        ComputeKind kind);

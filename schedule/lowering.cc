@@ -357,12 +357,14 @@ void OpLowering::LowerHeadLosses(const DevicePlan& plan) {
       if (model_.tied_lm_head()) *c->mutable_lm_head() = lm_head;
       *c->mutable_activations() = MicroBatchActivations(plan, sign, m);
       *c->mutable_perturbed() = PerturbedFor(plan, HEAD_LOSS);
+      *c->mutable_workspace() = WorkspaceFor(plan, HEAD_LOSS);
       *c->mutable_losses() =
           Range(buffers_[plan.id].losses, LossOffset(plan, s, m) * kLossBytes, mb * kLossBytes);
       ScheduleBuilder::Reads(loss, c->activations());
       ScheduleBuilder::Reads(loss, head.range());
       if (model_.tied_lm_head()) ScheduleBuilder::Reads(loss, lm_head.range());
       ScheduleBuilder::Writes(loss, c->perturbed());
+      ScheduleBuilder::Writes(loss, c->workspace());
       ScheduleBuilder::Writes(loss, c->losses());
       Finish(loss);
       last = loss;

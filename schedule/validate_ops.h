@@ -40,8 +40,8 @@ namespace zosched {
 //    the device side's dtype; src listed in reads, dst in writes.
 // 5. Collectives: send and recv on the op's device, of one dtype, sized as
 //    schedule.proto CollectiveOp says for the kind and participant count,
-//    ALL_GATHER in place; `bytes` as said there; link class set; send listed
-//    in reads, every write inside recv.
+//    ALL_GATHER in place; `bytes` as said there; link class set; every read
+//    inside send and every write inside recv (padding may be left out).
 // 6. Dataflow on each device, in compute-stream order: each residual stream
 //    (an activations range) starts at an EMBED and passes every block in
 //    order, 0 .. L-1, before its HEAD_LOSS, all with one sign and one example

@@ -58,7 +58,7 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
 absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
   const ComputeOp& c = op.compute();
   auto measured = measured_compute_.find({ComputeKind_Name(c.kind()), schedule_->model().name(),
-                                          c.examples(), c.seq_len(), c.elements()});
+                                          c.examples(), c.seq_len(), c.params().elements()});
   if (measured != measured_compute_.end()) return CeilNs(measured->second);
 
   const Device& device = schedule_->cluster().devices(cluster_index_[op.device()]);

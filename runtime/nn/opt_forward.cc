@@ -248,42 +248,55 @@ absl::Status CheckRuntimeSupports(const ModelSpec& spec) {
   return absl::OkStatus();
 }
 
+int64_t EmbedTokenRows(const ModelSpec& spec, int examples, int seq) {
+  const int64_t tokens = static_cast<int64_t>(examples) * seq;
+  return EmbedDim(spec) != spec.hidden_size() ? RoundUp(tokens, kTokenPanel) : tokens;
+}
+
+int64_t EmbedWorkspaceFloats(const ModelSpec& spec, int examples, int seq) {
+  if (EmbedDim(spec) == spec.hidden_size()) return 0;
+  return EmbedTokenRows(spec, examples, seq) * spec.hidden_size();
+}
+
+void EmbedRows(const ModelSpec& spec, const float* token_rows, const float* position_rows,
+               const float* project_in, int examples, int seq, float* workspace,
+               float* hidden) {
+  CheckBatch(spec, /*lengths=*/nullptr, examples, seq);
+  const int64_t h = spec.hidden_size();
+  const int64_t e_dim = EmbedDim(spec);
+  CHECK((project_in != nullptr) == (e_dim != h)) << "project_in must be given iff e != h";
+  const int64_t tokens_total = static_cast<int64_t>(examples) * seq;
+  // Token embeddings, [T, h]: the rows themselves, or their projection
+  // (into the workspace, [T4, h]).
+  if (project_in != nullptr) {
+    Linear(token_rows, EmbedTokenRows(spec, examples, seq), e_dim, project_in, /*b=*/nullptr,
+           h, workspace);
+  }
+  for (int64_t t = 0; t < tokens_total; ++t) {
+    const float* word = project_in == nullptr ? token_rows + t * h : workspace + t * h;
+    const float* position = position_rows + (t % seq) * h;
+    float* out = hidden + t * h;
+    for (int64_t i = 0; i < h; ++i) out[i] = word[i] + position[i];
+  }
+}
+
 void Embed(const ModelSpec& spec, const float* embedding_part,
            const int32_t* tokens, int examples, int seq, float* hidden) {
   CheckBatch(spec, /*lengths=*/nullptr, examples, seq);
   const OptEmbeddingView view = MakeOptEmbeddingView(spec, embedding_part);
-  const int64_t h = spec.hidden_size();
   const int64_t e_dim = EmbedDim(spec);
   const int64_t vocab = spec.vocab_size();
   const int64_t tokens_total = static_cast<int64_t>(examples) * seq;
+  std::vector<float> rows(EmbedTokenRows(spec, examples, seq) * e_dim, 0.0f);
   for (int64_t t = 0; t < tokens_total; ++t) {
     CHECK(tokens[t] >= 0 && tokens[t] < vocab)
         << "token " << tokens[t] << " at " << t << " not in [0, " << vocab
         << ")";
+    std::memcpy(&rows[t * e_dim], view.embed_tokens + tokens[t] * e_dim, sizeof(float) * e_dim);
   }
-
-  // Token embeddings, [T, h]: rows of embed_tokens, or their projection.
-  std::vector<float> projected;  // [T4, h] when project_in
-  if (view.project_in != nullptr) {
-    const int64_t t4 = RoundUp(tokens_total, kTokenPanel);
-    std::vector<float> words(t4 * e_dim, 0.0f);  // [T4, e]
-    for (int64_t t = 0; t < tokens_total; ++t) {
-      std::memcpy(&words[t * e_dim], view.embed_tokens + tokens[t] * e_dim,
-                  sizeof(float) * e_dim);
-    }
-    projected.resize(t4 * h);
-    Linear(words.data(), t4, e_dim, view.project_in, /*b=*/nullptr, h,
-           projected.data());
-  }
-  for (int64_t t = 0; t < tokens_total; ++t) {
-    const float* word = view.project_in == nullptr
-                            ? view.embed_tokens + tokens[t] * e_dim
-                            : projected.data() + t * h;
-    const float* position =
-        view.embed_positions + (t % seq + kOptPositionOffset) * h;
-    float* out = hidden + t * h;
-    for (int64_t i = 0; i < h; ++i) out[i] = word[i] + position[i];
-  }
+  std::vector<float> workspace(EmbedWorkspaceFloats(spec, examples, seq));
+  EmbedRows(spec, rows.data(), view.embed_positions + kOptPositionOffset * spec.hidden_size(),
+            view.project_in, examples, seq, workspace.data(), hidden);
 }
 
 int64_t BlockWorkspaceFloats(const ModelSpec& spec, int examples, int seq) {
@@ -355,31 +368,76 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
   for (int64_t i = 0; i < T * h; ++i) hidden[i] += a[i];
 }
 
+int64_t HeadLossWorkspaceFloats(const ModelSpec& spec, int examples, int n_labels) {
+  return spec.hidden_size() + EmbedDim(spec) + static_cast<int64_t>(examples) * n_labels;
+}
+
+void LabelLogitsFromRows(const ModelSpec& spec, const float* head_part,
+                         const float* label_rows, const float* hidden,
+                         const int32_t* lengths, int examples, int seq, int n_labels,
+                         float* workspace, float* logits) {
+  CheckBatch(spec, lengths, examples, seq);
+  CHECK(n_labels >= 1) << n_labels;
+  const OptHeadView head = MakeOptHeadView(spec, head_part);
+  const int64_t h = spec.hidden_size();
+  const int64_t e_dim = EmbedDim(spec);
+  float* normed = workspace;           // [h]
+  float* projected = workspace + h;    // [e]
+  for (int e = 0; e < examples; ++e) {
+    const int64_t last = static_cast<int64_t>(e) * seq + lengths[e] - 1;
+    const float* x = HeadInput(spec, head, hidden + last * h, normed, projected);
+    for (int l = 0; l < n_labels; ++l) {
+      logits[static_cast<int64_t>(e) * n_labels + l] =
+          FixedDot(label_rows + static_cast<int64_t>(l) * e_dim, x, e_dim);
+    }
+  }
+}
+
+void HeadLossFromRows(const ModelSpec& spec, const float* head_part, const float* label_rows,
+                      const float* hidden, const int32_t* lengths, int examples, int seq,
+                      int n_labels, const int32_t* labels, float* workspace, float* losses) {
+  float* logits = workspace + spec.hidden_size() + EmbedDim(spec);  // [examples, n_labels]
+  LabelLogitsFromRows(spec, head_part, label_rows, hidden, lengths, examples, seq, n_labels,
+                      workspace, logits);
+  for (int e = 0; e < examples; ++e) {
+    CHECK(labels[e] >= 0 && labels[e] < n_labels)
+        << "labels[" << e << "] = " << labels[e];
+    const float* row = logits + static_cast<int64_t>(e) * n_labels;
+    float max = row[0];
+    for (int l = 1; l < n_labels; ++l) max = std::max(max, row[l]);
+    double sum = 0.0;
+    for (int l = 0; l < n_labels; ++l) sum += std::exp(double{row[l]} - max);
+    losses[e] = static_cast<float>(std::log(sum) + max - row[labels[e]]);
+  }
+}
+
+namespace {
+
+// The tied head's rows of the label words, [n_labels, e].
+std::vector<float> GatherLabelRows(const ModelSpec& spec, const float* embedding_part,
+                                   const int32_t* label_words, int n_labels) {
+  const OptEmbeddingView embedding = MakeOptEmbeddingView(spec, embedding_part);
+  const int64_t e_dim = EmbedDim(spec);
+  std::vector<float> rows(n_labels * e_dim);
+  for (int l = 0; l < n_labels; ++l) {
+    CHECK(label_words[l] >= 0 && label_words[l] < spec.vocab_size())
+        << "label word " << label_words[l];
+    std::memcpy(&rows[l * e_dim], embedding.embed_tokens + label_words[l] * e_dim,
+                sizeof(float) * e_dim);
+  }
+  return rows;
+}
+
+}  // namespace
+
 void LabelLogits(const ModelSpec& spec, const float* head_part,
                  const float* embedding_part, const float* hidden,
                  const int32_t* lengths, int examples, int seq,
                  const int32_t* label_words, int n_labels, float* logits) {
-  CheckBatch(spec, lengths, examples, seq);
-  CHECK(n_labels >= 1) << n_labels;
-  for (int l = 0; l < n_labels; ++l) {
-    CHECK(label_words[l] >= 0 && label_words[l] < spec.vocab_size())
-        << "label word " << label_words[l];
-  }
-  const OptHeadView head = MakeOptHeadView(spec, head_part);
-  const OptEmbeddingView embedding = MakeOptEmbeddingView(spec, embedding_part);
-  const int64_t h = spec.hidden_size();
-  const int64_t e_dim = EmbedDim(spec);
-  std::vector<float> normed(h), projected(e_dim);
-  for (int e = 0; e < examples; ++e) {
-    const int64_t last = static_cast<int64_t>(e) * seq + lengths[e] - 1;
-    const float* x = HeadInput(spec, head, hidden + last * h, normed.data(),
-                               projected.data());
-    for (int l = 0; l < n_labels; ++l) {
-      logits[static_cast<int64_t>(e) * n_labels + l] = FixedDot(
-          embedding.embed_tokens + static_cast<int64_t>(label_words[l]) * e_dim,
-          x, e_dim);
-    }
-  }
+  const std::vector<float> rows = GatherLabelRows(spec, embedding_part, label_words, n_labels);
+  std::vector<float> workspace(HeadLossWorkspaceFloats(spec, examples, n_labels));
+  LabelLogitsFromRows(spec, head_part, rows.data(), hidden, lengths, examples, seq, n_labels,
+                      workspace.data(), logits);
 }
 
 void HeadLoss(const ModelSpec& spec, const float* head_part,
@@ -387,19 +445,10 @@ void HeadLoss(const ModelSpec& spec, const float* head_part,
               const int32_t* lengths, int examples, int seq,
               const int32_t* label_words, int n_labels, const int32_t* labels,
               float* losses) {
-  std::vector<float> logits(static_cast<int64_t>(examples) * n_labels);
-  LabelLogits(spec, head_part, embedding_part, hidden, lengths, examples, seq,
-              label_words, n_labels, logits.data());
-  for (int e = 0; e < examples; ++e) {
-    CHECK(labels[e] >= 0 && labels[e] < n_labels)
-        << "labels[" << e << "] = " << labels[e];
-    const float* row = logits.data() + static_cast<int64_t>(e) * n_labels;
-    float max = row[0];
-    for (int l = 1; l < n_labels; ++l) max = std::max(max, row[l]);
-    double sum = 0.0;
-    for (int l = 0; l < n_labels; ++l) sum += std::exp(double{row[l]} - max);
-    losses[e] = static_cast<float>(std::log(sum) + max - row[labels[e]]);
-  }
+  const std::vector<float> rows = GatherLabelRows(spec, embedding_part, label_words, n_labels);
+  std::vector<float> workspace(HeadLossWorkspaceFloats(spec, examples, n_labels));
+  HeadLossFromRows(spec, head_part, rows.data(), hidden, lengths, examples, seq, n_labels, labels,
+                   workspace.data(), losses);
 }
 
 void LmLogits(const ModelSpec& spec, const float* head_part,

@@ -43,13 +43,32 @@ namespace zosched {
 // the CPU runtime runs pre-norm OPT blocks".
 absl::Status CheckRuntimeSupports(const ModelSpec& spec);
 
-// hidden[e, t, :] = embed_tokens[tokens[e, t]] (· project_in^T when e != h)
-//                   + embed_positions[t + 2]
-// (OPT's learned positions are offset by 2; padding positions use their
-// index too, they are masked later).
-//   embedding_part: the flat embedding part
-//   tokens:         [examples * seq], each in [0, V)
-//   hidden:         [examples * seq * h], written
+// Rows of token embeddings EmbedRows reads: T = examples · seq, rounded up
+// to a multiple of 4 when the model projects them (e != h; the GEMM's token
+// panel, see opt_forward.cc).
+int64_t EmbedTokenRows(const ModelSpec& spec, int examples, int seq);
+
+// Floats of workspace EmbedRows needs: 0 when e == h, else
+// EmbedTokenRows · h (the projected rows).
+int64_t EmbedWorkspaceFloats(const ModelSpec& spec, int examples, int seq);
+
+// The embedding from rows already gathered (and, in ZO, perturbed):
+// hidden[t, :] = token_rows[t, :] (· project_in^T when e != h)
+//                + position_rows[t mod seq, :]
+//   token_rows:    [EmbedTokenRows, e]; rows past T are padding (finite)
+//   position_rows: [seq, h], the position table's rows 2 .. seq + 1 (OPT's
+//                  learned positions are offset by 2; padding positions use
+//                  their index too, they are masked later)
+//   project_in:    [h, e], or nullptr when e == h
+//   workspace:     EmbedWorkspaceFloats floats, scratch
+//   hidden:        [examples * seq * h], written
+void EmbedRows(const ModelSpec& spec, const float* token_rows, const float* position_rows,
+               const float* project_in, int examples, int seq, float* workspace,
+               float* hidden);
+
+// EmbedRows of embed_tokens[tokens[e, t]] and the position table, all from
+// the flat embedding part (the reference: allocates its scratch).
+//   tokens: [examples * seq], each in [0, V)
 // CHECK-fails on seq > max_positions or a token out of range.
 void Embed(const ModelSpec& spec, const float* embedding_part,
            const int32_t* tokens, int examples, int seq, float* hidden);
@@ -79,25 +98,40 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
                   const int32_t* lengths, int examples, int seq, float* hidden,
                   float* workspace);
 
+// Floats of workspace LabelLogitsFromRows and HeadLossFromRows need:
+// h + e + examples · n_labels.
+int64_t HeadLossWorkspaceFloats(const ModelSpec& spec, int examples, int n_labels);
+
 // Prompt-based classification logits: for each example, the final
 // LayerNorm (when spec.final_norm()) of the hidden state at its last real
-// position lengths[e] - 1, then project_out (when e != h), dotted with the
-// tied LM head's rows (= embed_tokens rows) of the label words.
-//   head_part:      the flat head part
-//   embedding_part: the flat embedding part (the tied LM head)
-//   hidden:         [examples * seq * h], the last block's output
-//   label_words:    [n_labels] token ids in [0, V)
-//   logits:         [examples * n_labels], written
+// position lengths[e] - 1, then project_out (when e != h), dotted with each
+// label word's row of the tied LM head.
+//   head_part:   the flat head part
+//   label_rows:  [n_labels, e], the label words' rows of embed_tokens
+//   hidden:      [examples * seq * h], the last block's output
+//   workspace:   HeadLossWorkspaceFloats floats, scratch
+//   logits:      [examples * n_labels], written
+void LabelLogitsFromRows(const ModelSpec& spec, const float* head_part,
+                         const float* label_rows, const float* hidden,
+                         const int32_t* lengths, int examples, int seq, int n_labels,
+                         float* workspace, float* logits);
+
+// MeZO's classification loss: per example, the cross-entropy of the label
+// logits over the n_labels label words with target labels[e]:
+//   losses[e] = logsumexp(logits[e, :]) - logits[e, labels[e]]   (nats)
+//   labels: [examples], each in [0, n_labels)
+//   losses: [examples], written
+void HeadLossFromRows(const ModelSpec& spec, const float* head_part, const float* label_rows,
+                      const float* hidden, const int32_t* lengths, int examples, int seq,
+                      int n_labels, const int32_t* labels, float* workspace, float* losses);
+
+// The same two from the flat embedding part and the label words' token ids
+// (each in [0, V)), the reference: they gather the rows and allocate their
+// scratch.
 void LabelLogits(const ModelSpec& spec, const float* head_part,
                  const float* embedding_part, const float* hidden,
                  const int32_t* lengths, int examples, int seq,
                  const int32_t* label_words, int n_labels, float* logits);
-
-// MeZO's classification loss: per example, the cross-entropy of
-// LabelLogits over the n_labels label words with target labels[e]:
-//   losses[e] = logsumexp(logits[e, :]) - logits[e, labels[e]]   (nats)
-//   labels: [examples], each in [0, n_labels)
-//   losses: [examples], written
 void HeadLoss(const ModelSpec& spec, const float* head_part,
               const float* embedding_part, const float* hidden,
               const int32_t* lengths, int examples, int seq,

@@ -1,0 +1,258 @@
+// The CPU backend's compute ops against the reference math of runtime/nn:
+// a whole MeZO step executed op by op through the backend gives bitwise the
+// losses, hidden states and projected gradient that nn's Embed,
+// BlockForward and HeadLoss give on the perturbed parameters, and the next
+// step's fused updates give bitwise ZO-SGD's update. Once for opt-tiny and
+// once for OPT-350m's embedding and head (word_embed_proj_dim 512 ≠ hidden
+// 1024: project_in and project_out, no final norm).
+#include "runtime/cpu_backend.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "models/model_spec.h"
+#include "models/model_zoo.h"
+#include "runtime/model_parts.h"
+#include "runtime/model_state.h"
+#include "runtime/nn/opt_forward.h"
+#include "runtime/zo/normal.h"
+#include "runtime/zo/zo_math.h"
+#include "schedule/cluster_catalog.h"
+#include "schedule/lowering.h"
+
+namespace zosched {
+namespace {
+
+constexpr int kBatch = 2;
+constexpr int kSeq = 8;
+constexpr uint64_t kSeed = 0x5eed;
+constexpr float kLearningRate = 1e-3f;
+const std::vector<int32_t> kLabelWords = {3, 7};
+
+// Perturbs a whole part with the per-element math directly (not through
+// runtime/zo_ranges.h): θ ± εz, z = normal(seed, stream, element).
+std::vector<float> PerturbedPart(const std::vector<float>& theta, uint32_t stream, float eps,
+                                 int sign) {
+  std::vector<float> z(theta.size()), out(theta.size());
+  FillNormals(kSeed, stream, 0, z.size(), z.data());
+  for (size_t i = 0; i < theta.size(); ++i) out[i] = Perturbed(theta[i], z[i], eps, sign);
+  return out;
+}
+
+class BackendStep {
+ public:
+  explicit BackendStep(const ModelSpec& model) {
+    absl::StatusOr<Cluster> cluster = LoadCluster("local_cpu");
+    EXPECT_TRUE(cluster.ok()) << cluster.status();
+    LowerOptions options;
+    options.strategy = MEZO;
+    options.training = DefaultTrainingSettings();
+    options.training.set_batch_size(kBatch);
+    options.training.set_seq_len(kSeq);
+    options.training.set_weight_decay(0.1);
+    absl::StatusOr<Schedule> lowered = LowerSchedule(model, *cluster, options);
+    EXPECT_TRUE(lowered.ok()) << lowered.status();
+    schedule_ = *lowered;
+    absl::StatusOr<std::unique_ptr<CpuBackend>> backend =
+        CpuBackend::Create(schedule_, 0, kLabelWords, nullptr, nullptr);
+    EXPECT_TRUE(backend.ok()) << backend.status();
+    backend_ = std::move(*backend);
+    absl::StatusOr<std::vector<StoredPart>> parts = StoredParts(schedule_, 0, *backend_);
+    EXPECT_TRUE(parts.ok()) << parts.status();
+    parts_ = *parts;
+    for (const StoredPart& part : parts_) {
+      std::vector<float> values(part.elements());
+      InitPart(part, /*seed=*/3, values.data());
+      StorePart(part, values.data());
+    }
+    // Deterministic inputs: tokens spread over the vocabulary, the second
+    // example shorter (its padding must not matter).
+    for (int i = 0; i < kBatch * kSeq; ++i) {
+      tokens_.push_back(static_cast<int32_t>((i * 7919 + 13) % model.vocab_size()));
+    }
+    lengths_ = {kSeq, kSeq - 3};
+    labels_ = {1, 0};
+  }
+
+  const Schedule& schedule() const { return schedule_; }
+  const ModelSpec& model() const { return schedule_.model(); }
+
+  // The stored values of every part (embedding, blocks, head), fp32.
+  std::vector<std::vector<float>> Parameters() const {
+    std::vector<std::vector<float>> values;
+    for (const StoredPart& part : parts_) {
+      values.emplace_back(part.elements());
+      std::memcpy(values.back().data(), part.data, part.elements() * sizeof(float));
+    }
+    return values;
+  }
+
+  // Runs every op of the step through the backend, in schedule order (a
+  // MeZO schedule has one device and one stream).
+  void RunStep(uint64_t seed) {
+    StepInputs inputs;
+    inputs.seed = seed;
+    inputs.learning_rate = kLearningRate;
+    inputs.tokens = tokens_.data();
+    inputs.lengths = lengths_.data();
+    inputs.labels = labels_.data();
+    for (const Op& op : schedule_.ops()) {
+      ASSERT_TRUE(op.has_compute()) << op.name();
+      absl::Status status = backend_->Compute(op, inputs);
+      ASSERT_TRUE(status.ok()) << status;
+    }
+  }
+
+  // The floats of `range` as the backend holds them.
+  const float* Data(const BufferRange& range) const {
+    for (int b = 0; b < schedule_.buffers_size(); ++b) {
+      if (schedule_.buffers(b).name() == range.buffer()) {
+        return reinterpret_cast<const float*>(backend_->BufferData(b) + range.offset_bytes());
+      }
+    }
+    ADD_FAILURE() << "no buffer " << range.buffer();
+    return nullptr;
+  }
+
+  // The HEAD_LOSS op of `sign` (one micro-batch).
+  const ComputeOp& HeadLossOp(Sign sign) const {
+    for (const Op& op : schedule_.ops()) {
+      if (op.compute().kind() == HEAD_LOSS && op.compute().sign() == sign) return op.compute();
+    }
+    ADD_FAILURE() << "no HEAD_LOSS";
+    return ComputeOp::default_instance();
+  }
+
+  // The reference forward of `sign` over the batch from `params` (as
+  // Parameters() returns them): final hidden states and per-example losses.
+  void Reference(const std::vector<std::vector<float>>& params, Sign sign,
+                 std::vector<float>* hidden, std::vector<float>* losses) const {
+    const ModelSpec& m = model();
+    const float eps = schedule_.training().epsilon();
+    const int s = sign == MINUS ? -1 : 1;
+    const int layers = m.num_layers();
+    const std::vector<float> embedding =
+        PerturbedPart(params[0], PartStream(m, EMBEDDING_PART, 0), eps, s);
+    hidden->assign(static_cast<size_t>(kBatch) * kSeq * m.hidden_size(), 0.0f);
+    Embed(m, embedding.data(), tokens_.data(), kBatch, kSeq, hidden->data());
+    std::vector<float> workspace(BlockWorkspaceFloats(m, kBatch, kSeq));
+    for (int b = 0; b < layers; ++b) {
+      const std::vector<float> block =
+          PerturbedPart(params[1 + b], PartStream(m, DECODER_BLOCK, b), eps, s);
+      BlockForward(m, block.data(), lengths_.data(), kBatch, kSeq, hidden->data(),
+                   workspace.data());
+    }
+    const std::vector<float> head =
+        PerturbedPart(params[1 + layers], PartStream(m, HEAD_PART, 0), eps, s);
+    losses->assign(kBatch, 0.0f);
+    HeadLoss(m, head.data(), embedding.data(), hidden->data(), lengths_.data(), kBatch, kSeq,
+             kLabelWords.data(), kLabelWords.size(), labels_.data(), losses->data());
+  }
+
+  ZoState pending() const { return backend_->pending(); }
+
+ private:
+  Schedule schedule_;
+  std::unique_ptr<CpuBackend> backend_;
+  std::vector<StoredPart> parts_;
+  std::vector<int32_t> tokens_, lengths_, labels_;
+};
+
+void ExpectBitwise(const float* got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_NE(got, nullptr);
+  EXPECT_EQ(std::memcmp(got, want.data(), want.size() * sizeof(float)), 0)
+      << what << " differs from the nn reference (first values " << got[0] << " vs " << want[0]
+      << ")";
+}
+
+// One step and the next one's updates, checked against the references.
+void CheckStepAgainstReference(BackendStep& step) {
+  const std::vector<std::vector<float>> before = step.Parameters();
+  step.RunStep(kSeed);
+  std::vector<float> plus_loss, minus_loss;
+  for (Sign sign : {PLUS, MINUS}) {
+    std::vector<float> hidden, losses;
+    step.Reference(before, sign, &hidden, &losses);
+    const ComputeOp& head = step.HeadLossOp(sign);
+    ExpectBitwise(step.Data(head.activations()), hidden,
+                  std::string("hidden states of the ") + Sign_Name(sign) + " pass");
+    ExpectBitwise(step.Data(head.losses()), losses,
+                  std::string("losses of the ") + Sign_Name(sign) + " pass");
+    (sign == PLUS ? plus_loss : minus_loss) = losses;
+  }
+  const ZoState pending = step.pending();
+  EXPECT_EQ(pending.seed, kSeed);
+  EXPECT_EQ(pending.learning_rate, kLearningRate);
+  EXPECT_EQ(pending.g, ProjectedGradient(plus_loss.data(), minus_loss.data(), kBatch,
+                                         step.schedule().training().epsilon()));
+  // The next step applies this update to every part first: θ - η(g z + λθ),
+  // λ only where the tensor decays.
+  step.RunStep(kSeed + 1);
+  const std::vector<std::vector<float>> after = step.Parameters();
+  const ModelSpec& m = step.model();
+  const float lambda = step.schedule().training().weight_decay();
+  for (size_t p = 0; p < before.size(); ++p) {
+    const Part part = p == 0 ? EMBEDDING_PART : p + 1 == before.size() ? HEAD_PART : DECODER_BLOCK;
+    const int block = part == DECODER_BLOCK ? static_cast<int>(p) - 1 : 0;
+    std::vector<float> z(before[p].size()), want(before[p].size());
+    FillNormals(kSeed, PartStream(m, part, block), 0, z.size(), z.data());
+    int64_t i = 0;
+    for (const TensorSpec& t : PartTensors(m, part, block)) {
+      for (int64_t k = 0; k < t.elements(); ++k, ++i) {
+        want[i] = Updated(before[p][i], z[i], kLearningRate, pending.g, lambda, t.weight_decay());
+      }
+    }
+    ExpectBitwise(after[p].data(), want, "part " + std::to_string(p) + " after the update");
+  }
+}
+
+TEST(CpuBackend, OptTinyStepMatchesTheNnReference) {
+  absl::StatusOr<ModelSpec> model = LoadModelSpec("opt-tiny");
+  ASSERT_TRUE(model.ok()) << model.status();
+  BackendStep step(*model);
+  CheckStepAgainstReference(step);
+}
+
+// OPT-350m's embedding and head exactly (token table 50272 × 512, project_in
+// 1024 × 512, project_out, no final norm), with one block; its blocks are
+// post-norm, which the CPU runtime does not run, so the one block here is
+// pre-norm (the embedding and head paths do not involve block norms).
+TEST(CpuBackend, Opt350mEmbeddingAndHeadMatchTheNnReference) {
+  absl::StatusOr<ModelSpec> model = LoadModelSpec("opt-350m");
+  ASSERT_TRUE(model.ok()) << model.status();
+  model->set_num_layers(1);
+  model->set_norm_placement(PRE_NORM);
+  model->set_weight_dtype(FP32);
+  ASSERT_NE(EmbedDim(*model), model->hidden_size());
+  BackendStep step(*model);
+  CheckStepAgainstReference(step);
+}
+
+TEST(CpuBackend, RefusesWhatTheCpuRuntimeDoesNotRun) {
+  absl::StatusOr<Cluster> cluster = LoadCluster("local_cpu");
+  ASSERT_TRUE(cluster.ok());
+  absl::StatusOr<ModelSpec> model = LoadModelSpec("opt-tiny");
+  ASSERT_TRUE(model.ok());
+  LowerOptions options;
+  options.strategy = ZO2;
+  options.training = DefaultTrainingSettings();
+  absl::StatusOr<Schedule> schedule = LowerSchedule(*model, *cluster, options);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  absl::StatusOr<std::unique_ptr<CpuBackend>> backend =
+      CpuBackend::Create(*schedule, 0, {3, 7, 9}, nullptr, nullptr);
+  ASSERT_FALSE(backend.ok());
+  EXPECT_NE(backend.status().message().find("the task has 3 label words but the schedule was "
+                                            "lowered for 2"),
+            std::string::npos)
+      << backend.status();
+  backend = CpuBackend::Create(*schedule, 0, {3, 100000}, nullptr, nullptr);
+  ASSERT_FALSE(backend.ok());
+  EXPECT_NE(backend.status().message().find("label word token 100000 is outside"),
+            std::string::npos)
+      << backend.status();
+}
+
+}  // namespace
+}  // namespace zosched

@@ -1,0 +1,35 @@
+// MeZO's per-element math (runtime/zo/zo_math.h) over ranges of a part's
+// elements on the CPU: z regenerated in chunks from (seed, stream, element
+// index), so a range gives the same bits however a part is sliced.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/model_parts.h"
+
+namespace zosched {
+
+// The pending update a ZO_STATE buffer holds (schedule/compute_op_model.h
+// kZoStateBytes): the step's seed, its projected gradient and its learning
+// rate; learning_rate 0 means nothing is pending (before the first step).
+struct ZoState {
+  uint64_t seed = 0;
+  float g = 0;
+  float learning_rate = 0;
+};
+static_assert(sizeof(ZoState) == 16, "ZoState is the IR's 16-byte ZO_STATE layout");
+
+// out[i] = θ[i] ± ε z(first + i) for i in [0, count): the perturbed copy of
+// elements [first, first + count) of stream `stream` (θ at `theta`).
+void PerturbRange(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
+                  const float* theta, float eps, int sign, float* out);
+
+// θ[i] ← Updated(θ[i], z(first + i), η, g, λ, decays(first + i)) for i in
+// [0, count), in place: the pending update over elements [first, first +
+// count) of a part whose decay spans are `spans` (DecaySpans of its
+// tensors). Nothing when pending.learning_rate is 0.
+void UpdateRange(const ZoState& pending, uint32_t stream, const std::vector<DecaySpan>& spans,
+                 float weight_decay, int64_t first, int64_t count, float* theta);
+
+}  // namespace zosched
