@@ -9,4 +9,8 @@ std::string DescribeOp(const Op& op) {
                          op.stream());
 }
 
+std::string DescribePart(Part part, int block) {
+  return part == DECODER_BLOCK ? absl::StrFormat("DECODER_BLOCK %d", block) : Part_Name(part);
+}
+
 }  // namespace zosched

@@ -6,16 +6,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "schedule/describe_op.h"
 
 namespace zosched {
-namespace {
-
-std::string PartName(Part part, int block) {
-  return part == DECODER_BLOCK ? absl::StrFormat("DECODER_BLOCK %d", block) : Part_Name(part);
-}
-
-}  // namespace
-
 absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int device) {
   const int layers = schedule.model().num_layers();
   absl::flat_hash_map<absl::string_view, int> buffer_index;
@@ -37,7 +30,7 @@ absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int de
       return absl::InvalidArgumentError(absl::StrFormat(
           "device %d: %s has two homes, buffers '%s' and '%s' (each part lives in one buffer "
           "a device reads it from)",
-          device, PartName(part, block), schedule.buffers(home->buffer).name(),
+          device, DescribePart(part, block), schedule.buffers(home->buffer).name(),
           schedule.buffers(b).name()));
     }
     home->buffer = b;
@@ -67,7 +60,7 @@ absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int de
     return absl::InvalidArgumentError(absl::StrFormat(
         "device %d: %s has no home: no RESIDENT_PARAMS buffer of the device and no HOST_PARAMS "
         "store it uploads from has a placement for it",
-        device, PartName(part, block)));
+        device, DescribePart(part, block)));
   };
   RETURN_IF_ERROR(missing(homes.embedding, EMBEDDING_PART, 0));
   for (int k = 0; k < layers; ++k) {

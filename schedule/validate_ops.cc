@@ -347,7 +347,7 @@ absl::Status OpChecker::CheckParams(const Op& op, const std::string& role, const
     }
     return absl::OkStatus();
   }
-  return OpError(op, role, absl::StrFormat("%s block %d", Part_Name(p.part()), p.block()),
+  return OpError(op, role, DescribePart(p.part(), p.block()),
                  "parameters buffer '%s' holds (it has no placement for them)", b->name());
 }
 
@@ -639,10 +639,10 @@ absl::Status OpChecker::CheckDataflow() {
       const int64_t b = c.params().first_element(), e = b + c.params().elements();
       for (const auto& [ub, ue] : spans) {
         if (b < ue && ub < e) {
-          return Invalid("%s updates elements [%d, %d) of %s block %d, which the device already "
+          return Invalid("%s updates elements [%d, %d) of %s, which the device already "
                          "updated this step (each parameter takes one update per step)",
                          DescribeOp(op), std::max(b, ub), std::min(e, ue),
-                         Part_Name(c.params().part()), c.params().block());
+                         DescribePart(c.params().part(), c.params().block()));
         }
       }
       spans.emplace_back(b, e);
