@@ -27,6 +27,7 @@
 #include "runtime/zo/zo_math.h"
 #include "schedule/chrome_trace.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/lowering.h"
 #include "schedule/param_homes.h"
 #include "schedule/validate.h"
 
@@ -41,20 +42,6 @@ void ApplyLinkOverrides(const TrainOptions& o, Cluster* cluster) {
   if (o.peer_gbps > 0) {
     for (PeerDomain& p : *cluster->mutable_peer_domains()) p.set_gbps_per_device(o.peer_gbps);
   }
-}
-
-absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& o) {
-  Schedule schedule;
-  if (!o.schedule.empty()) {
-    RETURN_IF_ERROR(ReadProtoFile(o.schedule, &schedule));
-  } else {
-    ASSIGN_OR_RETURN(ModelSpec model, LoadModelSpec(o.model));
-    ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(o.cluster));
-    ASSIGN_OR_RETURN(schedule, LowerSchedule(model, cluster, o.lowering));
-  }
-  ApplyLinkOverrides(o, schedule.mutable_cluster());
-  RETURN_IF_ERROR(ValidateSchedule(schedule));
-  return schedule;
 }
 
 absl::Status Mpi(int code, const char* what) {
@@ -422,6 +409,20 @@ absl::Status Run::Go() {
 }
 
 }  // namespace
+
+absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& o) {
+  Schedule schedule;
+  if (!o.schedule.empty()) {
+    RETURN_IF_ERROR(ReadProtoFile(o.schedule, &schedule));
+  } else {
+    ASSIGN_OR_RETURN(ModelSpec model, LoadModelSpec(o.model));
+    ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(o.cluster));
+    ASSIGN_OR_RETURN(schedule, LowerSchedule(model, cluster, o.lowering));
+  }
+  ApplyLinkOverrides(o, schedule.mutable_cluster());
+  RETURN_IF_ERROR(ValidateSchedule(schedule));
+  return schedule;
+}
 
 absl::Status Train(const TrainOptions& options, int rank, int world) {
   Run run(options, rank, world);

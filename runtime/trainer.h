@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "schedule/lowering.h"
+#include "absl/status/statusor.h"
+#include "schedule/lower_options.h"
+#include "schedule/schedule.pb.h"
 
 namespace zosched {
 
@@ -45,6 +47,13 @@ struct TrainOptions {
   // timeline.pb and trace.json).
   std::string timeline_out, trace_out;
 };
+
+// The schedule the run executes: `schedule` read from its file, else
+// lowered from `model`, `cluster` and `lowering`; the link overrides
+// applied; validated (schedule/validate.h).
+//
+// Errors: those of reading, lowering and ValidateSchedule.
+absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& options);
 
 // Runs one rank (`rank` of `world` ranks, MPI already initialised). Returns
 // the first error; the caller aborts the other ranks with it.

@@ -30,7 +30,7 @@ constexpr char kCluster[] = R"pb(
 )pb";
 
 constexpr char kDevice[] = R"pb(
-  host: "h" peer_domain: "nv" memory_bytes: 100000000000
+  model: "toy-gpu" host: "h" peer_domain: "nv" memory_bytes: 100000000000
   peaks { dtype: FP32 peak_tflops: 1 efficiency: 1 }
   memory_bandwidth_gbps: 100 memory_efficiency: 1 copy_engines: 2
   host_link { link_class: PCIE down_gbps: 10 up_gbps: 10 latency_s: 1e-6 }

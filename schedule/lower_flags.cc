@@ -1,0 +1,186 @@
+#include "schedule/lower_flags.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/internal/private_handle_accessor.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/flag_checks.h"
+#include "base/status_macros.h"
+#include "models/model_spec.h"
+#include "models/model_zoo.h"
+#include "schedule/cluster_catalog.h"
+#include "schedule/training_settings.h"
+
+ABSL_FLAG(std::string, model, "opt-tiny", "zoo name or ModelSpec textproto path");
+ABSL_FLAG(std::string, cluster, "local_cpu", "catalog name or Cluster textproto path");
+ABSL_FLAG(std::string, strategy, "zo2", "mezo, zo2 or distzo2");
+ABSL_FLAG(int32_t, pertp, 1, "distzo2: P, perturbation-parallel degree (1 or 2)");
+ABSL_FLAG(int32_t, dp, 1, "distzo2: D, data-parallel degree");
+ABSL_FLAG(bool, slicing, true, "distzo2: sliced transfers (false: naive scheme)");
+ABSL_FLAG(int32_t, block_slots, 3, "zo2/distzo2: device block slots in the ring");
+ABSL_FLAG(std::vector<std::string>, devices, {},
+          "cluster device names to use, in rank order (default: the first ones)");
+ABSL_FLAG(int32_t, batch, 16, "examples per step over all devices");
+ABSL_FLAG(int32_t, micro_batch, 0, "examples per forward op (0: each device's share)");
+ABSL_FLAG(int32_t, seq, 32, "sequence length in tokens (MeZO's prompts: up to the model's limit)");
+ABSL_FLAG(double, epsilon, 1e-3, "ZO perturbation scale ε");
+ABSL_FLAG(double, lr, 5e-4,
+          "learning rate η (opt-tiny from scratch: 5e-4; fine-tuning a pretrained model: "
+          "MeZO's 1e-6 or 1e-7)");
+ABSL_FLAG(double, weight_decay, 0, "weight decay λ (not on biases and norms)");
+ABSL_FLAG(uint64_t, seed, 0, "base seed of the per-step seeds and the data order");
+ABSL_FLAG(std::string, host_dtype, "", "FP32, FP16 or BF16 (default: the model's)");
+ABSL_FLAG(std::string, wire_dtype, "", "FP32, FP16 or BF16 (default: the host dtype)");
+ABSL_FLAG(std::string, compute_dtype, "",
+          "FP32, FP16 or BF16 (default: the model's where the devices compute in it, else FP32)");
+ABSL_FLAG(int32_t, label_words, 2, "label words of the classification prompt");
+
+namespace zosched {
+namespace {
+
+template <typename... Args>
+absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... args) {
+  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
+}
+
+// Whether `flag` was given on the command line. This Abseil (20220623)
+// keeps CommandLineFlag::IsSpecifiedOnCommandLine private; its accessor is
+// the way the library itself asks.
+bool Given(const absl::CommandLineFlag& flag) {
+  return absl::flags_internal::PrivateHandleAccessor::IsSpecifiedOnCommandLine(flag);
+}
+
+}  // namespace
+
+absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
+  LowerOptions o;
+  const std::string strategy = absl::GetFlag(FLAGS_strategy);
+  if (!StrategyKind_Parse(absl::AsciiStrToUpper(strategy), &o.strategy) ||
+      o.strategy == STRATEGY_KIND_UNSPECIFIED) {
+    return Invalid("--strategy=%s: expected mezo, zo2 or distzo2", strategy);
+  }
+  o.pertp = absl::GetFlag(FLAGS_pertp);
+  o.dp = absl::GetFlag(FLAGS_dp);
+  o.slicing = absl::GetFlag(FLAGS_slicing);
+  o.block_slots = absl::GetFlag(FLAGS_block_slots);
+  o.devices = absl::GetFlag(FLAGS_devices);
+  RETURN_IF_ERROR(CheckFlagRange("pertp", o.pertp, 1, 2, "1: both passes on each device, 2: split them"));
+  RETURN_IF_ERROR(CheckFlagRange("dp", o.dp, 1, 4096, "data-parallel groups"));
+  RETURN_IF_ERROR(CheckFlagRange("block_slots", o.block_slots, 1, 1024, "device block slots"));
+  if (o.strategy != DISTZO2 && (o.pertp != 1 || o.dp != 1)) {
+    return Invalid("--pertp=%d and --dp=%d apply to --strategy=distzo2 only", o.pertp, o.dp);
+  }
+  TrainingSettings& t = o.training;
+  t = DefaultTrainingSettings();
+  RETURN_IF_ERROR(
+      CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 1, kMaxBatchSize, "examples per step"));
+  RETURN_IF_ERROR(CheckFlagRange("micro_batch", absl::GetFlag(FLAGS_micro_batch), 0,
+                             absl::GetFlag(FLAGS_batch), "examples; 0: each device's share"));
+  RETURN_IF_ERROR(CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, 1 << 24, "tokens"));
+  RETURN_IF_ERROR(CheckFlagRange("label_words", absl::GetFlag(FLAGS_label_words), 1, 1 << 20,
+                             "label words"));
+  RETURN_IF_ERROR(CheckFlagFinite("epsilon", absl::GetFlag(FLAGS_epsilon), true, "ε (e.g. 1e-3)"));
+  RETURN_IF_ERROR(CheckFlagFinite("lr", absl::GetFlag(FLAGS_lr), false, "learning rate"));
+  RETURN_IF_ERROR(
+      CheckFlagFinite("weight_decay", absl::GetFlag(FLAGS_weight_decay), false, "weight decay"));
+  t.set_batch_size(absl::GetFlag(FLAGS_batch));
+  t.set_micro_batch_size(absl::GetFlag(FLAGS_micro_batch));
+  t.set_seq_len(absl::GetFlag(FLAGS_seq));
+  t.set_epsilon(absl::GetFlag(FLAGS_epsilon));
+  t.set_learning_rate(absl::GetFlag(FLAGS_lr));
+  t.set_weight_decay(absl::GetFlag(FLAGS_weight_decay));
+  t.set_base_seed(absl::GetFlag(FLAGS_seed));
+  t.set_num_label_words(absl::GetFlag(FLAGS_label_words));
+  ASSIGN_OR_RETURN(const DType host, ParseDTypeFlag("host_dtype", absl::GetFlag(FLAGS_host_dtype)));
+  ASSIGN_OR_RETURN(const DType wire, ParseDTypeFlag("wire_dtype", absl::GetFlag(FLAGS_wire_dtype)));
+  ASSIGN_OR_RETURN(const DType compute,
+                   ParseDTypeFlag("compute_dtype", absl::GetFlag(FLAGS_compute_dtype)));
+  t.set_host_dtype(host);
+  t.set_wire_dtype(wire);
+  t.set_compute_dtype(compute);
+  return o;
+}
+
+absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::string& path) {
+  ASSIGN_OR_RETURN(const LowerOptions flags, LowerOptionsFromFlags());
+  const TrainingSettings& t = schedule.training();
+  const Strategy& s = schedule.strategy();
+  // A --model or --cluster flag names the schedule's when it is its name or
+  // a file holding it.
+  const std::string model_flag = absl::GetFlag(FLAGS_model);
+  const absl::StatusOr<ModelSpec> model = LoadModelSpec(model_flag);
+  const bool same_model = model_flag == schedule.model().name() ||
+                          (model.ok() && model->name() == schedule.model().name());
+  const std::string cluster_flag = absl::GetFlag(FLAGS_cluster);
+  const absl::StatusOr<Cluster> cluster = LoadCluster(cluster_flag);
+  const bool same_cluster = cluster_flag == schedule.cluster().name() ||
+                            (cluster.ok() && cluster->name() == schedule.cluster().name());
+  // (flag, the flag's value, the schedule's field and value, agree?)
+  struct Check {
+    const absl::CommandLineFlag& flag;
+    std::string field, flag_value, schedule_value;
+    bool agree;
+  };
+  const TrainingSettings& f = flags.training;
+  auto str = [](auto v) { return absl::StrCat(v); };
+  auto dtype = [](DType d) { return DType_Name(d); };
+  const std::vector<Check> checks = {
+      {absl::GetFlagReflectionHandle(FLAGS_model), "model", model_flag, schedule.model().name(),
+       same_model},
+      {absl::GetFlagReflectionHandle(FLAGS_cluster), "cluster", cluster_flag,
+       schedule.cluster().name(), same_cluster},
+      {absl::GetFlagReflectionHandle(FLAGS_strategy), "strategy", absl::GetFlag(FLAGS_strategy),
+       absl::AsciiStrToLower(StrategyKind_Name(s.kind())), flags.strategy == s.kind()},
+      {absl::GetFlagReflectionHandle(FLAGS_pertp), "strategy pertp", str(flags.pertp),
+       str(s.pertp()), flags.pertp == s.pertp()},
+      {absl::GetFlagReflectionHandle(FLAGS_dp), "strategy dp", str(flags.dp), str(s.dp()),
+       flags.dp == s.dp()},
+      {absl::GetFlagReflectionHandle(FLAGS_slicing), "strategy slicing", str(flags.slicing),
+       str(s.slicing()), flags.slicing == s.slicing()},
+      {absl::GetFlagReflectionHandle(FLAGS_block_slots), "strategy block_slots",
+       str(flags.block_slots), str(s.block_slots()), flags.block_slots == s.block_slots()},
+      {absl::GetFlagReflectionHandle(FLAGS_batch), "batch_size", str(f.batch_size()),
+       str(t.batch_size()), f.batch_size() == t.batch_size()},
+      {absl::GetFlagReflectionHandle(FLAGS_micro_batch), "micro_batch_size",
+       str(f.micro_batch_size()), str(t.micro_batch_size()),
+       f.micro_batch_size() == t.micro_batch_size()},
+      {absl::GetFlagReflectionHandle(FLAGS_seq), "seq_len", str(f.seq_len()), str(t.seq_len()),
+       f.seq_len() == t.seq_len()},
+      {absl::GetFlagReflectionHandle(FLAGS_epsilon), "epsilon", str(f.epsilon()),
+       str(t.epsilon()), f.epsilon() == t.epsilon()},
+      {absl::GetFlagReflectionHandle(FLAGS_lr), "learning_rate", str(f.learning_rate()),
+       str(t.learning_rate()), f.learning_rate() == t.learning_rate()},
+      {absl::GetFlagReflectionHandle(FLAGS_weight_decay), "weight_decay", str(f.weight_decay()),
+       str(t.weight_decay()), f.weight_decay() == t.weight_decay()},
+      {absl::GetFlagReflectionHandle(FLAGS_seed), "base_seed", str(f.base_seed()),
+       str(t.base_seed()), f.base_seed() == t.base_seed()},
+      {absl::GetFlagReflectionHandle(FLAGS_host_dtype), "host_dtype", dtype(f.host_dtype()),
+       dtype(t.host_dtype()), f.host_dtype() == t.host_dtype()},
+      {absl::GetFlagReflectionHandle(FLAGS_wire_dtype), "wire_dtype", dtype(f.wire_dtype()),
+       dtype(t.wire_dtype()), f.wire_dtype() == t.wire_dtype()},
+      {absl::GetFlagReflectionHandle(FLAGS_compute_dtype), "compute_dtype",
+       dtype(f.compute_dtype()), dtype(t.compute_dtype()), f.compute_dtype() == t.compute_dtype()},
+      {absl::GetFlagReflectionHandle(FLAGS_label_words), "num_label_words",
+       str(f.num_label_words()), str(t.num_label_words()),
+       f.num_label_words() == t.num_label_words()},
+  };
+  for (const Check& c : checks) {
+    if (!Given(c.flag) || c.agree) continue;
+    return Invalid(
+        "--%s=%s disagrees with %s %s of the schedule in %s, which wins: drop --%s, or lower "
+        "the schedule again with --%s=%s",
+        c.flag.Name(), c.flag_value, c.field, c.schedule_value, path, c.flag.Name(),
+        c.flag.Name(), c.flag_value);
+  }
+  if (Given(absl::GetFlagReflectionHandle(FLAGS_devices))) {
+    return Invalid("--devices applies when lowering; the schedule in %s names its devices", path);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace zosched
