@@ -15,22 +15,28 @@ absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... arg
   return absl::InvalidArgumentError(absl::StrFormat(format, args...));
 }
 
-// One device's own losses: for each HEAD_LOSS op of `device`, its op index.
-std::vector<int> HeadLossOps(const Schedule& schedule, int device) {
-  std::vector<int> ops;
-  for (int i = 0; i < schedule.ops_size(); ++i) {
-    const Op& op = schedule.ops(i);
-    if (op.device() == device && op.has_compute() && op.compute().kind() == HEAD_LOSS) {
-      ops.push_back(i);
+// What every device's layout is built from, indexed once per schedule.
+struct LossIndex {
+  explicit LossIndex(const Schedule& schedule) : head_losses(schedule.devices_size()) {
+    for (int b = 0; b < schedule.buffers_size(); ++b) buffer[schedule.buffers(b).name()] = b;
+    for (int i = 0; i < schedule.ops_size(); ++i) {
+      const Op& op = schedule.ops(i);
+      if (op.has_compute() && op.compute().kind() == HEAD_LOSS) {
+        head_losses[op.device()].push_back(i);
+      }
+      if (op.has_collective()) sends[{op.collective().key(), op.device()}] = &op.collective().send();
     }
   }
-  return ops;
-}
+  absl::flat_hash_map<std::string, int> buffer;
+  std::vector<std::vector<int>> head_losses;  // per device: its HEAD_LOSS ops
+  // (collective key, device) -> that device's send range.
+  absl::flat_hash_map<std::pair<std::string, int>, const BufferRange*> sends;
+};
 
 class LayoutBuilder {
  public:
-  LayoutBuilder(const Schedule& schedule, int device) : schedule_(schedule), device_(device) {
-    for (int b = 0; b < schedule.buffers_size(); ++b) index_[schedule.buffers(b).name()] = b;
+  LayoutBuilder(const Schedule& schedule, const LossIndex& index, int device)
+      : schedule_(schedule), index_(index), device_(device) {
     const int batch = schedule.training().batch_size();
     layout_.plus.assign(batch, -1);
     layout_.minus.assign(batch, -1);
@@ -62,7 +68,7 @@ class LayoutBuilder {
   }
 
   absl::StatusOr<LossLayout> Build() {
-    for (int i : HeadLossOps(schedule_, device_)) {
+    for (int i : index_.head_losses[device_]) {
       const BufferRange& losses = schedule_.ops(i).compute().losses();
       RETURN_IF_ERROR(Place(i, losses.buffer(), losses.offset_bytes() / kLossBytes, "from its own"));
     }
@@ -72,13 +78,15 @@ class LayoutBuilder {
         continue;
       }
       const CollectiveOp& c = op.collective();
-      auto it = index_.find(c.recv().buffer());
-      if (it == index_.end() || schedule_.buffers(it->second).kind() != LOSSES) continue;
+      auto it = index_.buffer.find(c.recv().buffer());
+      if (it == index_.buffer.end() || schedule_.buffers(it->second).kind() != LOSSES) continue;
       for (int r = 0; r < c.participants_size(); ++r) {
         const int peer = c.participants(r);
         if (peer == device_) continue;
-        const BufferRange& sent = PeerSend(peer, c.key());
-        for (int i : HeadLossOps(schedule_, peer)) {
+        auto sent_it = index_.sends.find({c.key(), peer});
+        if (sent_it == index_.sends.end()) continue;
+        const BufferRange& sent = *sent_it->second;
+        for (int i : index_.head_losses[peer]) {
           const BufferRange& losses = schedule_.ops(i).compute().losses();
           if (losses.buffer() != sent.buffer() || losses.offset_bytes() < sent.offset_bytes() ||
               losses.offset_bytes() >= sent.offset_bytes() + sent.size_bytes()) {
@@ -106,7 +114,7 @@ class LayoutBuilder {
 
  private:
   absl::Status UseBuffer(const std::string& name, int op_index) {
-    const int b = index_.at(name);
+    const int b = index_.buffer.at(name);
     if (layout_.buffer < 0) layout_.buffer = b;
     if (layout_.buffer == b) return absl::OkStatus();
     return Invalid("device %d: the losses of op %d land in buffer '%s' but others in '%s' "
@@ -115,26 +123,26 @@ class LayoutBuilder {
                    schedule_.buffers(layout_.buffer).name());
   }
 
-  // The send range of `peer`'s op of the collective `key`.
-  const BufferRange& PeerSend(int peer, const std::string& key) const {
-    for (const Op& op : schedule_.ops()) {
-      if (op.device() == peer && op.has_collective() && op.collective().key() == key) {
-        return op.collective().send();
-      }
-    }
-    return BufferRange::default_instance();
-  }
-
   const Schedule& schedule_;
+  const LossIndex& index_;
   const int device_;
-  absl::flat_hash_map<std::string, int> index_;
   LossLayout layout_;
 };
 
 }  // namespace
 
 absl::StatusOr<LossLayout> DeviceLossLayout(const Schedule& schedule, int device) {
-  return LayoutBuilder(schedule, device).Build();
+  return LayoutBuilder(schedule, LossIndex(schedule), device).Build();
+}
+
+absl::StatusOr<std::vector<LossLayout>> AllLossLayouts(const Schedule& schedule) {
+  const LossIndex index(schedule);
+  std::vector<LossLayout> layouts;
+  for (int d = 0; d < schedule.devices_size(); ++d) {
+    ASSIGN_OR_RETURN(LossLayout layout, LayoutBuilder(schedule, index, d).Build());
+    layouts.push_back(std::move(layout));
+  }
+  return layouts;
 }
 
 }  // namespace zosched

@@ -32,4 +32,8 @@ struct LossLayout {
 // one LOSSES buffer.
 absl::StatusOr<LossLayout> DeviceLossLayout(const Schedule& schedule, int device);
 
+// The layouts of every device, in device order (indexing the schedule once).
+// Errors: those of DeviceLossLayout.
+absl::StatusOr<std::vector<LossLayout>> AllLossLayouts(const Schedule& schedule);
+
 }  // namespace zosched

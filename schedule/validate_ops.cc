@@ -113,8 +113,9 @@ class OpChecker {
       }
     }
     RETURN_IF_ERROR(CheckDataflow());
+    ASSIGN_OR_RETURN(const std::vector<LossLayout> layouts, AllLossLayouts(s_));
     for (int d = 0; d < s_.devices_size(); ++d) {
-      RETURN_IF_ERROR(CheckLosses(d));
+      RETURN_IF_ERROR(CheckLosses(d, layouts[d]));
       RETURN_IF_ERROR(FindParamHomes(s_, d).status());
     }
     return absl::OkStatus();
@@ -143,7 +144,7 @@ class OpChecker {
   absl::Status CheckCopy(const Op& op);
   absl::Status CheckCollective(const Op& op);
   absl::Status CheckDataflow();
-  absl::Status CheckLosses(int device);
+  absl::Status CheckLosses(int device, const LossLayout& layout);
 
   const Schedule& s_;
   const ModelSpec& model_;
@@ -687,8 +688,7 @@ absl::Status OpChecker::CheckDataflow() {
   return absl::OkStatus();
 }
 
-absl::Status OpChecker::CheckLosses(int device) {
-  ASSIGN_OR_RETURN(const LossLayout layout, DeviceLossLayout(s_, device));
+absl::Status OpChecker::CheckLosses(int device, const LossLayout& layout) {
   const Op* gradient = nullptr;
   for (const Op& op : s_.ops()) {
     if (op.device() != device || !op.has_compute() || op.compute().kind() != PROJECTED_GRADIENT) {
