@@ -148,10 +148,22 @@ absl::Status CpuBackend::Resolve() {
           absl::StrFormat("%s is a %s; the CPU runtime runs ALL_GATHER collectives only",
                           DescribeOp(op), CollectiveKind_Name(op.collective().kind())));
     }
-    if (!op.has_compute()) continue;
+    Operands o;
+    if (op.has_copy()) {
+      o.src = At(op.copy().src());
+      o.dst = At(op.copy().dst());
+    }
+    if (op.has_collective()) {
+      o.recv = At(op.collective().recv());
+      o.group.assign(op.collective().participants().begin(),
+                     op.collective().participants().end());
+    }
+    if (!op.has_compute()) {
+      operands_[op.id()] = o;
+      continue;
+    }
     const ComputeOp& c = op.compute();
     RETURN_IF_ERROR(CheckWorkspace(op));
-    Operands o;
     auto floats = [&](bool set, const BufferRange& r) { return set ? Floats(At(r)) : nullptr; };
     o.params = floats(c.has_params(), c.params().range());
     o.lm_head = floats(c.has_lm_head(), c.lm_head().range());
@@ -236,7 +248,8 @@ void CpuBackend::PrepareStreamThread(const Stream& stream) {
 absl::Status CpuBackend::Copy(const Op& op) {
   const auto start = EmulatedLink::Clock::now();
   const CopyOp& c = op.copy();
-  ConvertBuffer(c.src_dtype(), At(c.src()), c.dst_dtype(), At(c.dst()),
+  const Operands& o = operands_.at(op.id());
+  ConvertBuffer(c.src_dtype(), o.src, c.dst_dtype(), o.dst,
                 c.src().size_bytes() / DTypeBytes(c.src_dtype()));
   EmulatedLink& link = c.direction() == HOST_TO_DEVICE ? *h2d_ : *d2h_;
   EmulatedLink::SleepUntil(link.Reserve(start, c.bytes()));
@@ -246,9 +259,9 @@ absl::Status CpuBackend::Copy(const Op& op) {
 absl::Status CpuBackend::Collective(const Op& op) {
   const auto start = EmulatedLink::Clock::now();
   const CollectiveOp& c = op.collective();
-  const std::vector<int> group(c.participants().begin(), c.participants().end());
-  RETURN_IF_ERROR(collectives_->AllGather(group, At(c.recv()), c.send().size_bytes()));
-  const int64_t n = group.size();
+  const Operands& o = operands_.at(op.id());
+  RETURN_IF_ERROR(collectives_->AllGather(o.group, o.recv, c.send().size_bytes()));
+  const int64_t n = o.group.size();
   EmulatedLink::SleepUntil(peer_->Reserve(start, c.bytes() * (n - 1) / n));
   return absl::OkStatus();
 }

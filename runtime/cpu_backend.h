@@ -87,8 +87,13 @@ class CpuBackend : public Backend {
   void set_pending(const ZoState& state);
 
  private:
-  // A compute op's operands, resolved (nullptr for the roles it lacks).
+  // An op's operands, resolved (nullptr for the roles it lacks): a compute
+  // op's roles, a copy's source and destination, a collective's recv.
   struct Operands {
+    char* src = nullptr;
+    char* dst = nullptr;
+    char* recv = nullptr;
+    std::vector<int> group;  // a collective's participants
     float* params = nullptr;
     float* lm_head = nullptr;
     float* perturbed = nullptr;
@@ -122,7 +127,7 @@ class CpuBackend : public Backend {
   std::vector<char*> buffers_;  // per Schedule.buffers index
   absl::flat_hash_map<std::string, int> buffer_index_;
   ZoState* zo_state_ = nullptr;
-  absl::flat_hash_map<int64_t, Operands> operands_;  // by op id
+  absl::flat_hash_map<int64_t, Operands> operands_;  // this device's ops, by op id
   // Decay spans of the embedding part, the head part and one block (all
   // blocks share one layout).
   std::vector<DecaySpan> embedding_spans_, block_spans_, head_spans_;
