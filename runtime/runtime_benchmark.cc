@@ -28,7 +28,9 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
+#include "base/flag_checks.h"
 #include "base/proto_file.h"
+#include "base/status_macros.h"
 #include "models/accounting.h"
 #include "models/model_zoo.h"
 #include "runtime/mpi_world.h"
@@ -145,7 +147,6 @@ absl::Status MeasureOverlap(const std::string& model) {
     compute_ns.push_back(UnionNs(compute));
     ratios.push_back(static_cast<double>(step_ns.back()) / compute_ns.back());
   }
-  if (ratios.empty()) return absl::InvalidArgumentError("--steps must be at least 2");
   std::vector<double> sorted = ratios;
   std::sort(sorted.begin(), sorted.end());
   std::sort(step_ns.begin(), step_ns.end());
@@ -156,6 +157,21 @@ absl::Status MeasureOverlap(const std::string& model) {
   std::printf("overlap: step / compute-only = %.3f (min %.3f, max %.3f; target <= 1.10)\n",
               sorted[sorted.size() / 2], sorted.front(), sorted.back());
   return absl::OkStatus();
+}
+
+// The model is one the CPU runtime runs, and the shapes fit it.
+absl::Status CheckFlags(const ModelSpec& spec) {
+  RETURN_IF_ERROR(CheckRuntimeSupports(spec));
+  const int64_t positions = spec.max_positions();
+  RETURN_IF_ERROR(CheckFlagRange("examples", absl::GetFlag(FLAGS_examples), 1, 4096, "examples"));
+  RETURN_IF_ERROR(CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, positions,
+                                 "tokens, up to the model's max_positions"));
+  RETURN_IF_ERROR(CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), 2, 100000,
+                                 "steps, the first a warm-up"));
+  RETURN_IF_ERROR(
+      CheckFlagRange("step_batch", absl::GetFlag(FLAGS_step_batch), 1, 4096, "examples"));
+  return CheckFlagRange("step_seq", absl::GetFlag(FLAGS_step_seq), 1, positions,
+                        "tokens, up to the model's max_positions");
 }
 
 int Main(int argc, char** argv) {
@@ -171,7 +187,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "runtime_benchmark: %s\n", std::string(spec.status().message()).c_str());
     return 2;
   }
-  if (absl::Status s = CheckRuntimeSupports(*spec); !s.ok()) {
+  if (absl::Status s = CheckFlags(*spec); !s.ok()) {
     std::fprintf(stderr, "runtime_benchmark: %s\n", std::string(s.message()).c_str());
     return 2;
   }
