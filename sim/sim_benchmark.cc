@@ -60,6 +60,7 @@ int Run() {
     options.dp = c.dp;
     options.slicing = c.slicing;
     options.training = DefaultTrainingSettings();
+    options.training.set_seq_len(2048);  // MeZO's longest prompts
     absl::StatusOr<Schedule> schedule = LowerSchedule(*model, *cluster, options);
     if (!schedule.ok()) {
       std::fprintf(stderr, "sim_benchmark: %s: %s\n", c.label,
