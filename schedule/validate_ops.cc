@@ -455,8 +455,15 @@ absl::Status OpChecker::CheckCompute(const Op& op) {
                               kZoStateBytes, 0));
   }
   if (c.has_wire()) {
+    const int64_t wb = DTypeBytes(t_.wire_dtype());
     RETURN_IF_ERROR(CheckRole(op, "compute.wire", c.wire(), WIRE_STAGING, t_.wire_dtype(),
-                              c.params().elements() * DTypeBytes(t_.wire_dtype()), 0));
+                              c.params().elements() * wb, 0));
+    if (c.wire().offset_bytes() != c.params().first_element() * wb) {
+      return OpError(op, "compute.wire.offset_bytes", c.wire().offset_bytes(),
+                     "%d: a staging buffer holds the slot's elements at the wire dtype, element "
+                     "i at byte i·%d",
+                     c.params().first_element() * wb, wb);
+    }
   }
   for (const Role& role : Roles(c)) {
     if (!role.set) continue;
