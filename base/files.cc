@@ -1,5 +1,7 @@
 #include "base/files.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -10,7 +12,37 @@
 
 namespace zosched {
 
-absl::Status ReadFileToString(const std::string& path, std::string* out) {
+namespace {
+
+// What kind of non-regular file `mode` is, for messages.
+const char* FileKind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
+absl::Status ReadFileToString(const std::string& path, std::string* out, int64_t max_bytes) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    return absl::NotFoundError(absl::StrFormat("cannot open %s: %s", path, std::strerror(errno)));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s is a directory; expected a file", path));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s is not a regular file (%s); expected a file", path, FileKind(info.st_mode)));
+  }
+  if (info.st_size > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s is %d bytes, above the limit of %d bytes for this kind of file",
+                        path, static_cast<int64_t>(info.st_size), max_bytes));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(

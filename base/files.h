@@ -1,15 +1,28 @@
 // Reading and writing whole files.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
 
 namespace zosched {
 
-// Reads a whole file into a string. Errors: NotFound naming `path` and the
-// OS reason when it cannot be opened; DataLoss when reading fails.
-absl::Status ReadFileToString(const std::string& path, std::string* out);
+// The largest file ReadFileToString reads unless told otherwise: 1 GiB, far
+// above any schedule, cluster, model, tokenizer or dataset file the tools
+// read (an OPT-175B schedule in text is a few MB).
+constexpr int64_t kMaxReadBytes = int64_t{1} << 30;
+
+// Reads the whole regular file at `path` into `out`. Checks what the path is
+// before opening it, so that a directory, a device (/dev/zero would read
+// forever) or a FIFO (would block) is refused, not read.
+//
+// Errors: NotFound naming `path` and the OS reason when it does not exist or
+// cannot be opened; InvalidArgument when it is a directory, not a regular
+// file, or larger than `max_bytes` (naming its size and the limit);
+// DataLoss when reading fails.
+absl::Status ReadFileToString(const std::string& path, std::string* out,
+                              int64_t max_bytes = kMaxReadBytes);
 
 // Writes `contents` to `path`, replacing it. Errors: the OS error's code
 // (NotFound, PermissionDenied, ...) naming `path` when it cannot be created;

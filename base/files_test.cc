@@ -1,5 +1,8 @@
 #include "base/files.h"
 
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include "gtest/gtest.h"
 
 namespace zosched {
@@ -24,6 +27,39 @@ TEST(Files, ErrorsNameThePath) {
   s = ReadFileToString("/nonexistent-dir/f.txt", &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_NE(s.message().find("/nonexistent-dir/f.txt"), std::string::npos);
+}
+
+void ExpectRefused(const std::string& path, const std::string& message, int64_t max_bytes = 1 << 30) {
+  std::string out;
+  const absl::Status s = ReadFileToString(path, &out, max_bytes);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << path << ": " << s;
+  EXPECT_NE(s.message().find(message), std::string::npos) << s;
+  EXPECT_NE(s.message().find(path), std::string::npos) << s;
+}
+
+TEST(Files, RefusesADirectory) {
+  ExpectRefused(::testing::TempDir(), "is a directory; expected a file");
+}
+
+// /dev/zero would read forever: refused before it is opened.
+TEST(Files, RefusesADevice) {
+  ExpectRefused("/dev/zero", "is not a regular file (a character device)");
+}
+
+// Opening a FIFO for reading blocks until a writer comes: refused first.
+TEST(Files, RefusesAFifo) {
+  const std::string path = ::testing::TempDir() + "/files_test.fifo";
+  unlink(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  ExpectRefused(path, "is not a regular file (a FIFO)");
+}
+
+TEST(Files, RefusesAFileAboveTheLimit) {
+  const std::string path = ::testing::TempDir() + "/files_test.big";
+  ASSERT_TRUE(WriteFile(path, std::string(100, 'x')).ok());
+  ExpectRefused(path, "is 100 bytes, above the limit of 99 bytes", 99);
+  std::string out;
+  EXPECT_TRUE(ReadFileToString(path, &out, 100).ok());
 }
 
 }  // namespace

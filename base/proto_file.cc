@@ -22,6 +22,10 @@ absl::Status ReadProtoFile(const std::string& path, google::protobuf::Message* o
   if (IsTextProtoPath(path)) return ReadTextProtoFile(path, out);
   std::string bytes;
   RETURN_IF_ERROR(ReadFileToString(path, &bytes));
+  if (bytes.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s is empty; expected a binary %s", path, out->GetDescriptor()->full_name()));
+  }
   if (!out->ParseFromString(bytes)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: not a valid binary %s (text files must end in .pbtxt)", path,

@@ -15,8 +15,10 @@ namespace zosched {
 bool IsTextProtoPath(const std::string& path);
 
 // Reads `path` into `*out`. Errors: NotFound if it cannot be opened;
-// InvalidArgument "FILE:LINE:COLUMN: ..." for malformed text, or "FILE: not a
-// valid binary MESSAGE" for a binary file that does not parse.
+// InvalidArgument for a path ReadFileToString refuses (a directory, a
+// device, a file above 1 GiB), an empty file, "FILE:LINE:COLUMN: ..." for
+// malformed text, or "FILE: not a valid binary MESSAGE" for a binary file
+// that does not parse.
 absl::Status ReadProtoFile(const std::string& path, google::protobuf::Message* out);
 
 // Writes `message` to `path` (replacing it). Errors as WriteFile (files.h).

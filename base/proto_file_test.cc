@@ -37,6 +37,25 @@ TEST(ProtoFile, GarbageBinaryIsAnErrorNamingTheFile) {
   EXPECT_NE(s.message().find(path), std::string::npos);
 }
 
+// An empty file, a directory and a device are refused with their path, text
+// or binary; none is read as an empty message (or forever).
+TEST(ProtoFile, RefusesEmptyFilesDirectoriesAndDevices) {
+  for (const char* name : {"/empty.pb", "/empty.pbtxt"}) {
+    const std::string path = ::testing::TempDir() + name;
+    std::ofstream(path).close();
+    Duration d;
+    const absl::Status s = ReadProtoFile(path, &d);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find(path + " is empty; expected a"), std::string::npos) << s;
+  }
+  for (const std::string& path : {::testing::TempDir(), std::string("/dev/zero")}) {
+    Duration d;
+    const absl::Status s = ReadProtoFile(path, &d);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find(path), std::string::npos) << s;
+  }
+}
+
 TEST(ProtoFile, UnwritablePathIsAnError) {
   Duration d;
   EXPECT_FALSE(WriteProtoFile("/nonexistent-dir/x.pb", d).ok());

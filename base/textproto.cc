@@ -61,6 +61,10 @@ absl::Status ReadTextProtoFile(const std::string& path,
                                google::protobuf::Message* out) {
   std::string text;
   RETURN_IF_ERROR(ReadFileToString(path, &text));
+  if (text.empty()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s is empty; expected a %s textproto", path, out->GetDescriptor()->full_name()));
+  }
   return ParseTextProto(text, path, out);
 }
 

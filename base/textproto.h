@@ -20,7 +20,9 @@ absl::Status ParseTextProto(const std::string& text, const std::string& source,
 // Reads the file at `path` and parses it as ParseTextProto does.
 //
 // Errors: NotFound if the file cannot be opened (with the OS reason);
-// InvalidArgument as ParseTextProto, with `path` as the source.
+// InvalidArgument for a path ReadFileToString refuses (a directory, a
+// device, a file above 1 GiB), for an empty file, and as ParseTextProto,
+// with `path` as the source.
 absl::Status ReadTextProtoFile(const std::string& path,
                                google::protobuf::Message* out);
 
