@@ -12,6 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/flag_checks.h"
 #include "base/user_path.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
@@ -114,11 +115,15 @@ int Run(int argc, char** argv) {
   const DType dtype = *flag_dtype == DTYPE_UNSPECIFIED ? spec->weight_dtype() : *flag_dtype;
   const int64_t seq_len = absl::GetFlag(FLAGS_seq_len);
   const int64_t label_words = absl::GetFlag(FLAGS_label_words);
-  if (seq_len <= 0 || label_words <= 0) {
-    std::fprintf(stderr,
-                 "model_info: --seq_len=%ld and --label_words=%ld must be positive\n",
-                 seq_len, label_words);
-    return 2;
+  for (const absl::Status& s :
+       {CheckFlagRange("seq_len", seq_len, 1, spec->max_positions(),
+                       "tokens, up to the model's max_positions"),
+        CheckFlagRange("label_words", label_words, 1, spec->vocab_size(),
+                       "label words, up to the vocabulary")}) {
+    if (!s.ok()) {
+      std::fprintf(stderr, "model_info: %s\n", std::string(s.message()).c_str());
+      return 2;
+    }
   }
   PrintAccounting(*spec, source, seq_len, dtype, label_words);
   if (absl::GetFlag(FLAGS_tensors)) {

@@ -27,6 +27,17 @@ err=$($bin 2>&1 >/dev/null); code=$?
 [ "$code" -eq 2 ] || fail "no --model: exit $code, want 2"
 grep -q -- "--model is required" <<<"$err" || fail "no --model message: $err"
 
+huge="$TEST_TMPDIR/huge.pbtxt"
+sed 's/^num_layers: .*/num_layers: 4000000000/' models/zoo/opt-tiny.pbtxt >"$huge"
+err=$($bin --model="$huge" 2>&1 >/dev/null); code=$?
+[ "$code" -eq 2 ] || fail "4e9 layers: exit $code, want 2"
+grep -q "num_layers is 4000000000 (expected a positive integer up to 4096)" <<<"$err" ||
+  fail "4e9 layers message: $err"
+
+err=$($bin --model=opt-125m --seq_len=4096 2>&1 >/dev/null); code=$?
+[ "$code" -eq 2 ] || fail "seq_len above max_positions: exit $code, want 2"
+grep -q -- "--seq_len=4096: expected 1 to 2048" <<<"$err" || fail "seq_len message: $err"
+
 err=$($bin --model=opt-125m --dtype=FP8 2>&1 >/dev/null); code=$?
 [ "$code" -eq 2 ] || fail "bad dtype: exit $code, want 2"
 echo "PASS"

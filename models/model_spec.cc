@@ -23,26 +23,29 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source)
   if (spec.name().empty()) {
     return SpecError(source, spec, "name is empty (expected e.g. name: \"opt-1.3b\")");
   }
-  struct Positive {
+  struct Size {
     const char* field;
     int64_t value;
+    int64_t limit;
   };
-  for (const Positive& p : {Positive{"hidden_size", spec.hidden_size()},
-                            Positive{"num_layers", spec.num_layers()},
-                            Positive{"num_heads", spec.num_heads()},
-                            Positive{"ffn_size", spec.ffn_size()},
-                            Positive{"vocab_size", spec.vocab_size()},
-                            Positive{"max_positions", spec.max_positions()}}) {
-    if (p.value <= 0) {
-      return SpecError(source, spec, "%s is %d (expected a positive integer)",
-                       p.field, p.value);
+  for (const Size& p : {Size{"hidden_size", spec.hidden_size(), kMaxHiddenSize},
+                        Size{"num_layers", spec.num_layers(), kMaxLayers},
+                        Size{"num_heads", spec.num_heads(), kMaxHiddenSize},
+                        Size{"ffn_size", spec.ffn_size(), kMaxFfnSize},
+                        Size{"vocab_size", spec.vocab_size(), kMaxVocabSize},
+                        Size{"max_positions", spec.max_positions(), kMaxPositions}}) {
+    if (p.value <= 0 || p.value > p.limit) {
+      return SpecError(source, spec, "%s is %d (expected a positive integer up to %d)",
+                       p.field, p.value, p.limit);
     }
   }
-  if (spec.num_kv_heads() < 0 || spec.word_embed_proj_dim() < 0) {
+  if (spec.num_kv_heads() < 0 || spec.word_embed_proj_dim() < 0 ||
+      spec.num_kv_heads() > spec.num_heads() || spec.word_embed_proj_dim() > kMaxHiddenSize) {
     return SpecError(source, spec,
                      "num_kv_heads %d and word_embed_proj_dim %d must be >= 0 "
-                     "(0 means: same as num_heads / hidden_size)",
-                     spec.num_kv_heads(), spec.word_embed_proj_dim());
+                     "(0 means: same as num_heads / hidden_size) and at most num_heads "
+                     "and %d",
+                     spec.num_kv_heads(), spec.word_embed_proj_dim(), kMaxHiddenSize);
   }
   if (spec.hidden_size() % spec.num_heads() != 0) {
     return SpecError(source, spec,

@@ -10,8 +10,18 @@
 
 namespace zosched {
 
+// Upper bounds on a ModelSpec's sizes, generous for real models (the largest
+// published: hidden 18,432, 128 layers, FFN 73,728, vocabulary 256,000,
+// 128k positions) and low enough that every count, byte size and FLOP
+// figure derived from them fits int64.
+constexpr int64_t kMaxHiddenSize = int64_t{1} << 17;  // also heads, word_embed_proj_dim
+constexpr int64_t kMaxLayers = int64_t{1} << 12;
+constexpr int64_t kMaxFfnSize = int64_t{1} << 19;
+constexpr int64_t kMaxVocabSize = int64_t{1} << 22;
+constexpr int64_t kMaxPositions = int64_t{1} << 22;
+
 // Returns OK if `spec` describes a model that accounting.h can count: every
-// enum set, every size positive, hidden_size divisible by num_heads,
+// enum set, every size positive and within the limits above, hidden_size divisible by num_heads,
 // num_heads divisible by num_kv_heads, a ModelSpec of family LLAMA
 // using ROTARY positions, etc.
 //

@@ -33,7 +33,24 @@ TEST(ValidateModelSpec, NamesSourceModelAndNonPositiveField) {
   ModelSpec spec = TinyOpt();
   spec.set_num_layers(0);
   EXPECT_EQ(ErrorOf(spec),
-            "tiny.pbtxt: model 'tiny': num_layers is 0 (expected a positive integer)");
+            "tiny.pbtxt: model 'tiny': num_layers is 0 (expected a positive integer up to "
+            "4096)");
+}
+
+// Sizes beyond any real model are refused before anything multiplies them
+// (4e9 layers used to reach int32 truncation and multi-GB allocations).
+TEST(ValidateModelSpec, RejectsSizesAboveTheLimits) {
+  ModelSpec spec = TinyOpt();
+  spec.set_num_layers(4000000000);
+  EXPECT_EQ(ErrorOf(spec),
+            "tiny.pbtxt: model 'tiny': num_layers is 4000000000 (expected a positive integer "
+            "up to 4096)");
+  spec = TinyOpt();
+  spec.set_vocab_size(int64_t{1} << 40);
+  EXPECT_NE(ErrorOf(spec).find("vocab_size is 1099511627776"), std::string::npos);
+  spec = TinyOpt();
+  spec.set_num_kv_heads(spec.num_heads() * 2);
+  EXPECT_NE(ErrorOf(spec).find("at most num_heads"), std::string::npos);
 }
 
 TEST(ValidateModelSpec, RejectsHeadsThatDoNotDivideHidden) {
