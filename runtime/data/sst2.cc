@@ -5,6 +5,7 @@
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "base/textproto.h"
+#include "runtime/data/utf8.h"
 
 namespace zosched {
 
@@ -18,6 +19,11 @@ absl::StatusOr<std::vector<Sst2Example>> ParseSst2Tsv(absl::string_view text,
     if (absl::EndsWith(line, "\r")) line.remove_suffix(1);
     if (line.empty()) continue;
     const std::string where = absl::StrCat(source, ":", line_number, ": ");
+    if (const size_t bad = FirstInvalidUtf8(line); bad != absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, "invalid UTF-8 at byte ", bad + 1,
+          " of the line (SST-2 files are UTF-8; convert the file, e.g. with iconv)"));
+    }
     if (!seen_header) {
       if (line != "sentence\tlabel") {
         return absl::InvalidArgumentError(absl::StrCat(

@@ -21,7 +21,8 @@ struct Sst2Example {
 // `source` names the text in errors.
 //
 // Errors: InvalidArgument "SOURCE:LINE: ..." for an empty input, a wrong
-// header, a row without a tab, or a label other than 0/1.
+// header, a line that is not UTF-8, a row without a tab, or a label other
+// than 0/1.
 absl::StatusOr<std::vector<Sst2Example>> ParseSst2Tsv(absl::string_view text,
                                                       const std::string& source);
 

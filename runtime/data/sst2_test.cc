@@ -42,6 +42,8 @@ TEST(Sst2Test, ErrorsNameFileAndLine) {
       {"sentence\tlabel\ngood\t1\nno tab here\n", "x.tsv:3: expected 'SENTENCE<TAB>LABEL', found no tab"},
       {"sentence\tlabel\n\ngood\t2\n", "x.tsv:3: label '2' is not 0 or 1"},
       {"sentence\tlabel\ngood\t\n", "x.tsv:2: label '' is not 0 or 1"},
+      // Latin-1 "café": as BoolQ's JSON reader, SST-2's refuses non-UTF-8.
+      {"sentence\tlabel\ngood\t1\ncaf\xe9\t1\n", "x.tsv:3: invalid UTF-8 at byte 4 of the line"},
   };
   for (const auto& c : cases) {
     absl::StatusOr<std::vector<Sst2Example>> examples = ParseSst2Tsv(c.text, "x.tsv");
