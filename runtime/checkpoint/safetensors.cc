@@ -262,6 +262,27 @@ absl::StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path) {
                      ParseEntry(path, it.key(), *it, data, data_bytes));
     file.tensors_.push_back(std::move(t));
   }
+  // No two tensors may share bytes: a writer's bug, or a crafted file whose
+  // tensors would alias each other when loaded.
+  std::vector<const SafetensorsTensor*> by_offset;
+  for (const SafetensorsTensor& t : file.tensors_) {
+    if (!t.bytes.empty()) by_offset.push_back(&t);
+  }
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const SafetensorsTensor* a, const SafetensorsTensor* b) {
+              return a->bytes.data() < b->bytes.data();
+            });
+  for (size_t i = 1; i < by_offset.size(); ++i) {
+    const SafetensorsTensor& a = *by_offset[i - 1];
+    const SafetensorsTensor& b = *by_offset[i];
+    if (b.bytes.data() < a.bytes.data() + a.bytes.size()) {
+      const int64_t a_begin = a.bytes.data() - data, b_begin = b.bytes.data() - data;
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": tensors '", a.name, "' (data_offsets [", a_begin, ", ",
+          a_begin + a.bytes.size(), "]) and '", b.name, "' (data_offsets [", b_begin, ", ",
+          b_begin + b.bytes.size(), "]) overlap; each tensor has bytes of its own"));
+    }
+  }
   // nlohmann's object is a std::map: keys come sorted already; keep the
   // invariant explicit for Find().
   std::sort(file.tensors_.begin(), file.tensors_.end(),

@@ -350,6 +350,10 @@ TEST(SafetensorsErrorTest, MalformedEntries) {
       {R"({"t":{"dtype":"F32","shape":[8],"data_offsets":[32,0]}})", "'t': data_offsets [32, 0] end before"},
       {R"({"t":[1]})", "'t': entry is not a JSON object"},
       {R"({"__metadata__":{"k":1}})", "\"__metadata__\" value of 'k' is not a string"},
+      // Two tensors sharing bytes: loading one would overwrite the other.
+      {R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+       R"("b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})",
+       "tensors 'a' (data_offsets [0, 16]) and 'b' (data_offsets [8, 24]) overlap"},
   };
   for (const auto& c : cases) {
     const std::string path = TempPath("malformed");
