@@ -44,6 +44,8 @@
 #include "runtime/cpu_backend.h"
 #include "runtime/mpi_world.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/cluster_lookup.h"
+#include "schedule/cluster_validate.h"
 #include "schedule/lowering.h"
 
 ABSL_FLAG(std::string, out, "clusters/local_cpu.calibrated.pbtxt", "the calibrated Cluster");

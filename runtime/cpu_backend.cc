@@ -15,7 +15,7 @@
 #include "runtime/nn/opt_forward.h"
 #include "runtime/nn/param_layout.h"
 #include "runtime/zo/zo_math.h"
-#include "schedule/cluster_catalog.h"
+#include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
 
 namespace zosched {

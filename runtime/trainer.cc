@@ -27,6 +27,7 @@
 #include "runtime/zo/zo_math.h"
 #include "schedule/chrome_trace.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/cluster_lookup.h"
 #include "schedule/lowering.h"
 #include "schedule/param_homes.h"
 #include "schedule/validate.h"

@@ -3,7 +3,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
-#include "schedule/cluster_catalog.h"
+#include "schedule/cluster_lookup.h"
 
 namespace zosched {
 namespace {

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
-#include "schedule/cluster_catalog.h"
+#include "schedule/cluster_validate.h"
 #include "schedule/training_settings.h"
 #include "schedule/validate_ops.h"
 #include "schedule/validate_structure.h"

@@ -12,7 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
-#include "schedule/cluster_catalog.h"
+#include "schedule/cluster_lookup.h"
 #include "schedule/compute_op_model.h"
 #include "schedule/describe_op.h"
 #include "schedule/loss_layout.h"

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "base/check.h"
 #include "base/status_macros.h"
+#include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
 
 namespace zosched {
@@ -693,13 +694,7 @@ absl::Status CheckMemory(const Schedule& s) {
     }
   }
   for (int d = 0; d < s.devices_size(); ++d) {
-    const Device* device = nullptr;
-    for (const Device& cd : s.cluster().devices()) {
-      if (cd.name() == s.devices(d).cluster_device()) {
-        device = &cd;
-        break;
-      }
-    }
+    const Device* device = FindDevice(s.cluster(), s.devices(d).cluster_device());
     CHECK(device != nullptr) << "rule 1 checked cluster_device";
     RETURN_IF_ERROR(CheckFits(s,
                               absl::StrFormat("device %d (%s, %s)", d,
