@@ -32,7 +32,7 @@
 #include "absl/strings/str_replace.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
-#include "experiments/output_dir.h"
+#include "base/output_dir.h"
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
 #include "schedule/chrome_trace.h"

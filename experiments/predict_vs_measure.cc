@@ -26,7 +26,7 @@
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
-#include "experiments/output_dir.h"
+#include "base/output_dir.h"
 #include "experiments/testbed_cycle.h"
 #include "schedule/cluster_catalog.h"
 

@@ -20,7 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
-#include "experiments/output_dir.h"
+#include "base/output_dir.h"
 #include "experiments/testbed_cycle.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"

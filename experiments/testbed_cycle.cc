@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
-#include "experiments/output_dir.h"
+#include "base/output_dir.h"
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
 #include "schedule/chrome_trace.h"

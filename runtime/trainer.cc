@@ -14,7 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
-#include "experiments/output_dir.h"
+#include "base/output_dir.h"
 #include "models/model_zoo.h"
 #include "runtime/checkpoint/safetensors.h"
 #include "runtime/cpu_backend.h"

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "runtime/zo/hd.h"
+#include "base/hd.h"
 
 namespace zosched {
 

@@ -28,7 +28,7 @@
 
 #include <cstdint>
 
-#include "runtime/zo/hd.h"
+#include "base/hd.h"
 #include "runtime/zo/philox.h"
 
 namespace zosched {

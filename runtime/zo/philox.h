@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "runtime/zo/hd.h"
+#include "base/hd.h"
 
 namespace zosched {
 

@@ -1,4 +1,4 @@
-#include "experiments/output_dir.h"
+#include "base/output_dir.h"
 
 #include <sys/stat.h>
 

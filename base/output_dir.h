@@ -1,4 +1,4 @@
-// Where experiments write their results, and writing them.
+// Where the programs (train, the experiments) write their results.
 #pragma once
 
 #include <string>
