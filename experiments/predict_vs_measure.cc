@@ -25,6 +25,7 @@
 #include "absl/strings/str_join.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
+#include "base/subprocess.h"
 #include "base/user_path.h"
 #include "base/output_dir.h"
 #include "experiments/testbed_cycle.h"
@@ -101,12 +102,13 @@ absl::Status Run() {
   if (calibrated.empty()) {
     calibrated = out + "/local_cpu.calibrated.pbtxt";
     std::printf("calibrating this machine (log: %s/calibrate.log) ...\n", out.c_str());
-    ASSIGN_OR_RETURN(int code, RunProgram(bin + "/calibrate",
-                                          {"--out=" + calibrated,
-                                           "--model=" + absl::GetFlag(FLAGS_model),
-                                           absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)),
-                                           absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq))},
-                                          out + "/calibrate.log"));
+    ASSIGN_OR_RETURN(
+        const int code,
+        RunSubprocess({{bin + "/calibrate", "--out=" + calibrated,
+                        "--model=" + absl::GetFlag(FLAGS_model),
+                        absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)),
+                        absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq))},
+                       out + "/calibrate.log"}));
     if (code != 0) return absl::InternalError("calibration failed; see " + out + "/calibrate.log");
   } else {
     calibrated = ResolveUserPath(calibrated);

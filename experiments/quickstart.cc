@@ -20,6 +20,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "base/subprocess.h"
 #include "base/output_dir.h"
 #include "experiments/testbed_cycle.h"
 #include "models/model_zoo.h"
@@ -66,8 +67,9 @@ absl::Status Run() {
 
   std::printf("1. calibrating this machine as the CPU testbed (log: %s/calibrate.log)\n",
               out.c_str());
-  ASSIGN_OR_RETURN(int code, RunProgram(bin + "/calibrate", {"--out=" + calibrated, "--batch=32"},
-                                        out + "/calibrate.log"));
+  ASSIGN_OR_RETURN(const int code,
+                   RunSubprocess({{bin + "/calibrate", "--out=" + calibrated, "--batch=32"},
+                                  out + "/calibrate.log"}));
   if (code != 0) return absl::InternalError("calibration failed; see " + out + "/calibrate.log");
   ASSIGN_OR_RETURN(Cluster local, LoadCluster(calibrated));
   std::printf("   wrote %s\n\n", calibrated.c_str());

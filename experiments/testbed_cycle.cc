@@ -1,10 +1,5 @@
 #include "experiments/testbed_cycle.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -14,39 +9,14 @@
 #include "absl/strings/str_split.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
+#include "base/subprocess.h"
 #include "base/output_dir.h"
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
 #include "schedule/chrome_trace.h"
 #include "sim/simulator.h"
 
-extern char** environ;
-
 namespace zosched {
-
-absl::StatusOr<int> RunProgram(const std::string& binary, const std::vector<std::string>& args,
-                               const std::string& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<std::string> all = {binary};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid;
-  const int error = posix_spawnp(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrFormat("cannot run %s: %s", binary, std::strerror(error)));
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 namespace {
 
@@ -131,12 +101,12 @@ absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster,
   ASSIGN_OR_RETURN(r.predicted, ComputeStepMetrics(r.schedule, predicted.timeline, 0));
 
   const std::string log = dir + "/train.log";
-  ASSIGN_OR_RETURN(int code, RunProgram(train,
-                                        {absl::StrCat("--ranks=", r.schedule.devices_size()),
-                                         "--schedule=" + schedule_path,
-                                         absl::StrCat("--steps=", steps), "--eval_examples=64",
-                                         "--collective_timeout_s=120", "--out_dir=" + r.run_dir},
-                                        log));
+  ASSIGN_OR_RETURN(
+      const int code,
+      RunSubprocess({{train, absl::StrCat("--ranks=", r.schedule.devices_size()),
+                      "--schedule=" + schedule_path, absl::StrCat("--steps=", steps),
+                      "--eval_examples=64", "--collective_timeout_s=120", "--out_dir=" + r.run_dir},
+                     log}));
   if (code != 0) {
     return absl::InternalError(absl::StrFormat(
         "the training run of '%s' exited %d; see %s", c.label, code, log));
@@ -149,7 +119,6 @@ absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster,
   ASSIGN_OR_RETURN(r.measured, ComputeStepMetrics(r.schedule, median_step, 0));
   RETURN_IF_ERROR(
       ReadLosses(r.run_dir + "/train.csv", loss_window, &r.first_loss, &r.last_loss));
-
 
   r.trace_path = dir + "/trace.json";
   ASSIGN_OR_RETURN(std::string json,

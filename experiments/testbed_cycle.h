@@ -45,9 +45,4 @@ absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster,
                                      int warmup, const std::string& train,
                                      const std::string& out_dir, int loss_window = 10);
 
-// Runs `binary` with `args` (no shell), its output to `log`; returns its
-// exit status, or an error when it cannot be started.
-absl::StatusOr<int> RunProgram(const std::string& binary, const std::vector<std::string>& args,
-                               const std::string& log);
-
 }  // namespace zosched

@@ -1,15 +1,9 @@
 #include "experiments/timeline_plot.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 
@@ -20,8 +14,7 @@
 #include "base/check.h"
 #include "base/files.h"
 #include "base/status_macros.h"
-
-extern char** environ;
+#include "base/subprocess.h"
 
 namespace zosched {
 namespace {
@@ -216,67 +209,29 @@ absl::Status AddBoxes(const absl::flat_hash_map<int64_t, const Op*>& op_by_id,
 }
 
 // Runs `gnuplot script_path` (no shell), its standard output and error going
-// to an unlinked temporary file next to the script; then checks that it
+// to a log next to the script (removed afterwards); then checks that it
 // wrote `png_path`.
 absl::Status RunGnuplot(const std::string& script_path, const std::string& png_path) {
-  std::string log_path = script_path + ".stderr.XXXXXX";
-  const int log_fd = mkostemp(log_path.data(), O_CLOEXEC);
-  if (log_fd < 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot create ", log_path));
-  }
-  unlink(log_path.c_str());  // the open descriptor keeps it alive
-
+  const std::string log_path = script_path + ".log";
   // A path starting with '-' would be read as an option.
-  std::string script_arg = script_path[0] == '-' ? "./" + script_path : script_path;
-  char gnuplot[] = "gnuplot";
-  char* argv[] = {gnuplot, script_arg.data(), nullptr};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, log_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, log_fd, STDERR_FILENO);
-  pid_t pid = 0;
-  const int spawn_error = posix_spawnp(&pid, gnuplot, &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawn_error != 0) {
-    close(log_fd);
-    if (spawn_error == ENOENT) {
-      return absl::FailedPreconditionError(
-          "gnuplot not found; install the Debian package gnuplot-nox (./bazelw "
-          "installs it)");
-    }
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot run gnuplot: ", std::strerror(spawn_error)));
-  }
-  int wait_status = 0;
-  while (waitpid(pid, &wait_status, 0) < 0) {
-    if (errno != EINTR) {
-      const int error = errno;
-      close(log_fd);
-      return absl::InternalError(
-          absl::StrCat("waiting for gnuplot: ", std::strerror(error)));
-    }
-  }
-
+  const std::string script_arg = script_path[0] == '-' ? "./" + script_path : script_path;
+  const absl::StatusOr<int> status =
+      RunSubprocess({{"gnuplot", script_arg}, log_path, /*stdin_from_dev_null=*/true});
   // The tail of what gnuplot printed.
   std::string tail;
-  struct stat log_stat;
-  if (fstat(log_fd, &log_stat) == 0) {
-    const int64_t size = log_stat.st_size;
-    const int64_t from = std::max<int64_t>(0, size - kStderrTailBytes);
-    tail.resize(size - from);
-    const ssize_t got = pread(log_fd, tail.data(), tail.size(), from);
-    tail.resize(got < 0 ? 0 : got);
+  if (std::string log; ReadFileToString(log_path, &log).ok()) {
+    tail = log.substr(log.size() - std::min<size_t>(log.size(), kStderrTailBytes));
   }
-  close(log_fd);
-
+  std::remove(log_path.c_str());
+  if (absl::IsNotFound(status.status())) {
+    return absl::FailedPreconditionError(
+        "gnuplot not found; install the Debian package gnuplot-nox (./bazelw installs it)");
+  }
   std::string failure;
-  if (WIFSIGNALED(wait_status)) {
-    failure = absl::StrCat("gnuplot ", script_path, " was killed by signal ",
-                           WTERMSIG(wait_status));
-  } else if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-    failure = absl::StrCat("gnuplot ", script_path, " exited with status ",
-                           WEXITSTATUS(wait_status));
+  if (!status.ok()) {
+    failure = absl::StrCat("gnuplot ", script_path, ": ", status.status().message());
+  } else if (*status != 0) {
+    failure = absl::StrCat("gnuplot ", script_path, " exited with status ", *status);
   } else {
     struct stat png_stat;
     if (stat(png_path.c_str(), &png_stat) != 0 || png_stat.st_size == 0) {

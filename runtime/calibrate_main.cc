@@ -25,11 +25,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -42,6 +40,7 @@
 #include "base/user_path.h"
 #include "models/model_zoo.h"
 #include "runtime/cpu_backend.h"
+#include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/cluster_lookup.h"
@@ -252,20 +251,19 @@ absl::Status CollectiveProbe(const std::string& path) {
 // Re-runs this program under `mpirun -np ranks` with `--<probe>=FILE` and
 // returns FILE's whitespace-separated numbers.
 absl::StatusOr<std::vector<double>> RunProbe(int ranks, const std::string& probe) {
-  char self[4096];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return absl::InternalError("cannot find this program");
-  self[n] = '\0';
   const std::string results =
       absl::StrFormat("/tmp/zosched_calibrate_%d_%s_%d.txt", getpid(), probe, ranks);
-  const std::string command = absl::StrFormat(
-      "mpirun -np %d --oversubscribe %s '%s' --cluster='%s' --model='%s' --batch=%d --seq=%d "
-      "--repeats=%d --%s='%s'",
-      ranks, geteuid() == 0 ? "--allow-run-as-root" : "", self, absl::GetFlag(FLAGS_cluster),
-      absl::GetFlag(FLAGS_model), absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq),
-      absl::GetFlag(FLAGS_repeats), probe, results);
-  if (std::system(command.c_str()) != 0) {
-    return absl::InternalError("the probe failed: " + command);
+  ASSIGN_OR_RETURN(
+      const int status,
+      RunUnderMpirun(ranks, {absl::StrCat("--cluster=", absl::GetFlag(FLAGS_cluster)),
+                             absl::StrCat("--model=", absl::GetFlag(FLAGS_model)),
+                             absl::StrCat("--batch=", absl::GetFlag(FLAGS_batch)),
+                             absl::StrCat("--seq=", absl::GetFlag(FLAGS_seq)),
+                             absl::StrCat("--repeats=", absl::GetFlag(FLAGS_repeats)),
+                             absl::StrCat("--", probe, "=", results)}));
+  if (status != 0) {
+    return absl::InternalError(
+        absl::StrFormat("the %s probe on %d ranks exited %d", probe, ranks, status));
   }
   std::ifstream in(results);
   std::vector<double> numbers;

@@ -2,13 +2,12 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "base/subprocess.h"
 
 namespace zosched {
 
@@ -30,24 +29,25 @@ std::vector<std::string> ArgsWithoutRanks(int argc, char** argv) {
   return args;
 }
 
-absl::Status ExecUnderMpirun(int ranks, const std::vector<std::string>& args) {
-  char self[4096];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return absl::InternalError("cannot find this program's path (/proc/self/exe)");
-  self[n] = '\0';
-  std::vector<std::string> command = {"mpirun", "-np", absl::StrCat(ranks), "--oversubscribe"};
-  if (geteuid() == 0) command.push_back("--allow-run-as-root");
-  command.push_back(self);
-  command.insert(command.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& c : command) argv.push_back(c.data());
-  argv.push_back(nullptr);
-  execvp("mpirun", argv.data());
-  if (errno == ENOENT) {
+absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
+                                                    const std::vector<std::string>& args) {
+  ASSIGN_OR_RETURN(const std::string self, ThisProgramPath());
+  std::vector<std::string> argv = {"mpirun", "-np", absl::StrCat(ranks), "--oversubscribe"};
+  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  argv.push_back(self);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args) {
+  Subprocess mpirun;
+  ASSIGN_OR_RETURN(mpirun.argv, MpirunArgv(ranks, args));
+  absl::StatusOr<int> status = RunSubprocess(mpirun);
+  if (absl::IsNotFound(status.status())) {
     return absl::FailedPreconditionError(
         "mpirun not found: install Open MPI (Debian: openmpi-bin; ./bazelw installs it)");
   }
-  return absl::InternalError(absl::StrFormat("cannot run mpirun: %s", std::strerror(errno)));
+  return status;
 }
 
 }  // namespace zosched

@@ -1,12 +1,13 @@
 // Starting the ranks of a run: `bazel run //runtime:train -- --ranks=4 ...`
-// re-executes the program under `mpirun -np 4`; programs started by mpirun
-// (or with one rank) run directly.
+// runs this program again under `mpirun -np 4` and waits for it; programs
+// started by mpirun (or with one rank) run directly. Calibration starts its
+// multi-process probes the same way.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace zosched {
 
@@ -14,12 +15,17 @@ namespace zosched {
 // OMPI_COMM_WORLD_SIZE; PMI-based launchers set PMI_SIZE).
 bool StartedByMpiLauncher();
 
-// Replaces this process by `mpirun -np <ranks> <program> <args...>` (adding
-// --oversubscribe, and --allow-run-as-root when running as root), where
-// `program` is /proc/self/exe and `args` the original arguments without the
-// --ranks flag. Returns only on failure: FailedPrecondition when mpirun is
-// not found (install openmpi-bin; ./bazelw does), Internal otherwise.
-absl::Status ExecUnderMpirun(int ranks, const std::vector<std::string>& args);
+// The argv of `mpirun -np <ranks> --oversubscribe [--allow-run-as-root]
+// <this program> <args...>` (--allow-run-as-root when running as root).
+// Errors: those of ThisProgramPath (base/subprocess.h).
+absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
+                                                    const std::vector<std::string>& args);
+
+// Runs this program with `args` on `ranks` ranks under mpirun, waits, and
+// returns mpirun's exit status (the first failing rank's). Errors:
+// FailedPrecondition when mpirun is not installed (Debian: openmpi-bin;
+// ./bazelw installs it); RunSubprocess's otherwise.
+absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args);
 
 // `argv[1..]` without any "--ranks=N" / "--ranks N" argument.
 std::vector<std::string> ArgsWithoutRanks(int argc, char** argv);

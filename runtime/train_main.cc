@@ -3,8 +3,8 @@
 //   bazel run //runtime:train -- --model=opt-tiny --strategy=distzo2 --pertp=2 --dp=2 --ranks=4
 //   mpirun -np 4 bazel-bin/runtime/train ...   (one machine or several)
 //
-// One process per schedule device. --ranks=N re-executes this program under
-// `mpirun -np N`; one rank needs no launcher. The lowering flags
+// One process per schedule device. --ranks=N runs this program again under
+// `mpirun -np N` and waits for it; one rank needs no launcher. The lowering flags
 // (schedule/lower_flags.h) are lower's too, with the same defaults. Before
 // any rank starts, the flags are range-checked, the schedule is lowered or
 // read and validated, and the rank count is checked against it. Exit
@@ -130,9 +130,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (ranks > 1 && !zosched::StartedByMpiLauncher()) {
-    const absl::Status s =
-        zosched::ExecUnderMpirun(ranks, zosched::ArgsWithoutRanks(argc, argv));
-    std::fprintf(stderr, "train: %s\n", std::string(s.message()).c_str());
+    // The ranks report their own errors; mpirun's status is the run's.
+    const absl::StatusOr<int> status =
+        zosched::RunUnderMpirun(ranks, zosched::ArgsWithoutRanks(argc, argv));
+    if (status.ok()) return *status;
+    std::fprintf(stderr, "train: %s\n", std::string(status.status().message()).c_str());
     return 2;
   }
   int rank = 0, world = 1;
