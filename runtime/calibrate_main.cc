@@ -35,9 +35,11 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/flag_checks.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
+#include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/launcher.h"
@@ -46,6 +48,7 @@
 #include "schedule/cluster_lookup.h"
 #include "schedule/cluster_validate.h"
 #include "schedule/lowering.h"
+#include "schedule/training_settings.h"
 
 ABSL_FLAG(std::string, out, "clusters/local_cpu.calibrated.pbtxt", "the calibrated Cluster");
 ABSL_FLAG(std::string, cluster, "local_cpu", "the cluster to calibrate (catalog name or path)");
@@ -366,8 +369,21 @@ absl::Status MeasureCollectives(Cluster* out) {
 
 // Measures everything; `argc`/`argv` initialise MPI after the collective
 // probes (mpirun cannot be started from inside an MPI process).
+// The flags, the cluster and the schedules to calibrate for, all checked
+// before anything is measured.
+absl::StatusOr<std::vector<Schedule>> CheckInputs(Cluster* cluster) {
+  RETURN_IF_ERROR(
+      CheckFlagRange("repeats", absl::GetFlag(FLAGS_repeats), 1, 1000, "timed runs"));
+  RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 1, kMaxBatchSize,
+                                 "examples per step"));
+  RETURN_IF_ERROR(CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, kMaxPositions, "tokens"));
+  ASSIGN_OR_RETURN(*cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
+  return TargetSchedules(*cluster);
+}
+
 absl::Status Run(int* argc, char*** argv) {
-  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
+  Cluster cluster;
+  ASSIGN_OR_RETURN(const std::vector<Schedule> schedules, CheckInputs(&cluster));
   Cluster out = cluster;
   out.set_name(cluster.name() + "_calibrated");
   out.set_description(cluster.description() + " (calibrated by //runtime:calibrate)");
@@ -383,7 +399,6 @@ absl::Status Run(int* argc, char*** argv) {
   for (Host& h : *out.mutable_hosts()) h.set_shared_core_slowdown(slowdown);
   int rank = 0, world = 1;
   RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
-  ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
   RETURN_IF_ERROR(MeasureCompute(schedules, &out));
   RETURN_IF_ERROR(MeasureCopies(schedules[0], &out));
   RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
@@ -415,7 +430,7 @@ int main(int argc, char** argv) {
   const absl::Status status = zosched::Run(&argc, &argv);
   if (!status.ok()) {
     std::fprintf(stderr, "calibrate: %s\n", std::string(status.message()).c_str());
-    return 1;
+    return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1;
   }
   MPI_Finalize();
   return 0;
