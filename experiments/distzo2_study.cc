@@ -32,6 +32,8 @@
 #include "absl/strings/str_replace.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
+#include "base/flag_checks.h"
+#include "schedule/training_settings.h"
 #include "base/output_dir.h"
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
@@ -242,11 +244,28 @@ absl::Status Study::Write(const std::vector<Row>& rows) {
   return absl::OkStatus();
 }
 
+// The study's cases split the batch over up to 8 GPUs and run OPT models of
+// 2,048 positions.
+absl::Status CheckFlags() {
+  RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 8, kMaxBatchSize,
+                                 "examples per step, a multiple of 8"));
+  if (absl::GetFlag(FLAGS_batch) % 8 != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--batch=%d: expected a multiple of 8 (the study splits it over up to 8 GPUs)",
+        absl::GetFlag(FLAGS_batch)));
+  }
+  return CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, 2048, "tokens, OPT's 2,048 at most");
+}
+
 }  // namespace
 }  // namespace zosched
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  if (const absl::Status flags = zosched::CheckFlags(); !flags.ok()) {
+    std::fprintf(stderr, "distzo2_study: %s\n", std::string(flags.message()).c_str());
+    return 2;
+  }
   zosched::Study study(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "distzo2_study"));
   absl::Status status = study.Run();
   if (!status.ok()) {

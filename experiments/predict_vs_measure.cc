@@ -27,6 +27,9 @@
 #include "base/status_macros.h"
 #include "base/subprocess.h"
 #include "base/user_path.h"
+#include "base/flag_checks.h"
+#include "models/model_spec.h"
+#include "schedule/training_settings.h"
 #include "base/output_dir.h"
 #include "experiments/testbed_cycle.h"
 #include "schedule/cluster_catalog.h"
@@ -171,11 +174,25 @@ absl::Status Run() {
   return absl::OkStatus();
 }
 
+absl::Status CheckFlags() {
+  RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 1, kMaxBatchSize,
+                                 "examples per step"));
+  RETURN_IF_ERROR(CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, kMaxPositions, "tokens"));
+  RETURN_IF_ERROR(CheckFlagRange("warmup", absl::GetFlag(FLAGS_warmup), 0, 1000,
+                                 "steps left out of the comparison"));
+  return CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup) + 1,
+                        1000000, "steps per run, more than --warmup");
+}
+
 }  // namespace
 }  // namespace zosched
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  if (const absl::Status flags = zosched::CheckFlags(); !flags.ok()) {
+    std::fprintf(stderr, "predict_vs_measure: %s\n", std::string(flags.message()).c_str());
+    return 2;
+  }
   const absl::Status status = zosched::Run();
   if (!status.ok()) {
     std::fprintf(stderr, "predict_vs_measure: %s\n", std::string(status.message()).c_str());

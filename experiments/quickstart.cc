@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "base/subprocess.h"
+#include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "experiments/testbed_cycle.h"
 #include "models/model_zoo.h"
@@ -131,6 +132,12 @@ absl::Status Run() {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  if (const absl::Status flags = zosched::CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), 3,
+                                                         1000000, "training steps per run");
+      !flags.ok()) {
+    std::fprintf(stderr, "quickstart: %s\n", std::string(flags.message()).c_str());
+    return 2;
+  }
   const absl::Status status = zosched::Run();
   if (!status.ok()) {
     std::fprintf(stderr, "quickstart: %s\n", std::string(status.message()).c_str());
