@@ -1,38 +1,93 @@
+// The executor's ordering guarantees, proven with a backend whose ops block
+// until the test lets them finish: no sleeps, no wall-clock thresholds, so
+// a loaded machine can slow the test down but not change its verdict.
 #include "runtime/executor.h"
 
-#include <atomic>
+#include <algorithm>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/textproto.h"
 #include "gtest/gtest.h"
 
 namespace zosched {
 namespace {
 
-// Runs every op by sleeping for `flops` microseconds; records the order in
-// which ops finish and fails the op named "fail".
-class FakeBackend : public Backend {
+// Records "start N" / "end N" for every op N it runs. An op whose id is held
+// blocks after its start until Release(id); the op named "fail" fails.
+class GatedBackend : public Backend {
  public:
+  explicit GatedBackend(std::set<int64_t> held = {}) : held_(std::move(held)) {}
+
   absl::Status Copy(const Op& op) override { return Run(op); }
   absl::Status Collective(const Op& op) override { return Run(op); }
   absl::Status Compute(const Op& op, const StepInputs& inputs) override {
-    last_step = inputs.step;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      steps_seen_.insert(inputs.step);
+    }
     return Run(op);
   }
+
+  void Release(int64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_.erase(id);
+    cv_.notify_all();
+  }
+
+  // Blocks until `event` ("start 3", "end 5") has been recorded.
+  void Await(const std::string& event) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return Position(event) >= 0; });
+  }
+
+  std::vector<std::string> events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+  std::set<int64_t> steps_seen() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return steps_seen_;
+  }
+
+ private:
   absl::Status Run(const Op& op) {
-    const int64_t us = op.has_compute() ? op.compute().flops()
-                                        : (op.has_copy() ? op.copy().bytes() : 0);
-    std::this_thread::sleep_for(std::chrono::microseconds(us));
+    std::unique_lock<std::mutex> lock(mu_);
+    events_.push_back(absl::StrCat("start ", op.id()));
+    cv_.notify_all();
     if (op.name() == "fail") return absl::InternalError("injected failure");
-    std::lock_guard<std::mutex> lock(mu);
-    finished.push_back(op.id());
+    cv_.wait(lock, [&] { return held_.count(op.id()) == 0; });
+    events_.push_back(absl::StrCat("end ", op.id()));
+    cv_.notify_all();
     return absl::OkStatus();
   }
-  std::mutex mu;
-  std::vector<int64_t> finished;
-  std::atomic<int64_t> last_step{-1};
+  int Position(const std::string& event) const {
+    auto it = std::find(events_.begin(), events_.end(), event);
+    return it == events_.end() ? -1 : static_cast<int>(it - events_.begin());
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<int64_t> held_;
+  std::vector<std::string> events_;
+  std::set<int64_t> steps_seen_;
 };
+
+int At(const std::vector<std::string>& events, const std::string& event) {
+  auto it = std::find(events.begin(), events.end(), event);
+  EXPECT_NE(it, events.end()) << event << " never happened";
+  return static_cast<int>(it - events.begin());
+}
+
+bool Happened(const std::vector<std::string>& events, const std::string& event) {
+  return std::find(events.begin(), events.end(), event) != events.end();
+}
 
 Schedule Parse(const std::string& text) {
   Schedule s;
@@ -51,79 +106,112 @@ constexpr char kDevices[] = R"pb(
   devices { id: 1 cluster_device: "cpu1" streams { name: "compute" kind: COMPUTE } }
 )pb";
 
-int64_t IndexOf(const std::vector<int64_t>& v, int64_t x) {
-  return std::find(v.begin(), v.end(), x) - v.begin();
-}
+// h2d: 1 then 2. compute: 3 (waits for 1) then 4 (waits for 2). d2h: 5,
+// free. Device 1's op 6 is not this executor's.
+constexpr char kOps[] = R"pb(
+  ops { id: 1 device: 0 stream: "h2d" copy {} }
+  ops { id: 2 device: 0 stream: "h2d" copy {} }
+  ops { id: 3 device: 0 stream: "compute" compute {} }
+  ops { id: 4 device: 0 stream: "compute" compute {} }
+  ops { id: 5 device: 0 stream: "d2h" copy {} }
+  ops { id: 6 device: 1 stream: "compute" compute {} }
+  edges { from: 1 to: 3 }
+  edges { from: 2 to: 4 }
+)pb";
 
-TEST(Executor, EdgesOrderStreamsAndStreamsRunConcurrently) {
-  // h2d: 1 (20 ms) then 2 (1 ms). compute: 3 waits for 1; 4 waits for 2.
-  // d2h: 5 (1 ms) waits for nothing and must finish first.
-  Schedule s = Parse(std::string(kDevices) + R"pb(
-    ops { id: 1 device: 0 stream: "h2d" copy { bytes: 20000 } }
-    ops { id: 2 device: 0 stream: "h2d" copy { bytes: 1000 } }
-    ops { id: 3 device: 0 stream: "compute" compute { flops: 1000 } }
-    ops { id: 4 device: 0 stream: "compute" compute { flops: 1000 } }
-    ops { id: 5 device: 0 stream: "d2h" copy { bytes: 1000 } }
-    ops { id: 6 device: 1 stream: "compute" compute { flops: 1 } }
-    edges { from: 1 to: 3 }
-    edges { from: 2 to: 4 }
-  )pb");
-  FakeBackend backend;
+TEST(Executor, StreamsRunConcurrentlyWhileEdgesAndStreamOrderHold) {
+  const Schedule s = Parse(std::string(kDevices) + kOps);
+  GatedBackend backend(/*held=*/{1});
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok()) << executor.status();
-  for (int64_t step = 0; step < 3; ++step) {
-    StepInputs inputs;
-    inputs.step = step;
-    ASSERT_TRUE((*executor)->RunStep(inputs).ok());
-    const std::vector<int64_t>& f = backend.finished;
-    ASSERT_EQ(f.size(), 5u * (step + 1));  // device 1's op is not ours
-    const std::vector<int64_t> this_step(f.end() - 5, f.end());
-    EXPECT_EQ(this_step[0], 5) << "d2h overlaps the long upload";
-    EXPECT_LT(IndexOf(this_step, 1), IndexOf(this_step, 3));
-    EXPECT_LT(IndexOf(this_step, 2), IndexOf(this_step, 4));
-    EXPECT_LT(IndexOf(this_step, 3), IndexOf(this_step, 4));
+  absl::Status status;
+  std::thread step([&] { status = (*executor)->RunStep(StepInputs{}); });
+  // The d2h stream finishes its op while the upload it does not depend on
+  // has started and is held: streams run concurrently.
+  backend.Await("start 1");
+  backend.Await("end 5");
+  std::vector<std::string> events = backend.events();
+  EXPECT_FALSE(Happened(events, "end 1"));
+  // Whatever waits for op 1 — op 2 behind it on h2d, op 3 by its edge, op 4
+  // behind op 3 — has not started.
+  for (const char* waiting : {"start 2", "start 3", "start 4"}) {
+    EXPECT_FALSE(Happened(events, waiting)) << waiting << " before op 1 ended";
   }
-  EXPECT_EQ(backend.last_step.load(), 2);
-  // Intervals: 5 per step, each inside its step, end >= start.
-  const auto& intervals = (*executor)->intervals();
+  backend.Release(1);
+  step.join();
+  ASSERT_TRUE(status.ok()) << status;
+  events = backend.events();
+  EXPECT_EQ(events.size(), 10u);  // 5 ops of device 0, none of device 1
+  EXPECT_LT(At(events, "end 1"), At(events, "start 2"));  // stream order
+  EXPECT_LT(At(events, "end 1"), At(events, "start 3"));  // edge
+  EXPECT_LT(At(events, "end 2"), At(events, "start 4"));  // edge
+  EXPECT_LT(At(events, "end 3"), At(events, "start 4"));  // stream order
+  EXPECT_FALSE(Happened(events, "start 6"));
+}
+
+TEST(Executor, StepsRepeatTheScheduleAndRecordIntervalsInOrder) {
+  const Schedule s = Parse(std::string(kDevices) + kOps);
+  GatedBackend backend;
+  auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  for (int64_t n = 0; n < 3; ++n) {
+    StepInputs inputs;
+    inputs.step = n;
+    ASSERT_TRUE((*executor)->RunStep(inputs).ok());
+  }
+  EXPECT_EQ(backend.steps_seen(), (std::set<int64_t>{0, 1, 2}));
+  const std::vector<OpInterval>& intervals = (*executor)->intervals();
   ASSERT_EQ(intervals.size(), 15u);
-  std::map<int64_t, OpInterval> step1;
+  ASSERT_EQ((*executor)->steps().size(), 3u);
+  std::map<std::pair<int32_t, int64_t>, OpInterval> by_op;
   for (const OpInterval& i : intervals) {
     EXPECT_LE(i.start_ns(), i.end_ns());
-    if (i.step() == 1) step1[i.op_id()] = i;
+    by_op[{i.step(), i.op_id()}] = i;
   }
-  EXPECT_GE(step1[3].start_ns(), step1[1].end_ns());
-  EXPECT_LT(step1[5].start_ns(), step1[1].end_ns());  // overlap across streams
-  ASSERT_EQ((*executor)->steps().size(), 3u);
+  for (const StepInterval& step : (*executor)->steps()) {
+    const int32_t n = step.step();
+    for (int64_t op : {1, 2, 3, 4, 5}) {
+      const OpInterval& i = by_op.at({n, op});
+      EXPECT_GE(i.start_ns(), step.start_ns()) << "step " << n << " op " << op;
+      EXPECT_LE(i.end_ns(), step.end_ns()) << "step " << n << " op " << op;
+    }
+    // The recorded times respect the edges and stream order too.
+    EXPECT_GE(by_op.at({n, 3}).start_ns(), by_op.at({n, 1}).end_ns());
+    EXPECT_GE(by_op.at({n, 4}).start_ns(), by_op.at({n, 2}).end_ns());
+    EXPECT_GE(by_op.at({n, 4}).start_ns(), by_op.at({n, 3}).end_ns());
+    if (n > 0) EXPECT_GE(step.start_ns(), (*executor)->steps()[n - 1].end_ns());
+  }
 }
 
 TEST(Executor, AFailingOpStopsTheOtherStreamsAndIsReported) {
-  Schedule s = Parse(std::string(kDevices) + R"pb(
-    ops { id: 1 name: "fail" device: 0 stream: "h2d" copy { bytes: 1000 } }
-    ops { id: 2 name: "waits" device: 0 stream: "compute" compute { flops: 1 } }
-    ops { id: 3 name: "after" device: 0 stream: "h2d" copy { bytes: 1 } }
+  const Schedule s = Parse(std::string(kDevices) + R"pb(
+    ops { id: 1 name: "fail" device: 0 stream: "h2d" copy {} }
+    ops { id: 2 name: "waits" device: 0 stream: "compute" compute {} }
+    ops { id: 3 name: "after" device: 0 stream: "h2d" copy {} }
     edges { from: 1 to: 2 }
   )pb");
-  FakeBackend backend;
+  GatedBackend backend;
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok());
-  StepInputs inputs;
-  absl::Status status = (*executor)->RunStep(inputs);
+  const absl::Status status = (*executor)->RunStep(StepInputs{});
   ASSERT_EQ(status.code(), absl::StatusCode::kInternal) << status;
   EXPECT_NE(status.message().find("device 0 op 1 'fail': injected failure"), std::string::npos)
       << status;
-  EXPECT_TRUE(backend.finished.empty());  // neither the waiter nor the next op ran
-  inputs.step = 1;
-  EXPECT_FALSE((*executor)->RunStep(inputs).ok());  // the executor stays failed
+  // Neither the op waiting for it nor the one behind it ran.
+  EXPECT_EQ(backend.events(), std::vector<std::string>{"start 1"});
+  StepInputs next;
+  next.step = 1;
+  EXPECT_FALSE((*executor)->RunStep(next).ok());  // the executor stays failed
+  EXPECT_EQ(backend.events(), std::vector<std::string>{"start 1"});
 }
 
 TEST(Executor, RejectsEdgesAcrossDevices) {
-  Schedule s = Parse(std::string(kDevices) + R"pb(
-    ops { id: 1 device: 0 stream: "compute" compute { flops: 1 } }
-    ops { id: 2 device: 1 stream: "compute" compute { flops: 1 } }
+  const Schedule s = Parse(std::string(kDevices) + R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute {} }
+    ops { id: 2 device: 1 stream: "compute" compute {} }
     edges { from: 2 to: 1 }
   )pb");
-  FakeBackend backend;
+  GatedBackend backend;
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_EQ(executor.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(executor.status().message().find("crosses devices"), std::string::npos);

@@ -1,0 +1,135 @@
+// What the runtime relies on in runtime/mpi_world.h, checked on real MPI
+// processes (mpi_world_test.sh runs this under mpirun with 2 and 4 ranks):
+// - node-shared memory: every rank of the node maps the same zeroed bytes,
+//   and a NodeBarrier or SleepingBarrier makes one rank's stores visible to
+//   the others;
+// - all-gathers over every group and sub-group, in place: rank r's chunk
+//   lands at position r of the group on every member, byte for byte;
+// - a participant that never arrives makes AllGather fail with
+//   DeadlineExceeded naming the group, within its timeout, not hang.
+// Prints "rank R: ok" when every check passed; exits 1 at the first failure.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "runtime/mpi_world.h"
+
+namespace zosched {
+namespace {
+
+int g_rank = 0;
+
+void Check(bool ok, const std::string& what) {
+  if (ok) return;
+  std::fprintf(stderr, "rank %d: FAILED: %s\n", g_rank, what.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+void CheckOk(const absl::Status& status, const std::string& what) {
+  Check(status.ok(), what + ": " + std::string(status.message()));
+}
+
+void SharedMemory(int world) {
+  constexpr int64_t kBytes = 4096;
+  absl::StatusOr<std::unique_ptr<NodeSharedMemory>> memory = NodeSharedMemory::Allocate(kBytes);
+  CheckOk(memory.status(), "NodeSharedMemory::Allocate");
+  NodeSharedMemory& m = **memory;
+  Check(m.size() == kBytes, "the shared memory has the size asked for");
+  for (int64_t i = 0; i < kBytes; ++i) Check(m.data()[i] == 0, "the shared memory starts zeroed");
+  CheckOk(m.NodeBarrier(), "NodeBarrier");  // everyone has checked before anyone writes
+  m.data()[g_rank] = static_cast<char>(1 + g_rank);
+  CheckOk(m.NodeBarrier(), "NodeBarrier");
+  for (int r = 0; r < world; ++r) {
+    Check(m.data()[r] == static_cast<char>(1 + r),
+          absl::StrFormat("rank %d's store is visible after NodeBarrier", r));
+  }
+  // SleepingBarrier (the whole world) orders stores to the window too.
+  if (g_rank == world - 1) m.data()[kBytes - 1] = 42;
+  CheckOk(SleepingBarrier(std::chrono::microseconds(50)), "SleepingBarrier");
+  Check(m.data()[kBytes - 1] == 42, "the last rank's store is visible after SleepingBarrier");
+  CheckOk(SleepingBarrier(std::chrono::microseconds(50)), "SleepingBarrier");
+}
+
+// The byte rank `r` puts at offset `i` of its chunk.
+char Pattern(int r, int64_t i) { return static_cast<char>(r * 31 + i * 7 + 1); }
+
+void AllGathers(int world) {
+  std::vector<std::vector<int>> groups;
+  std::vector<int> all;
+  for (int r = 0; r < world; ++r) all.push_back(r);
+  groups.push_back(all);
+  if (world >= 4) {
+    groups.push_back({0, 2});
+    groups.push_back({1, 3});
+  }
+  absl::StatusOr<std::unique_ptr<MpiCollectives>> collectives =
+      MpiCollectives::Create(groups, std::chrono::seconds(60));
+  CheckOk(collectives.status(), "MpiCollectives::Create");
+  constexpr int64_t kChunk = 1000;  // not a multiple of anything in particular
+  for (const std::vector<int>& group : groups) {
+    int position = -1;
+    for (size_t p = 0; p < group.size(); ++p) {
+      if (group[p] == g_rank) position = static_cast<int>(p);
+    }
+    if (position < 0) continue;
+    std::vector<char> buffer(group.size() * kChunk, 0);
+    for (int64_t i = 0; i < kChunk; ++i) buffer[position * kChunk + i] = Pattern(g_rank, i);
+    CheckOk((*collectives)->AllGather(group, buffer.data(), kChunk), "AllGather");
+    for (size_t p = 0; p < group.size(); ++p) {
+      for (int64_t i = 0; i < kChunk; ++i) {
+        Check(buffer[p * kChunk + i] == Pattern(group[p], i),
+              absl::StrFormat("chunk %d of a group of %d holds rank %d's bytes", p, group.size(),
+                              group[p]));
+      }
+    }
+  }
+}
+
+// Rank 1 arrives 3 s late at an all-gather of ranks {0, 1} whose timeout is
+// 1 s: rank 0 must fail with DeadlineExceeded; rank 1's late call completes
+// while rank 0 drives MPI in the barrier that follows.
+void Timeout() {
+  absl::StatusOr<std::unique_ptr<MpiCollectives>> collectives =
+      MpiCollectives::Create({{0, 1}}, std::chrono::seconds(1));
+  CheckOk(collectives.status(), "MpiCollectives::Create");
+  std::vector<char> buffer(2 * 8, 0);
+  if (g_rank == 0) {
+    const auto start = std::chrono::steady_clock::now();
+    const absl::Status status = (*collectives)->AllGather({0, 1}, buffer.data(), 8);
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Check(absl::IsDeadlineExceeded(status),
+          "a missing participant is DeadlineExceeded, got: " + status.ToString());
+    Check(status.message().find("all-gather among ranks 0,1 did not complete within 1 s") !=
+              std::string::npos,
+          "the timeout names the group: " + status.ToString());
+    Check(waited >= 1.0, "AllGather waited its timeout before failing");
+  } else if (g_rank == 1) {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    CheckOk((*collectives)->AllGather({0, 1}, buffer.data(), 8), "the late AllGather");
+  }
+  CheckOk(SleepingBarrier(std::chrono::microseconds(100)), "SleepingBarrier");
+}
+
+}  // namespace
+}  // namespace zosched
+
+int main(int argc, char** argv) {
+  int world = 0;
+  const absl::Status init = zosched::InitMpi(&argc, &argv, &zosched::g_rank, &world);
+  if (!init.ok()) {
+    std::fprintf(stderr, "mpi_world_check: %s\n", std::string(init.message()).c_str());
+    return 1;
+  }
+  zosched::SharedMemory(world);
+  zosched::AllGathers(world);
+  zosched::Timeout();
+  std::printf("rank %d: ok\n", zosched::g_rank);
+  MPI_Finalize();
+  return 0;
+}
