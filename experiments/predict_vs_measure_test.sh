@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
-# A reduced predict-vs-measure end to end (2 schedules, a few steps, real MPI
-# ranks): the cycle runs, every measured op matches a predicted op id (the
-# comparison fails otherwise), and the error is computed — not that it is
-# small (that belongs to the experiment).
+# A reduced predict-vs-measure end to end (2 schedules, real MPI ranks): the
+# cycle runs, every measured op matches a predicted op id (the comparison
+# fails otherwise), the error is computed for every schedule, and on the
+# compute-bound ZO2 schedule — one process, the host link emulated fast, so
+# the step is the calibrated compute ops back to back — the prediction is
+# within 25 % of the measured step. The experiment's own target is 5 %
+# (median) and 10 % (max) over 30 steps; 25 % over 8 steps leaves room for
+# a noisy 2-core CI machine (the test runs exclusive, alone) while still
+# failing when the model or the runtime is off by a factor.
 set -uo pipefail
 out="$TEST_TMPDIR/pvm"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-experiments/predict_vs_measure --quick --steps=4 --warmup=1 --runtime_dir=runtime \
+experiments/predict_vs_measure --quick --steps=8 --warmup=2 --runtime_dir=runtime \
   --out_dir="$out" >"$TEST_TMPDIR/log" 2>&1 || fail "exited $?: $(cat "$TEST_TMPDIR/log")"
 csv="$out/predict_vs_measure.csv"
 [ "$(($(wc -l <"$csv") - 1))" -eq 2 ] || fail "want 2 rows: $(cat "$csv")"
 # error_pct (column 7) is a number for every schedule.
 awk -F, 'NR > 1 && $7 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
   || fail "error not computed: $(cat "$csv")"
+awk -F, '$1 == "zo2_compute-bound" { found = 1; e = $7 < 0 ? -$7 : $7; if (e > 25) bad = 1 }
+         END { exit !found || bad }' "$csv" \
+  || fail "zo2 compute-bound: |error| above 25 % (or no row): $(cat "$csv")"
 grep -q "^summary: 2 schedules, median |error|" "$out/predict_vs_measure.md" || fail "no summary"
-for d in zo2_balanced distzo2_P2xD2_sliced_balanced; do
+for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
   [ -s "$out/$d/trace.json" ] && [ -s "$out/$d/timelines.png" ] || fail "$d: missing outputs"
-  grep -q '"measured: device 3' "$out/$d/trace.json" 2>/dev/null || [ "$d" = zo2_balanced ] \
+  grep -q '"measured: device 3' "$out/$d/trace.json" 2>/dev/null || [ "$d" = zo2_compute-bound ] \
     || fail "$d: trace lacks the measured timeline"
 done
 [ -s "$out/local_cpu.calibrated.pbtxt" ] || fail "no calibrated cluster"
