@@ -205,48 +205,4 @@ absl::StatusOr<Path> Network::DeviceToDevice(int from, int to) const {
   return p;
 }
 
-void Network::FairShare(const std::vector<const std::vector<int>*>& flow_links,
-                        std::vector<double>* rates) const {
-  const int flows = flow_links.size();
-  rates->assign(flows, 0);
-  residual_.assign(links_.size(), 0);
-  unfrozen_.assign(links_.size(), 0);
-  std::vector<int> active_links;
-  for (const std::vector<int>* path : flow_links) {
-    for (int l : *path) {
-      if (unfrozen_[l]++ == 0) {
-        residual_[l] = links_[l].capacity;
-        active_links.push_back(l);
-      }
-    }
-  }
-  std::sort(active_links.begin(), active_links.end());
-  std::vector<bool> frozen(flows, false);
-  int remaining = flows;
-  while (remaining > 0) {
-    int bottleneck = -1;
-    double share = std::numeric_limits<double>::infinity();
-    for (int l : active_links) {
-      if (unfrozen_[l] == 0) continue;
-      const double s = residual_[l] / unfrozen_[l];
-      if (s < share) {
-        share = s;
-        bottleneck = l;
-      }
-    }
-    for (int f = 0; f < flows; ++f) {
-      if (frozen[f]) continue;
-      const std::vector<int>& path = *flow_links[f];
-      if (std::find(path.begin(), path.end(), bottleneck) == path.end()) continue;
-      frozen[f] = true;
-      --remaining;
-      (*rates)[f] = share;
-      for (int l : path) {
-        residual_[l] -= share;
-        --unfrozen_[l];
-      }
-    }
-  }
-}
-
 }  // namespace zosched

@@ -1,6 +1,6 @@
-// The links of a Cluster as the simulator sees them, the path a transfer
-// takes over them, and max-min fair sharing of link capacity among the
-// transfers in flight.
+// The links of a Cluster as the simulator sees them and the path a transfer
+// takes over them (sharing their capacity: sim/flow_sharing.h). Immutable
+// once built.
 //
 // Units: capacities are bytes per nanosecond, which equals GB/s (1e9 B/s),
 // so a cluster's `_gbps` figures are used as they are. Latencies are whole
@@ -63,14 +63,6 @@ class Network {
   // hosts and a device without a NIC).
   absl::StatusOr<Path> DeviceToDevice(int from, int to) const;
 
-  // Sets `rates[f]` (bytes per ns) for each flow f, whose path is
-  // `flow_links[f]`, to its max-min fair share: progressive filling, which
-  // raises every flow's rate together until a link saturates, freezes the
-  // flows through it, and repeats. Ties break by the lower link index, so
-  // the result is deterministic.
-  void FairShare(const std::vector<const std::vector<int>*>& flow_links,
-                 std::vector<double>* rates) const;
-
  private:
   struct DeviceLinks {
     int host = -1;          // index of the host
@@ -94,10 +86,6 @@ class Network {
   std::vector<int64_t> nic_latency_ns_;
   std::vector<int> device_nic_;
   bool pcie_peer_access_ = false;
-
-  // Scratch for FairShare (mutable: it is a cache, not state).
-  mutable std::vector<double> residual_;
-  mutable std::vector<int> unfrozen_;
 };
 
 // Seconds to whole nanoseconds, rounding up (a transfer or op never takes

@@ -53,41 +53,6 @@ TEST(Network, PathsCrossTheRightLinks) {
   EXPECT_DOUBLE_EQ(n->links()[LinkNamed(*n, "g1/host_link up")].capacity, 8);
 }
 
-TEST(Network, FairShareGivesMaxMinRates) {
-  absl::StatusOr<Network> n = Network::Build(TinyCluster(20));
-  ASSERT_TRUE(n.ok());
-  // A: host -> g0; B and C: host -> g1 (through g1's down link, 10 GB/s,
-  // and its 12 GB/s duplex cap). g1's link binds B and C at 5 each; host
-  // memory (20) then leaves A its own link's 10.
-  Path a = n->HostToDevice(0), b = n->HostToDevice(1), c = n->HostToDevice(1);
-  std::vector<double> rates;
-  n->FairShare({&a.links, &b.links, &c.links}, &rates);
-  EXPECT_EQ(rates, (std::vector<double>{10, 5, 5}));
-  // With 12 GB/s of host memory, memory binds all three first: 4 each.
-  absl::StatusOr<Network> narrow = Network::Build(TinyCluster(12));
-  narrow->FairShare({&a.links, &b.links, &c.links}, &rates);
-  EXPECT_EQ(rates, (std::vector<double>{4, 4, 4}));
-}
-
-TEST(Network, FairShareAcrossTwoBottlenecks) {
-  absl::StatusOr<Network> n = Network::Build(TinyCluster(100));
-  ASSERT_TRUE(n.ok());
-  // g1's duplex cap (12) is shared by one upload and two offloads; g1's up
-  // link (8) by the two offloads only. Progressive filling: duplex share 4
-  // saturates first (12/3 < 8/2), so all three run at 4.
-  Path up1 = n->DeviceToHost(1), up2 = n->DeviceToHost(1), down = n->HostToDevice(1);
-  std::vector<double> rates;
-  n->FairShare({&up1.links, &up2.links, &down.links}, &rates);
-  EXPECT_EQ(rates, (std::vector<double>{4, 4, 4}));
-  // Two offloads alone: the up link (8) binds before the duplex cap (12).
-  n->FairShare({&up1.links, &up2.links}, &rates);
-  EXPECT_EQ(rates, (std::vector<double>{4, 4}));
-  // An upload and a peer transfer share no link: each runs at its own cap.
-  absl::StatusOr<Path> peer = n->DeviceToDevice(0, 1);
-  n->FairShare({&down.links, &peer->links}, &rates);
-  EXPECT_EQ(rates, (std::vector<double>{10, 20}));
-}
-
 TEST(Network, MeasuredHostLinkReplacesTheDatasheet) {
   Cluster c = TinyCluster(100);
   for (auto [bytes, seconds] : {std::pair<int64_t, double>{1000000, 1e-5 + 1e6 / 4e9},

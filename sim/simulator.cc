@@ -8,7 +8,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "sim/compute_speed.h"
 #include "sim/cost_model.h"
+#include "sim/flow_sharing.h"
 #include "sim/network.h"
 
 namespace zosched {
@@ -53,6 +55,12 @@ struct OpState {
   std::vector<Path> paths;  // copies: one path; collectives: one per edge
 };
 
+std::vector<double> LinkCapacities(const Network& network) {
+  std::vector<double> capacities;
+  for (const SimLink& link : network.links()) capacities.push_back(link.capacity);
+  return capacities;
+}
+
 struct CollectiveInstance {
   std::vector<int> ops;
   int arrived = 0;
@@ -61,8 +69,13 @@ struct CollectiveInstance {
 
 class Engine {
  public:
-  Engine(const Schedule& schedule, const Network& network, const CostModel& costs)
-      : schedule_(schedule), network_(network), costs_(costs) {}
+  Engine(const Schedule& schedule, const Network& network, const CostModel& costs,
+         ComputeSpeed speed)
+      : schedule_(schedule),
+        network_(network),
+        costs_(costs),
+        speed_(std::move(speed)),
+        sharing_(LinkCapacities(network)) {}
 
   absl::StatusOr<SimResult> Run();
 
@@ -76,10 +89,6 @@ class Engine {
   void StartFlows(int op, int64_t now);
   void Finish(int op, int64_t now);
   void SetCommActive(int device, int delta, int64_t now);
-  // The speed of compute on `device` now: 1, less while it communicates
-  // (compute_slowdown_under_comm) and while more of its host's core-sharing
-  // devices compute than the host has cores.
-  double ComputeSpeed(int device) const;
   // Settles the work done by `device`'s running compute ops at their old
   // speed and reschedules their ends at the current speed.
   void Retime(int device, int64_t now);
@@ -92,22 +101,19 @@ class Engine {
   const Schedule& schedule_;
   const Network& network_;
   const CostModel& costs_;
+  ComputeSpeed speed_;
+  FlowSharing sharing_;
   std::vector<OpState> ops_;
   std::vector<CollectiveInstance> collectives_;
   std::vector<int64_t> compute_ns_;        // per op, compute ops only
-  std::vector<double> slowdown_;           // per device
-  std::vector<int> comm_running_;          // per device
   std::vector<std::vector<int>> computing_;  // per device: running compute ops
-  // Devices that share their host's cores (the CPU testbed): per device its
-  // host group (-1: none); per group the cores and the running compute ops.
-  std::vector<int> core_group_;
-  std::vector<double> group_cores_;
-  std::vector<double> group_slowdown_;  // Host.shared_core_slowdown (>= 1)
-  std::vector<int> group_computing_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   int64_t seq_ = 0;
   std::vector<Flow> flows_;
   std::vector<int> active_;  // indices into flows_
+  // ReshareFlows' scratch: the active flows' paths and their rates.
+  std::vector<const std::vector<int>*> active_paths_;
+  std::vector<double> rates_;
   bool flows_changed_ = false;
   int64_t flows_since_ = 0;
   std::vector<double> link_bytes_;
@@ -206,39 +212,7 @@ absl::Status Engine::Prepare() {
     ops_[from->second].successors.push_back(to->second);
     ++ops_[to->second].deps_left;
   }
-  const int devices = schedule_.devices_size();
-  slowdown_.assign(devices, 1);
-  for (int d = 0; d < devices; ++d) {
-    const double f =
-        schedule_.cluster().devices(costs_.ClusterIndex(d)).compute_slowdown_under_comm();
-    if (f > 1) slowdown_[d] = f;
-  }
-  comm_running_.assign(devices, 0);
-  computing_.assign(devices, {});
-  core_group_.assign(devices, -1);
-  absl::flat_hash_map<std::string, int> group_of_host;
-  for (int d = 0; d < devices; ++d) {
-    const Device& device = schedule_.cluster().devices(costs_.ClusterIndex(d));
-    if (!device.shares_host_cores()) continue;
-    auto [it, inserted] = group_of_host.emplace(device.host(), group_cores_.size());
-    if (inserted) {
-      double cores = 0, slowdown = 1;
-      for (const Host& h : schedule_.cluster().hosts()) {
-        if (h.name() != device.host()) continue;
-        cores = h.cores();
-        slowdown = std::max(1.0, h.shared_core_slowdown());
-      }
-      if (cores <= 0) {
-        return absl::FailedPreconditionError(absl::StrFormat(
-            "device '%s' shares its host's cores, but host '%s' has no `cores`",
-            device.name(), device.host()));
-      }
-      group_cores_.push_back(cores);
-      group_slowdown_.push_back(slowdown);
-      group_computing_.push_back(0);
-    }
-    core_group_[d] = it->second;
-  }
+  computing_.assign(schedule_.devices_size(), {});
   link_bytes_.assign(network_.links().size(), 0);
   link_busy_.assign(network_.links().size(), 0);
   link_flows_.assign(network_.links().size(), 0);
@@ -275,14 +249,14 @@ void Engine::Start(int op, int64_t now) {
     s.speed = 1;
     s.work_since = now;
     computing_[s.device].push_back(op);
-    if (core_group_[s.device] < 0 && slowdown_[s.device] == 1) {
+    if (speed_.Constant(s.device)) {
       // The common case (a GPU): nothing changes its speed.
       ++s.version;
       Push(now + static_cast<int64_t>(std::ceil(s.work_left - 1e-9)), EventType::kOpEnd, op,
            s.version);
       return;
     }
-    if (core_group_[s.device] >= 0) ++group_computing_[core_group_[s.device]];
+    speed_.ComputeStarted(s.device);
     RetimeGroup(s.device, now);  // this op, and its core-sharing neighbours
     return;
   }
@@ -326,10 +300,7 @@ void Engine::Finish(int op, int64_t now) {
     } else {
       auto& running = computing_[s.device];
       running.erase(std::find(running.begin(), running.end(), m));
-      if (core_group_[s.device] >= 0) {
-        --group_computing_[core_group_[s.device]];
-        RetimeGroup(s.device, now);
-      }
+      if (speed_.ComputeEnded(s.device)) RetimeGroup(s.device, now);
     }
   }
   for (int m : members) {
@@ -340,24 +311,11 @@ void Engine::Finish(int op, int64_t now) {
 }
 
 void Engine::SetCommActive(int device, int delta, int64_t now) {
-  const bool was = comm_running_[device] > 0;
-  comm_running_[device] += delta;
-  const bool is = comm_running_[device] > 0;
-  if (was != is && slowdown_[device] != 1) Retime(device, now);
-}
-
-double Engine::ComputeSpeed(int device) const {
-  double speed = comm_running_[device] > 0 ? 1 / slowdown_[device] : 1;
-  const int group = core_group_[device];
-  if (group < 0) return speed;
-  const int computing = group_computing_[group];
-  if (computing > group_cores_[group]) speed *= group_cores_[group] / computing;
-  if (computing >= 2) speed /= group_slowdown_[group];
-  return speed;
+  if (speed_.CommChanged(device, delta)) Retime(device, now);
 }
 
 void Engine::Retime(int device, int64_t now) {
-  const double speed = ComputeSpeed(device);
+  const double speed = speed_.Speed(device);
   for (int op : computing_[device]) {
     OpState& s = ops_[op];
     s.work_left -= (now - s.work_since) * s.speed;
@@ -371,14 +329,7 @@ void Engine::Retime(int device, int64_t now) {
 }
 
 void Engine::RetimeGroup(int device, int64_t now) {
-  const int group = core_group_[device];
-  if (group < 0) {
-    Retime(device, now);
-    return;
-  }
-  for (int d = 0; d < static_cast<int>(core_group_.size()); ++d) {
-    if (core_group_[d] == group) Retime(d, now);
-  }
+  for (int d : speed_.CoreMates(device)) Retime(d, now);
 }
 
 void Engine::AdvanceFlows(int64_t now) {
@@ -397,14 +348,12 @@ void Engine::AdvanceFlows(int64_t now) {
 }
 
 void Engine::ReshareFlows(int64_t now) {
-  std::vector<const std::vector<int>*> paths;
-  paths.reserve(active_.size());
-  for (int f : active_) paths.push_back(flows_[f].links);
-  std::vector<double> rates;
-  network_.FairShare(paths, &rates);
+  active_paths_.clear();
+  for (int f : active_) active_paths_.push_back(flows_[f].links);
+  sharing_.Share(active_paths_, &rates_);
   for (size_t i = 0; i < active_.size(); ++i) {
     Flow& flow = flows_[active_[i]];
-    flow.rate = rates[i];
+    flow.rate = rates_[i];
     ++flow.version;
     const double ns = flow.remaining / flow.rate;
     Push(now + static_cast<int64_t>(std::ceil(std::max(0.0, ns) - 1e-6)),
@@ -516,7 +465,10 @@ absl::StatusOr<SimResult> Engine::Run() {
 absl::StatusOr<SimResult> Simulate(const Schedule& schedule) {
   ASSIGN_OR_RETURN(Network network, Network::Build(schedule.cluster()));
   ASSIGN_OR_RETURN(CostModel costs, CostModel::Build(schedule));
-  Engine engine(schedule, network, costs);
+  std::vector<int> cluster_index;
+  for (int d = 0; d < schedule.devices_size(); ++d) cluster_index.push_back(costs.ClusterIndex(d));
+  ASSIGN_OR_RETURN(ComputeSpeed speed, ComputeSpeed::Build(schedule, cluster_index));
+  Engine engine(schedule, network, costs, std::move(speed));
   return engine.Run();
 }
 

@@ -12,14 +12,14 @@
 //   compute_slowdown_under_comm (default: none). Devices that share their
 //   host's cores (the CPU testbed) split Host.cores among the compute ops
 //   running on them and, while two or more run, slow down by
-//   Host.shared_core_slowdown.
+//   Host.shared_core_slowdown (sim/compute_speed.h).
 // - Copies wait their path's latency, then flow over the path's links
 //   (Network::HostToDevice, DeviceToHost, DeviceToDevice).
 // - Collectives wait their latency term, then flow over every ring (or tree)
 //   edge's path at once (CostModel::Collective) and end when the last edge
 //   is done; a measured collective takes its measured time.
 // - All flows in flight share every link max-min fairly
-//   (Network::FairShare), recomputed whenever a flow starts or ends; a flow's
+//   (sim/flow_sharing.h), recomputed whenever a flow starts or ends; a flow's
 //   end is rounded up to the next nanosecond.
 #pragma once
 

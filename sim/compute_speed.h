@@ -1,0 +1,58 @@
+// How fast each device of a schedule computes at a moment of the simulation,
+// as a fraction of its undisturbed speed (DESIGN section 4):
+// - while a copy or collective of the device runs, 1 / the device's
+//   compute_slowdown_under_comm (none when it is 0 or 1);
+// - devices that share their host's cores (the CPU testbed, Device
+//   .shares_host_cores) form one core group per host: while more of the
+//   group's compute ops run than the host has cores, each gets cores /
+//   running of a core, and while two or more run each is slower by
+//   Host.shared_core_slowdown.
+// The simulator tells it when communication and compute start and end, and
+// asks for the speed of the devices whose speed may have changed.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "schedule/schedule.pb.h"
+
+namespace zosched {
+
+class ComputeSpeed {
+ public:
+  // `cluster_index[d]`: schedule device d's index in schedule.cluster()
+  // .devices(). Errors: FailedPrecondition naming the device and host when a
+  // core-sharing device's host gives no `cores`.
+  static absl::StatusOr<ComputeSpeed> Build(const Schedule& schedule,
+                                            const std::vector<int>& cluster_index);
+
+  // True if nothing ever changes `device`'s speed (it stays 1: a GPU that
+  // communication does not slow down).
+  bool Constant(int device) const;
+  // The devices whose speed changes with `device`'s compute: its core group
+  // in device order, or just `device`.
+  const std::vector<int>& CoreMates(int device) const;
+
+  // A copy or collective of `device` started (+1) or ended (-1). Returns
+  // true when `device`'s speed changed with it.
+  bool CommChanged(int device, int delta);
+  // A compute op of `device` started or ended. Returns true when the device
+  // is in a core group, whose members' speeds then change with the count.
+  bool ComputeStarted(int device);
+  bool ComputeEnded(int device);
+
+  double Speed(int device) const;
+
+ private:
+  std::vector<double> slowdown_under_comm_;  // per device, >= 1
+  std::vector<int> comm_running_;            // per device
+  std::vector<int> core_group_;              // per device, -1: none
+  std::vector<std::vector<int>> mates_;      // per device
+  // Per core group: the host's cores, its shared_core_slowdown (>= 1) and
+  // the compute ops running in it.
+  std::vector<double> group_cores_;
+  std::vector<double> group_slowdown_;
+  std::vector<int> group_computing_;
+};
+
+}  // namespace zosched

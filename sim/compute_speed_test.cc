@@ -1,0 +1,74 @@
+#include "sim/compute_speed.h"
+
+#include "base/textproto.h"
+#include "gtest/gtest.h"
+
+namespace zosched {
+namespace {
+
+// Devices 0 and 1 share host "cpu" (2 cores, 1.25× slower when both
+// compute); device 2 is a GPU that computes 2× slower while it copies;
+// device 3 a GPU nothing slows down.
+Schedule FourDevices() {
+  Schedule s;
+  EXPECT_TRUE(ParseTextProto(R"pb(
+    cluster {
+      hosts { name: "cpu" cores: 2 shared_core_slowdown: 1.25 }
+      hosts { name: "gpu_host" }
+      devices { name: "c0" host: "cpu" shares_host_cores: true }
+      devices { name: "c1" host: "cpu" shares_host_cores: true }
+      devices { name: "g0" host: "gpu_host" compute_slowdown_under_comm: 2 }
+      devices { name: "g1" host: "gpu_host" }
+    }
+    devices { id: 0 cluster_device: "c0" }
+    devices { id: 1 cluster_device: "c1" }
+    devices { id: 2 cluster_device: "g0" }
+    devices { id: 3 cluster_device: "g1" }
+  )pb", "inline", &s).ok());
+  return s;
+}
+
+TEST(ComputeSpeed, CoreSharingDevicesSplitTheCoresAndSlowEachOther) {
+  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
+  ASSERT_TRUE(speed.ok()) << speed.status();
+  EXPECT_FALSE(speed->Constant(0));
+  EXPECT_EQ(speed->CoreMates(0), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(speed->ComputeStarted(0));
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);  // alone: a whole core
+  EXPECT_TRUE(speed->ComputeStarted(1));
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1 / 1.25);  // two on two cores, sharing caches
+  EXPECT_TRUE(speed->ComputeStarted(0));
+  EXPECT_DOUBLE_EQ(speed->Speed(1), 2.0 / 3 / 1.25);  // three ops on two cores
+  EXPECT_TRUE(speed->ComputeEnded(0));
+  EXPECT_TRUE(speed->ComputeEnded(0));
+  EXPECT_DOUBLE_EQ(speed->Speed(1), 1);
+}
+
+TEST(ComputeSpeed, CommunicationSlowsOnlyTheDevicesItIsSetFor) {
+  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
+  ASSERT_TRUE(speed.ok()) << speed.status();
+  EXPECT_FALSE(speed->Constant(2));
+  EXPECT_TRUE(speed->Constant(3));
+  EXPECT_EQ(speed->CoreMates(2), (std::vector<int>{2}));
+  EXPECT_FALSE(speed->ComputeStarted(2));  // no core group
+  EXPECT_TRUE(speed->CommChanged(2, +1));
+  EXPECT_DOUBLE_EQ(speed->Speed(2), 0.5);
+  EXPECT_FALSE(speed->CommChanged(2, +1));  // a second transfer changes nothing
+  EXPECT_FALSE(speed->CommChanged(2, -1));
+  EXPECT_TRUE(speed->CommChanged(2, -1));
+  EXPECT_DOUBLE_EQ(speed->Speed(2), 1);
+  EXPECT_FALSE(speed->CommChanged(3, +1));  // device 3 is never slowed
+  EXPECT_DOUBLE_EQ(speed->Speed(3), 1);
+}
+
+TEST(ComputeSpeed, ACoreSharingHostWithoutCoresIsAnError) {
+  Schedule s = FourDevices();
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(0);
+  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
+  EXPECT_EQ(speed.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(speed.status().message(),
+            "device 'c0' shares its host's cores, but host 'cpu' has no `cores`");
+}
+
+}  // namespace
+}  // namespace zosched

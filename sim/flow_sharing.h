@@ -1,0 +1,33 @@
+// Max-min fair sharing of link capacity among the transfers in flight
+// (DESIGN section 4): progressive filling raises every flow's rate together
+// until a link saturates, freezes the flows through it, and repeats. Ties
+// break by the lower link index, so the result is deterministic.
+//
+// Units: capacities and rates in bytes per nanosecond (= GB/s).
+#pragma once
+
+#include <vector>
+
+namespace zosched {
+
+class FlowSharing {
+ public:
+  // `capacities[l]`: the capacity of link l (Network::links() order).
+  explicit FlowSharing(std::vector<double> capacities);
+
+  // Sets (*rates)[f] for each flow f, whose path is the links in
+  // `*flow_links[f]`, to its max-min fair share. Its scratch is sized once
+  // per link and grows with the most flows seen, so a simulation's calls
+  // stop allocating once it is warm.
+  void Share(const std::vector<const std::vector<int>*>& flow_links, std::vector<double>* rates);
+
+ private:
+  const std::vector<double> capacity_;
+  // Per link: capacity not yet given out, unfrozen flows crossing it.
+  std::vector<double> residual_;
+  std::vector<int> unfrozen_;
+  std::vector<int> active_links_;  // the links some flow crosses, sorted
+  std::vector<char> frozen_;       // per flow
+};
+
+}  // namespace zosched
