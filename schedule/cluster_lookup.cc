@@ -3,10 +3,15 @@
 namespace zosched {
 
 const Device* FindDevice(const Cluster& cluster, const std::string& name) {
-  for (const Device& device : cluster.devices()) {
-    if (device.name() == name) return &device;
+  const int index = DeviceIndex(cluster, name);
+  return index < 0 ? nullptr : &cluster.devices(index);
+}
+
+int DeviceIndex(const Cluster& cluster, const std::string& name) {
+  for (int i = 0; i < cluster.devices_size(); ++i) {
+    if (cluster.devices(i).name() == name) return i;
   }
-  return nullptr;
+  return -1;
 }
 
 const Host* FindHost(const Cluster& cluster, const std::string& name) {

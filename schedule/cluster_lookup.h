@@ -12,6 +12,9 @@ namespace zosched {
 // pointer is valid while `cluster` is alive and unmodified.
 const Device* FindDevice(const Cluster& cluster, const std::string& name);
 
+// The index in cluster.devices() of the device named `name`, or -1.
+int DeviceIndex(const Cluster& cluster, const std::string& name);
+
 // The host of `cluster` named `name`, or nullptr if there is none. The pointer
 // is valid while `cluster` is alive and unmodified.
 const Host* FindHost(const Cluster& cluster, const std::string& name);

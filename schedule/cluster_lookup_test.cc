@@ -14,6 +14,8 @@ TEST(ClusterLookup, FindDeviceAndFindHost) {
   ASSERT_NE(gpu3, nullptr);
   EXPECT_EQ(gpu3->pcie_switch(), "pcie_sw1");
   EXPECT_EQ(FindDevice(cluster, "gpu8"), nullptr);
+  EXPECT_EQ(DeviceIndex(cluster, "gpu3"), 3);
+  EXPECT_EQ(DeviceIndex(cluster, "gpu8"), -1);
   const Host* host = FindHost(cluster, gpu3->host());
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(host->cores(), 128);

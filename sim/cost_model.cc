@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_format.h"
+#include "schedule/cluster_lookup.h"
 
 namespace zosched {
 namespace {
@@ -31,10 +32,7 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
   CostModel model(schedule);
   const Cluster& cluster = schedule.cluster();
   for (const ScheduleDevice& d : schedule.devices()) {
-    int index = -1;
-    for (int i = 0; i < cluster.devices_size(); ++i) {
-      if (cluster.devices(i).name() == d.cluster_device()) index = i;
-    }
+    const int index = DeviceIndex(cluster, d.cluster_device());
     if (index < 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "schedule device %d names cluster device '%s', which cluster '%s' lacks",
