@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_format.h"
 #include "base/status_macros.h"
 #include "schedule/timeline_intervals.h"
 
@@ -15,12 +16,6 @@ namespace {
 
 // Process ids are timeline index * kPidsPerTimeline + device.
 constexpr int kPidsPerTimeline = 1000;
-
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format,
-                     const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
 
 // `s` as a JSON string literal, quotes included. Bytes >= 0x80 pass through
 // (the text is UTF-8, like the protos' strings).
@@ -122,14 +117,14 @@ std::pair<const char*, std::string> CategoryAndCostArgs(const Op& op) {
 // The index of `op`'s stream among its device's streams.
 absl::StatusOr<int> StreamIndex(const Schedule& schedule, const Op& op) {
   if (op.device() < 0 || op.device() >= schedule.devices_size()) {
-    return Invalid("op %d '%s' is on device %d, which the schedule lacks",
+    return InvalidArgument("op %d '%s' is on device %d, which the schedule lacks",
                    op.id(), op.name(), op.device());
   }
   const auto& streams = schedule.devices(op.device()).streams();
   for (int i = 0; i < streams.size(); ++i) {
     if (streams[i].name() == op.stream()) return i;
   }
-  return Invalid("op %d '%s' is on stream '%s', which device %d lacks", op.id(),
+  return InvalidArgument("op %d '%s' is on stream '%s', which device %d lacks", op.id(),
                  op.name(), op.stream(), op.device());
 }
 
@@ -138,7 +133,7 @@ absl::StatusOr<int> StreamIndex(const Schedule& schedule, const Op& op) {
 absl::StatusOr<std::string> ChromeTraceJson(
     const Schedule& schedule, const std::vector<const Timeline*>& timelines) {
   if (schedule.devices_size() > kPidsPerTimeline) {
-    return Invalid("schedule has %d devices; a trace shows at most %d",
+    return InvalidArgument("schedule has %d devices; a trace shows at most %d",
                    schedule.devices_size(), kPidsPerTimeline);
   }
   const absl::flat_hash_map<int64_t, const Op*> op_by_id = OpsById(schedule);
@@ -168,7 +163,7 @@ absl::StatusOr<std::string> ChromeTraceJson(
       // An unknown op keeps this wording, which chrome_trace_test pins.
       auto it = op_by_id.find(interval.op_id());
       if (it == op_by_id.end()) {
-        return Invalid("%s timeline, step %d: op id %d is not in the schedule",
+        return InvalidArgument("%s timeline, step %d: op id %d is not in the schedule",
                        Label(*timelines[t], t), interval.step(), interval.op_id());
       }
       // Device, stream and order, as the other timeline tools check them:

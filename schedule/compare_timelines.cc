@@ -11,17 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/check.h"
+#include "base/status_format.h"
 #include "base/status_macros.h"
 #include "schedule/timeline_intervals.h"
 
 namespace zosched {
 namespace {
-
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format,
-                     const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
 
 // The lower median: the middle element of an odd count, the lower of the two
 // middle elements of an even one.
@@ -63,7 +58,7 @@ using Steps = std::map<int32_t, Step>;
 absl::StatusOr<Steps> GroupSteps(
     const absl::flat_hash_map<int64_t, const Op*>& op_by_id,
     const Timeline& timeline, const char* name) {
-  if (timeline.ops().empty()) return Invalid("%s timeline has no ops", name);
+  if (timeline.ops().empty()) return InvalidArgument("%s timeline has no ops", name);
   Steps steps;
   for (const OpInterval& interval : timeline.ops()) {
     if (absl::Status status = CheckOpInterval(op_by_id, interval); !status.ok()) {
@@ -73,7 +68,7 @@ absl::StatusOr<Steps> GroupSteps(
     const Op& op = *op_by_id.at(interval.op_id());
     Step& step = steps[interval.step()];
     if (!step.op_ids.insert(op.id()).second) {
-      return Invalid("%s step %d has op %d '%s' twice", name, interval.step(),
+      return InvalidArgument("%s step %d has op %d '%s' twice", name, interval.step(),
                      op.id(), op.name());
     }
     step.ops.push_back(&interval);
@@ -81,11 +76,11 @@ absl::StatusOr<Steps> GroupSteps(
   for (const StepInterval& interval : timeline.steps()) {
     Step& step = steps[interval.step()];
     if (step.interval != nullptr) {
-      return Invalid("%s timeline has two intervals for step %d", name,
+      return InvalidArgument("%s timeline has two intervals for step %d", name,
                      interval.step());
     }
     if (interval.end_ns() < interval.start_ns()) {
-      return Invalid("%s step %d ends (%d ns) before it starts (%d ns)", name,
+      return InvalidArgument("%s step %d ends (%d ns) before it starts (%d ns)", name,
                      interval.step(), interval.end_ns(), interval.start_ns());
     }
     step.interval = &interval;
@@ -100,7 +95,7 @@ absl::Status CheckSameOps(const std::set<int64_t>& expected, int32_t number,
   std::set_difference(expected.begin(), expected.end(), step.op_ids.begin(),
                       step.op_ids.end(), std::back_inserter(missing));
   if (!missing.empty()) {
-    return Invalid(
+    return InvalidArgument(
         "measured step %d lacks op %d (one of %d ops of predicted step 0 "
         "missing from it)",
         number, missing.front(), missing.size());
@@ -109,7 +104,7 @@ absl::Status CheckSameOps(const std::set<int64_t>& expected, int32_t number,
   std::set_difference(step.op_ids.begin(), step.op_ids.end(), expected.begin(),
                       expected.end(), std::back_inserter(extra));
   if (!extra.empty()) {
-    return Invalid(
+    return InvalidArgument(
         "measured step %d has op %d, which predicted step 0 lacks (one of %d "
         "extra ops)",
         number, extra.front(), extra.size());
@@ -147,7 +142,7 @@ absl::StatusOr<TimelineComparison> CompareTimelines(const Schedule& schedule,
                    GroupSteps(op_by_id, measured, "measured"));
   auto step0 = predicted_steps.find(0);
   if (step0 == predicted_steps.end() || step0->second.ops.empty()) {
-    return Invalid("predicted timeline has no op of step 0");
+    return InvalidArgument("predicted timeline has no op of step 0");
   }
   const Step& reference = step0->second;
 

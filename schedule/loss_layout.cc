@@ -4,16 +4,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "base/status_format.h"
 #include "base/status_macros.h"
 #include "schedule/compute_op_model.h"
 
 namespace zosched {
 namespace {
-
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
 
 // What every device's layout is built from, indexed once per schedule.
 struct LossIndex {
@@ -52,12 +48,12 @@ class LayoutBuilder {
     for (int k = 0; k < c.examples(); ++k) {
       const int64_t example = static_cast<int64_t>(c.first_example()) + k;
       if (example < 0 || example >= batch) {
-        return Invalid("op %d '%s': example %d lies outside the batch of %d", op.id(), op.name(),
+        return InvalidArgument("op %d '%s': example %d lies outside the batch of %d", op.id(), op.name(),
                        example, batch);
       }
       std::vector<int64_t>& slot = c.sign() == MINUS ? layout_.minus : layout_.plus;
       if (slot[example] >= 0) {
-        return Invalid(
+        return InvalidArgument(
             "device %d receives the %s loss of example %d twice (again %s op %d '%s'); each "
             "(example, sign) loss is computed by exactly one HEAD_LOSS op",
             device_, c.sign() == MINUS ? "-" : "+", example, how, op.id(), op.name());
@@ -102,7 +98,7 @@ class LayoutBuilder {
     }
     for (int e = 0; e < static_cast<int>(layout_.plus.size()); ++e) {
       if (layout_.plus[e] < 0 || layout_.minus[e] < 0) {
-        return Invalid(
+        return InvalidArgument(
             "device %d never receives the %s loss of example %d: no HEAD_LOSS op of the device "
             "computes it and no loss all-gather brings it (the projected gradient needs every "
             "example's L+ and L-)",
@@ -117,7 +113,7 @@ class LayoutBuilder {
     const int b = index_.buffer.at(name);
     if (layout_.buffer < 0) layout_.buffer = b;
     if (layout_.buffer == b) return absl::OkStatus();
-    return Invalid("device %d: the losses of op %d land in buffer '%s' but others in '%s' "
+    return InvalidArgument("device %d: the losses of op %d land in buffer '%s' but others in '%s' "
                    "(one LOSSES buffer per device)",
                    device_, schedule_.ops(op_index).id(), name,
                    schedule_.buffers(layout_.buffer).name());

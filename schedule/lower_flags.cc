@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/flag_checks.h"
+#include "base/status_format.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
@@ -43,11 +44,6 @@ ABSL_FLAG(int32_t, label_words, 2, "label words of the classification prompt");
 namespace zosched {
 namespace {
 
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
-
 // Whether `flag` was given on the command line. This Abseil (20220623)
 // keeps CommandLineFlag::IsSpecifiedOnCommandLine private; its accessor is
 // the way the library itself asks.
@@ -62,7 +58,7 @@ absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
   const std::string strategy = absl::GetFlag(FLAGS_strategy);
   if (!StrategyKind_Parse(absl::AsciiStrToUpper(strategy), &o.strategy) ||
       o.strategy == STRATEGY_KIND_UNSPECIFIED) {
-    return Invalid("--strategy=%s: expected mezo, zo2 or distzo2", strategy);
+    return InvalidArgument("--strategy=%s: expected mezo, zo2 or distzo2", strategy);
   }
   o.pertp = absl::GetFlag(FLAGS_pertp);
   o.dp = absl::GetFlag(FLAGS_dp);
@@ -73,7 +69,7 @@ absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
   RETURN_IF_ERROR(CheckFlagRange("dp", o.dp, 1, 4096, "data-parallel groups"));
   RETURN_IF_ERROR(CheckFlagRange("block_slots", o.block_slots, 1, 1024, "device block slots"));
   if (o.strategy != DISTZO2 && (o.pertp != 1 || o.dp != 1)) {
-    return Invalid("--pertp=%d and --dp=%d apply to --strategy=distzo2 only", o.pertp, o.dp);
+    return InvalidArgument("--pertp=%d and --dp=%d apply to --strategy=distzo2 only", o.pertp, o.dp);
   }
   TrainingSettings& t = o.training;
   t = DefaultTrainingSettings();
@@ -171,14 +167,14 @@ absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::st
   };
   for (const Check& c : checks) {
     if (!Given(c.flag) || c.agree) continue;
-    return Invalid(
+    return InvalidArgument(
         "--%s=%s disagrees with %s %s of the schedule in %s, which wins: drop --%s, or lower "
         "the schedule again with --%s=%s",
         c.flag.Name(), c.flag_value, c.field, c.schedule_value, path, c.flag.Name(),
         c.flag.Name(), c.flag_value);
   }
   if (Given(absl::GetFlagReflectionHandle(FLAGS_devices))) {
-    return Invalid("--devices applies when lowering; the schedule in %s names its devices", path);
+    return InvalidArgument("--devices applies when lowering; the schedule in %s names its devices", path);
   }
   return absl::OkStatus();
 }

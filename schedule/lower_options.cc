@@ -2,16 +2,12 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_format.h"
 #include "base/status_macros.h"
 #include "schedule/cluster_lookup.h"
 
 namespace zosched {
 namespace {
-
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
 
 // The cluster devices the strategy runs on, in rank order.
 absl::StatusOr<std::vector<const Device*>> SelectDevices(const Cluster& cluster,
@@ -20,7 +16,7 @@ absl::StatusOr<std::vector<const Device*>> SelectDevices(const Cluster& cluster,
   const int wanted = options.strategy == DISTZO2 ? options.pertp * options.dp : 1;
   if (options.devices.empty()) {
     if (cluster.devices_size() < wanted) {
-      return Invalid("cluster '%s' has %d devices; the strategy needs %d", cluster.name(),
+      return InvalidArgument("cluster '%s' has %d devices; the strategy needs %d", cluster.name(),
                      cluster.devices_size(), wanted);
     }
     for (int i = 0; i < wanted; ++i) devices.push_back(&cluster.devices(i));
@@ -31,13 +27,13 @@ absl::StatusOr<std::vector<const Device*>> SelectDevices(const Cluster& cluster,
     if (device == nullptr) {
       std::vector<std::string> known;
       for (const Device& d : cluster.devices()) known.push_back(d.name());
-      return Invalid("cluster '%s' has no device '%s' (devices: %s)", cluster.name(), name,
+      return InvalidArgument("cluster '%s' has no device '%s' (devices: %s)", cluster.name(), name,
                      absl::StrJoin(known, ", "));
     }
     devices.push_back(device);
   }
   if (static_cast<int>(devices.size()) != wanted) {
-    return Invalid("%d devices given, but %s needs %d%s", devices.size(),
+    return InvalidArgument("%d devices given, but %s needs %d%s", devices.size(),
                    StrategyKind_Name(options.strategy), wanted,
                    options.strategy == DISTZO2
                        ? absl::StrFormat(" (P·D = %d·%d)", options.pertp, options.dp)
@@ -64,7 +60,7 @@ absl::StatusOr<DType> ChooseComputeDType(const ModelSpec& model, DType requested
     if (requested == DTYPE_UNSPECIFIED && HasPeak(*d, FP32)) return FP32;
     std::vector<std::string> supported;
     for (const ComputePeak& p : d->peaks()) supported.push_back(DType_Name(p.dtype()));
-    return Invalid(
+    return InvalidArgument(
         "device '%s' (%s) does not compute in %s (it has peaks for %s); choose another "
         "compute dtype",
         d->name(), d->model(), DType_Name(dtype), absl::StrJoin(supported, ", "));
@@ -77,25 +73,25 @@ absl::Status CheckGrid(const LowerOptions& options) {
     case MEZO:
     case ZO2:
       if (options.pertp != 1 || options.dp != 1) {
-        return Invalid("pertp %d and dp %d apply to DISTZO2 only (%s runs on one device)",
+        return InvalidArgument("pertp %d and dp %d apply to DISTZO2 only (%s runs on one device)",
                        options.pertp, options.dp, StrategyKind_Name(options.strategy));
       }
       break;
     case DISTZO2:
       if (options.pertp != 1 && options.pertp != 2) {
-        return Invalid("pertp is %d: perturbation parallelism splits the +ε and -ε passes, "
+        return InvalidArgument("pertp is %d: perturbation parallelism splits the +ε and -ε passes, "
                        "so P must be 1 or 2",
                        options.pertp);
       }
       if (options.dp < 1 || options.dp > 4096) {
-        return Invalid("dp is %d (expected 1 to 4096 data-parallel groups)", options.dp);
+        return InvalidArgument("dp is %d (expected 1 to 4096 data-parallel groups)", options.dp);
       }
       break;
     default:
-      return Invalid("no strategy given (expected MEZO, ZO2 or DISTZO2)");
+      return InvalidArgument("no strategy given (expected MEZO, ZO2 or DISTZO2)");
   }
   if (options.strategy != MEZO && (options.block_slots < 1 || options.block_slots > 1024)) {
-    return Invalid("block_slots is %d (expected 1 to 1024; ZO2 uses 3)", options.block_slots);
+    return InvalidArgument("block_slots is %d (expected 1 to 1024; ZO2 uses 3)", options.block_slots);
   }
   return absl::OkStatus();
 }
@@ -111,13 +107,13 @@ absl::StatusOr<ResolvedLowerOptions> ResolveLowerOptions(const ModelSpec& model,
   TrainingSettings& t = r.options.training;
   const int dp = options.strategy == DISTZO2 ? options.dp : 1;
   if (t.batch_size() < 1 || t.batch_size() % dp != 0) {
-    return Invalid("batch %d is not a positive multiple of D = %d data-parallel groups",
+    return InvalidArgument("batch %d is not a positive multiple of D = %d data-parallel groups",
                    t.batch_size(), dp);
   }
   const int share = t.batch_size() / dp;
   if (t.micro_batch_size() == 0) t.set_micro_batch_size(share);
   if (t.micro_batch_size() < 1 || share % t.micro_batch_size() != 0) {
-    return Invalid("each device's share of %d examples is not divisible by the micro-batch %d",
+    return InvalidArgument("each device's share of %d examples is not divisible by the micro-batch %d",
                    share, t.micro_batch_size());
   }
   ASSIGN_OR_RETURN(r.devices, SelectDevices(cluster, options));

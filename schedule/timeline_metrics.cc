@@ -6,17 +6,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "base/check.h"
+#include "base/status_format.h"
 #include "base/status_macros.h"
 #include "schedule/timeline_intervals.h"
 
 namespace zosched {
 namespace {
-
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format,
-                     const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
 
 std::vector<Interval> Concat(const std::vector<Interval>& a,
                              const std::vector<Interval>& b) {
@@ -37,12 +32,12 @@ absl::StatusOr<Interval> StepSpan(const Timeline& timeline, int32_t step) {
   const StepInterval* found = nullptr;
   for (const StepInterval& s : timeline.steps()) {
     if (s.step() != step) continue;
-    if (found != nullptr) return Invalid("timeline has two intervals for step %d", step);
+    if (found != nullptr) return InvalidArgument("timeline has two intervals for step %d", step);
     found = &s;
   }
   if (found != nullptr) {
     if (found->end_ns() < found->start_ns()) {
-      return Invalid("timeline step %d ends (%d ns) before it starts (%d ns)",
+      return InvalidArgument("timeline step %d ends (%d ns) before it starts (%d ns)",
                      step, found->end_ns(), found->start_ns());
     }
     return Interval{found->start_ns(), found->end_ns()};
@@ -95,7 +90,7 @@ absl::StatusOr<StepMetrics> ComputeStepMetrics(const Schedule& schedule,
     RETURN_IF_ERROR(CheckOpInterval(op_by_id, interval));
     any = true;
   }
-  if (!any) return Invalid("timeline has no op of step %d", step);
+  if (!any) return InvalidArgument("timeline has no op of step %d", step);
 
   StepMetrics metrics;
   metrics.step = step;

@@ -4,17 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "base/status_format.h"
 
 namespace zosched {
-namespace {
-
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
-
-}  // namespace
-
 TrainingSettings DefaultTrainingSettings() {
   TrainingSettings t;
   t.set_batch_size(16);
@@ -31,46 +23,46 @@ TrainingSettings DefaultTrainingSettings() {
 
 absl::Status ValidateTrainingSettings(const ModelSpec& model, const TrainingSettings& t) {
   if (t.batch_size() < 1 || t.batch_size() > kMaxBatchSize) {
-    return Invalid("training batch_size is %d (expected 1 to %d examples per step)",
+    return InvalidArgument("training batch_size is %d (expected 1 to %d examples per step)",
                    t.batch_size(), kMaxBatchSize);
   }
   if (t.micro_batch_size() < 1 || t.micro_batch_size() > t.batch_size()) {
-    return Invalid("training micro_batch_size is %d (expected 1 to the batch size %d)",
+    return InvalidArgument("training micro_batch_size is %d (expected 1 to the batch size %d)",
                    t.micro_batch_size(), t.batch_size());
   }
   if (t.seq_len() < 1 || t.seq_len() > model.max_positions()) {
-    return Invalid("training seq_len is %d (expected 1 to model '%s' max_positions %d)",
+    return InvalidArgument("training seq_len is %d (expected 1 to model '%s' max_positions %d)",
                    t.seq_len(), model.name(), model.max_positions());
   }
   if (static_cast<int64_t>(t.batch_size()) * t.seq_len() > kMaxTokensPerStep) {
-    return Invalid("training batch_size %d × seq_len %d = %d tokens per step, above the "
+    return InvalidArgument("training batch_size %d × seq_len %d = %d tokens per step, above the "
                    "limit of %d",
                    t.batch_size(), t.seq_len(), static_cast<int64_t>(t.batch_size()) * t.seq_len(),
                    kMaxTokensPerStep);
   }
   if (!(std::isfinite(t.epsilon()) && t.epsilon() > 0)) {
-    return Invalid("training epsilon is %g (expected a finite ε > 0, e.g. 1e-3)", t.epsilon());
+    return InvalidArgument("training epsilon is %g (expected a finite ε > 0, e.g. 1e-3)", t.epsilon());
   }
   if (!(std::isfinite(t.learning_rate()) && t.learning_rate() >= 0)) {
-    return Invalid("training learning_rate is %g (expected a finite η >= 0, e.g. 1e-6)",
+    return InvalidArgument("training learning_rate is %g (expected a finite η >= 0, e.g. 1e-6)",
                    t.learning_rate());
   }
   if (!(std::isfinite(t.weight_decay()) && t.weight_decay() >= 0)) {
-    return Invalid("training weight_decay is %g (expected a finite λ >= 0)", t.weight_decay());
+    return InvalidArgument("training weight_decay is %g (expected a finite λ >= 0)", t.weight_decay());
   }
   if (t.num_label_words() < 1 || t.num_label_words() > model.vocab_size()) {
-    return Invalid("training num_label_words is %d (expected 1 to the vocabulary size %d)",
+    return InvalidArgument("training num_label_words is %d (expected 1 to the vocabulary size %d)",
                    t.num_label_words(), model.vocab_size());
   }
   for (const auto& [field, dtype] : {std::pair<const char*, DType>{"host_dtype", t.host_dtype()},
                                      {"wire_dtype", t.wire_dtype()},
                                      {"compute_dtype", t.compute_dtype()}}) {
     if (dtype == DTYPE_UNSPECIFIED) {
-      return Invalid("training %s is not set (expected FP32, FP16 or BF16)", field);
+      return InvalidArgument("training %s is not set (expected FP32, FP16 or BF16)", field);
     }
   }
   if (t.seed_policy() != SEED_FROM_STEP) {
-    return Invalid("training seed_policy is %s (expected SEED_FROM_STEP)",
+    return InvalidArgument("training seed_policy is %s (expected SEED_FROM_STEP)",
                    SeedPolicy_Name(t.seed_policy()));
   }
   return absl::OkStatus();

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_format.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "schedule/cluster_lookup.h"
@@ -20,11 +21,6 @@
 
 namespace zosched {
 namespace {
-
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format, const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
 
 // "op 3 'fwd+ block 0' (device 0, stream compute): FIELD is FOUND; expected
 // EXPECTED".
@@ -109,7 +105,7 @@ class OpChecker {
       if (op.has_copy()) RETURN_IF_ERROR(CheckCopy(op));
       if (op.has_collective()) RETURN_IF_ERROR(CheckCollective(op));
       if (!op.has_compute() && !op.has_copy() && !op.has_collective()) {
-        return Invalid("%s has no kind (expected compute, copy or collective)", DescribeOp(op));
+        return InvalidArgument("%s has no kind (expected compute, copy or collective)", DescribeOp(op));
       }
     }
     RETURN_IF_ERROR(CheckDataflow());
@@ -162,7 +158,7 @@ absl::Status OpChecker::CheckStreams() {
       compute += stream.kind() == COMPUTE;
     }
     if (compute != 1) {
-      return Invalid("device %d has %d COMPUTE streams; expected exactly one (compute ops of a "
+      return InvalidArgument("device %d has %d COMPUTE streams; expected exactly one (compute ops of a "
                      "device run in one order)",
                      d.id(), compute);
     }
@@ -194,19 +190,19 @@ absl::Status OpChecker::CheckBuffers() {
   std::vector<int> zo_states(s_.devices_size(), 0);
   for (const Buffer& b : s_.buffers()) {
     if (b.kind() == BUFFER_KIND_UNSPECIFIED || b.dtype() == DTYPE_UNSPECIFIED) {
-      return Invalid("buffer '%s': kind %s, dtype %s; both must be set", b.name(),
+      return InvalidArgument("buffer '%s': kind %s, dtype %s; both must be set", b.name(),
                      BufferKind_Name(b.kind()), DType_Name(b.dtype()));
     }
     const bool host = b.device() < 0;
     if (host != (b.kind() == HOST_PARAMS)) {
-      return Invalid("buffer '%s' is a %s buffer in %s; HOST_PARAMS buffers live in host memory "
+      return InvalidArgument("buffer '%s' is a %s buffer in %s; HOST_PARAMS buffers live in host memory "
                      "(device -1) and every other kind on a device",
                      b.name(), BufferKind_Name(b.kind()), host ? "host memory" : "a device");
     }
     const bool carries = b.kind() == HOST_PARAMS || b.kind() == RESIDENT_PARAMS ||
                          b.kind() == ZO_STATE;
     if (carries && !b.persistent()) {
-      return Invalid("buffer '%s' (%s) is not persistent; its contents carry over from step to "
+      return InvalidArgument("buffer '%s' (%s) is not persistent; its contents carry over from step to "
                      "step, so it must be",
                      b.name(), BufferKind_Name(b.kind()));
     }
@@ -215,7 +211,7 @@ absl::Status OpChecker::CheckBuffers() {
   }
   for (int d = 0; d < s_.devices_size(); ++d) {
     if (zo_states[d] != 1) {
-      return Invalid("device %d has %d ZO_STATE buffers; expected exactly one (its pending "
+      return InvalidArgument("device %d has %d ZO_STATE buffers; expected exactly one (its pending "
                      "update)",
                      d, zo_states[d]);
     }
@@ -226,7 +222,7 @@ absl::Status OpChecker::CheckBuffers() {
 absl::Status OpChecker::CheckPlacements(const Buffer& buffer) {
   if (buffer.params_size() == 0) return absl::OkStatus();
   if (buffer.kind() != HOST_PARAMS && buffer.kind() != RESIDENT_PARAMS) {
-    return Invalid("buffer '%s' (%s) has parameter placements; only HOST_PARAMS and "
+    return InvalidArgument("buffer '%s' (%s) has parameter placements; only HOST_PARAMS and "
                    "RESIDENT_PARAMS buffers hold parameters from step to step",
                    buffer.name(), BufferKind_Name(buffer.kind()));
   }
@@ -235,23 +231,23 @@ absl::Status OpChecker::CheckPlacements(const Buffer& buffer) {
   for (int i = 0; i < buffer.params_size(); ++i) {
     const ParamPlacement& p = buffer.params(i);
     const std::string where = absl::StrFormat("buffer '%s' params[%d]", buffer.name(), i);
-    if (p.part() == PART_UNSPECIFIED) return Invalid("%s: part is not set", where);
+    if (p.part() == PART_UNSPECIFIED) return InvalidArgument("%s: part is not set", where);
     const int block_limit = p.part() == DECODER_BLOCK ? layers_ : 1;
     if (p.block() < 0 || p.block() >= block_limit) {
-      return Invalid("%s: block is %d; expected %s", where, p.block(),
+      return InvalidArgument("%s: block is %d; expected %s", where, p.block(),
                      p.part() == DECODER_BLOCK
                          ? absl::StrFormat("0 to %d (the model has %d layers)", layers_ - 1, layers_)
                          : std::string("0 for the ") + Part_Name(p.part()));
     }
     const int64_t elements = PartElements(model_, p.part());
     if (p.first_element() != 0 || p.elements() != elements) {
-      return Invalid("%s: holds elements [%d, +%d) of %s; expected the whole part, [0, +%d)",
+      return InvalidArgument("%s: holds elements [%d, +%d) of %s; expected the whole part, [0, +%d)",
                      where, p.first_element(), p.elements(), Part_Name(p.part()), elements);
     }
     if (p.offset_bytes() < 0 || p.offset_bytes() % bytes != 0 ||
         p.offset_bytes() > buffer.size_bytes() ||
         elements * bytes > buffer.size_bytes() - p.offset_bytes()) {
-      return Invalid("%s: %d bytes at offset %d do not fit the buffer's %d bytes (or the offset "
+      return InvalidArgument("%s: %d bytes at offset %d do not fit the buffer's %d bytes (or the offset "
                      "is not a multiple of the %s element)",
                      where, elements * bytes, p.offset_bytes(), buffer.size_bytes(),
                      DType_Name(buffer.dtype()));
@@ -261,7 +257,7 @@ absl::Status OpChecker::CheckPlacements(const Buffer& buffer) {
   std::sort(spans.begin(), spans.end());
   for (size_t i = 1; i < spans.size(); ++i) {
     if (spans[i].first < spans[i - 1].second) {
-      return Invalid("buffer '%s': parameter placements overlap at bytes [%d, %d)", buffer.name(),
+      return InvalidArgument("buffer '%s': parameter placements overlap at bytes [%d, %d)", buffer.name(),
                      spans[i].first, std::min(spans[i].second, spans[i - 1].second));
     }
   }
@@ -647,7 +643,7 @@ absl::Status OpChecker::CheckDataflow() {
       const int64_t b = c.params().first_element(), e = b + c.params().elements();
       for (const auto& [ub, ue] : spans) {
         if (b < ue && ub < e) {
-          return Invalid("%s updates elements [%d, %d) of %s, which the device already "
+          return InvalidArgument("%s updates elements [%d, %d) of %s, which the device already "
                          "updated this step (each parameter takes one update per step)",
                          DescribeOp(op), std::max(b, ub), std::min(e, ue),
                          DescribePart(c.params().part(), c.params().block()));
@@ -666,14 +662,14 @@ absl::Status OpChecker::CheckDataflow() {
     auto it = device_paths.find(key);
     const int wanted_block = c.kind() == HEAD_LOSS ? layers_ : c.params().block();
     if (it == device_paths.end()) {
-      return Invalid("%s reads the residual stream %s, which no EMBED of the device started "
+      return InvalidArgument("%s reads the residual stream %s, which no EMBED of the device started "
                      "before it",
                      DescribeOp(op), RangeText(c.activations()));
     }
     Path& path = it->second;
     if (path.sign != c.sign() || path.first_example != c.first_example() ||
         path.examples != c.examples()) {
-      return Invalid("%s: sign %s, examples [%d, +%d); but the residual stream %s it continues "
+      return InvalidArgument("%s: sign %s, examples [%d, +%d); but the residual stream %s it continues "
                      "is the %s path of examples [%d, +%d) (from %s); check the op's sign and "
                      "examples",
                      DescribeOp(op), Sign_Name(c.sign()), c.first_example(), c.examples(),
@@ -681,7 +677,7 @@ absl::Status OpChecker::CheckDataflow() {
                      path.examples, DescribeOp(*path.last));
     }
     if (path.next_block != wanted_block) {
-      return Invalid("%s: the residual stream %s has passed blocks 0 to %d (last %s), so the "
+      return InvalidArgument("%s: the residual stream %s has passed blocks 0 to %d (last %s), so the "
                      "next op on it must be %s",
                      DescribeOp(op), RangeText(c.activations()), path.next_block - 1,
                      DescribeOp(*path.last),
@@ -702,13 +698,13 @@ absl::Status OpChecker::CheckLosses(int device, const LossLayout& layout) {
       continue;
     }
     if (gradient != nullptr) {
-      return Invalid("device %d has two PROJECTED_GRADIENT ops, %s and %s; expected one per step",
+      return InvalidArgument("device %d has two PROJECTED_GRADIENT ops, %s and %s; expected one per step",
                      device, DescribeOp(*gradient), DescribeOp(op));
     }
     gradient = &op;
   }
   if (gradient == nullptr) {
-    return Invalid("device %d has no PROJECTED_GRADIENT op; every device computes g each step",
+    return InvalidArgument("device %d has no PROJECTED_GRADIENT op; every device computes g each step",
                    device);
   }
   const BufferRange& read = gradient->compute().losses();

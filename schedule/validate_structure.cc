@@ -14,18 +14,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "base/check.h"
+#include "base/status_format.h"
 #include "base/status_macros.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
 
 namespace zosched {
 namespace {
-
-template <typename... Args>
-absl::Status Invalid(const absl::FormatSpec<Args...>& format,
-                     const Args&... args) {
-  return absl::InvalidArgumentError(absl::StrFormat(format, args...));
-}
 
 // "[0, 1]".
 template <typename Range>
@@ -117,7 +112,7 @@ absl::Status CheckRange(const Schedule& s, const Index& index, const Op& op,
                         int* buffer) {
   auto it = index.buffer_by_name.find(range.buffer());
   if (it == index.buffer_by_name.end()) {
-    return Invalid("%s: %s names buffer '%s', which does not exist",
+    return InvalidArgument("%s: %s names buffer '%s', which does not exist",
                    DescribeOp(op), field, range.buffer());
   }
   *buffer = it->second;
@@ -125,7 +120,7 @@ absl::Status CheckRange(const Schedule& s, const Index& index, const Op& op,
   const int64_t offset = range.offset_bytes();
   if (offset < 0 || range.size_bytes() <= 0 || offset > size ||
       range.size_bytes() > size - offset) {
-    return Invalid(
+    return InvalidArgument(
         "%s: %s (offset %d, size %d) lies outside buffer '%s' of %d bytes "
         "(need offset >= 0, size > 0, offset + size <= %d)",
         DescribeOp(op), field, offset, range.size_bytes(), range.buffer(), size,
@@ -149,18 +144,18 @@ absl::Status CheckDevices(
   for (int d = 0; d < s.devices_size(); ++d) {
     const ScheduleDevice& device = s.devices(d);
     if (device.id() != d) {
-      return Invalid("devices[%d] has id %d; device ids must be 0..%d in order",
+      return InvalidArgument("devices[%d] has id %d; device ids must be 0..%d in order",
                      d, device.id(), s.devices_size() - 1);
     }
     auto it = cluster_devices.find(device.cluster_device());
     if (it == cluster_devices.end()) {
-      return Invalid(
+      return InvalidArgument(
           "device %d: cluster_device '%s' is not a device of cluster '%s' "
           "(it has %s)",
           d, device.cluster_device(), cluster.name(), List(names));
     }
     if (it->second >= 0) {
-      return Invalid(
+      return InvalidArgument(
           "device %d: cluster device '%s' is already device %d (each cluster "
           "device backs at most one schedule device)",
           d, device.cluster_device(), it->second);
@@ -168,7 +163,7 @@ absl::Status CheckDevices(
     it->second = d;
     for (const Stream& stream : device.streams()) {
       if (!(*lanes)[d].emplace(stream.name(), index->num_lanes).second) {
-        return Invalid(
+        return InvalidArgument(
             "device %d: stream '%s' is declared twice (stream names "
             "are unique per device)",
             d, stream.name());
@@ -189,27 +184,27 @@ absl::Status CheckBuffers(const Schedule& s, Index* index) {
   }
   for (int b = 0; b < s.buffers_size(); ++b) {
     const Buffer& buffer = s.buffers(b);
-    if (buffer.name().empty()) return Invalid("buffers[%d] has no name", b);
+    if (buffer.name().empty()) return InvalidArgument("buffers[%d] has no name", b);
     auto [it, inserted] = index->buffer_by_name.emplace(buffer.name(), b);
     if (!inserted) {
-      return Invalid(
+      return InvalidArgument(
           "buffers[%d] and buffers[%d] are both named '%s' (buffer "
           "names are unique)",
           it->second, b, buffer.name());
     }
     if (buffer.size_bytes() < 0) {
-      return Invalid("buffer '%s' has size_bytes %d (must be >= 0)",
+      return InvalidArgument("buffer '%s' has size_bytes %d (must be >= 0)",
                      buffer.name(), buffer.size_bytes());
     }
     if (buffer.device() == -1) {
       if (!hosts.contains(buffer.host())) {
-        return Invalid(
+        return InvalidArgument(
             "buffer '%s' is in host memory (device -1) of host '%s', which is "
             "not a host of cluster '%s' (it has %s)",
             buffer.name(), buffer.host(), s.cluster().name(), List(host_names));
       }
     } else if (buffer.device() < 0 || buffer.device() >= s.devices_size()) {
-      return Invalid(
+      return InvalidArgument(
           "buffer '%s' is on device %d, which does not exist (the schedule has "
           "%d devices; -1 means host memory)",
           buffer.name(), buffer.device(), s.devices_size());
@@ -230,11 +225,11 @@ absl::Status CheckOps(
     const Op& op = s.ops(i);
     auto [it, inserted] = index->op_by_id.emplace(op.id(), i);
     if (!inserted) {
-      return Invalid("%s and %s have the same id %d (op ids are unique)",
+      return InvalidArgument("%s and %s have the same id %d (op ids are unique)",
                      DescribeOp(s.ops(it->second)), DescribeOp(op), op.id());
     }
     if (op.device() < 0 || op.device() >= s.devices_size()) {
-      return Invalid(
+      return InvalidArgument(
           "%s: device %d does not exist (the schedule has %d "
           "devices)",
           DescribeOp(op), op.device(), s.devices_size());
@@ -246,7 +241,7 @@ absl::Status CheckOps(
       for (const Stream& stream : s.devices(op.device()).streams()) {
         names.push_back(stream.name());
       }
-      return Invalid("%s: device %d has no stream '%s' (it has %s)",
+      return InvalidArgument("%s: device %d has no stream '%s' (it has %s)",
                      DescribeOp(op), op.device(), op.stream(), List(names));
     }
     index->lane_of_op.push_back(lane->second);
@@ -277,7 +272,7 @@ absl::Status CheckOps(
       }
       if (copy.direction() == DEVICE_TO_DEVICE &&
           (copy.peer_device() < 0 || copy.peer_device() >= s.devices_size())) {
-        return Invalid(
+        return InvalidArgument(
             "%s: peer_device %d does not exist (the schedule has %d "
             "devices)",
             DescribeOp(op), copy.peer_device(), s.devices_size());
@@ -303,12 +298,12 @@ absl::Status CheckEdges(const Schedule& s, Index* index) {
   for (int e = 0; e < s.edges_size(); ++e) {
     auto from = index->op_by_id.find(s.edges(e).from());
     if (from == index->op_by_id.end()) {
-      return Invalid("edge %d: 'from' op %d does not exist", e,
+      return InvalidArgument("edge %d: 'from' op %d does not exist", e,
                      s.edges(e).from());
     }
     auto to = index->op_by_id.find(s.edges(e).to());
     if (to == index->op_by_id.end()) {
-      return Invalid("edge %d: 'to' op %d does not exist", e, s.edges(e).to());
+      return InvalidArgument("edge %d: 'to' op %d does not exist", e, s.edges(e).to());
     }
     index->edge_ops.emplace_back(from->second, to->second);
   }
@@ -339,7 +334,7 @@ absl::Status CheckCrossDeviceEdges(const Schedule& s, const Index& index) {
     const Op& from = s.ops(index.edge_ops[e].first);
     const Op& to = s.ops(index.edge_ops[e].second);
     if (from.device() != to.device() && !IsPeerCopy(from) && !IsPeerCopy(to)) {
-      return Invalid(
+      return InvalidArgument(
           "edge %d: %s -> %s crosses devices; only a DEVICE_TO_DEVICE copy may "
           "be ordered against another device's ops (devices otherwise "
           "interact through collectives)",
@@ -363,7 +358,7 @@ absl::Status CheckCollectives(const Schedule& s,
     if (!op.has_collective()) continue;
     const CollectiveOp& c = op.collective();
     if (c.key().empty()) {
-      return Invalid(
+      return InvalidArgument(
           "%s: collective has an empty key (the ops of one "
           "collective share a key)",
           DescribeOp(op));
@@ -371,13 +366,13 @@ absl::Status CheckCollectives(const Schedule& s,
     bool own_device = false;
     for (int p : c.participants()) {
       if (p < 0 || p >= num_devices) {
-        return Invalid(
+        return InvalidArgument(
             "%s: collective '%s' lists participant %d, which is not "
             "a device (the schedule has %d devices)",
             DescribeOp(op), c.key(), p, num_devices);
       }
       if (seen[p] == i) {
-        return Invalid(
+        return InvalidArgument(
             "%s: collective '%s' lists device %d twice in its "
             "participants %s",
             DescribeOp(op), c.key(), p, List(c.participants()));
@@ -386,7 +381,7 @@ absl::Status CheckCollectives(const Schedule& s,
       own_device |= p == op.device();
     }
     if (!own_device) {
-      return Invalid(
+      return InvalidArgument(
           "%s: collective '%s' has participants %s, which do not "
           "include its own device %d",
           DescribeOp(op), c.key(), List(c.participants()), op.device());
@@ -408,7 +403,7 @@ absl::Status CheckCollectives(const Schedule& s,
                      ref.participants().begin(), ref.participants().end());
       if (c.kind() != ref.kind() || !same_participants ||
           c.bytes() != ref.bytes()) {
-        return Invalid(
+        return InvalidArgument(
             "collective '%s': %s has kind %s, participants %s, bytes %d but %s "
             "has kind %s, participants %s, bytes %d; all ops of a collective "
             "agree on kind, participants (same devices, same order) and bytes",
@@ -418,7 +413,7 @@ absl::Status CheckCollectives(const Schedule& s,
             ref.bytes());
       }
       if (seen[op.device()] >= 0) {
-        return Invalid(
+        return InvalidArgument(
             "collective '%s': device %d has two ops with this key, "
             "%s and %s (each participant has exactly one)",
             c.key(), op.device(), DescribeOp(s.ops(seen[op.device()])),
@@ -428,7 +423,7 @@ absl::Status CheckCollectives(const Schedule& s,
     }
     for (int p : ref.participants()) {
       if (seen[p] < 0) {
-        return Invalid(
+        return InvalidArgument(
             "collective '%s' (participants %s): device %d has no op with this "
             "key, so %s would wait for it forever (a deadlock)",
             ref.key(), List(ref.participants()), p, DescribeOp(first));
@@ -556,7 +551,7 @@ absl::Status CheckAcyclic(const Schedule& s, Graph* g) {
   std::rotate(cycle.begin(), first, cycle.end());
   bool deadlock;
   std::string ops = FormatCycle(s, *g, cycle, &deadlock);
-  return Invalid(
+  return InvalidArgument(
       "happens-before cycle (-> is stream order, -(edge i)-> is edges[i]): "
       "%s%s",
       ops,
@@ -606,7 +601,7 @@ absl::Status CheckReadsBeforeWrites(const Schedule& s, const Index& index,
       if (FirstUnwritten(index.accesses[b], read.offset_bytes(),
                          read.offset_bytes() + read.size_bytes(),
                          g.node_of_op[i], g, hb, &gap_begin, &gap_end)) {
-        return Invalid(
+        return InvalidArgument(
             "%s reads bytes [%d, %d) of buffer '%s' before any op that happens "
             "before it writes them in this step; order a writer before it (an "
             "edge or stream order), or declare the buffer persistent if it "
@@ -635,7 +630,7 @@ absl::Status CheckRaces(const Schedule& s, const Index& index, const Graph& g,
         if (u == v || hb.Before(u, v) || hb.Before(v, u)) continue;
         const Access& x = acc[i].op < acc[j].op ? acc[i] : acc[j];
         const Access& y = acc[i].op < acc[j].op ? acc[j] : acc[i];
-        return Invalid(
+        return InvalidArgument(
             "race on bytes [%d, %d) of buffer '%s': %s %s them and %s %s them, "
             "and neither happens before the other; order them with an edge "
             "(or put them on one stream)",
