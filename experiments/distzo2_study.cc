@@ -30,11 +30,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "base/flag_checks.h"
+#include "base/output_dir.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
-#include "base/flag_checks.h"
-#include "schedule/training_settings.h"
-#include "base/output_dir.h"
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
 #include "schedule/chrome_trace.h"
@@ -42,6 +41,7 @@
 #include "schedule/lowering.h"
 #include "schedule/schedule_stats.h"
 #include "schedule/timeline_metrics.h"
+#include "schedule/training_settings.h"
 #include "sim/simulator.h"
 
 ABSL_FLAG(std::string, out_dir, "",

@@ -23,16 +23,16 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/flag_checks.h"
+#include "base/output_dir.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/subprocess.h"
 #include "base/user_path.h"
-#include "base/flag_checks.h"
-#include "models/model_spec.h"
-#include "schedule/training_settings.h"
-#include "base/output_dir.h"
 #include "experiments/testbed_cycle.h"
+#include "models/model_spec.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/training_settings.h"
 
 ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/predict_vs_measure)");
 ABSL_FLAG(std::string, calibrated, "", "a calibrated cluster (default: calibrate now)");

@@ -7,8 +7,8 @@
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "runtime/dtype/convert.h"
-#include "runtime/zo/normal.h"
 #include "runtime/model_parts.h"
+#include "runtime/zo/normal.h"
 #include "runtime/zo_ranges.h"
 #include "schedule/param_homes.h"
 

@@ -18,14 +18,14 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
-#include "base/proto_file.h"
 #include "base/flag_checks.h"
+#include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
-#include "schedule/lower_flags.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
 #include "runtime/trainer.h"
+#include "schedule/lower_flags.h"
 
 ABSL_FLAG(int32_t, ranks, 0,
           "start this many ranks through mpirun; must equal the schedule's devices (0: as "

@@ -12,9 +12,9 @@
 #include <limits>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/match.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "nlohmann/json.hpp"
