@@ -15,6 +15,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "base/flag_checks.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/lowering.h"
@@ -95,5 +96,15 @@ int Run() {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  for (const absl::Status& s :
+       {zosched::CheckFlagRange("warmup", absl::GetFlag(FLAGS_warmup), 0, 100000,
+                                "untimed simulations"),
+        zosched::CheckFlagRange("repeats", absl::GetFlag(FLAGS_repeats), 1, 1000000,
+                                "timed simulations")}) {
+    if (!s.ok()) {
+      std::fprintf(stderr, "sim_benchmark: %s\n", std::string(s.message()).c_str());
+      return 2;
+    }
+  }
   return zosched::Run();
 }
