@@ -7,18 +7,9 @@
 #include <vector>
 
 #include "runtime/model_parts.h"
+#include "runtime/zo/zo_state.h"
 
 namespace zosched {
-
-// The pending update a ZO_STATE buffer holds (schedule/compute_op_model.h
-// kZoStateBytes): the step's seed, its projected gradient and its learning
-// rate; learning_rate 0 means nothing is pending (before the first step).
-struct ZoState {
-  uint64_t seed = 0;
-  float g = 0;
-  float learning_rate = 0;
-};
-static_assert(sizeof(ZoState) == 16, "ZoState is the IR's 16-byte ZO_STATE layout");
 
 // out[i] = θ[i] ± ε z(first + i) for i in [0, count): the perturbed copy of
 // elements [first, first + count) of stream `stream` (θ at `theta`).
