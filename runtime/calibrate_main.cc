@@ -42,6 +42,7 @@
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "runtime/cpu_backend.h"
+#include "runtime/host_store_layout.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
 #include "schedule/cluster_catalog.h"
@@ -142,7 +143,7 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
         if (backend == nullptr) {
           const std::string& host_name =
               FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
-          ASSIGN_OR_RETURN(host, NodeSharedMemory::Allocate(CpuBackend::HostBytes(s, host_name)));
+          ASSIGN_OR_RETURN(host, NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
           ASSIGN_OR_RETURN(backend, CpuBackend::Create(s, device, words, host.get(), nullptr));
           backend->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
           // Measure on the core the runtime's compute stream of this device
@@ -158,8 +159,9 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
         inputs.tokens = tokens.data();
         inputs.lengths = lengths.data();
         inputs.labels = labels.data();
+        StepResult result;
         ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats),
-                                       [&] { return backend->Compute(op, inputs); }));
+                                       [&] { return backend->RunCompute(op, inputs, &result); }));
         MeasuredCompute* m = out->add_measured_compute();
         m->set_op_class(ComputeKind_Name(c.kind()));
         m->set_model(s.model().name());
@@ -183,7 +185,7 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
   std::printf("throttled copies at the cluster's rates (seconds: min / median / max)\n");
   const std::string& host_name = FindDevice(zo2.cluster(), zo2.devices(0).cluster_device())->host();
   ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
-                   NodeSharedMemory::Allocate(CpuBackend::HostBytes(zo2, host_name)));
+                   NodeSharedMemory::Allocate(LayOutHostStore(zo2, host_name).bytes));
   std::vector<int32_t> words = {10, 11};
   ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
                    CpuBackend::Create(zo2, 0, words, host.get(), nullptr));
@@ -203,7 +205,7 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
       op.mutable_copy()->mutable_src()->set_size_bytes(n);
       op.mutable_copy()->mutable_dst()->set_size_bytes(n);
       op.mutable_copy()->set_bytes(bytes);  // throttled as `bytes`
-      ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&] { return backend->Copy(op); }));
+      ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&] { return backend->RunCopy(op); }));
       points.push_back({static_cast<double>(bytes), t.median});
       std::printf("  %s %8ld B: %.6f / %.6f / %.6f\n",
                   base == upload ? "upload " : "offload", bytes, t.min, t.median, t.max);
@@ -288,7 +290,7 @@ absl::Status ComputeProbe(const std::string& path) {
   const Schedule& s = schedules[0];
   const std::string& host_name = FindDevice(s.cluster(), s.devices(0).cluster_device())->host();
   ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
-                   NodeSharedMemory::Allocate(CpuBackend::HostBytes(s, host_name)));
+                   NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
   ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
                    CpuBackend::Create(s, 0, {10, 11}, host.get(), nullptr));
   backend->set_pending({12345, 0.5f, 1e-6f});
@@ -303,6 +305,7 @@ absl::Status ComputeProbe(const std::string& path) {
   inputs.tokens = tokens.data();
   inputs.lengths = lengths.data();
   inputs.labels = labels.data();
+  StepResult result;
   std::ostringstream ratios;
   for (const Op& op : s.ops()) {
     if (!op.has_compute()) continue;
@@ -310,7 +313,7 @@ absl::Status ComputeProbe(const std::string& path) {
     if (kind != UPDATE && kind != BLOCK_FORWARD && kind != EMBED) continue;
     if (op.compute().params().part() != DECODER_BLOCK && kind == UPDATE) continue;
     if (op.compute().params().block() != 0) continue;
-    auto run = [&] { return backend->Compute(op, inputs); };
+    auto run = [&] { return backend->RunCompute(op, inputs, &result); };
     RETURN_IF_ERROR(barrier());
     absl::StatusOr<Stats> alone = Stats{};
     if (rank == 0) alone = Time(absl::GetFlag(FLAGS_repeats), run);

@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "runtime/dtype/convert.h"
+#include "runtime/host_store_layout.h"
 #include "runtime/nn/opt_forward.h"
 #include "runtime/nn/param_layout.h"
 #include "runtime/zo/zo_math.h"
@@ -30,14 +31,6 @@ int SignOf(Sign sign) { return sign == MINUS ? -1 : 1; }
 float* Floats(char* p) { return reinterpret_cast<float*>(p); }
 
 }  // namespace
-
-int64_t CpuBackend::HostBytes(const Schedule& schedule, const std::string& host) {
-  int64_t total = 0;
-  for (const zosched::Buffer& b : schedule.buffers()) {
-    if (b.device() < 0 && b.host() == host) total += AlignUp(b.size_bytes());
-  }
-  return total;
-}
 
 absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     const Schedule& schedule, int device, const std::vector<int32_t>& label_words,
@@ -84,7 +77,13 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
   b->arena_storage_.assign(arena + kAlign, 0);
   char* base = b->arena_storage_.data();
   base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
-  int64_t device_offset = 0, host_offset = 0;
+  int64_t device_offset = 0;
+  const HostStoreLayout host_store = LayOutHostStore(schedule, cluster_device->host());
+  if (host_store.bytes > 0 && (host_memory == nullptr || host_store.bytes > host_memory->size())) {
+    return absl::InternalError(absl::StrFormat(
+        "the host buffers of '%s' need %d bytes of the node's shared memory; it has %d",
+        cluster_device->host(), host_store.bytes, host_memory == nullptr ? 0 : host_memory->size()));
+  }
   b->buffers_.assign(schedule.buffers_size(), nullptr);
   for (int i = 0; i < schedule.buffers_size(); ++i) {
     const zosched::Buffer& buf = schedule.buffers(i);
@@ -93,13 +92,8 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
       b->buffers_[i] = base + device_offset;
       device_offset += AlignUp(buf.size_bytes());
       if (buf.kind() == ZO_STATE) b->zo_state_ = reinterpret_cast<ZoState*>(b->buffers_[i]);
-    } else if (buf.device() < 0 && buf.host() == cluster_device->host()) {
-      if (host_memory == nullptr || host_offset + buf.size_bytes() > host_memory->size()) {
-        return absl::InternalError(absl::StrFormat(
-            "host buffer '%s' does not fit the node's shared memory", buf.name()));
-      }
-      b->buffers_[i] = host_memory->data() + host_offset;
-      host_offset += AlignUp(buf.size_bytes());
+    } else if (host_store.offset[i] >= 0) {
+      b->buffers_[i] = host_memory->data() + host_store.offset[i];
     }
   }
   RETURN_IF_ERROR(b->Resolve());
@@ -245,7 +239,7 @@ void CpuBackend::PrepareStreamThread(const Stream& stream) {
   }
 }
 
-absl::Status CpuBackend::Copy(const Op& op) {
+absl::Status CpuBackend::RunCopy(const Op& op) {
   const auto start = EmulatedLink::Clock::now();
   const CopyOp& c = op.copy();
   const Operands& o = operands_.at(op.id());
@@ -256,7 +250,7 @@ absl::Status CpuBackend::Copy(const Op& op) {
   return absl::OkStatus();
 }
 
-absl::Status CpuBackend::Collective(const Op& op) {
+absl::Status CpuBackend::RunCollective(const Op& op) {
   const auto start = EmulatedLink::Clock::now();
   const CollectiveOp& c = op.collective();
   const Operands& o = operands_.at(op.id());
@@ -266,7 +260,8 @@ absl::Status CpuBackend::Collective(const Op& op) {
   return absl::OkStatus();
 }
 
-absl::Status CpuBackend::Compute(const Op& op, const StepInputs& inputs) {
+absl::Status CpuBackend::RunCompute(const Op& op, const StepInputs& inputs,
+                                    StepResult* result) {
   const ComputeOp& c = op.compute();
   const Operands& o = operands_.at(op.id());
   switch (c.kind()) {
@@ -283,7 +278,7 @@ absl::Status CpuBackend::Compute(const Op& op, const StepInputs& inputs) {
       HeadLoss(c, o, inputs);
       break;
     case PROJECTED_GRADIENT:
-      ProjectedGradientOp(o, inputs);
+      ProjectedGradientOp(o, inputs, result);
       break;
     case CAST:
       Cast(c, o);
@@ -357,7 +352,8 @@ void CpuBackend::HeadLoss(const ComputeOp& c, const Operands& o, const StepInput
                    inputs.labels + c.first_example(), o.workspace, o.losses);
 }
 
-void CpuBackend::ProjectedGradientOp(const Operands& o, const StepInputs& inputs) {
+void CpuBackend::ProjectedGradientOp(const Operands& o, const StepInputs& inputs,
+                                     StepResult* result) {
   const TrainingSettings& t = schedule_.training();
   const float* losses = Floats(buffers_[losses_.buffer]);
   const int batch = t.batch_size();
@@ -372,7 +368,9 @@ void CpuBackend::ProjectedGradientOp(const Operands& o, const StepInputs& inputs
   state.g = ProjectedGradient(loss_plus_.data(), loss_minus_.data(), batch, t.epsilon());
   state.learning_rate = inputs.learning_rate;
   *o.zo_state = state;
-  last_loss_ = sum / batch;
+  result->has_gradient = true;
+  result->pending = state;
+  result->mean_loss = sum / batch;
 }
 
 void CpuBackend::Cast(const ComputeOp& c, const Operands& o) {

@@ -29,7 +29,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "models/model.pb.h"
-#include "runtime/backend.h"
+#include "runtime/threaded_backend.h"
 #include "runtime/link_throttle.h"
 #include "runtime/model_parts.h"
 #include "runtime/mpi_world.h"
@@ -43,12 +43,12 @@ namespace zosched {
 // CPU backend does for device `index`'s compute thread). Best effort.
 void PinThreadToCore(int index);
 
-class CpuBackend : public Backend {
+class CpuBackend : public ThreadedBackend {
  public:
   // Sets up device `device` of `schedule` (validated by ValidateSchedule;
   // both outlive the backend): allocates its arena (the sum of its buffers)
-  // and maps the host buffers of its host into `host_memory` (see
-  // HostBytes). `collectives` may be null when the schedule has none. Copies
+  // and maps the host buffers of its host into `host_memory`
+  // (host_store_layout.h). `collectives` may be null when the schedule has none. Copies
   // and collectives are throttled to the schedule's cluster: the device's
   // host link (down_gbps for uploads, up_gbps for offloads, latency_s) and
   // its peer domain (gbps_per_device for the bytes a collective brings in,
@@ -64,12 +64,13 @@ class CpuBackend : public Backend {
       const Schedule& schedule, int device, const std::vector<int32_t>& label_words,
       NodeSharedMemory* host_memory, MpiCollectives* collectives);
 
-  // Bytes of node-shared memory the host buffers of `host` need.
-  static int64_t HostBytes(const Schedule& schedule, const std::string& host);
+  ~CpuBackend() override { StopStreams(); }
 
-  absl::Status Copy(const Op& op) override;
-  absl::Status Collective(const Op& op) override;
-  absl::Status Compute(const Op& op, const StepInputs& inputs) override;
+  // The ops, run to completion on the calling thread (a stream's, or a
+  // caller that times one op, like calibrate).
+  absl::Status RunCopy(const Op& op) override;
+  absl::Status RunCollective(const Op& op) override;
+  absl::Status RunCompute(const Op& op, const StepInputs& inputs, StepResult* result) override;
   // Compute threads run at the lowest priority (SCHED_IDLE) and pinned to
   // core `device mod cores`; the copy and collective threads, which mostly
   // sleep, then wake at once when a transfer is due instead of waiting for
@@ -77,12 +78,12 @@ class CpuBackend : public Backend {
   void PrepareStreamThread(const Stream& stream) override;
 
   // The memory of buffer `index` (into Schedule.buffers) as this rank maps
-  // it, or nullptr when it is neither on this device nor on its host.
-  char* BufferData(int index) const { return buffers_[index]; }
-  // Mean of (L+ + L-)/2 over the batch, from the last PROJECTED_GRADIENT.
-  double last_loss() const { return last_loss_; }
-  // The device's pending update (its ZO_STATE buffer), and setting it
-  // (resuming a run).
+  // it, or nullptr when it is neither on this device nor on its host: the
+  // arena is the device, so there is nothing to pull or push.
+  char* HostView(int index) const override { return buffers_[index]; }
+  absl::Status PullPersistent() override { return absl::OkStatus(); }
+  absl::Status PushPersistent() override { return absl::OkStatus(); }
+  // The device's pending update (its ZO_STATE buffer), and setting it.
   ZoState pending() const;
   void set_pending(const ZoState& state);
 
@@ -106,7 +107,10 @@ class CpuBackend : public Backend {
     const std::vector<DecaySpan>* spans = nullptr;  // UPDATE: the part's
   };
 
-  CpuBackend(const Schedule& schedule, int device) : schedule_(schedule), device_(device) {}
+  CpuBackend(const Schedule& schedule, int device)
+      : ThreadedBackend(device, schedule.training().batch_size(), schedule.training().seq_len()),
+        schedule_(schedule),
+        device_(device) {}
   absl::Status Resolve();
   // Internal error when a compute op's workspace is smaller than its kernel
   // needs (a disagreement of the plan's formula with runtime/nn: a bug).
@@ -116,7 +120,7 @@ class CpuBackend : public Backend {
   void Embed(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
   void Forward(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
   void HeadLoss(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
-  void ProjectedGradientOp(const Operands& o, const StepInputs& inputs);
+  void ProjectedGradientOp(const Operands& o, const StepInputs& inputs, StepResult* result);
   void Cast(const ComputeOp& c, const Operands& o);
 
   const Schedule& schedule_;
@@ -139,7 +143,6 @@ class CpuBackend : public Backend {
   std::vector<float> loss_plus_, loss_minus_;  // PROJECTED_GRADIENT scratch
   MpiCollectives* collectives_ = nullptr;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
-  double last_loss_ = 0;
 };
 
 }  // namespace zosched

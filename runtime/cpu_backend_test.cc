@@ -98,9 +98,10 @@ class BackendStep {
     inputs.tokens = tokens_.data();
     inputs.lengths = lengths_.data();
     inputs.labels = labels_.data();
+    StepResult result;
     for (const Op& op : schedule_.ops()) {
       ASSERT_TRUE(op.has_compute()) << op.name();
-      absl::Status status = backend_->Compute(op, inputs);
+      absl::Status status = backend_->RunCompute(op, inputs, &result);
       ASSERT_TRUE(status.ok()) << status;
     }
   }
@@ -109,7 +110,7 @@ class BackendStep {
   const float* Data(const BufferRange& range) const {
     for (int b = 0; b < schedule_.buffers_size(); ++b) {
       if (schedule_.buffers(b).name() == range.buffer()) {
-        return reinterpret_cast<const float*>(backend_->BufferData(b) + range.offset_bytes());
+        return reinterpret_cast<const float*>(backend_->HostView(b) + range.offset_bytes());
       }
     }
     ADD_FAILURE() << "no buffer " << range.buffer();

@@ -1,26 +1,31 @@
-// The executor: runs one device's share of a Schedule, step after step, on a
-// Backend. Each stream of the device is a worker thread that runs its ops in
-// schedule order; an op first waits for the ops its edges name (events,
-// OpEvents); the ops of a collective meet inside the backend's collective
-// call. The calling thread only starts steps and waits for their end (the
-// step boundary); it never drives a stream.
+// The executor: enqueues one device's share of a Schedule, step after step,
+// on a Backend's streams (backend.h), and collects the measured times.
 //
-// Every op's start and end (steady clock, ns since the executor's epoch) are
-// recorded for the Timeline.
+// At Create it orders the device's ops once: a topological order of stream
+// order and the schedule's edges (ties by schedule order), so that every op
+// is enqueued after the ops it waits for. Enqueueing a step then means, for
+// each op in that order: a WaitEvent on the op's stream for each edge into
+// it from another stream, the op itself, and a RecordEvent after it when
+// another stream waits for it. A wait is thus never enqueued before the
+// record it waits for. Steps are separated on the device: each stream's
+// first op of step t+1 waits for every stream's end of step t (the IR
+// describes one step; it has no edges across steps), but the host does not
+// wait: EnqueueStep returns at once, and up to kStepSlots steps are in
+// flight. FinishStep waits for the oldest.
+//
+// Every op's start and end (ns since the executor's epoch) are recorded for
+// the Timeline, as the backend measured them.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
-#include <string>
-#include <thread>
+#include <deque>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/backend.h"
-#include "runtime/op_events.h"
 #include "schedule/schedule.pb.h"
 #include "schedule/timeline.pb.h"
 
@@ -31,57 +36,67 @@ class Executor {
   using Clock = std::chrono::steady_clock;
 
   // Prepares device `device` of `schedule` (both must outlive the executor)
-  // and starts its stream threads, which wait for RunStep. `epoch`: time zero
-  // of the recorded intervals (the same on every rank of a run).
+  // on `backend` (started here). `epoch`: time zero of the recorded
+  // intervals (the same on every rank of a run).
   //
-  // Errors: InvalidArgument for an edge to an op on another device (the CPU
-  // runtime connects devices only through collectives) or to a missing op.
+  // Errors: InvalidArgument for an edge to an op on another device (devices
+  // meet only through collectives), to a missing op, or an op on a stream
+  // its device lacks; the backend's Start errors.
   static absl::StatusOr<std::unique_ptr<Executor>> Create(const Schedule& schedule,
                                                           int device, Backend* backend,
                                                           Clock::time_point epoch);
-  ~Executor();  // stops the threads
 
-  // Runs every op of this device for step `inputs.step` and returns when all
-  // are done, or the first error (the other streams are aborted and the
-  // executor cannot run further steps).
-  absl::Status RunStep(const StepInputs& inputs);
+  // Enqueues every op of this device for step `inputs.step` and returns
+  // without waiting for them, unless kStepSlots steps are already in flight:
+  // then it first finishes the oldest (see FinishStep; its outcome is kept
+  // for the FinishStep that asks for it).
+  absl::Status EnqueueStep(const StepInputs& inputs);
 
-  // The intervals of every step run so far, in op order per step.
+  struct StepOutcome {
+    int64_t step = 0;
+    StepResult result;
+  };
+  // Waits for the oldest step in flight and records its intervals.
+  // Errors: FailedPrecondition when no step is in flight; the first failing
+  // op's error (after which the executor runs nothing more).
+  absl::StatusOr<StepOutcome> FinishStep();
+
+  // EnqueueStep then FinishStep: one step, run to its end.
+  absl::StatusOr<StepOutcome> RunStep(const StepInputs& inputs);
+
+  // The intervals of every finished step, in op order per step.
   const std::vector<OpInterval>& intervals() const { return intervals_; }
-  // [start, end] of each step run so far (ns since the epoch).
+  // [start, end] of each finished step: from its first op's start to its
+  // last op's end (ns since the epoch).
   const std::vector<StepInterval>& steps() const { return steps_; }
 
  private:
-  struct StreamWork {
-    Stream stream;
-    std::vector<int> ops;  // indices into ops_, in order
+  struct InFlight {
+    int64_t step = 0;
+    int slot = 0;
   };
 
-  Executor(const Schedule& schedule, int device, Backend* backend, Clock::time_point epoch)
-      : schedule_(schedule), device_(device), backend_(backend), epoch_(epoch) {}
-  void StreamLoop(int stream);
-  absl::Status RunOp(int op, const StepInputs& inputs);
-  int64_t Now() const;
+  Executor(const Schedule& schedule, int device, Backend* backend)
+      : schedule_(schedule), device_(device), backend_(backend) {}
+  absl::Status Finish(const InFlight& step, StepOutcome* outcome);
 
   const Schedule& schedule_;
   const int device_;
   Backend* const backend_;
-  const Clock::time_point epoch_;
 
-  std::vector<const Op*> ops_;              // this device's ops, in schedule order
-  std::vector<std::vector<int>> waits_for_;  // per op: ops on other streams
-  std::vector<StreamWork> streams_;
-  std::unique_ptr<OpEvents> events_;
-  std::vector<std::pair<int64_t, int64_t>> times_;  // per op, this step
+  std::vector<const Op*> ops_;                // this device's ops, in schedule order
+  std::vector<int> stream_of_;                // per op: index of its stream
+  std::vector<int> order_;                    // enqueue order (indices into ops_)
+  std::vector<std::vector<int>> waits_for_;   // per op: events it waits for
+  std::vector<int> records_;                  // per op: its event, or -1
+  int streams_ = 0;
+  int step_end_event_ = 0;                    // first of one event per stream
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int64_t step_ = -1;           // the step the streams should run
-  const StepInputs* inputs_ = nullptr;
-  int streams_done_ = 0;
-  bool stop_ = false;
+  std::deque<InFlight> in_flight_;
+  std::deque<StepOutcome> finished_early_;    // finished by EnqueueStep
+  int next_slot_ = 0;
   absl::Status error_;
-  std::vector<std::thread> threads_;
+  std::vector<OpTime> times_;
 
   std::vector<OpInterval> intervals_;
   std::vector<StepInterval> steps_;

@@ -15,19 +15,22 @@
 #include "absl/strings/str_cat.h"
 #include "base/textproto.h"
 #include "gtest/gtest.h"
+#include "runtime/threaded_backend.h"
 
 namespace zosched {
 namespace {
 
 // Records "start N" / "end N" for every op N it runs. An op whose id is held
 // blocks after its start until Release(id); the op named "fail" fails.
-class GatedBackend : public Backend {
+class GatedBackend : public ThreadedBackend {
  public:
-  explicit GatedBackend(std::set<int64_t> held = {}) : held_(std::move(held)) {}
+  explicit GatedBackend(std::set<int64_t> held = {})
+      : ThreadedBackend(/*device=*/0, /*batch_size=*/1, /*seq_len=*/1), held_(std::move(held)) {}
+  ~GatedBackend() override { StopStreams(); }
 
-  absl::Status Copy(const Op& op) override { return Run(op); }
-  absl::Status Collective(const Op& op) override { return Run(op); }
-  absl::Status Compute(const Op& op, const StepInputs& inputs) override {
+  absl::Status RunCopy(const Op& op) override { return Run(op); }
+  absl::Status RunCollective(const Op& op) override { return Run(op); }
+  absl::Status RunCompute(const Op& op, const StepInputs& inputs, StepResult* result) override {
     {
       std::lock_guard<std::mutex> lock(mu_);
       steps_seen_.insert(inputs.step);
@@ -46,6 +49,10 @@ class GatedBackend : public Backend {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return Position(event) >= 0; });
   }
+
+  char* HostView(int index) const override { return nullptr; }
+  absl::Status PullPersistent() override { return absl::OkStatus(); }
+  absl::Status PushPersistent() override { return absl::OkStatus(); }
 
   std::vector<std::string> events() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -125,7 +132,7 @@ TEST(Executor, StreamsRunConcurrentlyWhileEdgesAndStreamOrderHold) {
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok()) << executor.status();
   absl::Status status;
-  std::thread step([&] { status = (*executor)->RunStep(StepInputs{}); });
+  std::thread step([&] { status = (*executor)->RunStep(StepInputs{}).status(); });
   // The d2h stream finishes its op while the upload it does not depend on
   // has started and is held: streams run concurrently.
   backend.Await("start 1");
@@ -193,7 +200,7 @@ TEST(Executor, AFailingOpStopsTheOtherStreamsAndIsReported) {
   GatedBackend backend;
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok());
-  const absl::Status status = (*executor)->RunStep(StepInputs{});
+  const absl::Status status = (*executor)->RunStep(StepInputs{}).status();
   ASSERT_EQ(status.code(), absl::StatusCode::kInternal) << status;
   EXPECT_NE(status.message().find("device 0 op 1 'fail': injected failure"), std::string::npos)
       << status;
@@ -203,6 +210,96 @@ TEST(Executor, AFailingOpStopsTheOtherStreamsAndIsReported) {
   next.step = 1;
   EXPECT_FALSE((*executor)->RunStep(next).ok());  // the executor stays failed
   EXPECT_EQ(backend.events(), std::vector<std::string>{"start 1"});
+}
+
+TEST(Executor, EnqueueingNeverWaitsForTheDeviceAndTwoStepsFitInFlight) {
+  const Schedule s = Parse(std::string(kDevices) + kOps);
+  GatedBackend backend(/*held=*/{1});  // step 0's first upload holds everything behind it
+  auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  StepInputs inputs;
+  ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());  // returns with op 1 held
+  inputs.step = 1;
+  ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());  // the second slot
+  backend.Await("start 1");
+  EXPECT_FALSE(Happened(backend.events(), "end 1"));
+  backend.Release(1);
+  for (int64_t n : {0, 1}) {
+    absl::StatusOr<Executor::StepOutcome> outcome = (*executor)->FinishStep();
+    ASSERT_TRUE(outcome.ok()) << outcome.status();
+    EXPECT_EQ(outcome->step, n);
+  }
+  EXPECT_EQ((*executor)->FinishStep().status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*executor)->steps().size(), 2u);
+}
+
+TEST(Executor, AThirdStepFinishesTheOldestFirstAndKeepsItsOutcome) {
+  const Schedule s = Parse(std::string(kDevices) + kOps);
+  GatedBackend backend;
+  auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  for (int64_t n = 0; n < 3; ++n) {
+    StepInputs inputs;
+    inputs.step = n;
+    ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());
+  }
+  EXPECT_EQ((*executor)->steps().size(), 1u);  // step 0, finished to free its slot
+  for (int64_t n = 0; n < 3; ++n) {
+    absl::StatusOr<Executor::StepOutcome> outcome = (*executor)->FinishStep();
+    ASSERT_TRUE(outcome.ok()) << outcome.status();
+    EXPECT_EQ(outcome->step, n);
+  }
+}
+
+TEST(Executor, StepsDoNotOverlapOnTheDevice) {
+  // Step 1's d2h op may not start before step 0's upload, on another
+  // stream, has ended: the IR has no edges across steps, so the executor
+  // separates them (on the device, not by waiting on the host).
+  const Schedule s = Parse(std::string(kDevices) + kOps);
+  GatedBackend backend(/*held=*/{1});
+  auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  StepInputs inputs;
+  ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());
+  inputs.step = 1;
+  ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());
+  backend.Await("start 1");
+  backend.Await("end 5");  // step 0's d2h op
+  std::vector<std::string> events = backend.events();
+  EXPECT_EQ(std::count(events.begin(), events.end(), "start 5"), 1);  // not step 1's
+  backend.Release(1);
+  ASSERT_TRUE((*executor)->FinishStep().ok());
+  ASSERT_TRUE((*executor)->FinishStep().ok());
+  events = backend.events();
+  std::vector<int> starts_of_5, ends;
+  for (int i = 0; i < static_cast<int>(events.size()); ++i) {
+    if (events[i] == "start 5") starts_of_5.push_back(i);
+  }
+  ASSERT_EQ(starts_of_5.size(), 2u);
+  // Every op of step 0 ended before step 1's op 5 started.
+  int step0_ends = 0;
+  for (int i = 0; i < starts_of_5[1]; ++i) step0_ends += events[i].rfind("end ", 0) == 0;
+  EXPECT_EQ(step0_ends, 5);
+}
+
+TEST(Executor, AnEdgeFromALaterOpIsEnqueuedProducerFirst) {
+  // Op 1 (compute) waits for op 2 (h2d), listed after it: the executor
+  // enqueues op 2 and its record before op 1's wait, so the wait holds.
+  const Schedule s = Parse(std::string(kDevices) + R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute {} }
+    ops { id: 2 device: 0 stream: "h2d" copy {} }
+    edges { from: 2 to: 1 }
+  )pb");
+  GatedBackend backend(/*held=*/{2});
+  auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  ASSERT_TRUE((*executor)->EnqueueStep(StepInputs{}).ok());
+  backend.Await("start 2");
+  EXPECT_FALSE(Happened(backend.events(), "start 1"));
+  backend.Release(2);
+  ASSERT_TRUE((*executor)->FinishStep().ok());
+  const std::vector<std::string> events = backend.events();
+  EXPECT_LT(At(events, "end 2"), At(events, "start 1"));
 }
 
 TEST(Executor, RejectsEdgesAcrossDevices) {

@@ -23,13 +23,13 @@ constexpr uint64_t kInitSalt = 0x696e6974ull;  // "init"
 int64_t StoredPart::elements() const { return CountElements(tensors); }
 
 absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, int device,
-                                                    const CpuBackend& backend) {
+                                                    const Backend& backend) {
   const ModelSpec& spec = schedule.model();
   ASSIGN_OR_RETURN(const DeviceParamHomes homes, FindParamHomes(schedule, device));
   std::vector<StoredPart> parts;
   auto add = [&](const std::string& name, Part part, int block,
                  const ParamHome& home) -> absl::Status {
-    char* data = backend.BufferData(home.buffer);
+    char* data = backend.HostView(home.buffer);
     if (data == nullptr) {
       return absl::InternalError(absl::StrFormat("device %d: the home of %s, buffer '%s', is not "
                                                  "mapped on this rank",

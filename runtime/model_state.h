@@ -13,7 +13,8 @@
 #include "absl/status/statusor.h"
 #include "models/model.pb.h"
 #include "models/model_tensors.h"
-#include "runtime/cpu_backend.h"
+#include "runtime/backend.h"
+#include "runtime/zo_ranges.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
@@ -34,7 +35,7 @@ struct StoredPart {
 // `backend`, at their homes (schedule/param_homes.h). Errors: those of
 // FindParamHomes; Internal when a home is not mapped on this rank.
 absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, int device,
-                                                    const CpuBackend& backend);
+                                                    const Backend& backend);
 
 // Fills `out` (elements() floats) with a part's initial values from `seed`:
 // OPT's initialisation, N(0, 0.02²) for matrices and embeddings (z from

@@ -1,7 +1,12 @@
-// ZO fine-tuning on the CPU testbed, executed from the schedule IR.
+// ZO fine-tuning executed from the schedule IR, on the CPU testbed or on
+// NVIDIA GPUs (--backend=cuda, in a --config=cuda build).
 //
 //   bazel run //runtime:train -- --model=opt-tiny --strategy=distzo2 --pertp=2 --dp=2 --ranks=4
 //   mpirun -np 4 bazel-bin/runtime/train ...   (one machine or several)
+//   bazel run --config=cuda //runtime:train -- --backend=cuda --cluster=h100_sxm_x1 ...
+//
+// On CUDA, ranks map to the visible GPUs round-robin, so several ranks may
+// share one GPU (their collectives then go through pinned host memory).
 //
 // One process per schedule device. --ranks=N runs this program again under
 // `mpirun -np N` and waits for it; one rank needs no launcher. The lowering flags
@@ -27,6 +32,8 @@
 #include "runtime/trainer.h"
 #include "schedule/lower_flags.h"
 
+ABSL_FLAG(std::string, backend, "cpu", "cpu (the testbed) or cuda (NVIDIA GPUs; --config=cuda builds)");
+ABSL_FLAG(bool, tf32, false, "cuda: let FP32 GEMMs use TF32 tensor cores (changes the numbers)");
 ABSL_FLAG(int32_t, ranks, 0,
           "start this many ranks through mpirun; must equal the schedule's devices (0: as "
           "launched)");
@@ -53,6 +60,12 @@ namespace {
 
 absl::StatusOr<TrainOptions> OptionsFromFlags() {
   TrainOptions o;
+  o.backend.name = absl::GetFlag(FLAGS_backend);
+  o.backend.allow_tf32 = absl::GetFlag(FLAGS_tf32);
+  RETURN_IF_ERROR(CheckBackendAvailable(o.backend.name));
+  if (o.backend.allow_tf32 && o.backend.name != "cuda") {
+    return absl::InvalidArgumentError("--tf32 applies to --backend=cuda only");
+  }
   o.model = absl::GetFlag(FLAGS_model);
   o.cluster = absl::GetFlag(FLAGS_cluster);
   if (!absl::GetFlag(FLAGS_schedule).empty()) {

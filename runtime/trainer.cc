@@ -17,7 +17,8 @@
 #include "base/status_macros.h"
 #include "models/model_zoo.h"
 #include "runtime/checkpoint/safetensors.h"
-#include "runtime/cpu_backend.h"
+#include "runtime/backend_factory.h"
+#include "runtime/host_store_layout.h"
 #include "runtime/evaluate.h"
 #include "runtime/executor.h"
 #include "runtime/model_state.h"
@@ -185,7 +186,17 @@ class Run {
   TrainingTask task_;
   std::unique_ptr<NodeSharedMemory> host_memory_;
   std::unique_ptr<MpiCollectives> collectives_;
-  std::unique_ptr<CpuBackend> backend_;
+  // The pending update as the host sees it (ZO_STATE's host view, pulled
+  // from the device first), and setting it (pushed by the caller).
+  ZoState* PendingView() const;
+  // Logs a finished step (rank 0): trajectory, train.csv, progress.
+  absl::Status LogStep(const Executor::StepOutcome& outcome);
+
+  std::unique_ptr<Backend> backend_;
+  int zo_state_buffer_ = -1;
+  std::unique_ptr<TrajectoryWriter> trajectory_;
+  std::ofstream csv_;
+  std::chrono::steady_clock::time_point started_;
   std::vector<StoredPart> parts_;
   std::unique_ptr<Executor> executor_;
   int start_step_ = 0;
@@ -215,14 +226,22 @@ absl::Status Run::Setup() {
   if (cluster_device == nullptr) {
     return absl::InvalidArgumentError("no cluster device '" + device + "'");
   }
+  RETURN_IF_ERROR(CheckBackendAvailable(o_.backend.name));
   ASSIGN_OR_RETURN(host_memory_, NodeSharedMemory::Allocate(
-                                     CpuBackend::HostBytes(schedule_, cluster_device->host())));
+                                     LayOutHostStore(schedule_, cluster_device->host()).bytes));
   RETURN_IF_ERROR(CheckNodeHosts(schedule_, *host_memory_, cluster_device->host()));
   ASSIGN_OR_RETURN(collectives_, MpiCollectives::Create(
                                      CollectiveGroups(schedule_),
                                      std::chrono::seconds(o_.collective_timeout_s)));
-  ASSIGN_OR_RETURN(backend_, CpuBackend::Create(schedule_, rank_, task_.label_words,
-                                                host_memory_.get(), collectives_.get()));
+  ASSIGN_OR_RETURN(backend_, CreateBackend(o_.backend, schedule_, rank_, task_.label_words,
+                                           host_memory_.get(), collectives_.get()));
+  for (int i = 0; i < schedule_.buffers_size(); ++i) {
+    const zosched::Buffer& b = schedule_.buffers(i);
+    if (b.kind() == ZO_STATE && b.device() == rank_) zo_state_buffer_ = i;
+  }
+  if (zo_state_buffer_ < 0) {
+    return absl::InternalError(absl::StrFormat("device %d has no ZO_STATE buffer", rank_));
+  }
   ASSIGN_OR_RETURN(parts_, StoredParts(schedule_, rank_, *backend_));
   if (rank_ == 0 && !o_.resume) {
     RETURN_IF_ERROR(WriteProtoFile(out_ + "/schedule.pb", schedule_));
@@ -248,6 +267,7 @@ absl::Status Run::InitParameters() {
     }
     StorePart(part, values.data());
   }
+  RETURN_IF_ERROR(backend_->PushPersistent());
   return host_memory_->NodeBarrier();
 }
 
@@ -270,11 +290,11 @@ absl::Status Run::Resume() {
     RETURN_IF_ERROR(LoadModelParameters(checkpoint, schedule_.model(), part.tensors, part.dtype,
                                         part.data));
   }
-  ZoState pending;
-  pending.seed = last.seed;
-  pending.g = last.g;
-  pending.learning_rate = last.lr;
-  backend_->set_pending(pending);
+  ZoState* pending = PendingView();
+  pending->seed = last.seed;
+  pending->g = last.g;
+  pending->learning_rate = last.lr;
+  RETURN_IF_ERROR(backend_->PushPersistent());
   start_step_ = last.step + 1;
   return host_memory_->NodeBarrier();
 }
@@ -299,7 +319,8 @@ absl::Status Run::Evaluate(const std::string& label, const ZoState& pending) {
 
 absl::Status Run::Finish() {
   RETURN_IF_ERROR(Barrier());  // every rank's offloads are in the store
-  const ZoState pending = backend_->pending();
+  RETURN_IF_ERROR(backend_->PullPersistent());
+  const ZoState pending = *PendingView();
   if (rank_ == 0) {
     const TrainingSettings& t = schedule_.training();
     const ModelSpec& spec = schedule_.model();
@@ -338,6 +359,33 @@ absl::Status Run::Finish() {
   return absl::OkStatus();
 }
 
+ZoState* Run::PendingView() const {
+  return reinterpret_cast<ZoState*>(backend_->HostView(zo_state_buffer_));
+}
+
+absl::Status Run::LogStep(const Executor::StepOutcome& outcome) {
+  if (rank_ != 0) return absl::OkStatus();
+  if (!outcome.result.has_gradient) {
+    return absl::InternalError("rank 0 ran no PROJECTED_GRADIENT op; nothing to log");
+  }
+  const TrainingSettings& t = schedule_.training();
+  const ZoState& state = outcome.result.pending;
+  const int64_t step = outcome.step;
+  RETURN_IF_ERROR(trajectory_->Append(step, state.seed, state.g, state.learning_rate));
+  const StepInterval& interval = executor_->steps().back();
+  const double step_s = (interval.end_ns() - interval.start_ns()) * 1e-9;
+  const double tokens_per_s = t.batch_size() * t.seq_len() / step_s;
+  const double loss = outcome.result.mean_loss;
+  csv_ << absl::StrFormat("%d,%.6f,%.9g,%.3f,%.1f\n", step, loss, state.g, step_s * 1e3,
+                          tokens_per_s);
+  csv_.flush();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const int64_t done = step - start_step_ + 1;
+  Progress(step, o_.steps, loss, tokens_per_s, elapsed / done * (o_.steps - 1 - step));
+  return absl::OkStatus();
+}
+
 absl::Status Run::Go() {
   RETURN_IF_ERROR(Setup());
   if (o_.resume) {
@@ -354,22 +402,25 @@ absl::Status Run::Go() {
   ASSIGN_OR_RETURN(executor_, Executor::Create(schedule_, rank_, backend_.get(), epoch));
 
   const TrainingSettings& t = schedule_.training();
-  std::unique_ptr<TrajectoryWriter> trajectory;
-  std::ofstream csv;
   if (rank_ == 0) {
     // A fresh run starts a fresh log; --resume continues the existing one.
     if (!o_.resume) std::remove((out_ + "/trajectory.log").c_str());
-    ASSIGN_OR_RETURN(trajectory,
+    ASSIGN_OR_RETURN(trajectory_,
                      TrajectoryWriter::Open(out_ + "/trajectory.log", t.base_seed()));
-    csv.open(out_ + "/train.csv", o_.resume ? std::ios::app : std::ios::trunc);
-    if (!o_.resume) csv << "step,loss,g,step_ms,tokens_per_s\n";
-    std::printf("training '%s': %d rank(s), steps %d..%d, batch %d, seq %d\n",
-                schedule_.name().c_str(), world_, start_step_, o_.steps - 1, t.batch_size(),
-                t.seq_len());
+    csv_.open(out_ + "/train.csv", o_.resume ? std::ios::app : std::ios::trunc);
+    if (!o_.resume) csv_ << "step,loss,g,step_ms,tokens_per_s\n";
+    std::printf("training '%s' on the %s backend: %d rank(s), steps %d..%d, batch %d, seq %d\n",
+                schedule_.name().c_str(), o_.backend.name.c_str(), world_, start_step_,
+                o_.steps - 1, t.batch_size(), t.seq_len());
   }
-  StepBatch batch;
-  const auto started = std::chrono::steady_clock::now();
+  const bool pipelined = PipelinesSteps(o_.backend.name);
+  // One batch per step slot: a pipelining backend reads a step's inputs
+  // while the host prepares the next.
+  std::vector<StepBatch> batches(kStepSlots);
+  started_ = std::chrono::steady_clock::now();
+  int in_flight = 0;
   for (int step = start_step_; step < o_.steps; ++step) {
+    StepBatch& batch = batches[step % kStepSlots];
     task_.FillStep(step, t.batch_size(), t.base_seed(), &batch);
     StepInputs inputs;
     inputs.step = step;
@@ -378,30 +429,26 @@ absl::Status Run::Go() {
     inputs.tokens = batch.tokens.data();
     inputs.lengths = batch.lengths.data();
     inputs.labels = batch.labels.data();
-    // Every rank starts the step together (the simulator's step starts all
-    // devices at once; without this, ranks drift apart by a transfer).
-    RETURN_IF_ERROR(Barrier());
-    const auto step_start = std::chrono::steady_clock::now();
-    RETURN_IF_ERROR(executor_->RunStep(inputs));
-    const double step_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
-    if (rank_ == 0) {
-      const ZoState state = backend_->pending();
-      RETURN_IF_ERROR(trajectory->Append(step, state.seed, state.g, state.learning_rate));
-      const double tokens_per_s = t.batch_size() * t.seq_len() / step_s;
-      csv << absl::StrFormat("%d,%.6f,%.9g,%.3f,%.1f\n", step, backend_->last_loss(), state.g,
-                             step_s * 1e3, tokens_per_s);
-      csv.flush();
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      const int done = step - start_step_ + 1;
-      Progress(step, o_.steps, backend_->last_loss(), tokens_per_s,
-               elapsed / done * (o_.steps - 1 - step));
+    // On the testbed every rank starts the step together (the simulator's
+    // step starts all devices at once; without this, ranks drift apart by
+    // a transfer). A pipelining backend's ranks meet in their collectives.
+    if (!pipelined) RETURN_IF_ERROR(Barrier());
+    RETURN_IF_ERROR(executor_->EnqueueStep(inputs));
+    ++in_flight;
+    const bool evaluate_now =
+        o_.eval_every > 0 && (step + 1) % o_.eval_every == 0 && step + 1 < o_.steps;
+    // Keep one step in flight while the host prepares the next; drain
+    // before an evaluation and at the end.
+    while (in_flight > (pipelined && !evaluate_now && step + 1 < o_.steps ? 1 : 0)) {
+      ASSIGN_OR_RETURN(const Executor::StepOutcome outcome, executor_->FinishStep());
+      --in_flight;
+      RETURN_IF_ERROR(LogStep(outcome));
     }
-    if (o_.eval_every > 0 && (step + 1) % o_.eval_every == 0 && step + 1 < o_.steps) {
+    if (evaluate_now) {
       RETURN_IF_ERROR(Barrier());
       if (rank_ == 0 && isatty(fileno(stdout))) std::printf("\n");
-      RETURN_IF_ERROR(Evaluate(absl::StrFormat("step %d", step + 1), backend_->pending()));
+      RETURN_IF_ERROR(backend_->PullPersistent());
+      RETURN_IF_ERROR(Evaluate(absl::StrFormat("step %d", step + 1), *PendingView()));
       RETURN_IF_ERROR(Barrier());
     }
   }

@@ -1,7 +1,10 @@
-// One rank of a ZO training run on the CPU testbed: lowers (or reads) the
-// schedule, sets up the device (arena, node-shared host store, MPI
-// collectives), initialises or resumes the parameters, runs the steps on the
-// executor, and on rank 0 logs, evaluates, and writes the results.
+// One rank of a ZO training run: lowers (or reads) the schedule, sets up the
+// device on its backend (the CPU testbed or a GPU: device memory, the
+// node-shared host store, collectives), initialises or resumes the
+// parameters, enqueues the steps on the executor, and on rank 0 logs,
+// evaluates, and writes the results. On a backend that pipelines steps
+// (cuda) the host enqueues step t+1 before it waits for step t, and logs
+// each step once it has finished.
 //
 // Outputs in `out_dir` (rank 0):
 //   train.csv                step, loss, g, step_ms, tokens_per_s
@@ -20,12 +23,15 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/backend_factory.h"
 #include "schedule/lower_options.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
 
 struct TrainOptions {
+  // The device backend ("cpu" or "cuda") and its options (backend_factory.h).
+  BackendOptions backend;
   std::string model;             // zoo name or ModelSpec textproto
   std::string cluster = "local_cpu";
   std::string schedule;          // a Schedule file; overrides the lowering flags

@@ -1,0 +1,122 @@
+#include "runtime/host_streams.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace zosched {
+
+HostStreams::HostStreams(int streams, int events, std::function<void(int)> prepare)
+    : queues_(streams), records_enqueued_(events, 0), records_reached_(events, 0) {
+  for (int s = 0; s < streams; ++s) {
+    threads_.emplace_back([this, s, prepare] { Loop(s, prepare); });
+  }
+}
+
+HostStreams::~HostStreams() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    if (error_.ok()) error_ = absl::CancelledError("the streams were stopped");
+  }
+  cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void HostStreams::Push(int stream, Item item) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queues_[stream].items.push_back(std::move(item));
+  }
+  cv_.notify_all();
+}
+
+void HostStreams::Enqueue(int stream, Task task) {
+  Item item{Item::kTask, std::move(task)};
+  Push(stream, std::move(item));
+}
+
+void HostStreams::Record(int stream, int event) {
+  Item item{Item::kRecord};
+  item.event = event;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    item.count = ++records_enqueued_[event];
+  }
+  Push(stream, std::move(item));
+}
+
+void HostStreams::Wait(int stream, int event) {
+  Item item{Item::kWait};
+  item.event = event;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    item.count = records_enqueued_[event];
+  }
+  if (item.count == 0) return;  // nothing recorded yet: nothing to wait for
+  Push(stream, std::move(item));
+}
+
+int64_t HostStreams::Fence() {
+  int64_t ticket;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ticket = ++fences_;
+  }
+  for (int s = 0; s < static_cast<int>(queues_.size()); ++s) {
+    Item item{Item::kFence};
+    item.count = ticket;
+    Push(s, std::move(item));
+  }
+  return ticket;
+}
+
+absl::Status HostStreams::WaitFence(int64_t ticket) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] {
+    return stop_ || std::all_of(queues_.begin(), queues_.end(),
+                                [&](const Queue& q) { return q.fence_passed >= ticket; });
+  });
+  return error_;
+}
+
+absl::Status HostStreams::error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
+  prepare(stream);
+  Queue& q = queues_[stream];
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stop_ || !q.items.empty(); });
+    if (stop_) return;
+    Item item = std::move(q.items.front());
+    q.items.pop_front();
+    switch (item.kind) {
+      case Item::kTask: {
+        if (!error_.ok()) break;  // aborted: skip, so the stream drains
+        lock.unlock();
+        absl::Status status = item.task();
+        lock.lock();
+        if (!status.ok() && error_.ok()) error_ = std::move(status);
+        break;
+      }
+      case Item::kRecord:
+        records_reached_[item.event] = std::max(records_reached_[item.event], item.count);
+        break;
+      case Item::kWait:
+        cv_.wait(lock, [&] {
+          return stop_ || !error_.ok() || records_reached_[item.event] >= item.count;
+        });
+        if (stop_) return;
+        break;
+      case Item::kFence:
+        q.fence_passed = item.count;
+        break;
+    }
+    cv_.notify_all();
+  }
+}
+
+}  // namespace zosched

@@ -1,0 +1,81 @@
+// In-order queues of host work, one worker thread each, with CUDA-like
+// events between them: the CPU testbed's "streams" (backend.h states the
+// semantics). The thread that enqueues never runs or waits for a task.
+//
+//   HostStreams s(2, /*events=*/1, [](int stream) {});
+//   s.Enqueue(0, [] { return Upload(); });
+//   s.Record(0, /*event=*/0);
+//   s.Wait(1, 0);                             // stream 1 waits for the upload
+//   s.Enqueue(1, [] { return Compute(); });
+//   const int64_t fence = s.Fence();
+//   absl::Status status = s.WaitFence(fence);  // both streams got past here
+//
+// The first task that fails aborts the streams: the error is kept (sticky),
+// waits return at once, and later tasks are skipped, so every stream drains
+// and fences are reached; WaitFence then returns the error. Thread-safe for
+// one enqueueing thread; blocking is on condition variables (no spinning).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace zosched {
+
+class HostStreams {
+ public:
+  using Task = std::function<absl::Status()>;
+
+  // Starts `streams` worker threads; each first calls `prepare(stream)`
+  // (e.g. to set its scheduling priority). `events`: event ids 0..events-1.
+  HostStreams(int streams, int events, std::function<void(int)> prepare);
+  ~HostStreams();  // aborts what is queued and joins the threads
+
+  // Runs `task` on `stream` after everything enqueued there before.
+  void Enqueue(int stream, Task task);
+  // Marks `event` when `stream` gets here.
+  void Record(int stream, int event);
+  // Work enqueued on `stream` after this waits for the latest Record of
+  // `event` enqueued before this call (none: no wait).
+  void Wait(int stream, int event);
+  // A point on every stream; returns its ticket (increasing).
+  int64_t Fence();
+  // Blocks until every stream has passed fence `ticket`; returns the first
+  // error of any task so far (OK if none).
+  absl::Status WaitFence(int64_t ticket);
+  // The first error of any task so far.
+  absl::Status error() const;
+
+ private:
+  struct Item {
+    enum Kind { kTask, kRecord, kWait, kFence } kind;
+    Task task;
+    int event = 0;
+    int64_t count = 0;  // kRecord: the record's number; kWait: the one awaited; kFence: ticket
+  };
+  struct Queue {
+    std::deque<Item> items;
+    int64_t fence_passed = 0;  // last fence ticket this stream passed
+  };
+
+  void Loop(int stream, const std::function<void(int)>& prepare);
+  void Push(int stream, Item item);
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;            // queue items, events, fences, stop
+  std::vector<Queue> queues_;
+  std::vector<int64_t> records_enqueued_;  // per event
+  std::vector<int64_t> records_reached_;   // per event
+  int64_t fences_ = 0;
+  absl::Status error_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace zosched

@@ -1,0 +1,150 @@
+// HostStreams' ordering guarantees, proven with tasks that block until the
+// test lets them go (no sleeps, no wall-clock thresholds).
+#include "runtime/host_streams.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace zosched {
+namespace {
+
+// A log of task names, and gates that hold tasks until opened.
+class Gates {
+ public:
+  HostStreams::Task Task(const std::string& name, bool held = false) {
+    if (held) {
+      std::lock_guard<std::mutex> lock(mu_);
+      closed_.insert(name);
+    }
+    return [this, name] {
+      std::unique_lock<std::mutex> lock(mu_);
+      log_.push_back("start " + name);
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return closed_.count(name) == 0; });
+      log_.push_back("end " + name);
+      cv_.notify_all();
+      return absl::OkStatus();
+    };
+  }
+  void Open(const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_.erase(name);
+    cv_.notify_all();
+  }
+  void Await(const std::string& entry) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return Has(entry); });
+  }
+  bool Happened(const std::string& entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Has(entry);
+  }
+  std::vector<std::string> log() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return log_;
+  }
+
+ private:
+  bool Has(const std::string& entry) const {
+    for (const std::string& e : log_) {
+      if (e == entry) return true;
+    }
+    return false;
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<std::string> closed_;
+  std::vector<std::string> log_;
+};
+
+TEST(HostStreams, AWaitHoldsItsStreamUntilTheRecordIsReached) {
+  Gates g;
+  HostStreams s(2, 1, [](int) {});
+  s.Enqueue(0, g.Task("upload", /*held=*/true));
+  s.Record(0, 0);
+  s.Enqueue(1, g.Task("independent"));
+  s.Wait(1, 0);
+  s.Enqueue(1, g.Task("compute"));
+  const int64_t fence = s.Fence();
+  g.Await("end independent");  // stream 1 ran up to its wait
+  g.Await("start upload");
+  EXPECT_FALSE(g.Happened("start compute"));
+  g.Open("upload");
+  ASSERT_TRUE(s.WaitFence(fence).ok());
+  const std::vector<std::string> log = g.log();
+  EXPECT_EQ(log.back(), "end compute");
+}
+
+TEST(HostStreams, AWaitEnqueuedBeforeAnyRecordWaitsForNothing) {
+  Gates g;
+  HostStreams s(2, 1, [](int) {});
+  s.Wait(1, 0);  // no record of event 0 yet: as in CUDA, nothing to wait for
+  s.Enqueue(1, g.Task("free"));
+  s.Enqueue(0, g.Task("held", /*held=*/true));
+  s.Record(0, 0);
+  g.Await("end free");
+  g.Open("held");
+  EXPECT_TRUE(s.WaitFence(s.Fence()).ok());
+}
+
+TEST(HostStreams, AWaitWaitsForTheLatestRecordEnqueuedBeforeIt) {
+  Gates g;
+  HostStreams s(2, 1, [](int) {});
+  s.Enqueue(0, g.Task("first"));
+  s.Record(0, 0);
+  s.Enqueue(0, g.Task("second", /*held=*/true));
+  s.Record(0, 0);
+  s.Wait(1, 0);  // the second record
+  s.Enqueue(1, g.Task("after"));
+  g.Await("start second");
+  EXPECT_FALSE(g.Happened("start after"));
+  g.Open("second");
+  ASSERT_TRUE(s.WaitFence(s.Fence()).ok());
+  EXPECT_TRUE(g.Happened("end after"));
+}
+
+TEST(HostStreams, TheFirstErrorAbortsWaitsSkipsLaterTasksAndReachesFences) {
+  Gates g;
+  HostStreams s(2, 1, [](int) {});
+  s.Enqueue(0, [] { return absl::InternalError("injected"); });
+  s.Enqueue(0, g.Task("skipped"));
+  s.Wait(1, 0);  // nothing recorded: no wait
+  s.Enqueue(1, [] { return absl::InternalError("second error"); });
+  const absl::Status status = s.WaitFence(s.Fence());
+  EXPECT_TRUE(status.code() == absl::StatusCode::kInternal) << status;
+  EXPECT_FALSE(g.Happened("start skipped"));
+  // Sticky: later fences report the same error.
+  s.Enqueue(1, g.Task("later"));
+  EXPECT_EQ(s.WaitFence(s.Fence()), status);
+  EXPECT_FALSE(g.Happened("start later"));
+}
+
+TEST(HostStreams, AFailedStreamReleasesAnotherStreamsWait) {
+  HostStreams s(2, 1, [](int) {});
+  s.Enqueue(0, [] { return absl::InternalError("producer failed"); });
+  s.Record(0, 0);
+  s.Wait(1, 0);
+  const absl::Status status = s.WaitFence(s.Fence());  // would hang if the wait held
+  EXPECT_EQ(status.message(), "producer failed");
+}
+
+TEST(HostStreams, EachThreadIsPreparedOnItself) {
+  std::mutex mu;
+  std::set<int> prepared;
+  {
+    HostStreams s(3, 0, [&](int stream) {
+      std::lock_guard<std::mutex> lock(mu);
+      prepared.insert(stream);
+    });
+    ASSERT_TRUE(s.WaitFence(s.Fence()).ok());
+  }
+  EXPECT_EQ(prepared, (std::set<int>{0, 1, 2}));
+}
+
+}  // namespace
+}  // namespace zosched

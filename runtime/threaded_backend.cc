@@ -1,0 +1,88 @@
+#include "runtime/threaded_backend.h"
+
+#include "absl/strings/str_format.h"
+
+namespace zosched {
+
+int64_t ThreadedBackend::Now() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              epoch_)
+      .count();
+}
+
+absl::Status ThreadedBackend::Start(const std::vector<Stream>& streams, int events, int ops,
+                                    std::chrono::steady_clock::time_point epoch) {
+  stream_specs_ = streams;
+  epoch_ = epoch;
+  for (Slot& slot : slots_) slot.times.assign(ops, OpTime{});
+  streams_ = std::make_unique<HostStreams>(
+      streams.size(), events, [this](int stream) { PrepareStreamThread(stream_specs_[stream]); });
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedBackend::BeginStep(int slot, const StepInputs& inputs) {
+  Slot& s = slots_[slot];
+  const int64_t tokens = static_cast<int64_t>(batch_size_) * seq_len_;
+  auto copy = [](const int32_t* from, int64_t n, std::vector<int32_t>* to) -> const int32_t* {
+    if (from == nullptr) return nullptr;
+    to->assign(from, from + n);
+    return to->data();
+  };
+  s.inputs = inputs;
+  s.inputs.tokens = copy(inputs.tokens, tokens, &s.tokens);
+  s.inputs.lengths = copy(inputs.lengths, batch_size_, &s.lengths);
+  s.inputs.labels = copy(inputs.labels, batch_size_, &s.labels);
+  s.result = StepResult{};
+  return streams_->error();
+}
+
+absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, const Op& op) {
+  Slot* s = &slots_[slot];
+  streams_->Enqueue(stream, [this, s, op_index, &op]() -> absl::Status {
+    const int64_t start = Now();
+    absl::Status status;
+    switch (op.kind_case()) {
+      case Op::kCopy:
+        status = RunCopy(op);
+        break;
+      case Op::kCollective:
+        status = RunCollective(op);
+        break;
+      case Op::kCompute:
+        status = RunCompute(op, s->inputs, &s->result);
+        break;
+      default:
+        status = absl::InvalidArgumentError("the op has no kind");
+    }
+    s->times[op_index] = {start, Now()};
+    if (status.ok()) return status;
+    return absl::Status(status.code(), absl::StrFormat("device %d op %d '%s': %s", device_,
+                                                       op.id(), op.name(), status.message()));
+  });
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedBackend::RecordEvent(int stream, int event) {
+  streams_->Record(stream, event);
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedBackend::WaitEvent(int stream, int event) {
+  streams_->Wait(stream, event);
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedBackend::EndStep(int slot) {
+  slots_[slot].fence = streams_->Fence();
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedBackend::WaitStep(int slot, std::vector<OpTime>* times, StepResult* result) {
+  const Slot& s = slots_[slot];
+  if (absl::Status status = streams_->WaitFence(s.fence); !status.ok()) return status;
+  *times = s.times;
+  *result = s.result;
+  return absl::OkStatus();
+}
+
+}  // namespace zosched

@@ -1,0 +1,67 @@
+// A Backend whose streams are host worker threads (host_streams.h) and whose
+// ops run synchronously on them: the CPU testbed's way of being a device.
+// Subclasses implement the three op kinds as blocking calls; this class
+// turns them into enqueued work, times each op on the steady clock, names
+// the failing op in errors, and keeps each step slot's inputs and result.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "runtime/backend.h"
+#include "runtime/host_streams.h"
+#include "schedule/schedule.pb.h"
+
+namespace zosched {
+
+class ThreadedBackend : public Backend {
+ public:
+  // `device`: the schedule device id (for error messages); `batch_size` and
+  // `seq_len`: the shape of the step inputs BeginStep copies.
+  ThreadedBackend(int device, int batch_size, int seq_len)
+      : device_(device), batch_size_(batch_size), seq_len_(seq_len) {}
+
+  absl::Status Start(const std::vector<Stream>& streams, int events, int ops,
+                     std::chrono::steady_clock::time_point epoch) override;
+  absl::Status BeginStep(int slot, const StepInputs& inputs) override;
+  absl::Status EnqueueOp(int slot, int stream, int op_index, const Op& op) override;
+  absl::Status RecordEvent(int stream, int event) override;
+  absl::Status WaitEvent(int stream, int event) override;
+  absl::Status EndStep(int slot) override;
+  absl::Status WaitStep(int slot, std::vector<OpTime>* times, StepResult* result) override;
+
+  // Each runs one op to completion on the calling stream thread.
+  virtual absl::Status RunCopy(const Op& op) = 0;
+  virtual absl::Status RunCollective(const Op& op) = 0;
+  // `result`: the step's result, for ops that produce it.
+  virtual absl::Status RunCompute(const Op& op, const StepInputs& inputs, StepResult* result) = 0;
+  // Called once on each stream's thread before it runs anything.
+  virtual void PrepareStreamThread(const Stream& stream) {}
+
+ protected:
+  // Stops the stream threads; a subclass calls it first in its destructor,
+  // so that no thread runs an op on a half-destroyed object.
+  void StopStreams() { streams_.reset(); }
+
+ private:
+  struct Slot {
+    StepInputs inputs;  // pointing into the vectors below
+    std::vector<int32_t> tokens, lengths, labels;
+    std::vector<OpTime> times;
+    StepResult result;
+    int64_t fence = 0;
+  };
+  int64_t Now() const;
+
+  const int device_, batch_size_, seq_len_;
+  std::vector<Stream> stream_specs_;
+  std::chrono::steady_clock::time_point epoch_;
+  std::array<Slot, kStepSlots> slots_;
+  std::unique_ptr<HostStreams> streams_;
+};
+
+}  // namespace zosched
