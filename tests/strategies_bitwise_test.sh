@@ -3,9 +3,16 @@
 # shape give bitwise-identical final weights (the same checksum) after 50
 # steps under every strategy: mezo and zo2 on 1 rank; distzo2 P=2xD=1,
 # P=1xD=2 and P=2xD=2 on 2 and 4 real MPI ranks, each sliced and naive.
+# Arguments are passed to every run: `--backend=cuda` runs the same check on
+# the GPU (ranks sharing it), and skips, saying so, without a GPU.
 set -uo pipefail
 train=runtime/train
 fail() { echo "FAIL: $*" >&2; exit 1; }
+extra=("$@")
+if [[ " ${extra[*]} " == *" --backend=cuda "* ]]; then
+  gpus=$(runtime/cuda/gpu_count)
+  [ "${gpus:-0}" -gt 0 ] || { echo "no GPU: skipped"; exit 0; }
+fi
 
 common=(--batch=8 --micro_batch=2 --seq=24 --steps=50 --lr=2e-4 --seed=7
         --eval_examples=64 --collective_timeout_s=60)
@@ -18,7 +25,7 @@ for cfg in "mezo 1 1 true" "zo2 1 1 true" \
   ranks=$(($2 * $3))
   out="$TEST_TMPDIR/$1_P$2_D$3_$4"
   log=$(timeout 240 $train --strategy=$1 --pertp=$2 --dp=$3 --slicing=$4 --ranks=$ranks \
-        --out_dir="$out" "${common[@]}" 2>&1) || fail "$cfg exited $?: $log"
+        --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) || fail "$cfg exited $?: $log"
   sum=$(sed -n 's/^final weights checksum: //p' <<<"$log")
   [ -n "$sum" ] || fail "$cfg printed no checksum: $log"
   echo "$cfg ($ranks ranks): $sum"

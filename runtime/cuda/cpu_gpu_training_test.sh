@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# GPU against the CPU testbed, whole runs: the same MeZO run (seeds, data,
+# micro-batch shape, FP32) trained for 20 steps on each backend ends with
+# weights that agree to rounding. The per-element ZO math is bitwise
+# (runtime/cuda/zo); the forward passes differ in the GEMMs' summation
+# order, so the losses, hence g and the updates, differ in the last bits.
+# Stated tolerances: every final weight within 1e-2 relative (relative to
+# max(|a|, |b|, 1e-2), i.e. 1e-4 absolute for small weights), and the last
+# step's loss within 1e-3. Models: opt-tiny and opt-125m (its real shape).
+# Skips (passes, saying so) without a GPU.
+set -uo pipefail
+train=runtime/train
+fail() { echo "FAIL: $*" >&2; exit 1; }
+gpus=$(runtime/cuda/gpu_count)
+[ "${gpus:-0}" -gt 0 ] || { echo "no GPU: skipped"; exit 0; }
+
+for model in "opt-tiny 8 2 24" "opt-125m 4 2 32"; do
+  set -- $model
+  common=(--model=$1 --strategy=mezo --batch=$2 --micro_batch=$3 --seq=$4 --steps=20
+          --lr=2e-4 --seed=7 --eval_examples=16 --compute_dtype=FP32)
+  for backend in cpu cuda; do
+    out="$TEST_TMPDIR/$1_$backend"
+    log=$(timeout 900 $train --backend=$backend --out_dir="$out" "${common[@]}" 2>&1) ||
+      fail "$1 on $backend exited $?: $log"
+  done
+  runtime/checkpoint/weights_diff "$TEST_TMPDIR/$1_cpu/weights.safetensors" \
+    "$TEST_TMPDIR/$1_cuda/weights.safetensors" --max_rel=1e-2 --floor=1e-2 | tail -1 ||
+    fail "$1: the CPU and GPU weights differ beyond the tolerance"
+  cpu_loss=$(tail -1 "$TEST_TMPDIR/$1_cpu/train.csv" | cut -d, -f2)
+  gpu_loss=$(tail -1 "$TEST_TMPDIR/$1_cuda/train.csv" | cut -d, -f2)
+  awk -v a="$cpu_loss" -v b="$gpu_loss" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-3) }' ||
+    fail "$1: last loss $cpu_loss on the CPU, $gpu_loss on the GPU"
+  echo "$1: last loss cpu $cpu_loss gpu $gpu_loss"
+done
+echo PASS

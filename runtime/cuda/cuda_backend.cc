@@ -1,0 +1,626 @@
+#include "runtime/cuda/cuda_backend.h"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <cstring>
+
+#include "absl/strings/str_format.h"
+#include "base/gpu_check.h"
+#include "base/status_macros.h"
+#include "models/model_spec.h"
+#include "runtime/cuda/comm/host_staged_communicator.h"
+#include "runtime/cuda/zo/cast.h"
+#include "runtime/cuda/zo/perturb.h"
+#include "runtime/cuda/zo/projected_gradient.h"
+#include "runtime/host_store_layout.h"
+#include "runtime/model_parts.h"
+#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/param_layout.h"
+#include "schedule/cluster_lookup.h"
+#include "schedule/describe_op.h"
+#include "schedule/loss_layout.h"
+
+namespace zosched {
+namespace {
+
+// Device buffers start at 256-byte boundaries: a cuBLAS algorithm choice
+// (which depends on operand alignment) then cannot depend on the plan.
+constexpr int64_t kDeviceAlign = 256;
+
+int64_t AlignUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
+
+int SignOf(Sign sign) { return sign == MINUS ? -1 : 1; }
+
+absl::StatusOr<ElementType> ElementOf(DType dtype, const char* what) {
+  switch (dtype) {
+    case FP32:
+      return ElementType::kF32;
+    case FP16:
+      return ElementType::kF16;
+    case BF16:
+      return ElementType::kBF16;
+    default:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "the %s dtype is %s; the CUDA backend runs FP32, FP16 and BF16", what, DType_Name(dtype)));
+  }
+}
+
+absl::StatusOr<DecaySpanTable> SpanTable(const ModelSpec& model, Part part) {
+  const std::vector<DecaySpan> spans = DecaySpans(PartTensors(model, part, 0));
+  if (spans.size() > static_cast<size_t>(kMaxDecaySpans)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "part %s of model '%s' has %d tensors; the CUDA update takes at most %d", Part_Name(part),
+        model.name(), spans.size(), kMaxDecaySpans));
+  }
+  DecaySpanTable table;
+  table.count = spans.size();
+  for (size_t i = 0; i < spans.size(); ++i) {
+    table.begin[i] = spans[i].begin;
+    table.end[i] = spans[i].end;
+    table.decays[i] = spans[i].decays;
+  }
+  return table;
+}
+
+// Names the op in an error of enqueueing it.
+absl::Status OpError(int device, const Op& op, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrFormat("device %d op %d '%s': %s", device, op.id(),
+                                                     op.name(), status.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
+    const Schedule& schedule, int device, const std::vector<int32_t>& label_words,
+    NodeSharedMemory* host_memory, MpiCollectives* collectives, const CudaOptions& options) {
+  std::unique_ptr<CudaBackend> b(new CudaBackend(schedule, device));
+  b->options_ = options;
+  b->model_ = &schedule.model();
+  const ModelSpec& model = schedule.model();
+  const TrainingSettings& t = schedule.training();
+  ASSIGN_OR_RETURN(b->gpu_model_, OptGpuModel::From(model));
+  ASSIGN_OR_RETURN(b->compute_, ElementOf(t.compute_dtype(), "compute"));
+  ASSIGN_OR_RETURN(b->wire_, ElementOf(t.wire_dtype(), "wire"));
+  if (static_cast<int>(label_words.size()) != t.num_label_words()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the task has %d label words but the schedule was lowered for %d", label_words.size(),
+        t.num_label_words()));
+  }
+  for (int32_t word : label_words) {
+    if (word < 0 || word >= model.vocab_size()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "label word token %d is outside model '%s''s vocabulary of %d", word, model.name(),
+          model.vocab_size()));
+    }
+  }
+  b->label_words_ = label_words;
+  b->batch_ = t.batch_size();
+  b->seq_ = t.seq_len();
+
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+    return absl::FailedPreconditionError(
+        "--backend=cuda: no CUDA GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
+  }
+  b->gpu_ = device % gpus;
+  GPU_RETURN_IF_ERROR(cudaSetDevice(b->gpu_));
+  RETURN_IF_ERROR(b->Allocate(host_memory));
+  RETURN_IF_ERROR(b->Resolve());
+  if (collectives != nullptr) {
+    std::vector<AllGatherCall> calls;
+    for (const Operands& o : b->operands_) {
+      if (o.gather.device_recv != nullptr) calls.push_back(o.gather);
+    }
+    if (!calls.empty()) {
+      ASSIGN_OR_RETURN(b->comm_, HostStagedCommunicator::Create(calls, collectives));
+    }
+  }
+  return b;
+}
+
+CudaBackend::~CudaBackend() {
+  // Nothing may still run on the GPU when its memory goes away; errors here
+  // have been reported by WaitStep already.
+  cudaSetDevice(gpu_);
+  cudaDeviceSynchronize();
+  comm_.reset();
+  gemms_.clear();
+  for (Slot& s : slots_) {
+    for (cudaEvent_t e : s.op_start) cudaEventDestroy(e);
+    for (cudaEvent_t e : s.op_end) cudaEventDestroy(e);
+    for (cudaEvent_t e : s.done) cudaEventDestroy(e);
+    if (s.step_start != nullptr) cudaEventDestroy(s.step_start);
+    if (s.inputs_ready != nullptr) cudaEventDestroy(s.inputs_ready);
+  }
+  for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  if (reference_ != nullptr) cudaEventDestroy(reference_);
+  for (cudaStream_t s : streams_) cudaStreamDestroy(s);
+  if (host_store_ != nullptr) cudaHostUnregister(host_store_);
+  if (mirrors_ != nullptr) cudaFreeHost(mirrors_);
+  if (results_ != nullptr) cudaFreeHost(results_);
+  for (Slot& s : slots_) {
+    if (s.staging != nullptr) cudaFreeHost(s.staging);
+  }
+  if (device_memory_ != nullptr) cudaFree(device_memory_);
+}
+
+absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
+  const Schedule& s = schedule_;
+  const Device* cluster_device = FindDevice(s.cluster(), s.devices(device_).cluster_device());
+  int compute_streams = 0;
+  for (const Stream& stream : s.devices(device_).streams()) compute_streams += stream.kind() == COMPUTE;
+
+  // The plan, then the runtime reserve.
+  buffers_.assign(s.buffers_size(), nullptr);
+  host_views_.assign(s.buffers_size(), nullptr);
+  std::vector<int64_t> offset(s.buffers_size(), -1);
+  int64_t plan = 0, mirror_bytes = 0;
+  for (int i = 0; i < s.buffers_size(); ++i) {
+    const Buffer& buf = s.buffers(i);
+    if (buf.device() != device_) continue;
+    offset[i] = plan;
+    plan += AlignUp(buf.size_bytes(), kDeviceAlign);
+    if (buf.persistent()) {
+      persistent_.push_back(i);
+      mirror_bytes += AlignUp(buf.size_bytes(), kDeviceAlign);
+    }
+  }
+  const int64_t inputs_bytes =
+      AlignUp((static_cast<int64_t>(batch_) * seq_ + 2 * batch_) * sizeof(int32_t), kDeviceAlign);
+  const int64_t reserve = kStepSlots * (inputs_bytes + kDeviceAlign) +
+                          3 * AlignUp(static_cast<int64_t>(batch_ + label_words_.size()) * 4,
+                                      kDeviceAlign) +
+                          compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes);
+  size_t free_bytes = 0, total_bytes = 0;
+  GPU_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (plan + reserve > static_cast<int64_t>(free_bytes)) {
+    cudaDeviceProp prop;
+    GPU_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, gpu_));
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "device %d (%s) on GPU %d (%s): the memory plan needs %d bytes and the runtime %d more "
+        "(step inputs, cuBLAS workspaces), but only %d of %d are free: over by %d",
+        device_, cluster_device->name(), gpu_, prop.name, plan, reserve, free_bytes, total_bytes,
+        plan + reserve - static_cast<int64_t>(free_bytes)));
+  }
+  GPU_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void**>(&device_memory_), plan + reserve));
+  GPU_RETURN_IF_ERROR(cudaMemset(device_memory_, 0, plan + reserve));
+  for (int i = 0; i < s.buffers_size(); ++i) {
+    if (offset[i] >= 0) buffers_[i] = device_memory_ + offset[i];
+  }
+  char* next = device_memory_ + plan;
+  auto carve = [&](int64_t bytes) {
+    char* p = next;
+    next += AlignUp(bytes, kDeviceAlign);
+    return p;
+  };
+  for (Slot& slot : slots_) {
+    slot.tokens = reinterpret_cast<int32_t*>(carve(inputs_bytes));
+    slot.lengths = slot.tokens + static_cast<int64_t>(batch_) * seq_;
+    slot.labels = slot.lengths + batch_;
+    slot.mean_loss = reinterpret_cast<double*>(carve(sizeof(double)));
+    GPU_RETURN_IF_ERROR(cudaMallocHost(reinterpret_cast<void**>(&slot.staging), inputs_bytes));
+  }
+  label_words_device_ = reinterpret_cast<int32_t*>(carve(label_words_.size() * 4));
+  plus_index_ = reinterpret_cast<int32_t*>(carve(batch_ * 4));
+  minus_index_ = reinterpret_cast<int32_t*>(carve(batch_ * 4));
+  gemm_workspace_ = carve(compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes));
+  GPU_RETURN_IF_ERROR(cudaMemcpy(label_words_device_, label_words_.data(),
+                                 label_words_.size() * 4, cudaMemcpyHostToDevice));
+  GPU_RETURN_IF_ERROR(cudaMallocHost(reinterpret_cast<void**>(&results_),
+                                     kStepSlots * (sizeof(ZoState) + sizeof(double))));
+
+  // Host views: the persistent device buffers' pinned mirrors, and the
+  // host store, registered so that copies from and to it are DMA.
+  if (mirror_bytes > 0) {
+    GPU_RETURN_IF_ERROR(cudaMallocHost(reinterpret_cast<void**>(&mirrors_), mirror_bytes));
+    std::memset(mirrors_, 0, mirror_bytes);
+  }
+  int64_t mirror_at = 0;
+  for (int i : persistent_) {
+    host_views_[i] = mirrors_ + mirror_at;
+    mirror_at += AlignUp(s.buffers(i).size_bytes(), kDeviceAlign);
+  }
+  const HostStoreLayout store = LayOutHostStore(s, cluster_device->host());
+  if (store.bytes > 0) {
+    if (host_memory == nullptr || store.bytes > host_memory->size()) {
+      return absl::InternalError(absl::StrFormat(
+          "the host buffers of '%s' need %d bytes of the node's shared memory; it has %d",
+          cluster_device->host(), store.bytes, host_memory == nullptr ? 0 : host_memory->size()));
+    }
+    GPU_RETURN_IF_ERROR(cudaHostRegister(host_memory->data(), store.bytes, cudaHostRegisterDefault));
+    host_store_ = host_memory->data();
+    for (int i = 0; i < s.buffers_size(); ++i) {
+      if (store.offset[i] < 0) continue;
+      buffers_[i] = host_store_ + store.offset[i];
+      host_views_[i] = buffers_[i];
+    }
+  }
+  return absl::OkStatus();
+}
+
+char* CudaBackend::At(const BufferRange& range) const {
+  for (int i = 0; i < schedule_.buffers_size(); ++i) {
+    if (schedule_.buffers(i).name() != range.buffer()) continue;
+    return buffers_[i] == nullptr ? nullptr : buffers_[i] + range.offset_bytes();
+  }
+  return nullptr;
+}
+
+absl::Status CudaBackend::Resolve() {
+  const ModelSpec& model = *model_;
+  ASSIGN_OR_RETURN(embedding_spans_, SpanTable(model, EMBEDDING_PART));
+  ASSIGN_OR_RETURN(block_spans_, SpanTable(model, DECODER_BLOCK));
+  ASSIGN_OR_RETURN(head_spans_, SpanTable(model, HEAD_PART));
+  const PartLayout embedding = EmbeddingPartLayout(model);
+  tokens_at_ = embedding.Get("embed_tokens.weight").offset;
+  positions_at_ = embedding.Get("embed_positions.weight").offset + 2 * model.hidden_size();
+  if (const TensorSlice* project_in = embedding.Find("project_in.weight")) {
+    project_in_at_ = project_in->offset;
+  }
+  head_elements_ = HeadPartLayout(model).total_floats;
+
+  ASSIGN_OR_RETURN(const LossLayout losses, DeviceLossLayout(schedule_, device_));
+  losses_buffer_ = losses.buffer;
+  std::vector<int32_t> plus(losses.plus.begin(), losses.plus.end());
+  std::vector<int32_t> minus(losses.minus.begin(), losses.minus.end());
+  if (!plus.empty()) {
+    GPU_RETURN_IF_ERROR(
+        cudaMemcpy(plus_index_, plus.data(), plus.size() * 4, cudaMemcpyHostToDevice));
+    GPU_RETURN_IF_ERROR(
+        cudaMemcpy(minus_index_, minus.data(), minus.size() * 4, cudaMemcpyHostToDevice));
+  }
+
+  for (const Op& op : schedule_.ops()) {
+    if (op.device() != device_) continue;
+    Operands o;
+    if (op.has_copy()) {
+      const CopyOp& c = op.copy();
+      if (c.direction() == DEVICE_TO_DEVICE) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s is a peer copy; the CUDA backend moves data between devices only through "
+            "collectives",
+            DescribeOp(op)));
+      }
+      if (c.src_dtype() != c.dst_dtype()) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%s converts %s to %s on the host; the CUDA backend copies without conversion "
+            "(lower with --host_dtype equal to --wire_dtype; casts on the device are CAST ops)",
+            DescribeOp(op), DType_Name(c.src_dtype()), DType_Name(c.dst_dtype())));
+      }
+      o.src = At(c.src());
+      o.dst = At(c.dst());
+      o.bytes = c.src().size_bytes();
+      o.kind = c.direction() == HOST_TO_DEVICE ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    }
+    if (op.has_collective()) {
+      const CollectiveOp& c = op.collective();
+      if (c.kind() != ALL_GATHER) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s is a %s; the CUDA backend runs ALL_GATHER collectives only",
+                            DescribeOp(op), CollectiveKind_Name(c.kind())));
+      }
+      AllGatherCall& call = o.gather;
+      call.op_id = op.id();
+      call.label = absl::StrFormat("device %d op %d '%s'", device_, op.id(), op.name());
+      call.group.assign(c.participants().begin(), c.participants().end());
+      for (int r = 0; r < static_cast<int>(call.group.size()); ++r) {
+        if (call.group[r] == device_) call.rank_in_group = r;
+      }
+      call.device_recv = At(c.recv());
+      call.chunk_bytes = c.send().size_bytes();
+    }
+    if (op.has_compute()) {
+      const ComputeOp& c = op.compute();
+      auto ptr = [&](bool set, const BufferRange& r) { return set ? At(r) : nullptr; };
+      o.params = ptr(c.has_params(), c.params().range());
+      o.lm_head = ptr(c.has_lm_head(), c.lm_head().range());
+      o.perturbed = ptr(c.has_perturbed(), c.perturbed());
+      o.activations = ptr(c.has_activations(), c.activations());
+      o.workspace = ptr(c.has_workspace(), c.workspace());
+      o.losses = reinterpret_cast<float*>(ptr(c.has_losses(), c.losses()));
+      o.zo_state = reinterpret_cast<ZoState*>(ptr(c.has_zo_state(), c.zo_state()));
+      o.wire = ptr(c.has_wire(), c.wire());
+      if (c.has_params()) {
+        const Part part = c.params().part();
+        o.z_stream = PartStream(model, part, c.params().block());
+        o.spans = part == EMBEDDING_PART ? &embedding_spans_
+                  : part == HEAD_PART    ? &head_spans_
+                                         : &block_spans_;
+      }
+    }
+    operands_.push_back(std::move(o));
+    op_ids_.push_back(op.id());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::Start(const std::vector<Stream>& streams, int events, int ops,
+                                std::chrono::steady_clock::time_point epoch) {
+  GPU_RETURN_IF_ERROR(cudaSetDevice(gpu_));
+  stream_specs_ = streams;
+  int compute_index = 0;
+  for (int i = 0; i < static_cast<int>(streams.size()); ++i) {
+    cudaStream_t s;
+    GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    streams_.push_back(s);
+    std::unique_ptr<Gemm> gemm;
+    if (streams[i].kind() == COMPUTE) {
+      if (first_compute_stream_ < 0) first_compute_stream_ = i;
+      ASSIGN_OR_RETURN(gemm, Gemm::Create(s, gemm_workspace_ + compute_index * kGemmWorkspaceBytes,
+                                          kGemmWorkspaceBytes, options_.allow_tf32));
+      ++compute_index;
+    }
+    gemms_.push_back(std::move(gemm));
+  }
+  if (first_compute_stream_ < 0) first_compute_stream_ = 0;
+  for (int e = 0; e < events; ++e) {
+    cudaEvent_t event;
+    GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    events_.push_back(event);
+  }
+  for (Slot& slot : slots_) {
+    slot.op_start.resize(ops);
+    slot.op_end.resize(ops);
+    for (int i = 0; i < ops; ++i) {
+      GPU_RETURN_IF_ERROR(cudaEventCreate(&slot.op_start[i]));
+      GPU_RETURN_IF_ERROR(cudaEventCreate(&slot.op_end[i]));
+    }
+    GPU_RETURN_IF_ERROR(cudaEventCreate(&slot.step_start));
+    GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&slot.inputs_ready, cudaEventDisableTiming));
+    slot.done.resize(streams.size());
+    for (cudaEvent_t& e : slot.done) {
+      GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&e, cudaEventBlockingSync | cudaEventDisableTiming));
+    }
+  }
+  // The timing reference: its host time, taken once here.
+  GPU_RETURN_IF_ERROR(cudaEventCreate(&reference_));
+  GPU_RETURN_IF_ERROR(cudaEventRecord(reference_, streams_[0]));
+  GPU_RETURN_IF_ERROR(cudaEventSynchronize(reference_));
+  reference_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - epoch)
+                      .count();
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::BeginStep(int slot_index, const StepInputs& inputs) {
+  if (!error_.ok()) return error_;
+  Slot& slot = slots_[slot_index];
+  slot.inputs = inputs;
+  slot.has_gradient = false;
+  const int64_t tokens = static_cast<int64_t>(batch_) * seq_;
+  // The slot's previous step has finished (the executor waited for it), so
+  // its pinned staging and device inputs are free.
+  std::memcpy(slot.staging, inputs.tokens, tokens * 4);
+  std::memcpy(slot.staging + tokens, inputs.lengths, batch_ * 4);
+  std::memcpy(slot.staging + tokens + batch_, inputs.labels, batch_ * 4);
+  cudaStream_t first = streams_[first_compute_stream_];
+  GPU_RETURN_IF_ERROR(cudaEventRecord(slot.step_start, first));
+  GPU_RETURN_IF_ERROR(cudaMemcpyAsync(slot.tokens, slot.staging, (tokens + 2 * batch_) * 4,
+                                      cudaMemcpyHostToDevice, first));
+  GPU_RETURN_IF_ERROR(cudaEventRecord(slot.inputs_ready, first));
+  for (int s = 0; s < static_cast<int>(streams_.size()); ++s) {
+    if (s != first_compute_stream_ && stream_specs_[s].kind() == COMPUTE) {
+      GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(streams_[s], slot.inputs_ready, 0));
+    }
+  }
+  return absl::OkStatus();
+}
+
+Gemm& CudaBackend::GemmOf(int stream_index) { return *gemms_[stream_index]; }
+
+absl::Status CudaBackend::EnqueueOp(int slot_index, int stream, int op_index, const Op& op) {
+  if (!error_.ok()) return error_;
+  Slot& slot = slots_[slot_index];
+  const Operands& o = operands_[op_index];
+  cudaStream_t s = streams_[stream];
+  nvtxRangePushA(op.name().c_str());
+  absl::Status status = [&]() -> absl::Status {
+    GPU_RETURN_IF_ERROR(cudaEventRecord(slot.op_start[op_index], s));
+    switch (op.kind_case()) {
+      case Op::kCopy:
+        GPU_RETURN_IF_ERROR(cudaMemcpyAsync(o.dst, o.src, o.bytes, o.kind, s));
+        break;
+      case Op::kCollective:
+        if (comm_ == nullptr) return absl::InternalError("the backend has no communicator");
+        RETURN_IF_ERROR(comm_->EnqueueAllGather(o.gather, s));
+        break;
+      case Op::kCompute:
+        RETURN_IF_ERROR(EnqueueCompute(op, o, slot, stream));
+        break;
+      default:
+        return absl::InvalidArgumentError("the op has no kind");
+    }
+    GPU_RETURN_IF_ERROR(cudaEventRecord(slot.op_end[op_index], s));
+    return absl::OkStatus();
+  }();
+  nvtxRangePop();
+  if (!status.ok()) error_ = OpError(device_, op, status);
+  return error_;
+}
+
+absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& o, const Slot& slot,
+                                         int stream_index) {
+  const ComputeOp& c = op.compute();
+  const TrainingSettings& t = schedule_.training();
+  const float eps = t.epsilon();
+  const uint64_t seed = slot.inputs.seed;
+  const int64_t width = ElementBytes(compute_);
+  cudaStream_t s = streams_[stream_index];
+  const int seq = seq_;
+  switch (c.kind()) {
+    case UPDATE:
+      GPU_RETURN_IF_ERROR(LaunchUpdate(compute_, o.zo_state, o.z_stream, *o.spans,
+                                       t.weight_decay(), c.params().first_element(),
+                                       c.params().elements(), o.params, s));
+      return absl::OkStatus();
+    case EMBED: {
+      const int64_t h = model_->hidden_size();
+      const int64_t e = EmbedDim(*model_);
+      const int sign = SignOf(c.sign());
+      // perturbed: [position rows 2 .. seq+1 | project_in]; workspace:
+      // [token rows | their projection] (as the CPU backend).
+      char* positions = o.perturbed;
+      GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, seed, o.z_stream, positions_at_, seq * h,
+                                        o.params + positions_at_ * width, eps, sign, positions,
+                                        s));
+      const char* project_in = nullptr;
+      if (project_in_at_ >= 0) {
+        char* perturbed_project_in = o.perturbed + seq * h * width;
+        GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, seed, o.z_stream, project_in_at_, h * e,
+                                          o.params + project_in_at_ * width, eps, sign,
+                                          perturbed_project_in, s));
+        project_in = perturbed_project_in;
+      }
+      const int64_t row_count = EmbedTokenRows(*model_, c.examples(), seq);
+      const int64_t token_count = static_cast<int64_t>(c.examples()) * seq;
+      char* rows = o.workspace;
+      GPU_RETURN_IF_ERROR(LaunchPerturbRows(
+          compute_, seed, o.z_stream, tokens_at_, o.params + tokens_at_ * width, e,
+          slot.tokens + static_cast<int64_t>(c.first_example()) * seq, token_count, eps, sign,
+          rows, s));
+      if (row_count > token_count) {
+        GPU_RETURN_IF_ERROR(cudaMemsetAsync(rows + token_count * e * width, 0,
+                                            (row_count - token_count) * e * width, s));
+      }
+      return OptEmbedRowsGpu(GemmOf(stream_index), compute_, gpu_model_, rows, positions,
+                             project_in, c.examples(), seq, rows + row_count * e * width,
+                             o.activations);
+    }
+    case BLOCK_FORWARD:
+      GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, seed, o.z_stream, 0, c.params().elements(),
+                                        o.params, eps, SignOf(c.sign()), o.perturbed, s));
+      return OptBlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, o.perturbed,
+                                slot.lengths + c.first_example(), c.examples(), seq,
+                                o.activations, o.workspace);
+    case HEAD_LOSS: {
+      const int sign = SignOf(c.sign());
+      const int64_t e = EmbedDim(*model_);
+      // perturbed: [head part | the label words' rows of the tied head].
+      GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, seed, o.z_stream, 0, head_elements_, o.params,
+                                        eps, sign, o.perturbed, s));
+      char* rows = o.perturbed + head_elements_ * width;
+      const uint32_t table_stream = PartStream(*model_, EMBEDDING_PART, 0);
+      GPU_RETURN_IF_ERROR(LaunchPerturbRows(compute_, seed, table_stream,
+                                            c.lm_head().first_element(), o.lm_head, e,
+                                            label_words_device_, label_words_.size(), eps, sign,
+                                            rows, s));
+      return OptHeadLossGpu(s, compute_, gpu_model_, o.perturbed, rows, o.activations,
+                            slot.lengths + c.first_example(), c.examples(), seq,
+                            label_words_.size(), slot.labels + c.first_example(), o.losses);
+    }
+    case PROJECTED_GRADIENT: {
+      const int slot_index = &slot - slots_.data();
+      ZoState* state_out = reinterpret_cast<ZoState*>(results_) + slot_index;
+      double* loss_out =
+          reinterpret_cast<double*>(results_ + kStepSlots * sizeof(ZoState)) + slot_index;
+      GPU_RETURN_IF_ERROR(LaunchProjectedGradient(
+          reinterpret_cast<const float*>(buffers_[losses_buffer_]), plus_index_, minus_index_,
+          batch_, eps, seed, slot.inputs.learning_rate, o.zo_state, slot.mean_loss, s));
+      // The step's result for logging, back to pinned memory; the pending
+      // update itself stays on the device for the next step's UPDATE ops.
+      GPU_RETURN_IF_ERROR(
+          cudaMemcpyAsync(state_out, o.zo_state, sizeof(ZoState), cudaMemcpyDeviceToHost, s));
+      GPU_RETURN_IF_ERROR(
+          cudaMemcpyAsync(loss_out, slot.mean_loss, sizeof(double), cudaMemcpyDeviceToHost, s));
+      slots_[slot_index].has_gradient = true;
+      return absl::OkStatus();
+    }
+    case CAST:
+      if (c.cast_direction() == WIRE_TO_COMPUTE) {
+        GPU_RETURN_IF_ERROR(
+            LaunchCast(wire_, o.wire, compute_, o.params, c.params().elements(), s));
+      } else {
+        GPU_RETURN_IF_ERROR(
+            LaunchCast(compute_, o.params, wire_, o.wire, c.params().elements(), s));
+      }
+      return absl::OkStatus();
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrFormat("compute kind %s is not run by the CUDA backend",
+                          ComputeKind_Name(c.kind())));
+  }
+}
+
+absl::Status CudaBackend::RecordEvent(int stream, int event) {
+  if (!error_.ok()) return error_;
+  GPU_RETURN_IF_ERROR(cudaEventRecord(events_[event], streams_[stream]));
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::WaitEvent(int stream, int event) {
+  if (!error_.ok()) return error_;
+  GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(streams_[stream], events_[event], 0));
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::EndStep(int slot_index) {
+  if (!error_.ok()) return error_;
+  Slot& slot = slots_[slot_index];
+  for (int s = 0; s < static_cast<int>(streams_.size()); ++s) {
+    GPU_RETURN_IF_ERROR(cudaEventRecord(slot.done[s], streams_[s]));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::WaitStep(int slot_index, std::vector<OpTime>* times,
+                                   StepResult* result) {
+  if (!error_.ok()) return error_;
+  Slot& slot = slots_[slot_index];
+  absl::Status status = [&]() -> absl::Status {
+    for (cudaEvent_t done : slot.done) GPU_RETURN_IF_ERROR(cudaEventSynchronize(done));
+    if (comm_ != nullptr) RETURN_IF_ERROR(comm_->AsyncError());
+    GPU_RETURN_IF_ERROR(cudaGetLastError());
+    // The step's start on the epoch's clock, then each op relative to it
+    // (float milliseconds keep their precision over one step, not a run).
+    float step_ms = 0;
+    GPU_RETURN_IF_ERROR(cudaEventElapsedTime(&step_ms, reference_, slot.step_start));
+    const int64_t step_ns = reference_ns_ + static_cast<int64_t>(double{step_ms} * 1e6);
+    times->resize(slot.op_start.size());
+    for (size_t i = 0; i < slot.op_start.size(); ++i) {
+      float start_ms = 0, end_ms = 0;
+      GPU_RETURN_IF_ERROR(cudaEventElapsedTime(&start_ms, slot.step_start, slot.op_start[i]));
+      GPU_RETURN_IF_ERROR(cudaEventElapsedTime(&end_ms, slot.step_start, slot.op_end[i]));
+      (*times)[i] = {step_ns + static_cast<int64_t>(double{start_ms} * 1e6),
+                     step_ns + static_cast<int64_t>(double{end_ms} * 1e6)};
+    }
+    return absl::OkStatus();
+  }();
+  if (!status.ok()) {
+    error_ = absl::Status(status.code(),
+                          absl::StrFormat("device %d (GPU %d), step %d: %s", device_, gpu_,
+                                          slot.inputs.step, status.message()));
+    return error_;
+  }
+  *result = StepResult{};
+  if (slot.has_gradient) {
+    result->has_gradient = true;
+    result->pending = reinterpret_cast<const ZoState*>(results_)[slot_index];
+    result->mean_loss =
+        reinterpret_cast<const double*>(results_ + kStepSlots * sizeof(ZoState))[slot_index];
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::PullPersistent() {
+  if (!error_.ok()) return error_;
+  GPU_RETURN_IF_ERROR(cudaSetDevice(gpu_));
+  GPU_RETURN_IF_ERROR(cudaDeviceSynchronize());
+  for (int i : persistent_) {
+    GPU_RETURN_IF_ERROR(cudaMemcpy(host_views_[i], buffers_[i], schedule_.buffers(i).size_bytes(),
+                                   cudaMemcpyDeviceToHost));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::PushPersistent() {
+  if (!error_.ok()) return error_;
+  GPU_RETURN_IF_ERROR(cudaSetDevice(gpu_));
+  GPU_RETURN_IF_ERROR(cudaDeviceSynchronize());
+  for (int i : persistent_) {
+    GPU_RETURN_IF_ERROR(cudaMemcpy(buffers_[i], host_views_[i], schedule_.buffers(i).size_bytes(),
+                                   cudaMemcpyHostToDevice));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace zosched

@@ -1,0 +1,189 @@
+// The CUDA backend: one schedule device is one MPI rank driving one NVIDIA
+// GPU (ranks map to the visible GPUs round-robin, so several ranks may share
+// one). It implements backend.h with CUDA streams and events; the executor
+// enqueues, nothing here waits for the GPU inside a step.
+//
+// Memory. One device allocation sized by the schedule's plan: every device
+// buffer at a 256-byte aligned offset (so a GEMM's algorithm cannot depend
+// on where its operands landed), then a runtime reserve that is not in the
+// plan: per step slot the batch's tokens, lengths and labels, the loss index
+// lists, the label words, and one cuBLAS workspace (gemm.h,
+// kGemmWorkspaceBytes) per compute stream. A plan (+ reserve) that exceeds
+// the GPU's free memory is refused before anything runs, saying by how
+// much. The host parameter store is the node's shared memory (one copy per
+// node, host_store_layout.h), registered (pinned) with cudaHostRegister in
+// every process; copies are cudaMemcpyAsync on the schedule's H2D and D2H
+// streams. Host views of the persistent device buffers (resident
+// parameters, the ZO state) are pinned mirrors that PullPersistent and
+// PushPersistent fill from and send to the device.
+//
+// Ops (operands by role, resolved once at Create; schedule.proto ComputeOp):
+// UPDATE, EMBED, BLOCK_FORWARD, HEAD_LOSS, PROJECTED_GRADIENT and CAST as
+// the CPU backend (cpu_backend.h) defines them, with the kernels of
+// runtime/cuda/zo (perturbation, fused update, casts, the projected
+// gradient: the same bits as the CPU) and runtime/cuda/nn (the OPT forward,
+// cuBLAS GEMMs in the compute dtype with FP32 accumulation; TF32 only when
+// asked). The pending g stays on the device: the next step's UPDATE reads
+// it there. A step's result (the new pending update and the mean loss)
+// comes back to pinned memory by an asynchronous copy.
+//
+// Timeline. Every op is bracketed by two timing events on its stream; after
+// the step they are resolved against a reference event whose host time was
+// taken once at Start, so op times are in the executor's epoch like the
+// CPU's. Each op is also an NVTX range named after it (the enqueue; Nsight
+// Systems links it to the kernels it launched).
+//
+// Errors: every CUDA and cuBLAS call is checked (GPU_RETURN_IF_ERROR); an
+// enqueue error names the op; an error while a step runs (a kernel fault, a
+// collective that timed out) is reported by WaitStep, and the trainer stops
+// every rank.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "models/model.pb.h"
+#include "runtime/backend.h"
+#include "runtime/cuda/comm/device_communicator.h"
+#include "runtime/cuda/nn/gemm.h"
+#include "runtime/cuda/nn/opt_forward_gpu.h"
+#include "runtime/cuda/zo/update.h"
+#include "runtime/dtype/element.h"
+#include "runtime/mpi_world.h"
+#include "schedule/schedule.pb.h"
+
+namespace zosched {
+
+struct CudaOptions {
+  bool allow_tf32 = false;  // FP32 GEMMs may use TF32 tensor cores
+};
+
+class CudaBackend : public Backend {
+ public:
+  // Sets up device `device` of `schedule` (validated by ValidateSchedule;
+  // both outlive the backend) on GPU `device mod visible GPUs`: the device
+  // allocation, the pinned host store in `host_memory` (laid out by
+  // LayOutHostStore), the collectives over `collectives` (MPI through
+  // pinned host memory; may be null when the schedule has none).
+  // `label_words`: the task's label words' token ids.
+  //
+  // Errors: InvalidArgument for what this backend does not run, naming it
+  // (a model CheckRuntimeSupports refuses, a copy that converts dtypes on
+  // the host, a peer copy, a collective other than ALL_GATHER, label words
+  // the schedule was not lowered for); FailedPrecondition when no GPU is
+  // visible; ResourceExhausted when the plan does not fit the GPU's free
+  // memory; Internal for CUDA errors.
+  static absl::StatusOr<std::unique_ptr<CudaBackend>> Create(
+      const Schedule& schedule, int device, const std::vector<int32_t>& label_words,
+      NodeSharedMemory* host_memory, MpiCollectives* collectives, const CudaOptions& options);
+  ~CudaBackend() override;
+
+  absl::Status Start(const std::vector<Stream>& streams, int events, int ops,
+                     std::chrono::steady_clock::time_point epoch) override;
+  absl::Status BeginStep(int slot, const StepInputs& inputs) override;
+  absl::Status EnqueueOp(int slot, int stream, int op_index, const Op& op) override;
+  absl::Status RecordEvent(int stream, int event) override;
+  absl::Status WaitEvent(int stream, int event) override;
+  absl::Status EndStep(int slot) override;
+  absl::Status WaitStep(int slot, std::vector<OpTime>* times, StepResult* result) override;
+  char* HostView(int index) const override { return host_views_[index]; }
+  absl::Status PullPersistent() override;
+  absl::Status PushPersistent() override;
+
+  // The GPU this rank runs on (a cudaSetDevice index).
+  int gpu() const { return gpu_; }
+
+ private:
+  // An op's operands, resolved: device pointers for its roles.
+  struct Operands {
+    char* src = nullptr;  // copies
+    char* dst = nullptr;
+    cudaMemcpyKind kind = cudaMemcpyDefault;
+    int64_t bytes = 0;
+    AllGatherCall gather;  // collectives
+    char* params = nullptr;
+    char* lm_head = nullptr;
+    char* perturbed = nullptr;
+    char* activations = nullptr;
+    char* workspace = nullptr;
+    float* losses = nullptr;
+    ZoState* zo_state = nullptr;
+    char* wire = nullptr;
+    uint32_t z_stream = 0;                  // the params' z stream
+    const DecaySpanTable* spans = nullptr;  // UPDATE: the part's
+  };
+  // Per step slot: where its inputs are and what it reports.
+  struct Slot {
+    StepInputs inputs;        // seed and η (the arrays are on the device)
+    int32_t* tokens = nullptr;   // device [batch * seq]
+    int32_t* lengths = nullptr;  // device [batch]
+    int32_t* labels = nullptr;   // device [batch]
+    int32_t* staging = nullptr;  // pinned: tokens | lengths | labels
+    double* mean_loss = nullptr;  // device
+    std::vector<cudaEvent_t> op_start, op_end;  // timing, per op index
+    cudaEvent_t step_start = nullptr;           // timing, on stream 0
+    std::vector<cudaEvent_t> done;              // per stream
+    cudaEvent_t inputs_ready = nullptr;
+    bool has_gradient = false;
+  };
+
+  CudaBackend(const Schedule& schedule, int device) : schedule_(schedule), device_(device) {}
+  absl::Status Allocate(NodeSharedMemory* host_memory);
+  absl::Status Resolve();
+  absl::Status EnqueueCompute(const Op& op, const Operands& o, const Slot& slot,
+                              int stream_index);
+  char* At(const BufferRange& range) const;
+  Gemm& GemmOf(int stream_index);
+
+  const Schedule& schedule_;
+  const int device_;
+  CudaOptions options_;
+  int gpu_ = 0;
+  const ModelSpec* model_ = nullptr;
+  ElementType compute_ = ElementType::kF32, wire_ = ElementType::kF32;
+  OptGpuModel gpu_model_;
+  std::vector<int32_t> label_words_;
+  int batch_ = 0, seq_ = 0;
+
+  // Memory.
+  char* device_memory_ = nullptr;          // the one allocation
+  std::vector<char*> buffers_;             // per Schedule.buffers index (device pointers
+                                           // for this device's, host for its host's)
+  std::vector<char*> host_views_;          // per Schedule.buffers index
+  char* mirrors_ = nullptr;                // pinned mirrors of persistent device buffers
+  std::vector<int> persistent_;            // their buffer indices
+  char* host_store_ = nullptr;             // registered node-shared memory
+  int32_t* label_words_device_ = nullptr;
+  int32_t* plus_index_ = nullptr;          // the loss layout, device
+  int32_t* minus_index_ = nullptr;
+  int losses_buffer_ = -1;
+  char* gemm_workspace_ = nullptr;         // kGemmWorkspaceBytes per compute stream
+  char* results_ = nullptr;                // pinned: per slot a ZoState and a double
+
+  // Parts.
+  DecaySpanTable embedding_spans_, block_spans_, head_spans_;
+  int64_t tokens_at_ = 0, positions_at_ = 0, project_in_at_ = -1, head_elements_ = 0;
+  std::vector<Operands> operands_;         // per op index (this device's, schedule order)
+  std::vector<int64_t> op_ids_;
+
+  // Streams and events.
+  std::vector<Stream> stream_specs_;
+  std::vector<cudaStream_t> streams_;
+  std::vector<std::unique_ptr<Gemm>> gemms_;  // per stream; null for non-compute streams
+  int first_compute_stream_ = -1;
+  std::vector<cudaEvent_t> events_;
+  std::array<Slot, kStepSlots> slots_;
+  cudaEvent_t reference_ = nullptr;        // timing: recorded once at Start
+  int64_t reference_ns_ = 0;               // its host time since the epoch
+  std::unique_ptr<DeviceCommunicator> comm_;
+  absl::Status error_;
+};
+
+}  // namespace zosched

@@ -1,0 +1,76 @@
+#include "runtime/cuda/nn/gemm.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "absl/strings/str_format.h"
+#include "base/gpu_check.h"
+
+namespace zosched {
+namespace {
+
+constexpr uintptr_t kWorkspaceAlignment = 256;  // cublasSetWorkspace's requirement
+
+cudaDataType_t CudaDataType(ElementType type) {
+  switch (type) {
+    case ElementType::kF16: return CUDA_R_16F;
+    case ElementType::kBF16: return CUDA_R_16BF;
+    case ElementType::kF32: break;
+  }
+  return CUDA_R_32F;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Gemm>> Gemm::Create(cudaStream_t stream, void* workspace,
+                                                   size_t workspace_bytes, bool allow_tf32) {
+  if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % kWorkspaceAlignment != 0 ||
+      workspace_bytes < kGemmWorkspaceBytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "Gemm workspace %p of %d bytes: expected a %d-byte aligned device buffer of at least %d "
+        "bytes",
+        workspace, workspace_bytes, kWorkspaceAlignment, kGemmWorkspaceBytes));
+  }
+  cublasHandle_t handle = nullptr;
+  GPU_RETURN_IF_ERROR(cublasCreate(&handle));
+  std::unique_ptr<Gemm> gemm(new Gemm(handle, stream, allow_tf32));  // destroys the handle
+  GPU_RETURN_IF_ERROR(cublasSetStream(handle, stream));
+  GPU_RETURN_IF_ERROR(cublasSetWorkspace(handle, workspace, workspace_bytes));
+  // Split-K partial sums stay in fp32 even when the output is 16-bit.
+  GPU_RETURN_IF_ERROR(cublasSetMathMode(
+      handle, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
+                                        CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+  return gemm;
+}
+
+Gemm::~Gemm() { cublasDestroy(handle_); }
+
+absl::Status Gemm::Linear(ElementType type, const void* x, int64_t rows, int64_t in, const void* w,
+                          int64_t out, void* y) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (rows < 0 || in < 1 || out < 1 || rows > kMax || in > kMax || out > kMax) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "Gemm::Linear: rows %d, in %d, out %d: expected rows in [0, %d], in and out in [1, %d]",
+        rows, in, out, kMax, kMax));
+  }
+  if (type != ElementType::kF32 && type != ElementType::kF16 && type != ElementType::kBF16) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("Gemm::Linear: unknown element type %d", static_cast<int>(type)));
+  }
+  if (rows == 0) return absl::OkStatus();
+  const cudaDataType_t data_type = CudaDataType(type);
+  const cublasComputeType_t compute =
+      allow_tf32_ && type == ElementType::kF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const float alpha = 1.0f, beta = 0.0f;
+  // cuBLAS is column-major: the row-major y [rows, out] is the column-major
+  // yᵀ [out, rows] = w [out, in] · xᵀ [in, rows], where the row-major w is
+  // the column-major wᵀ (hence OP_T) and the row-major x is xᵀ (OP_N).
+  GPU_RETURN_IF_ERROR(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(out),
+                                   static_cast<int>(rows), static_cast<int>(in), &alpha, w,
+                                   data_type, static_cast<int>(in), x, data_type,
+                                   static_cast<int>(in), &beta, y, data_type, static_cast<int>(out),
+                                   compute, CUBLAS_GEMM_DEFAULT));
+  return absl::OkStatus();
+}
+
+}  // namespace zosched

@@ -1,0 +1,68 @@
+// The projections (nn.Linear) of the CUDA backend: cuBLAS GEMMs on one
+// stream, reproducible run to run.
+//
+// cuBLAS gives the same bits run to run only for the same toolkit,
+// architecture and SM count, and, when several streams run GEMMs at once,
+// only if each stream has its own handle and workspace (cuBLAS
+// documentation, "Results reproducibility"; DESIGN.md section 5). So a Gemm
+// is one handle bound to one stream with a workspace the caller gives it
+// (carved from the device's one allocation; the GEMMs need no other memory).
+// Which algorithm cuBLAS picks depends on the shape (and the operands'
+// alignment), so a row's result depends on its own values and on the shape
+// of the product, not on the other rows' values; it may change with the
+// number of rows.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "runtime/dtype/element.h"
+
+namespace zosched {
+
+// Bytes of cuBLAS workspace each Gemm needs: 32 MiB, what cuBLAS
+// recommends for Hopper (and more than enough for Ampere).
+inline constexpr size_t kGemmWorkspaceBytes = size_t{32} << 20;
+
+class Gemm {
+ public:
+  // A cuBLAS handle that enqueues on `stream` and uses `workspace` (device
+  // memory the caller owns and keeps alive while the Gemm lives, 256-byte
+  // aligned, workspace_bytes >= kGemmWorkspaceBytes). `allow_tf32`: FP32
+  // products may use TF32 tensor cores (faster; 10-bit mantissa inputs).
+  // Errors: InvalidArgument for a null, misaligned or small workspace; the
+  // cuBLAS error of creating or configuring the handle (e.g. no device).
+  static absl::StatusOr<std::unique_ptr<Gemm>> Create(cudaStream_t stream, void* workspace,
+                                                      size_t workspace_bytes, bool allow_tf32);
+  ~Gemm();
+  Gemm(const Gemm&) = delete;
+  Gemm& operator=(const Gemm&) = delete;
+
+  // y[rows x out] = x[rows x in] · wᵀ, w [out, in] (nn.Linear's weight),
+  // all row-major device arrays of `type`, accumulated in fp32
+  // (CUBLAS_COMPUTE_32F, or CUBLAS_COMPUTE_32F_FAST_TF32 for FP32 when
+  // allow_tf32; partial sums never rounded to a 16-bit type). y is
+  // overwritten (no bias: see bias_activation.h). Enqueued on stream().
+  // Errors: InvalidArgument for rows < 0, in or out < 1, a dimension above
+  // INT32_MAX or an unknown type; the cuBLAS error of the call.
+  absl::Status Linear(ElementType type, const void* x, int64_t rows, int64_t in, const void* w,
+                      int64_t out, void* y);
+
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  Gemm(cublasHandle_t handle, cudaStream_t stream, bool allow_tf32)
+      : handle_(handle), stream_(stream), allow_tf32_(allow_tf32) {}
+
+  cublasHandle_t handle_;
+  cudaStream_t stream_;
+  bool allow_tf32_;
+};
+
+}  // namespace zosched

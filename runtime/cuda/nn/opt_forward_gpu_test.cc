@@ -1,0 +1,549 @@
+// Differential test of the GPU forward (opt_forward_gpu.h) against the CPU
+// reference (runtime/nn/opt_forward.h) on small random OPT models, plus the
+// GPU's own determinism: run to run, and an example's independence of the
+// rest of its batch (both bitwise). Built only under --config=cuda; the GPU
+// tests skip when no GPU is visible.
+//
+// Tolerances. The CPU runs in fp32 on the parameters the GPU sees (rounded
+// to the element type first), so only the activations' storage and the
+// summation orders differ:
+//  - FP32: every hidden state of a real position within 1e-4 · max(1, |cpu|)
+//    (cuBLAS and Eigen sum in different orders, about 1e-6 per block);
+//    losses within 1e-5 absolute;
+//  - FP16 / BF16 (activations rounded to 11 / 8 significant bits at each
+//    store): the hidden states of real positions within a relative RMS
+//    error of 2e-2 / 5e-2 (per element the rounding of small values makes
+//    relative errors meaningless); losses within 2e-2 / 1e-1 · max(1, |cpu|).
+#include "runtime/cuda/nn/opt_forward_gpu.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "models/model_spec.h"
+#include "models/model_zoo.h"
+#include "runtime/cuda/nn/gemm.h"
+#include "runtime/dtype/element.h"
+#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/param_layout.h"
+
+namespace zosched {
+namespace {
+
+constexpr int kOptPositionOffset = 2;  // OPT's learned positions start at row 2
+const std::vector<int32_t> kLabelWords = {3, 17, 41};
+
+bool HaveGpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+uint32_t Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  return u;
+}
+
+const char* Name(ElementType type) {
+  switch (type) {
+    case ElementType::kF32: return "FP32";
+    case ElementType::kF16: return "FP16";
+    case ElementType::kBF16: return "BF16";
+  }
+  return "?";
+}
+
+// x rounded to `type` and widened back (exact for FP32).
+float Rounded(ElementType type, float x) {
+  switch (type) {
+    case ElementType::kF16: return ToFloat(FromFloat<Half>(x));
+    case ElementType::kBF16: return ToFloat(FromFloat<BFloat16>(x));
+    case ElementType::kF32: break;
+  }
+  return x;
+}
+
+// Device memory, freed on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes) {
+    if (bytes > 0) {
+      EXPECT_EQ(cudaMalloc(&data_, bytes), cudaSuccess);
+    }
+  }
+  DeviceBuffer(DeviceBuffer&& other) : data_(std::exchange(other.data_, nullptr)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) {
+    std::swap(data_, other.data_);
+    return *this;
+  }
+  ~DeviceBuffer() { cudaFree(data_); }
+  void* get() const { return data_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
+
+ private:
+  void* data_ = nullptr;
+};
+
+// n floats from `host` stored on the device as elements of `type`.
+DeviceBuffer Upload(ElementType type, const float* host, int64_t n) {
+  const size_t bytes = static_cast<size_t>(n) * ElementBytes(type);
+  std::vector<char> staged(bytes);
+  for (int64_t i = 0; i < n; ++i) {
+    char* dst = staged.data() + i * ElementBytes(type);
+    switch (type) {
+      case ElementType::kF32: std::memcpy(dst, &host[i], 4); break;
+      case ElementType::kF16: {
+        const Half x = FromFloat<Half>(host[i]);
+        std::memcpy(dst, &x, 2);
+        break;
+      }
+      case ElementType::kBF16: {
+        const BFloat16 x = FromFloat<BFloat16>(host[i]);
+        std::memcpy(dst, &x, 2);
+        break;
+      }
+    }
+  }
+  DeviceBuffer buffer(bytes);
+  EXPECT_EQ(cudaMemcpy(buffer.get(), staged.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  return buffer;
+}
+
+DeviceBuffer UploadInts(const std::vector<int32_t>& host) {
+  DeviceBuffer buffer(host.size() * sizeof(int32_t));
+  EXPECT_EQ(
+      cudaMemcpy(buffer.get(), host.data(), host.size() * sizeof(int32_t), cudaMemcpyHostToDevice),
+      cudaSuccess);
+  return buffer;
+}
+
+// n elements of `type` from the device, widened to float.
+std::vector<float> Download(ElementType type, const void* device, int64_t n) {
+  std::vector<char> staged(static_cast<size_t>(n) * ElementBytes(type));
+  EXPECT_EQ(cudaMemcpy(staged.data(), device, staged.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  std::vector<float> out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const char* src = staged.data() + i * ElementBytes(type);
+    switch (type) {
+      case ElementType::kF32: std::memcpy(&out[i], src, 4); break;
+      case ElementType::kF16: {
+        Half x;
+        std::memcpy(&x, src, 2);
+        out[i] = ToFloat(x);
+        break;
+      }
+      case ElementType::kBF16: {
+        BFloat16 x;
+        std::memcpy(&x, src, 2);
+        out[i] = ToFloat(x);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Models and batches.
+
+// opt-tiny's shape (h 64, 4 heads, f 256, 4 blocks, final norm).
+ModelSpec OptTiny() {
+  absl::StatusOr<ModelSpec> spec = LoadModelSpec("opt-tiny");
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return spec.ok() ? *spec : ModelSpec();
+}
+
+// opt-350m's embedding shape, shrunk: project_in / project_out (e 32 != h
+// 48), no final norm; pre-norm (the runtime runs pre-norm blocks).
+ModelSpec Opt350mShaped() {
+  ModelSpec spec = OptTiny();
+  spec.set_name("opt-350m-shaped");
+  spec.set_hidden_size(48);
+  spec.set_num_heads(3);
+  spec.set_ffn_size(192);
+  spec.set_num_layers(2);
+  spec.set_vocab_size(100);
+  spec.set_max_positions(32);
+  spec.set_word_embed_proj_dim(32);
+  spec.set_final_norm(false);
+  return spec;
+}
+
+// Widths that are not multiples of a warp: h 200, 5 heads of d 40, f 600.
+ModelSpec OddWidths() {
+  ModelSpec spec = OptTiny();
+  spec.set_name("odd-widths");
+  spec.set_hidden_size(200);
+  spec.set_num_heads(5);
+  spec.set_ffn_size(600);
+  spec.set_num_layers(1);
+  spec.set_vocab_size(70);
+  spec.set_max_positions(24);
+  return spec;
+}
+
+// The flat fp32 parts of a model with random weights, rounded to `type`.
+struct Model {
+  ModelSpec spec;
+  std::vector<float> embedding;
+  std::vector<std::vector<float>> blocks;
+  std::vector<float> head;
+};
+
+void Fill(const PartLayout& layout, ElementType type, std::mt19937* rng, std::vector<float>* part) {
+  part->assign(layout.total_floats, 0.0f);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (const TensorSlice& t : layout.tensors) {
+    const bool is_norm = t.suffix.find("layer_norm") != std::string::npos;
+    const bool is_bias = t.shape.size() == 1 && !is_norm;
+    const bool is_norm_weight = is_norm && t.suffix.find(".weight") != std::string::npos;
+    // Matrices ~ N(0, 1/in) keep activations O(1); embeddings ~ N(0, 0.3²)
+    // keep the label logits O(1-10).
+    const float scale = is_bias || is_norm ? 0.1f
+                        : t.suffix.find("embed_") != std::string::npos
+                            ? 0.3f
+                            : 1.0f / std::sqrt(static_cast<float>(t.shape[1]));
+    for (int64_t i = 0; i < t.elements(); ++i) {
+      (*part)[t.offset + i] = Rounded(type, (is_norm_weight ? 1.0f : 0.0f) + scale * normal(*rng));
+    }
+  }
+}
+
+Model RandomModel(const ModelSpec& spec, ElementType type) {
+  Model m;
+  m.spec = spec;
+  std::mt19937 rng(7);
+  Fill(EmbeddingPartLayout(spec), type, &rng, &m.embedding);
+  m.blocks.resize(spec.num_layers());
+  for (auto& block : m.blocks) Fill(BlockPartLayout(spec), type, &rng, &block);
+  Fill(HeadPartLayout(spec), type, &rng, &m.head);
+  return m;
+}
+
+struct Batch {
+  int examples = 0;
+  int seq = 0;
+  std::vector<int32_t> tokens;   // [examples * seq]
+  std::vector<int32_t> lengths;  // [examples]
+  std::vector<int32_t> labels;   // [examples]
+};
+
+// Random tokens; lengths and labels as given.
+Batch MakeBatch(const ModelSpec& spec, int seq, std::vector<int32_t> lengths,
+                std::vector<int32_t> labels, uint32_t seed) {
+  Batch b;
+  b.examples = static_cast<int>(lengths.size());
+  b.seq = seq;
+  b.lengths = std::move(lengths);
+  b.labels = std::move(labels);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int32_t> token(0, spec.vocab_size() - 1);
+  b.tokens.resize(b.examples * seq);
+  for (int32_t& t : b.tokens) t = token(rng);
+  return b;
+}
+
+// The forward's inputs gathered from the embedding part, as the executor
+// gathers them: token rows [EmbedTokenRows, e] (zero past the batch),
+// position rows [seq, h], the label words' rows [n_labels, e].
+struct Gathered {
+  std::vector<float> token_rows, position_rows, label_rows;
+  const float* project_in = nullptr;  // into the model's embedding part
+};
+
+Gathered Gather(const Model& m, const Batch& b) {
+  const OptEmbeddingView view = MakeOptEmbeddingView(m.spec, m.embedding.data());
+  const int64_t e = EmbedDim(m.spec), h = m.spec.hidden_size();
+  Gathered g;
+  g.token_rows.assign(EmbedTokenRows(m.spec, b.examples, b.seq) * e, 0.0f);
+  for (size_t t = 0; t < b.tokens.size(); ++t) {
+    std::copy_n(view.embed_tokens + b.tokens[t] * e, e, &g.token_rows[t * e]);
+  }
+  const float* positions = view.embed_positions + kOptPositionOffset * h;
+  g.position_rows.assign(positions, positions + b.seq * h);
+  for (int32_t word : kLabelWords) {
+    g.label_rows.insert(g.label_rows.end(), view.embed_tokens + word * e,
+                        view.embed_tokens + (word + 1) * e);
+  }
+  g.project_in = view.project_in;
+  return g;
+}
+
+// What a forward produced: the hidden states after the embedding and after
+// each block ([examples * seq * h] each) and the losses.
+struct Outputs {
+  std::vector<std::vector<float>> hidden;
+  std::vector<float> losses;
+};
+
+Outputs RunCpu(const Model& m, const Batch& b) {
+  const Gathered g = Gather(m, b);
+  const int64_t h = m.spec.hidden_size();
+  Outputs out;
+  std::vector<float> hidden(b.examples * b.seq * h);
+  std::vector<float> workspace(EmbedWorkspaceFloats(m.spec, b.examples, b.seq));
+  EmbedRows(m.spec, g.token_rows.data(), g.position_rows.data(), g.project_in, b.examples, b.seq,
+            workspace.data(), hidden.data());
+  out.hidden.push_back(hidden);
+  workspace.assign(BlockWorkspaceFloats(m.spec, b.examples, b.seq), 0.0f);
+  for (const auto& block : m.blocks) {
+    BlockForward(m.spec, block.data(), b.lengths.data(), b.examples, b.seq, hidden.data(),
+                 workspace.data());
+    out.hidden.push_back(hidden);
+  }
+  const int n_labels = static_cast<int>(kLabelWords.size());
+  workspace.assign(HeadLossWorkspaceFloats(m.spec, b.examples, n_labels), 0.0f);
+  out.losses.resize(b.examples);
+  HeadLossFromRows(m.spec, m.head.data(), g.label_rows.data(), hidden.data(), b.lengths.data(),
+                   b.examples, b.seq, n_labels, b.labels.data(), workspace.data(),
+                   out.losses.data());
+  return out;
+}
+
+// The same forward on the GPU with elements of `type` (the model's values
+// must already be rounded to it), workspaces of exactly the CPU's sizes.
+void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out) {
+  absl::StatusOr<OptGpuModel> model = OptGpuModel::From(m.spec);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Gathered g = Gather(m, b);
+  const int64_t h = m.spec.hidden_size(), e = EmbedDim(m.spec);
+  const int64_t rows = static_cast<int64_t>(b.examples) * b.seq;
+  const int n_labels = static_cast<int>(kLabelWords.size());
+  const size_t bytes = ElementBytes(type);
+
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } stream_guard{stream};
+  DeviceBuffer gemm_workspace(kGemmWorkspaceBytes);
+  absl::StatusOr<std::unique_ptr<Gemm>> gemm =
+      Gemm::Create(stream, gemm_workspace.get(), kGemmWorkspaceBytes, /*allow_tf32=*/false);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+
+  DeviceBuffer token_rows = Upload(type, g.token_rows.data(), g.token_rows.size());
+  DeviceBuffer position_rows = Upload(type, g.position_rows.data(), g.position_rows.size());
+  DeviceBuffer project_in;
+  if (g.project_in != nullptr) project_in = Upload(type, g.project_in, h * e);
+  DeviceBuffer label_rows = Upload(type, g.label_rows.data(), g.label_rows.size());
+  DeviceBuffer head = Upload(type, m.head.data(), m.head.size());
+  std::vector<DeviceBuffer> blocks;
+  for (const auto& block : m.blocks) blocks.push_back(Upload(type, block.data(), block.size()));
+  DeviceBuffer lengths = UploadInts(b.lengths);
+  DeviceBuffer labels = UploadInts(b.labels);
+  DeviceBuffer hidden(rows * h * bytes);
+  DeviceBuffer embed_workspace(EmbedWorkspaceFloats(m.spec, b.examples, b.seq) * bytes);
+  DeviceBuffer block_workspace(BlockWorkspaceFloats(m.spec, b.examples, b.seq) * bytes);
+  DeviceBuffer losses(b.examples * sizeof(float));
+  ASSERT_FALSE(::testing::Test::HasFailure());
+
+  out->hidden.clear();
+  absl::Status status =
+      OptEmbedRowsGpu(**gemm, type, *model, token_rows.get(), position_rows.get(), project_in.get(),
+                      b.examples, b.seq, embed_workspace.get(), hidden.get());
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  out->hidden.push_back(Download(type, hidden.get(), rows * h));
+  for (const DeviceBuffer& block : blocks) {
+    status = OptBlockForwardGpu(**gemm, type, *model, block.get(), lengths.as<int32_t>(),
+                                b.examples, b.seq, hidden.get(), block_workspace.get());
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    out->hidden.push_back(Download(type, hidden.get(), rows * h));
+  }
+  status = OptHeadLossGpu(stream, type, *model, head.get(), label_rows.get(), hidden.get(),
+                          lengths.as<int32_t>(), b.examples, b.seq, n_labels, labels.as<int32_t>(),
+                          losses.as<float>());
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  out->losses.resize(b.examples);
+  ASSERT_EQ(cudaMemcpy(out->losses.data(), losses.get(), b.examples * sizeof(float),
+                       cudaMemcpyDeviceToHost),
+            cudaSuccess);
+}
+
+// ---------------------------------------------------------------------------
+// Comparisons.
+
+// GPU against CPU at the real positions (t < lengths[e]) of every stage, and
+// every element of every stage finite (padding rows included).
+void ExpectMatchesCpu(const Outputs& gpu, const Outputs& cpu, const Batch& b, int64_t h,
+                      ElementType type) {
+  ASSERT_EQ(gpu.hidden.size(), cpu.hidden.size());
+  for (size_t stage = 0; stage < cpu.hidden.size(); ++stage) {
+    const std::vector<float>& g = gpu.hidden[stage];
+    const std::vector<float>& c = cpu.hidden[stage];
+    int64_t nonfinite = 0, far = 0;
+    double err2 = 0, ref2 = 0, worst = 0;
+    for (size_t i = 0; i < g.size(); ++i) nonfinite += !std::isfinite(g[i]);
+    for (int e = 0; e < b.examples; ++e) {
+      for (int64_t i = e * b.seq * h; i < (e * b.seq + b.lengths[e]) * h; ++i) {
+        const double d = std::fabs(double{g[i]} - c[i]);
+        err2 += d * d;
+        ref2 += double{c[i]} * c[i];
+        const double rel = d / std::max(1.0, std::fabs(double{c[i]}));
+        worst = std::max(worst, rel);
+        far += type == ElementType::kF32 && rel > 1e-4;
+      }
+    }
+    const std::string where = std::string(Name(type)) + " stage " + std::to_string(stage) +
+                              " (0: embedding, k: after block k)";
+    EXPECT_EQ(nonfinite, 0) << where;
+    if (type == ElementType::kF32) {
+      EXPECT_EQ(far, 0) << where << ": worst relative error " << worst;
+    } else {
+      const double rms = std::sqrt(err2 / ref2);
+      EXPECT_LE(rms, type == ElementType::kF16 ? 2e-2 : 5e-2) << where;
+    }
+  }
+  ASSERT_EQ(gpu.losses.size(), cpu.losses.size());
+  for (size_t e = 0; e < cpu.losses.size(); ++e) {
+    const double scale = std::max(1.0, std::fabs(double{cpu.losses[e]}));
+    const double tolerance = type == ElementType::kF32   ? 1e-5
+                             : type == ElementType::kF16 ? 2e-2 * scale
+                                                         : 1e-1 * scale;
+    EXPECT_NEAR(gpu.losses[e], cpu.losses[e], tolerance) << Name(type) << " example " << e;
+  }
+}
+
+// Example 0's rows (all seq of them, padding included) and loss, bitwise.
+void ExpectExampleZeroBitwise(const Outputs& a, const Outputs& b, int seq, int64_t h) {
+  ASSERT_EQ(a.hidden.size(), b.hidden.size());
+  for (size_t stage = 0; stage < a.hidden.size(); ++stage) {
+    int64_t differ = 0;
+    for (int64_t i = 0; i < seq * h; ++i)
+      differ += Bits(a.hidden[stage][i]) != Bits(b.hidden[stage][i]);
+    EXPECT_EQ(differ, 0) << "stage " << stage;
+  }
+  EXPECT_EQ(Bits(a.losses[0]), Bits(b.losses[0]));
+}
+
+// ---------------------------------------------------------------------------
+
+class OptForwardGpu : public ::testing::TestWithParam<ModelSpec (*)()> {};
+
+TEST_P(OptForwardGpu, Fp32MatchesCpu) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  const Model m = RandomModel(GetParam()(), ElementType::kF32);
+  // seq 11: 33 tokens, not a multiple of the CPU's GEMM panel of 4; one
+  // example of length 1, one full, one padded.
+  const Batch b = MakeBatch(m.spec, 11, {11, 6, 1}, {0, 2, 1}, /*seed=*/5);
+  Outputs gpu;
+  RunGpu(m, b, ElementType::kF32, &gpu);
+  if (HasFatalFailure()) return;
+  ExpectMatchesCpu(gpu, RunCpu(m, b), b, m.spec.hidden_size(), ElementType::kF32);
+}
+
+TEST_P(OptForwardGpu, SameInputsGiveTheSameBits) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (ElementType type : {ElementType::kF32, ElementType::kBF16}) {
+    const Model m = RandomModel(GetParam()(), type);
+    const Batch b = MakeBatch(m.spec, 11, {11, 6, 1}, {0, 2, 1}, /*seed=*/5);
+    Outputs first, second;
+    RunGpu(m, b, type, &first);
+    if (HasFatalFailure()) return;
+    RunGpu(m, b, type, &second);
+    if (HasFatalFailure()) return;
+    for (size_t stage = 0; stage < first.hidden.size(); ++stage) {
+      int64_t differ = 0;
+      for (size_t i = 0; i < first.hidden[stage].size(); ++i) {
+        differ += Bits(first.hidden[stage][i]) != Bits(second.hidden[stage][i]);
+      }
+      EXPECT_EQ(differ, 0) << Name(type) << " stage " << stage;
+    }
+    for (size_t e = 0; e < first.losses.size(); ++e) {
+      EXPECT_EQ(Bits(first.losses[e]), Bits(second.losses[e])) << Name(type) << " example " << e;
+    }
+  }
+}
+
+TEST_P(OptForwardGpu, AnExampleDoesNotDependOnTheOthers) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  const Model m = RandomModel(GetParam()(), ElementType::kF32);
+  const int64_t h = m.spec.hidden_size();
+  const int seq = 11;
+  const Batch a = MakeBatch(m.spec, seq, {7, 6, 1}, {1, 2, 1}, /*seed=*/5);
+  // The same example 0; other tokens, lengths and labels around it.
+  Batch b = MakeBatch(m.spec, seq, {7, 11, 3}, {1, 0, 2}, /*seed=*/9);
+  std::copy_n(a.tokens.begin(), seq, b.tokens.begin());
+  Outputs in_a, in_b, alone;
+  RunGpu(m, a, ElementType::kF32, &in_a);
+  if (HasFatalFailure()) return;
+  RunGpu(m, b, ElementType::kF32, &in_b);
+  if (HasFatalFailure()) return;
+  // Same batch shape: bitwise.
+  ExpectExampleZeroBitwise(in_a, in_b, seq, h);
+  // Alone (another GEMM shape, so cuBLAS may pick another algorithm): within
+  // the FP32 tolerance of the CPU comparison.
+  Batch single = a;
+  single.examples = 1;
+  single.tokens.resize(seq);
+  single.lengths.resize(1);
+  single.labels.resize(1);
+  RunGpu(m, single, ElementType::kF32, &alone);
+  if (HasFatalFailure()) return;
+  ExpectMatchesCpu(alone, RunCpu(m, single), single, h, ElementType::kF32);
+  for (size_t stage = 0; stage < alone.hidden.size(); ++stage) {
+    for (int64_t i = 0; i < a.lengths[0] * h; ++i) {
+      ASSERT_NEAR(alone.hidden[stage][i], in_a.hidden[stage][i],
+                  1e-4 * std::max(1.0f, std::fabs(in_a.hidden[stage][i])))
+          << "stage " << stage << " element " << i;
+    }
+  }
+  EXPECT_NEAR(alone.losses[0], in_a.losses[0], 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, OptForwardGpu,
+                         ::testing::Values(&OptTiny, &Opt350mShaped, &OddWidths),
+                         [](const ::testing::TestParamInfo<ModelSpec (*)()>& info) {
+                           return std::string(info.index == 0   ? "OptTiny"
+                                              : info.index == 1 ? "Opt350mShaped"
+                                                                : "OddWidths");
+                         });
+
+// FP16 and BF16 storage against the FP32 CPU, once each, on opt-tiny.
+TEST(OptForwardGpuHalf, Fp16AndBf16MatchCpu) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (ElementType type : {ElementType::kF16, ElementType::kBF16}) {
+    const Model m = RandomModel(OptTiny(), type);
+    const Batch b = MakeBatch(m.spec, 11, {11, 6, 1}, {0, 2, 1}, /*seed=*/5);
+    Outputs gpu;
+    RunGpu(m, b, type, &gpu);
+    if (HasFatalFailure()) return;
+    ExpectMatchesCpu(gpu, RunCpu(m, b), b, m.spec.hidden_size(), type);
+  }
+}
+
+// No GPU needed: the model description.
+TEST(OptGpuModel, OffsetsAreTheParamLayoutsAndUnsupportedModelsAreRejected) {
+  const ModelSpec spec = Opt350mShaped();
+  absl::StatusOr<OptGpuModel> m = OptGpuModel::From(spec);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->h, 48);
+  EXPECT_EQ(m->e, 32);
+  EXPECT_EQ(m->head_dim, 16);
+  EXPECT_EQ(m->fc2_b, BlockPartLayout(spec).Get("fc2.bias").offset);
+  EXPECT_EQ(m->head_ln_w, -1);
+  EXPECT_EQ(m->project_out, HeadPartLayout(spec).Get("project_out.weight").offset);
+  absl::StatusOr<ModelSpec> opt_350m = LoadModelSpec("opt-350m");
+  ASSERT_TRUE(opt_350m.ok()) << opt_350m.status();
+  const absl::Status post_norm = OptGpuModel::From(*opt_350m).status();
+  EXPECT_EQ(post_norm.code(), absl::StatusCode::kInvalidArgument) << post_norm;
+  EXPECT_NE(post_norm.message().find("post-norm"), std::string::npos) << post_norm;
+}
+
+}  // namespace
+}  // namespace zosched

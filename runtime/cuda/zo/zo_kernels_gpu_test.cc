@@ -1,0 +1,478 @@
+// Differential test of the ZO kernels (perturb, update, cast, projected
+// gradient) against the CPU backend's reference code, with tolerance zero:
+// every element must have the same bits (DESIGN.md section 3).
+// Built only under --config=cuda; the GPU cases skip when no GPU is visible.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/cuda/zo/cast.h"
+#include "runtime/cuda/zo/perturb.h"
+#include "runtime/cuda/zo/projected_gradient.h"
+#include "runtime/cuda/zo/update.h"
+#include "runtime/dtype/element.h"
+#include "runtime/dtype/half_convert.h"
+#include "runtime/model_parts.h"
+#include "runtime/zo/zo_math.h"
+#include "runtime/zo/zo_state.h"
+#include "runtime/zo_ranges.h"
+
+namespace zosched {
+namespace {
+
+bool HaveGpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+// Device memory freed on destruction; null when cudaMalloc failed.
+struct CudaFree {
+  void operator()(void* p) const { cudaFree(p); }
+};
+using DevicePtr = std::unique_ptr<void, CudaFree>;
+
+DevicePtr Alloc(size_t bytes) {
+  void* p = nullptr;
+  if (cudaMalloc(&p, bytes == 0 ? 1 : bytes) != cudaSuccess) return nullptr;
+  return DevicePtr(p);
+}
+
+template <class T>
+DevicePtr Upload(const std::vector<T>& host) {
+  const size_t bytes = host.size() * sizeof(T);
+  DevicePtr d = Alloc(bytes);
+  if (d != nullptr &&
+      cudaMemcpy(d.get(), host.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    return nullptr;
+  }
+  return d;
+}
+
+// The first n elements at `d`, after everything enqueued so far (the tests
+// launch on the legacy default stream, which cudaMemcpy waits for).
+template <class T>
+std::vector<T> Download(const DevicePtr& d, size_t n) {
+  std::vector<T> host(n);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(host.data(), d.get(), n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return host;
+}
+
+// A device copy of `host` between two guard bands of sentinel bytes, to
+// check that a kernel writes nothing outside the range it is given.
+template <class T>
+class GuardedBuffer {
+ public:
+  explicit GuardedBuffer(const std::vector<T>& host) : n_(host.size()) {
+    const auto* elements = reinterpret_cast<const unsigned char*>(host.data());
+    std::vector<unsigned char> bytes(kGuardBytes, kSentinel);
+    bytes.insert(bytes.end(), elements, elements + n_ * sizeof(T));
+    bytes.insert(bytes.end(), kGuardBytes, kSentinel);
+    d_ = Upload(bytes);
+  }
+  bool ok() const { return d_ != nullptr; }
+  void* get() const { return static_cast<unsigned char*>(d_.get()) + kGuardBytes; }
+  // The n elements, after checking that both guard bands are intact.
+  std::vector<T> Elements() const {
+    const std::vector<unsigned char> bytes = Download<unsigned char>(d_, Bytes());
+    for (size_t k = 0; k < kGuardBytes; ++k) {
+      EXPECT_EQ(bytes[k], kSentinel) << "written before the range";
+      EXPECT_EQ(bytes[Bytes() - 1 - k], kSentinel) << "written after the range";
+    }
+    std::vector<T> host(n_);
+    std::memcpy(host.data(), bytes.data() + kGuardBytes, n_ * sizeof(T));
+    return host;
+  }
+
+ private:
+  static constexpr size_t kGuardBytes = 64;
+  static constexpr unsigned char kSentinel = 0x5a;
+  size_t Bytes() const { return 2 * kGuardBytes + n_ * sizeof(T); }
+  size_t n_;
+  DevicePtr d_;
+};
+
+// Counts elements whose bits differ, reporting the first few.
+template <class T>
+int64_t Mismatches(const std::vector<T>& got, const std::vector<T>& want) {
+  EXPECT_EQ(got.size(), want.size());
+  int64_t bad = 0;
+  for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0 && bad++ < 5) {
+      ADD_FAILURE() << "element " << i;
+    }
+  }
+  return bad;
+}
+
+template <class T>
+ElementType TypeOf();
+template <>
+ElementType TypeOf<float>() {
+  return ElementType::kF32;
+}
+template <>
+ElementType TypeOf<Half>() {
+  return ElementType::kF16;
+}
+template <>
+ElementType TypeOf<BFloat16>() {
+  return ElementType::kBF16;
+}
+
+// n parameters of mixed sign and magnitude, stored as T.
+template <class T>
+std::vector<T> Params(int64_t n) {
+  std::vector<T> theta(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float scale = (i % 3 == 0) ? 1e-3f : (i % 3 == 1 ? 0.05f : 2.0f);
+    theta[i] = FromFloat<T>(scale * static_cast<float>((i * 7919) % 2001 - 1000) * 1e-3f);
+  }
+  return theta;
+}
+
+std::vector<float> Widen(const std::vector<float>& v) { return v; }
+template <class T>
+std::vector<float> Widen(const std::vector<T>& v) {
+  std::vector<float> wide(v.size());
+  for (size_t i = 0; i < v.size(); ++i) wide[i] = ToFloat(v[i]);
+  return wide;
+}
+
+template <class T>
+std::vector<T> Narrow(const std::vector<float>& v) {
+  std::vector<T> narrow(v.size());
+  for (size_t i = 0; i < v.size(); ++i) narrow[i] = FromFloat<T>(v[i]);
+  return narrow;
+}
+
+// The CPU reference of LaunchPerturb: PerturbRange on the widened values,
+// narrowed back (for T = float exactly PerturbRange; for fp16/bf16 the loop
+// FromFloat<T>(Perturbed(ToFloat(theta[i]), z, eps, sign))).
+template <class T>
+std::vector<T> PerturbOnCpu(uint64_t seed, uint32_t stream, int64_t first,
+                            const std::vector<T>& theta, float eps, int sign) {
+  const std::vector<float> wide = Widen(theta);
+  std::vector<float> out(theta.size());
+  PerturbRange(seed, stream, first, static_cast<int64_t>(theta.size()), wide.data(), eps, sign,
+               out.data());
+  return Narrow<T>(out);
+}
+
+constexpr uint64_t kSeed = 0x9e3779b97f4a7c15ull;
+constexpr uint32_t kStream = 5;
+constexpr int64_t kHighFirst = (int64_t{1} << 33) + 3;  // unaligned, high counter word set
+
+template <class T>
+void CheckPerturb(int64_t first, int64_t count, int sign) {
+  SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(TypeOf<T>()) << " first " << first
+                                  << " count " << count << " sign " << sign);
+  const float eps = 1e-3f;
+  const std::vector<T> theta = Params<T>(count);
+  DevicePtr d_theta = Upload(theta);
+  GuardedBuffer<T> d_out{std::vector<T>(count)};
+  ASSERT_TRUE(d_theta != nullptr && d_out.ok());
+  ASSERT_EQ(LaunchPerturb(TypeOf<T>(), kSeed, kStream, first, count, d_theta.get(), eps, sign,
+                          d_out.get(), nullptr),
+            cudaSuccess);
+  EXPECT_EQ(Mismatches(d_out.Elements(), PerturbOnCpu(kSeed, kStream, first, theta, eps, sign)), 0);
+}
+
+TEST(ZoKernelsGpu, PerturbMatchesPerturbRange) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (int sign : {+1, -1}) {
+    CheckPerturb<float>(kHighFirst, 100003, sign);
+    CheckPerturb<Half>(kHighFirst, 100003, sign);
+    CheckPerturb<BFloat16>(kHighFirst, 100003, sign);
+  }
+}
+
+TEST(ZoKernelsGpu, PerturbEdgesOfPhiloxGroups) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  // Every alignment of both ends of short ranges.
+  for (int64_t first = 0; first < 8; ++first) {
+    for (int64_t count = 1; count <= 9; ++count) {
+      CheckPerturb<float>(first, count, +1);
+      CheckPerturb<Half>(kHighFirst + first, count, -1);
+    }
+  }
+}
+
+template <class T>
+void CheckPerturbRows(int64_t row_width) {
+  SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(TypeOf<T>()) << " row_width "
+                                  << row_width);
+  const int64_t table_rows = 37;
+  const int64_t table_first = (int64_t{1} << 32) + 1;
+  const std::vector<int32_t> rows = {5, 0, 36, 5, 17, 1, 2, 3, 35};
+  const int64_t n_rows = static_cast<int64_t>(rows.size());
+  const float eps = 2e-3f;
+  const int sign = -1;
+  const std::vector<T> table = Params<T>(table_rows * row_width);
+  DevicePtr d_table = Upload(table);
+  DevicePtr d_rows = Upload(rows);
+  GuardedBuffer<T> d_out{std::vector<T>(n_rows * row_width)};
+  ASSERT_TRUE(d_table != nullptr && d_rows != nullptr && d_out.ok());
+  ASSERT_EQ(LaunchPerturbRows(TypeOf<T>(), kSeed, kStream, table_first, d_table.get(), row_width,
+                              static_cast<const int32_t*>(d_rows.get()), n_rows, eps, sign,
+                              d_out.get(), nullptr),
+            cudaSuccess);
+  // As the CPU backend's Embed: PerturbRange of each gathered table row.
+  std::vector<T> want;
+  for (int32_t t : rows) {
+    const std::vector<T> row(table.begin() + t * row_width, table.begin() + (t + 1) * row_width);
+    const std::vector<T> perturbed =
+        PerturbOnCpu(kSeed, kStream, table_first + t * row_width, row, eps, sign);
+    want.insert(want.end(), perturbed.begin(), perturbed.end());
+  }
+  EXPECT_EQ(Mismatches(d_out.Elements(), want), 0);
+}
+
+TEST(ZoKernelsGpu, PerturbRowsMatchesPerturbRangeOfEachRow) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (int64_t row_width : {1, 3, 4, 13, 1030}) {
+    CheckPerturbRows<float>(row_width);
+    CheckPerturbRows<Half>(row_width);
+    CheckPerturbRows<BFloat16>(row_width);
+  }
+}
+
+// The decay spans of a part whose elements [first, first + count) are
+// updated: decaying and non-decaying tensors, unaligned borders, one gap
+// (an element in no span stays as it is, on both sides), far above 2^32.
+std::vector<DecaySpan> TestSpans() {
+  const int64_t b = int64_t{1} << 33;
+  return {{0, b + 5, true},           {b + 5, b + 17, false},
+          {b + 17, b + 1000, true},   {b + 1000, b + 1001, false},
+          {b + 1003, b + 4000, true}, {b + 4000, b + 4333, false},
+          {b + 4333, b + 90000, true}};
+}
+
+DecaySpanTable ToTable(const std::vector<DecaySpan>& spans) {
+  DecaySpanTable table;
+  table.count = static_cast<int>(spans.size());
+  for (size_t s = 0; s < spans.size(); ++s) {
+    table.begin[s] = spans[s].begin;
+    table.end[s] = spans[s].end;
+    table.decays[s] = spans[s].decays;
+  }
+  return table;
+}
+
+template <class T>
+void CheckUpdate(const ZoState& pending) {
+  SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(TypeOf<T>()) << " lr "
+                                  << pending.learning_rate);
+  const int64_t first = (int64_t{1} << 33) + 1, count = 80001;
+  const uint32_t stream = 2;
+  const float weight_decay = 0.01f;
+  const std::vector<DecaySpan> spans = TestSpans();
+  const std::vector<T> theta = Params<T>(count);
+  GuardedBuffer<T> d_theta(theta);
+  DevicePtr d_state = Upload(std::vector<ZoState>{pending});
+  ASSERT_TRUE(d_theta.ok() && d_state != nullptr);
+  ASSERT_EQ(LaunchUpdate(TypeOf<T>(), static_cast<const ZoState*>(d_state.get()), stream,
+                         ToTable(spans), weight_decay, first, count, d_theta.get(), nullptr),
+            cudaSuccess);
+  // The CPU reference: UpdateRange on the widened values, narrowed back.
+  std::vector<float> wide = Widen(theta);
+  UpdateRange(pending, stream, spans, weight_decay, first, count, wide.data());
+  const std::vector<T> want = Narrow<T>(wide);
+  EXPECT_EQ(Mismatches(d_theta.Elements(), want), 0);
+  if (pending.learning_rate == 0) {
+    EXPECT_EQ(Mismatches(want, theta), 0);
+  }
+}
+
+TEST(ZoKernelsGpu, UpdateMatchesUpdateRange) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  ZoState pending;
+  pending.seed = kSeed;
+  pending.g = -3.75f;
+  pending.learning_rate = 1e-3f;
+  CheckUpdate<float>(pending);
+  CheckUpdate<Half>(pending);
+  CheckUpdate<BFloat16>(pending);
+}
+
+TEST(ZoKernelsGpu, UpdateWithNothingPendingChangesNothing) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  ZoState pending;
+  pending.seed = kSeed;
+  pending.g = -3.75f;
+  pending.learning_rate = 0;
+  CheckUpdate<float>(pending);
+  CheckUpdate<Half>(pending);
+  CheckUpdate<BFloat16>(pending);
+}
+
+// ConvertBuffer's element loop (runtime/dtype/convert.cc; //runtime/dtype:convert
+// is not visible here): load through memcpy, widen, narrow, store.
+float LoadAsFloat(ElementType from, const unsigned char* src, int64_t i) {
+  if (from == ElementType::kF32) {
+    float x;
+    std::memcpy(&x, src + 4 * i, 4);
+    return x;
+  }
+  uint16_t h;
+  std::memcpy(&h, src + 2 * i, 2);
+  return from == ElementType::kF16 ? Fp16ToFloat(h) : Bf16ToFloat(h);
+}
+
+std::vector<unsigned char> ConvertOnCpu(ElementType from, const std::vector<unsigned char>& src,
+                                        ElementType to, int64_t n) {
+  std::vector<unsigned char> dst(n * ElementBytes(to));
+  if (from == to) return src;
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = LoadAsFloat(from, src.data(), i);
+    if (to == ElementType::kF32) {
+      std::memcpy(dst.data() + 4 * i, &x, 4);
+    } else {
+      const uint16_t h = to == ElementType::kF16 ? FloatToFp16(x) : FloatToBf16(x);
+      std::memcpy(dst.data() + 2 * i, &h, 2);
+    }
+  }
+  return dst;
+}
+
+// Source bit patterns: for 16-bit types all 65536; for fp32 a prime-stride
+// sweep of all 2^32 plus zeros, infinities, NaNs (quiet, signalling, payloads
+// that vanish in 16 bits), subnormals and the fp16/bf16 rounding borders.
+std::vector<unsigned char> SourcePatterns(ElementType from, int64_t* n) {
+  std::vector<unsigned char> bytes;
+  if (from != ElementType::kF32) {
+    for (uint32_t b = 0; b <= 0xffffu; ++b) {
+      const uint16_t h = static_cast<uint16_t>(b);
+      bytes.insert(bytes.end(), reinterpret_cast<const unsigned char*>(&h),
+                   reinterpret_cast<const unsigned char*>(&h) + 2);
+    }
+    *n = 65536;
+    return bytes;
+  }
+  std::vector<uint32_t> bits = {
+      0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,  // ±0, ±inf
+      0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,  // NaNs
+      0x7f801fffu, 0x7fa00000u, 0x7f807fffu, 0x7fff0000u,  // NaN payloads
+      0x00000001u, 0x80000001u, 0x007fffffu, 0x00400000u,  // fp32 subnormals
+      0x00800000u, 0x7f7fffffu, 0xff7fffffu,               // smallest / largest normal
+      0x477fe000u, 0x477fefffu, 0x477ff000u, 0x477ff001u,  // fp16 65504 .. overflow
+      0x33000000u, 0x33000001u, 0x33800000u, 0x387fc000u,  // fp16 subnormal borders
+      0x38800000u, 0x3f808000u, 0x3f818000u, 0x3f807fffu,  // bf16 ties
+      0x7f7f8000u, 0x7f7f7fffu, 0x3c00u,     0x3c01u};
+  for (uint64_t u = 7; u <= 0xffffffffull; u += 65521u) bits.push_back(static_cast<uint32_t>(u));
+  bytes.resize(bits.size() * 4);
+  std::memcpy(bytes.data(), bits.data(), bytes.size());
+  *n = static_cast<int64_t>(bits.size());
+  return bytes;
+}
+
+TEST(ZoKernelsGpu, CastMatchesConvertBufferForAllNinePairs) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  const ElementType types[] = {ElementType::kF32, ElementType::kF16, ElementType::kBF16};
+  for (ElementType from : types) {
+    for (ElementType to : types) {
+      SCOPED_TRACE(testing::Message()
+                   << "from " << static_cast<int>(from) << " to " << static_cast<int>(to));
+      int64_t n = 0;
+      const std::vector<unsigned char> src = SourcePatterns(from, &n);
+      DevicePtr d_src = Upload(src);
+      GuardedBuffer<unsigned char> d_dst{std::vector<unsigned char>(n * ElementBytes(to))};
+      ASSERT_TRUE(d_src != nullptr && d_dst.ok());
+      ASSERT_EQ(LaunchCast(from, d_src.get(), to, d_dst.get(), n, nullptr), cudaSuccess);
+      EXPECT_EQ(Mismatches(d_dst.Elements(), ConvertOnCpu(from, src, to, n)), 0);
+    }
+  }
+}
+
+TEST(ZoKernelsGpu, ProjectedGradientAndMeanLossMatchCpu) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (int batch : {1, 16, 37}) {
+    SCOPED_TRACE(testing::Message() << "batch " << batch);
+    // Losses of both signs interleaved in a larger buffer, reached through
+    // index lists as the CPU backend reaches them. Their magnitudes span
+    // 2^-60 .. 2^60, so the double sums round and their order shows.
+    std::vector<float> losses(2 * batch + 3);
+    for (size_t k = 0; k < losses.size(); ++k) {
+      const float mantissa = 1.0f + static_cast<float>((k * 7919) % 1021) / 1021.0f;
+      losses[k] = std::ldexp(mantissa, static_cast<int>((k * 37) % 121) - 60);
+    }
+    std::vector<int32_t> plus_index(batch), minus_index(batch);
+    for (int e = 0; e < batch; ++e) {
+      plus_index[e] = 2 * ((e * 5) % batch) + 1;
+      minus_index[e] = 2 * ((e * 5) % batch) + 2;
+    }
+    const float eps = 1e-3f, lr = 5e-4f;
+    const uint64_t seed = StepSeed(kSeed, 12);
+    DevicePtr d_losses = Upload(losses);
+    DevicePtr d_plus = Upload(plus_index);
+    DevicePtr d_minus = Upload(minus_index);
+    DevicePtr d_state = Alloc(sizeof(ZoState));
+    DevicePtr d_mean = Alloc(sizeof(double));
+    ASSERT_TRUE(d_losses != nullptr && d_plus != nullptr && d_minus != nullptr &&
+                d_state != nullptr && d_mean != nullptr);
+    ASSERT_EQ(LaunchProjectedGradient(static_cast<const float*>(d_losses.get()),
+                                      static_cast<const int32_t*>(d_plus.get()),
+                                      static_cast<const int32_t*>(d_minus.get()), batch, eps, seed,
+                                      lr, static_cast<ZoState*>(d_state.get()),
+                                      static_cast<double*>(d_mean.get()), nullptr),
+              cudaSuccess);
+    const ZoState state = Download<ZoState>(d_state, 1)[0];
+    const double mean = Download<double>(d_mean, 1)[0];
+    // As the CPU backend's ProjectedGradientOp.
+    std::vector<float> loss_plus(batch), loss_minus(batch);
+    double sum = 0;
+    for (int e = 0; e < batch; ++e) {
+      loss_plus[e] = losses[plus_index[e]];
+      loss_minus[e] = losses[minus_index[e]];
+      sum += 0.5 * (static_cast<double>(loss_plus[e]) + loss_minus[e]);
+    }
+    const float g = ProjectedGradient(loss_plus.data(), loss_minus.data(), batch, eps);
+    const double want_mean = sum / batch;
+    EXPECT_EQ(state.seed, seed);
+    EXPECT_EQ(std::memcmp(&state.g, &g, sizeof(g)), 0) << state.g << " vs " << g;
+    EXPECT_EQ(std::memcmp(&state.learning_rate, &lr, sizeof(lr)), 0);
+    EXPECT_EQ(std::memcmp(&mean, &want_mean, sizeof(mean)), 0) << mean << " vs " << want_mean;
+  }
+}
+
+// Arguments outside the contracts are refused before anything touches the
+// device, and empty launches do nothing: no GPU needed.
+TEST(ZoKernelsGpu, BadArgumentsAndEmptyLaunches) {
+  const auto bad = static_cast<ElementType>(7);
+  int dummy = 0;
+  void* p = &dummy;  // never dereferenced
+  EXPECT_EQ(LaunchPerturb(ElementType::kF32, 1, 0, -1, 4, p, 1e-3f, 1, p, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchPerturb(ElementType::kF32, 1, 0, 0, -1, p, 1e-3f, 1, p, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchPerturb(bad, 1, 0, 0, 4, p, 1e-3f, 1, p, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchPerturb(ElementType::kF16, 1, 0, 0, 0, p, 1e-3f, 1, p, nullptr), cudaSuccess);
+  EXPECT_EQ(LaunchPerturbRows(ElementType::kF32, 1, 0, 0, p, -1, nullptr, 1, 1e-3f, 1, p, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchPerturbRows(bad, 1, 0, 0, p, 4, nullptr, 1, 1e-3f, 1, p, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchPerturbRows(ElementType::kBF16, 1, 0, 0, p, 4, nullptr, 0, 1e-3f, 1, p, nullptr),
+            cudaSuccess);
+  DecaySpanTable spans;
+  EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 0, spans, 0.0f, 0, 0, p, nullptr),
+            cudaSuccess);
+  EXPECT_EQ(LaunchUpdate(bad, nullptr, 0, spans, 0.0f, 0, 4, p, nullptr), cudaErrorInvalidValue);
+  spans.count = kMaxDecaySpans + 1;
+  EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 0, spans, 0.0f, 0, 4, p, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchCast(ElementType::kF32, p, ElementType::kF16, p, -1, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchCast(ElementType::kF32, p, bad, p, 4, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchCast(ElementType::kF32, p, ElementType::kF16, p, 0, nullptr), cudaSuccess);
+  EXPECT_EQ(LaunchProjectedGradient(nullptr, nullptr, nullptr, 0, 1e-3f, 1, 1e-3f, nullptr, nullptr,
+                                    nullptr),
+            cudaErrorInvalidValue);
+}
+
+}  // namespace
+}  // namespace zosched
