@@ -2,6 +2,8 @@
 
 #include "runtime/cpu_backend.h"
 #ifdef ZOSCHED_WITH_CUDA
+#include <cuda_runtime.h>
+
 #include "runtime/cuda/cuda_backend.h"
 #endif
 
@@ -11,6 +13,11 @@ absl::Status CheckBackendAvailable(const std::string& name) {
   if (name == "cpu") return absl::OkStatus();
   if (name == "cuda") {
 #ifdef ZOSCHED_WITH_CUDA
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+      return absl::FailedPreconditionError(
+          "--backend=cuda: no CUDA GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
+    }
     return absl::OkStatus();
 #else
     return absl::InvalidArgumentError(

@@ -21,8 +21,9 @@ struct BackendOptions {
   bool allow_tf32 = false;   // cuda: FP32 GEMMs may use TF32 tensor cores
 };
 
-// OK when this build can run backend `name`. Errors: InvalidArgument naming
-// the backends there are, or saying that "cuda" needs a --config=cuda build.
+// OK when this build and machine can run backend `name`. Errors:
+// InvalidArgument naming the backends there are, or saying that "cuda"
+// needs a --config=cuda build; FailedPrecondition when no GPU is visible.
 absl::Status CheckBackendAvailable(const std::string& name);
 
 // Whether the backend's host enqueues step t+1 while step t runs (cuda) or

@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const int ranks = absl::GetFlag(FLAGS_ranks);
   absl::StatusOr<zosched::TrainOptions> options = zosched::CheckBeforeLaunch(ranks);
-  if (!options.ok()) {
+  if (!options.ok()) {  // bad flags or inputs, or no GPU for --backend=cuda
     std::fprintf(stderr, "train: %s\n", std::string(options.status().message()).c_str());
     return 2;
   }

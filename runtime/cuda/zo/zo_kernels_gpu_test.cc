@@ -18,6 +18,7 @@
 #include "runtime/dtype/element.h"
 #include "runtime/dtype/half_convert.h"
 #include "runtime/model_parts.h"
+#include "runtime/dtype/convert.h"
 #include "runtime/zo/zo_math.h"
 #include "runtime/zo/zo_state.h"
 #include "runtime/zo_ranges.h"
@@ -311,32 +312,14 @@ TEST(ZoKernelsGpu, UpdateWithNothingPendingChangesNothing) {
   CheckUpdate<BFloat16>(pending);
 }
 
-// ConvertBuffer's element loop (runtime/dtype/convert.cc; //runtime/dtype:convert
-// is not visible here): load through memcpy, widen, narrow, store.
-float LoadAsFloat(ElementType from, const unsigned char* src, int64_t i) {
-  if (from == ElementType::kF32) {
-    float x;
-    std::memcpy(&x, src + 4 * i, 4);
-    return x;
-  }
-  uint16_t h;
-  std::memcpy(&h, src + 2 * i, 2);
-  return from == ElementType::kF16 ? Fp16ToFloat(h) : Bf16ToFloat(h);
-}
-
+// The CPU's conversion of `n` elements (ConvertBuffer).
 std::vector<unsigned char> ConvertOnCpu(ElementType from, const std::vector<unsigned char>& src,
                                         ElementType to, int64_t n) {
+  auto dtype = [](ElementType t) {
+    return t == ElementType::kF32 ? FP32 : t == ElementType::kF16 ? FP16 : BF16;
+  };
   std::vector<unsigned char> dst(n * ElementBytes(to));
-  if (from == to) return src;
-  for (int64_t i = 0; i < n; ++i) {
-    const float x = LoadAsFloat(from, src.data(), i);
-    if (to == ElementType::kF32) {
-      std::memcpy(dst.data() + 4 * i, &x, 4);
-    } else {
-      const uint16_t h = to == ElementType::kF16 ? FloatToFp16(x) : FloatToBf16(x);
-      std::memcpy(dst.data() + 2 * i, &h, 2);
-    }
-  }
+  ConvertBuffer(dtype(from), src.data(), dtype(to), dst.data(), n);
   return dst;
 }
 
