@@ -194,6 +194,18 @@ ModelSpec OddWidths() {
   return spec;
 }
 
+// OPT-125m's block and head (h 768, 12 heads of d 64, f 3072, final norm),
+// one block and a small vocabulary so the CPU reference stays quick.
+ModelSpec Opt125mShaped() {
+  absl::StatusOr<ModelSpec> spec = LoadModelSpec("opt-125m");
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  if (!spec.ok()) return ModelSpec();
+  spec->set_name("opt-125m-shaped");
+  spec->set_num_layers(1);
+  spec->set_vocab_size(1000);
+  return *spec;
+}
+
 // The flat fp32 parts of a model with random weights, rounded to `type`.
 struct Model {
   ModelSpec spec;
@@ -506,13 +518,17 @@ TEST_P(OptForwardGpu, AnExampleDoesNotDependOnTheOthers) {
   EXPECT_NEAR(alone.losses[0], in_a.losses[0], 1e-5);
 }
 
+std::string ModelName(const ::testing::TestParamInfo<ModelSpec (*)()>& info) {
+  return info.param().name() == "opt-tiny" ? "OptTiny"
+         : info.param == &Opt350mShaped    ? "Opt350mShaped"
+         : info.param == &OddWidths        ? "OddWidths"
+                                           : "Opt125mShaped";
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, OptForwardGpu,
-                         ::testing::Values(&OptTiny, &Opt350mShaped, &OddWidths),
-                         [](const ::testing::TestParamInfo<ModelSpec (*)()>& info) {
-                           return std::string(info.index == 0   ? "OptTiny"
-                                              : info.index == 1 ? "Opt350mShaped"
-                                                                : "OddWidths");
-                         });
+                         ::testing::Values(&OptTiny, &Opt350mShaped, &OddWidths,
+                                           &Opt125mShaped),
+                         ModelName);
 
 // FP16 and BF16 storage against the FP32 CPU, once each, on opt-tiny.
 TEST(OptForwardGpuHalf, Fp16AndBf16MatchCpu) {
