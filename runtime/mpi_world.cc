@@ -131,6 +131,15 @@ MpiCollectives::~MpiCollectives() {
   for (auto& [members, comm] : comms_) MPI_Comm_free(&comm);
 }
 
+absl::StatusOr<MPI_Comm> MpiCollectives::Comm(const std::vector<int>& group) const {
+  const auto it = comms_.find(group);
+  if (it == comms_.end()) {
+    return absl::NotFoundError(absl::StrFormat(
+        "no MPI communicator for ranks %s (not created at setup)", absl::StrJoin(group, ",")));
+  }
+  return it->second;
+}
+
 absl::Status MpiCollectives::AllGather(const std::vector<int>& group, void* buffer,
                                        int64_t chunk_bytes) {
   auto it = comms_.find(group);

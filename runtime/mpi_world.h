@@ -77,6 +77,15 @@ class MpiCollectives {
   // timeout (a participant died or never came), Internal for MPI errors.
   absl::Status AllGather(const std::vector<int>& group, void* buffer, int64_t chunk_bytes);
 
+  // The MPI communicator of `group` (one given to Create that contains this
+  // rank): its ranks are the group's positions, in the group's order. Owned
+  // by this (freed by ~MpiCollectives); for bootstrapping other libraries
+  // (NCCL). Errors: NotFound when no communicator was created for `group`.
+  absl::StatusOr<MPI_Comm> Comm(const std::vector<int>& group) const;
+
+  // How long a collective may wait for the others (given to Create).
+  std::chrono::seconds timeout() const { return timeout_; }
+
  private:
   MpiCollectives() = default;
   std::map<std::vector<int>, MPI_Comm> comms_;

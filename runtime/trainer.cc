@@ -18,6 +18,7 @@
 #include "models/model_zoo.h"
 #include "runtime/checkpoint/safetensors.h"
 #include "runtime/backend_factory.h"
+#include "runtime/collective_groups.h"
 #include "runtime/host_store_layout.h"
 #include "runtime/evaluate.h"
 #include "runtime/executor.h"
@@ -49,19 +50,6 @@ void ApplyLinkOverrides(const TrainOptions& o, Cluster* cluster) {
 absl::Status Mpi(int code, const char* what) {
   if (code == MPI_SUCCESS) return absl::OkStatus();
   return absl::InternalError(absl::StrFormat("%s failed (MPI error %d)", what, code));
-}
-
-// Collective groups in order of first appearance (every rank computes the
-// same list).
-std::vector<std::vector<int>> CollectiveGroups(const Schedule& schedule) {
-  std::vector<std::vector<int>> groups;
-  for (const Op& op : schedule.ops()) {
-    if (!op.has_collective()) continue;
-    std::vector<int> g(op.collective().participants().begin(),
-                       op.collective().participants().end());
-    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
-  }
-  return groups;
 }
 
 // The lowest device whose parameters live in host buffer `buffer` (an

@@ -8,7 +8,10 @@
 #include "base/gpu_check.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
+#include "runtime/collective_groups.h"
+#include "runtime/cuda/comm/gpu_identity_gather.h"
 #include "runtime/cuda/comm/host_staged_communicator.h"
+#include "runtime/cuda/comm/nccl_communicator.h"
 #include "runtime/cuda/zo/cast.h"
 #include "runtime/cuda/zo/perturb.h"
 #include "runtime/cuda/zo/projected_gradient.h"
@@ -111,8 +114,19 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
     for (const Operands& o : b->operands_) {
       if (o.gather.device_recv != nullptr) calls.push_back(o.gather);
     }
+    // GroupsHaveDistinctGpus is collective over MPI_COMM_WORLD, so every
+    // rank asks, even one without collectives, with the same list of groups.
+    ASSIGN_OR_RETURN(const bool distinct_gpus,
+                     GroupsHaveDistinctGpus(CollectiveGroups(schedule), b->gpu_));
     if (!calls.empty()) {
-      ASSIGN_OR_RETURN(b->comm_, HostStagedCommunicator::Create(calls, collectives));
+      if (distinct_gpus) {
+        ASSIGN_OR_RETURN(b->comm_,
+                         NcclCommunicator::Create(calls, collectives, collectives->timeout()));
+        b->communicator_name_ = "nccl";
+      } else {
+        ASSIGN_OR_RETURN(b->comm_, HostStagedCommunicator::Create(calls, collectives));
+        b->communicator_name_ = "host-staged MPI";
+      }
     }
   }
   return b;

@@ -70,8 +70,12 @@ class CudaBackend : public Backend {
   // Sets up device `device` of `schedule` (validated by ValidateSchedule;
   // both outlive the backend) on GPU `device mod visible GPUs`: the device
   // allocation, the pinned host store in `host_memory` (laid out by
-  // LayOutHostStore), the collectives over `collectives` (MPI through
-  // pinned host memory; may be null when the schedule has none).
+  // LayOutHostStore), the collectives over `collectives` (may be null when
+  // the schedule has none): on NCCL when within every collective group of
+  // the schedule each rank has its own GPU (nccl_communicator.h), else MPI
+  // through pinned host memory (host_staged_communicator.h). With
+  // `collectives`, Create is collective over MPI_COMM_WORLD: every rank
+  // calls it.
   // `label_words`: the task's label words' token ids.
   //
   // Errors: InvalidArgument for what this backend does not run, naming it
@@ -99,6 +103,10 @@ class CudaBackend : public Backend {
 
   // The GPU this rank runs on (a cudaSetDevice index).
   int gpu() const { return gpu_; }
+
+  // Which communicator runs this device's collectives: "nccl",
+  // "host-staged MPI", or "none" (the device has no collectives).
+  const char* communicator_name() const { return communicator_name_; }
 
  private:
   // An op's operands, resolved: device pointers for its roles.
@@ -183,6 +191,7 @@ class CudaBackend : public Backend {
   cudaEvent_t reference_ = nullptr;        // timing: recorded once at Start
   int64_t reference_ns_ = 0;               // its host time since the epoch
   std::unique_ptr<DeviceCommunicator> comm_;
+  const char* communicator_name_ = "none";
   absl::Status error_;
 };
 

@@ -1,0 +1,292 @@
+#include "runtime/cuda/comm/nccl_communicator.h"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/gpu_check.h"
+
+namespace zosched {
+namespace {
+
+// How often the watchdog looks at pending collectives: bounds how late it
+// sees a timeout or an error, and how long a completed collective's events
+// stay out of the pool.
+constexpr std::chrono::milliseconds kPollInterval(1);
+
+absl::Status CheckCall(const AllGatherCall& call) {
+  const auto bad = [&](const char* what) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("all-gather %s (op %d): %s", call.label, call.op_id, what));
+  };
+  if (call.group.empty()) return bad("no participants");
+  if (call.rank_in_group < 0 || call.rank_in_group >= static_cast<int>(call.group.size())) {
+    return bad("rank_in_group is not a position in the group");
+  }
+  if (call.device_recv == nullptr) return bad("no device buffer");
+  if (call.chunk_bytes <= 0) return bad("chunk_bytes must be positive");
+  return absl::OkStatus();
+}
+
+bool SameCall(const AllGatherCall& a, const AllGatherCall& b) {
+  return a.group == b.group && a.rank_in_group == b.rank_in_group &&
+         a.device_recv == b.device_recv && a.chunk_bytes == b.chunk_bytes;
+}
+
+absl::Status MpiError(int code, const std::string& what) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return absl::InternalError(absl::StrFormat("%s failed: %s", what, std::string(text, length)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Create(
+    const std::vector<AllGatherCall>& calls, MpiCollectives* mpi, std::chrono::seconds timeout) {
+  if (mpi == nullptr) return absl::InvalidArgumentError("NcclCommunicator needs MPI");
+  if (timeout.count() <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the collective timeout must be positive, not %d s", timeout.count()));
+  }
+  // Before the first NCCL call of the process, which reads its parameters
+  // once (see the header).
+  setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0);
+
+  // The destructor releases whatever was made when a later step fails.
+  std::unique_ptr<NcclCommunicator> c(new NcclCommunicator());
+  c->timeout_ = timeout;
+  GPU_RETURN_IF_ERROR(cudaGetDevice(&c->device_));
+  // Each distinct group and this rank's position in it; a std::map, so that
+  // every rank initialises the groups in the same (sorted) order.
+  std::map<std::vector<int>, int> position;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const AllGatherCall& call = calls[i];
+    if (absl::Status s = CheckCall(call); !s.ok()) return s;
+    if (!c->index_of_op_.emplace(call.op_id, static_cast<int>(i)).second) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("all-gather %s: op %d is registered twice", call.label, call.op_id));
+    }
+    const auto [it, added] = position.emplace(call.group, call.rank_in_group);
+    if (!added && it->second != call.rank_in_group) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "all-gather %s: this rank is at position %d of ranks %s, but at %d in another call",
+          call.label, call.rank_in_group, absl::StrJoin(call.group, ","), it->second));
+    }
+    c->calls_.push_back(CallState{call, 0, 0});
+  }
+  for (const auto& [ranks, me] : position) {
+    const int size = static_cast<int>(ranks.size());
+    const std::string name = absl::StrJoin(ranks, ",");
+    absl::StatusOr<MPI_Comm> comm = mpi->Comm(ranks);
+    if (!comm.ok()) return comm.status();
+    int mpi_rank = -1, mpi_size = 0;
+    MPI_Comm_rank(*comm, &mpi_rank);
+    MPI_Comm_size(*comm, &mpi_size);
+    if (mpi_rank != me || mpi_size != size) {
+      return absl::InternalError(absl::StrFormat(
+          "the MPI communicator of ranks %s has this rank at %d of %d; the group at %d of %d",
+          name, mpi_rank, mpi_size, me, size));
+    }
+    ncclUniqueId id{};
+    if (me == 0) GPU_RETURN_IF_ERROR(ncclGetUniqueId(&id));
+    if (const int code = MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, *comm); code != MPI_SUCCESS) {
+      return MpiError(code, "MPI_Bcast of the NCCL id of ranks " + name);
+    }
+    ncclComm_t nccl = nullptr;
+    GPU_RETURN_IF_ERROR(ncclCommInitRank(&nccl, size, id, me));
+    c->groups_.push_back(Group{ranks, nccl});
+  }
+  for (CallState& state : c->calls_) {
+    for (size_t g = 0; g < c->groups_.size(); ++g) {
+      if (c->groups_[g].ranks == state.call.group) state.group = static_cast<int>(g);
+    }
+  }
+  c->watchdog_ = std::thread(&NcclCommunicator::WatchdogMain, c.get());
+  return c;
+}
+
+NcclCommunicator::~NcclCommunicator() {
+  if (watchdog_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    watchdog_.join();
+  }
+  // Nothing is pending now: every collective completed, or all were aborted.
+  for (Group& group : groups_) {
+    if (group.comm != nullptr) ncclCommDestroy(group.comm);
+  }
+  // Events of collectives forgotten after an abort may still be recorded;
+  // CUDA releases those once they complete.
+  for (cudaEvent_t event : all_events_) cudaEventDestroy(event);
+}
+
+absl::StatusOr<cudaEvent_t> NcclCommunicator::TakeEvent() {
+  if (!free_events_.empty()) {
+    cudaEvent_t event = free_events_.back();
+    free_events_.pop_back();
+    return event;
+  }
+  cudaEvent_t event = nullptr;
+  GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  all_events_.push_back(event);
+  return event;
+}
+
+absl::Status NcclCommunicator::Launch(const CallState& state, cudaStream_t stream,
+                                      cudaEvent_t start, cudaEvent_t done) {
+  const AllGatherCall& call = state.call;
+  char* mine = call.device_recv + call.rank_in_group * call.chunk_bytes;
+  GPU_RETURN_IF_ERROR(cudaEventRecord(start, stream));
+  GPU_RETURN_IF_ERROR(ncclAllGather(mine, call.device_recv, static_cast<size_t>(call.chunk_bytes),
+                                    ncclInt8, groups_[state.group].comm, stream));
+  GPU_RETURN_IF_ERROR(cudaEventRecord(done, stream));
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::EnqueueAllGather(const AllGatherCall& call, cudaStream_t stream) {
+  const auto it = index_of_op_.find(call.op_id);
+  if (it == index_of_op_.end()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "all-gather %s: op %d was not registered at set-up", call.label, call.op_id));
+  }
+  const int index = it->second;
+  CallState& state = calls_[index];
+  if (!SameCall(call, state.call)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "all-gather %s: differs from the call registered at set-up for op %d", call.label,
+        call.op_id));
+  }
+  // Held across the NCCL call: the watchdog must not abort the communicator
+  // while it runs.
+  std::lock_guard<std::mutex> lock(mu_);
+  // After an error the collective completes at once, without data: nothing
+  // is enqueued (the communicators are gone).
+  if (failed_) return absl::OkStatus();
+  absl::StatusOr<cudaEvent_t> start = TakeEvent();
+  if (!start.ok()) return start.status();
+  absl::StatusOr<cudaEvent_t> done = TakeEvent();
+  if (!done.ok()) {
+    free_events_.push_back(*start);
+    return done.status();
+  }
+  if (absl::Status s = Launch(state, stream, *start, *done); !s.ok()) {
+    free_events_.push_back(*start);
+    free_events_.push_back(*done);
+    return absl::Status(s.code(), absl::StrFormat("all-gather %s: %s", call.label, s.message()));
+  }
+  pending_.push_back(Pending{index, ++state.steps, *start, *done});
+  wake_.notify_all();
+  return absl::OkStatus();
+}
+
+absl::Status NcclCommunicator::AsyncError() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+void NcclCommunicator::WatchdogMain() {
+  // CUDA's current device is per thread; the events live on device_.
+  cudaSetDevice(device_);
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (pending_.empty()) {
+      if (stopping_) return;
+      wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
+      continue;
+    }
+    Poll();
+    if (!pending_.empty()) wake_.wait_for(lock, kPollInterval);
+  }
+}
+
+void NcclCommunicator::Poll() {
+  const auto now = std::chrono::steady_clock::now();
+  // NCCL's own errors (a network failure, a peer that died).
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    ncclResult_t async = ncclSuccess;
+    const ncclResult_t result = ncclCommGetAsyncError(groups_[g].comm, &async);
+    if (result != ncclSuccess) async = result;
+    if (async == ncclSuccess || async == ncclInProgress) continue;
+    const absl::Status nccl = gpu_check_internal::ToStatus(
+        async, "ncclCommGetAsyncError", __FILE__, __LINE__);
+    std::string what = absl::StrFormat("the NCCL communicator of ranks %s",
+                                       absl::StrJoin(groups_[g].ranks, ","));
+    for (const Pending& p : pending_) {  // name its oldest pending collective
+      if (calls_[p.call].group != static_cast<int>(g)) continue;
+      what = absl::StrFormat("%s, step %d of this op", calls_[p.call].call.label, p.step);
+      break;
+    }
+    Fail(absl::InternalError(absl::StrFormat(
+        "%s: %s; every NCCL communicator of this rank was aborted", what, nccl.message())));
+    return;
+  }
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    Pending& p = *it;
+    const AllGatherCall& call = calls_[p.call].call;
+    const auto cuda_error = [&](cudaError_t e) {
+      return absl::InternalError(absl::StrFormat(
+          "%s, step %d of this op: CUDA error %s while waiting for it: %s; every NCCL "
+          "communicator of this rank was aborted",
+          call.label, p.step, cudaGetErrorName(e), cudaGetErrorString(e)));
+    };
+    if (!p.started) {
+      const cudaError_t e = cudaEventQuery(p.start);
+      if (e == cudaSuccess) {
+        p.started = true;
+        p.started_at = now;
+      } else if (e != cudaErrorNotReady) {
+        Fail(cuda_error(e));
+        return;
+      }
+    }
+    if (p.started) {
+      const cudaError_t e = cudaEventQuery(p.done);
+      if (e == cudaSuccess) {
+        free_events_.push_back(p.start);
+        free_events_.push_back(p.done);
+        it = pending_.erase(it);
+        continue;
+      }
+      if (e != cudaErrorNotReady) {
+        Fail(cuda_error(e));
+        return;
+      }
+      if (now - p.started_at > timeout_) {
+        Fail(absl::DeadlineExceededError(absl::StrFormat(
+            "%s, step %d of this op: did not complete within %d s (NCCL all-gather among "
+            "ranks %s: a participant died or never reached it); every NCCL communicator of "
+            "this rank was aborted",
+            call.label, p.step, timeout_.count(), absl::StrJoin(call.group, ","))));
+        return;
+      }
+    }
+    ++it;
+  }
+}
+
+void NcclCommunicator::Fail(const absl::Status& status) {
+  if (failed_) return;
+  failed_ = true;
+  error_ = status;
+  // The enqueuing thread waits on mu_, so no other NCCL call runs now (NCCL
+  // requires that of ncclCommAbort). Aborting makes NCCL's pending kernels
+  // return: the streams drain.
+  for (Group& group : groups_) {
+    if (group.comm == nullptr) continue;
+    ncclCommAbort(group.comm);
+    group.comm = nullptr;
+  }
+  // Their events are never re-recorded (they stay out of the pool).
+  pending_.clear();
+}
+
+}  // namespace zosched
