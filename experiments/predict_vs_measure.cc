@@ -1,18 +1,37 @@
-// Predicted versus measured on the CPU testbed: for zo2 and distzo2 P2xD1,
-// P1xD2, P2xD2 (sliced and naive), each at three emulated host-link rates
-// (compute-bound, balanced, transfer-bound), the cycle lower -> simulate on
-// the calibrated cluster -> execute on real MPI ranks -> compare.
+// Predicted versus measured: the cycle lower -> simulate on the calibrated
+// cluster -> execute for real -> compare, for a set of schedules, on the
+// CPU testbed (--backend=cpu, the default) or on NVIDIA GPUs (--backend=cuda,
+// in a --config=cuda build).
 //
 //   bazel run //experiments:predict_vs_measure [-- --steps=12 --warmup=2
 //       --calibrated=clusters/local_cpu.calibrated.pbtxt --out_dir=...]
+//   bazel run --config=cuda //experiments:predict_vs_measure -- --backend=cuda
+//       [--cluster=h100_sxm_x1 --calibrated=FILE_OR_CATALOG_NAME]
 //
-// Without --calibrated it first runs //runtime:calibrate into the output
-// directory. Writes predict_vs_measure.md and .csv (schedule, predicted and
-// measured step time with its spread, error %, overlap and exposed
+// CPU testbed: opt-tiny (--model, --batch, --seq) for zo2 and distzo2 P2xD1,
+// P1xD2, P2xD2 (sliced and naive), each at three emulated host-link rates
+// (compute-bound, balanced, transfer-bound), on real MPI ranks.
+// GPUs: zo2 and mezo on OPT-1.3B, 2.7B and 6.7B (random init) in FP16 and
+// FP32 (host = wire = compute dtype), block slots 2 and 3, micro-batch 1 and
+// 4, sequence 512 and 2048, on the one GPU of --cluster; and distzo2 P2xD1
+// lowered for the 2-GPU --shared_gpu_cluster and run as 2 processes sharing
+// the GPU (so its prediction assumes two GPUs; the measurement shares one).
+// A schedule whose memory plan does not fit (or whose processes' plans
+// together exceed the one GPU) is printed with the reason and skipped.
+//
+// Without --calibrated it first runs //runtime:calibrate (--backend=cuda
+// for GPUs) on --cluster into the output directory; --calibrated takes a
+// Cluster file or a catalog name (h100_sxm_x1 holds figures measured on the
+// H100 machine). Writes predict_vs_measure.md and .csv (schedule, predicted
+// and measured step time with its spread, error %, overlap and exposed
 // communication both ways, binding resource), and per schedule a Chrome
 // trace with both timelines and a picture of them one above the other; ends
 // with the summary line: median |error| and max |error|.
-// --quick: 2 schedules only (zo2 and distzo2 P2xD2 sliced, balanced links).
+// --quick: 2 schedules only (CPU: zo2 and distzo2 P2xD2 sliced; GPU: zo2 and
+// distzo2 P2xD1 on OPT-1.3B FP16 at sequence 512).
+// Exit status: 0; 2 for bad flags or inputs, and when train or calibrate
+// refuses to run (e.g. --backend=cuda in a build without --config=cuda, or
+// on a machine without a GPU: their message is printed); 1 otherwise.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,28 +40,41 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
-#include "base/subprocess.h"
 #include "base/user_path.h"
 #include "experiments/testbed_cycle.h"
 #include "models/model_spec.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/schedule_stats.h"
 #include "schedule/training_settings.h"
 
-ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/predict_vs_measure)");
-ABSL_FLAG(std::string, calibrated, "", "a calibrated cluster (default: calibrate now)");
-ABSL_FLAG(std::string, model, "opt-tiny", "the model to train");
-ABSL_FLAG(int32_t, batch, 16, "examples per step");
-ABSL_FLAG(int32_t, seq, 32, "sequence length");
+ABSL_FLAG(std::string, backend, "cpu",
+          "cpu (the testbed, MPI ranks) or cuda (NVIDIA GPUs; a --config=cuda build)");
+ABSL_FLAG(std::string, out_dir, "",
+          "outputs (default: out/predict_vs_measure; cuda: out/predict_vs_measure_cuda)");
+ABSL_FLAG(std::string, cluster, "",
+          "the cluster to calibrate and predict on, catalog name or file (default: local_cpu; "
+          "cuda: h100_sxm_x1)");
+ABSL_FLAG(std::string, shared_gpu_cluster, "h100_sxm_x2",
+          "cuda: the 2-device cluster distzo2 P2xD1 is lowered for (its 2 processes share the "
+          "GPU)");
+ABSL_FLAG(std::string, calibrated, "",
+          "a calibrated cluster, file or catalog name (default: calibrate --cluster now)");
+ABSL_FLAG(std::string, model, "opt-tiny", "cpu: the model to train");
+ABSL_FLAG(int32_t, batch, 16, "cpu: examples per step");
+ABSL_FLAG(int32_t, seq, 32, "cpu: sequence length");
 ABSL_FLAG(int32_t, steps, 30, "steps per run");
 ABSL_FLAG(int32_t, warmup, 2, "steps left out of the comparison");
 ABSL_FLAG(bool, quick, false,
-          "2 schedules only (for tests): zo2 compute-bound, distzo2 P2xD2 sliced balanced");
+          "2 schedules only (for tests): cpu: zo2 compute-bound, distzo2 P2xD2 sliced balanced; "
+          "cuda: zo2 and distzo2 P2xD1 on OPT-1.3B FP16, sequence 512");
 ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train and calibrate binaries are");
 
 namespace zosched {
@@ -57,7 +89,7 @@ const std::vector<std::pair<std::string, double>>& LinkRegimes() {
   return *regimes;
 }
 
-std::vector<CycleCase> Cases() {
+std::vector<CycleCase> CpuCases() {
   struct Grid {
     std::string name;
     StrategyKind strategy;
@@ -98,67 +130,225 @@ std::vector<CycleCase> Cases() {
   return cases;
 }
 
+// The GPU cases: (strategy, model, dtype, block slots, batch, micro-batch,
+// sequence), covering zo2 and mezo on OPT-1.3B, 2.7B and 6.7B in FP16 and
+// FP32, slots 2 and 3, micro-batch 1 and 4 (and 4 micro-batches of 1),
+// sequence 512 and 2048, and distzo2 P2xD1 (sliced) on processes sharing
+// the GPU. Every plan fits one 80 GB H100 (the largest: mezo OPT-6.7B FP32,
+// about 28 GB); the runtime checks that again against the GPU's free memory.
+std::vector<CycleCase> GpuCases() {
+  struct Gpu {
+    StrategyKind strategy;
+    std::string model;
+    DType dtype;
+    int slots, batch, micro, seq;
+    bool quick;
+  };
+  const std::vector<Gpu> grid = {
+      {ZO2, "opt-1.3b", FP16, 3, 1, 1, 2048, false},  // ZO2's own speed-test setting
+      {ZO2, "opt-1.3b", FP16, 3, 1, 1, 512, true},
+      {ZO2, "opt-1.3b", FP32, 3, 1, 1, 2048, false},
+      {ZO2, "opt-1.3b", FP16, 2, 4, 1, 512, false},
+      {MEZO, "opt-1.3b", FP16, 3, 1, 1, 2048, false},
+      {MEZO, "opt-1.3b", FP32, 3, 4, 4, 512, false},
+      {ZO2, "opt-2.7b", FP16, 3, 4, 4, 512, false},
+      {ZO2, "opt-2.7b", FP32, 2, 1, 1, 2048, false},
+      {MEZO, "opt-2.7b", FP16, 3, 4, 1, 512, false},
+      {ZO2, "opt-6.7b", FP16, 3, 1, 1, 2048, false},
+      {ZO2, "opt-6.7b", FP16, 2, 4, 4, 512, false},
+      {ZO2, "opt-6.7b", FP32, 3, 1, 1, 512, false},
+      {MEZO, "opt-6.7b", FP16, 3, 1, 1, 2048, false},
+      {MEZO, "opt-6.7b", FP32, 3, 1, 1, 512, false},
+      {DISTZO2, "opt-1.3b", FP16, 3, 1, 1, 2048, false},
+      {DISTZO2, "opt-1.3b", FP16, 3, 1, 1, 512, true},
+      {DISTZO2, "opt-2.7b", FP16, 2, 4, 4, 512, false},
+  };
+  std::vector<CycleCase> cases;
+  for (const Gpu& g : grid) {
+    if (absl::GetFlag(FLAGS_quick) && !g.quick) continue;
+    CycleCase c;
+    c.backend = "cuda";
+    // No host evaluation or fp32 saves of billion-parameter models: the
+    // comparison needs the timeline only.
+    c.final_outputs = false;
+    c.model = g.model;
+    c.options.strategy = g.strategy;
+    if (g.strategy == DISTZO2) {
+      c.options.pertp = 2;
+      c.options.dp = 1;
+      c.options.slicing = true;
+    }
+    if (g.strategy != MEZO) c.options.block_slots = g.slots;
+    c.options.training = DefaultTrainingSettings();
+    c.options.training.set_batch_size(g.batch);
+    c.options.training.set_micro_batch_size(g.micro);
+    c.options.training.set_seq_len(g.seq);
+    c.options.training.set_learning_rate(1e-6);  // MeZO's
+    c.options.training.set_compute_dtype(g.dtype);
+    c.options.training.set_host_dtype(g.dtype);
+    c.options.training.set_wire_dtype(g.dtype);
+    const std::string strategy = g.strategy == DISTZO2 ? "distzo2_P2xD1"
+                                 : g.strategy == ZO2   ? "zo2"
+                                                       : "mezo";
+    c.label = absl::StrFormat("%s_%s_%s_%sb%d_mb%d_seq%d", strategy, g.model,
+                              absl::AsciiStrToLower(DType_Name(g.dtype)),
+                              g.strategy == MEZO ? "" : absl::StrFormat("slots%d_", g.slots),
+                              g.batch, g.micro, g.seq);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+// The file stem of a catalog name or a Cluster file ("local_cpu" for
+// "clusters/local_cpu.pbtxt").
+std::string ClusterStem(const std::string& name_or_path) {
+  std::string stem = name_or_path.substr(name_or_path.find_last_of('/') + 1);
+  if (absl::EndsWith(stem, ".pbtxt")) stem.resize(stem.size() - 6);
+  return stem;
+}
+
+// A catalog name as is; a path as the user meant it (base/user_path.h).
+std::string ClusterArgument(const std::string& name_or_path) {
+  return CatalogClusterPath(name_or_path).empty() ? ResolveUserPath(name_or_path) : name_or_path;
+}
+
+// Why the schedule of `prediction` cannot run on `gpu` (the one GPU of the
+// machine) when its devices are processes sharing it: their plans together
+// exceed the GPU's memory. "" when they fit (or there is one device).
+std::string SharedGpuShortfall(const Schedule& schedule, const Cluster& gpu) {
+  if (schedule.devices_size() < 2) return "";
+  int64_t total = 0;
+  for (const DeviceStats& d : ComputeDeviceStats(schedule)) total += d.memory_bytes;
+  const int64_t capacity = gpu.devices(0).memory_bytes();
+  if (total <= capacity) return "";
+  return absl::StrFormat(
+      "its %d processes share the one GPU of %s: their memory plans sum to %.2f GB, over the "
+      "GPU's %.2f GB by %.2f GB",
+      schedule.devices_size(), gpu.name(), total / 1e9, capacity / 1e9, (total - capacity) / 1e9);
+}
+
 absl::Status Run() {
-  const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir), "predict_vs_measure");
+  const bool cuda = absl::GetFlag(FLAGS_backend) == "cuda";
+  const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir),
+                                    cuda ? "predict_vs_measure_cuda" : "predict_vs_measure");
   RETURN_IF_ERROR(MakeDirectories(out));
   const std::string bin = absl::GetFlag(FLAGS_runtime_dir);
+  const std::string cluster_name = !absl::GetFlag(FLAGS_cluster).empty()
+                                       ? absl::GetFlag(FLAGS_cluster)
+                                       : (cuda ? "h100_sxm_x1" : "local_cpu");
   std::string calibrated = absl::GetFlag(FLAGS_calibrated);
   if (calibrated.empty()) {
-    calibrated = out + "/local_cpu.calibrated.pbtxt";
+    calibrated = out + "/" + ClusterStem(cluster_name) + ".calibrated.pbtxt";
     std::printf("calibrating this machine (log: %s/calibrate.log) ...\n", out.c_str());
-    ASSIGN_OR_RETURN(
-        const int code,
-        RunSubprocess({{bin + "/calibrate", "--out=" + calibrated,
-                        "--model=" + absl::GetFlag(FLAGS_model),
-                        absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)),
-                        absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq))},
-                       out + "/calibrate.log"}));
-    if (code != 0) return absl::InternalError("calibration failed; see " + out + "/calibrate.log");
+    std::vector<std::string> argv = {bin + "/calibrate", "--out=" + calibrated,
+                                     "--cluster=" + ClusterArgument(cluster_name)};
+    if (cuda) {
+      argv.push_back("--backend=cuda");
+    } else {
+      argv.push_back("--model=" + absl::GetFlag(FLAGS_model));
+      argv.push_back(absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)));
+      argv.push_back(absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq)));
+    }
+    RETURN_IF_ERROR(RunRuntimeProgram("calibration", argv, out + "/calibrate.log"));
   } else {
-    calibrated = ResolveUserPath(calibrated);
+    calibrated = ClusterArgument(calibrated);
   }
   ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(calibrated));
+  // GPUs: schedules of several devices are lowered for a cluster that has
+  // them, and run as processes sharing the one GPU.
+  Cluster shared_gpu;
+  if (cuda) {
+    ASSIGN_OR_RETURN(shared_gpu,
+                     LoadCluster(ClusterArgument(absl::GetFlag(FLAGS_shared_gpu_cluster))));
+  }
 
   std::vector<std::string> csv = {
       "schedule,link_gbps,predicted_step_ms,measured_step_ms,measured_min_ms,measured_max_ms,"
       "error_pct,predicted_overlap_pct,measured_overlap_pct,predicted_exposed_ms,"
       "measured_exposed_ms,binding,trace,picture"};
-  std::vector<std::string> md = {
-      "# Predicted vs measured on the CPU testbed",
-      "",
-      absl::StrFormat("Model %s, batch %d, seq %d; %d steps per run, the first %d left out; "
-                      "cluster %s. Overlap and exposed communication: device 0.",
-                      absl::GetFlag(FLAGS_model), absl::GetFlag(FLAGS_batch),
-                      absl::GetFlag(FLAGS_seq), absl::GetFlag(FLAGS_steps),
-                      absl::GetFlag(FLAGS_warmup), calibrated),
-      "",
+  std::vector<std::string> md;
+  if (cuda) {
+    md = {"# Predicted vs measured on NVIDIA GPUs (train --backend=cuda)",
+          "",
+          absl::StrFormat(
+              "Each schedule's strategy, model, dtype (host = wire = compute), block slots, "
+              "batch, micro-batch and sequence are in its name; random init, synthetic task. "
+              "%d steps per run, the first %d left out; cluster %s (one GPU). distzo2 P2xD1 is "
+              "lowered for %s and runs as 2 processes sharing the GPU: its prediction assumes "
+              "two GPUs. Overlap and exposed communication: device 0.",
+              absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup), calibrated,
+              absl::GetFlag(FLAGS_shared_gpu_cluster))};
+  } else {
+    md = {"# Predicted vs measured on the CPU testbed",
+          "",
+          absl::StrFormat("Model %s, batch %d, seq %d; %d steps per run, the first %d left out; "
+                          "cluster %s. Overlap and exposed communication: device 0.",
+                          absl::GetFlag(FLAGS_model), absl::GetFlag(FLAGS_batch),
+                          absl::GetFlag(FLAGS_seq), absl::GetFlag(FLAGS_steps),
+                          absl::GetFlag(FLAGS_warmup), calibrated)};
+  }
+  md.push_back("");
+  md.push_back(
       "| schedule | link GB/s | predicted ms | measured ms (min-max) | error | overlap % pred/meas "
-      "| exposed ms pred/meas | bound by |",
-      "|---|---|---|---|---|---|---|---|"};
+      "| exposed ms pred/meas | bound by |");
+  md.push_back("|---|---|---|---|---|---|---|---|");
   std::vector<double> errors;
-  for (const CycleCase& c : Cases()) {
-    std::printf("%-36s ", c.label.c_str());
+  std::vector<std::string> skipped;
+  for (const CycleCase& c : cuda ? GpuCases() : CpuCases()) {
+    std::printf("%-*s ", cuda ? 50 : 36, c.label.c_str());
     std::fflush(stdout);
-    ASSIGN_OR_RETURN(CycleResult r, RunCycle(c, cluster, absl::GetFlag(FLAGS_steps),
-                                             absl::GetFlag(FLAGS_warmup), bin + "/train", out));
+    const bool several_devices = c.options.pertp * c.options.dp > 1;
+    absl::StatusOr<CyclePrediction> prediction =
+        PredictCycle(c, cuda && several_devices ? shared_gpu : cluster, out);
+    std::string skip;
+    if (absl::IsResourceExhausted(prediction.status())) {
+      skip = std::string(prediction.status().message());
+    } else if (!prediction.ok()) {
+      return prediction.status();
+    } else if (cuda) {
+      skip = SharedGpuShortfall(prediction->schedule, cluster);
+    }
+    if (!skip.empty()) {
+      std::printf("skipped, does not fit: %s\n", skip.c_str());
+      skipped.push_back(absl::StrFormat("- %s: skipped, does not fit: %s", c.label, skip));
+      continue;
+    }
+    absl::StatusOr<CycleResult> result = MeasureCycle(
+        c, *prediction, absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup), bin + "/train");
+    if (!result.ok()) {
+      std::printf("failed\n");
+      return result.status();
+    }
+    const CycleResult& r = *result;
     const TimelineComparison& cmp = r.comparison;
     const DeviceMetrics& p = r.predicted.devices[0];
     const DeviceMetrics& m = r.measured.devices[0];
+    // The host-link rate the schedule ran at: emulated, or the cluster's.
+    const double link_gbps = c.host_link_gbps > 0
+                                 ? c.host_link_gbps
+                                 : r.schedule.cluster().devices(0).host_link().down_gbps();
     errors.push_back(std::fabs(cmp.step_error));
     std::printf("predicted %8.2f ms  measured %8.2f ms  error %+6.1f%%\n",
                 cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6, 100 * cmp.step_error);
     csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s", c.label, c.host_link_gbps,
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s", c.label, link_gbps,
         cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
         BindingResourceName(r.predicted.binding), r.trace_path, r.picture_path));
     md.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f | %.2f / %.2f | %s |", c.label,
-        c.host_link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
+        link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
         BindingResourceName(r.predicted.binding)));
+  }
+  if (!skipped.empty()) {
+    md.push_back("");
+    md.insert(md.end(), skipped.begin(), skipped.end());
+  }
+  if (errors.empty()) {
+    return absl::FailedPreconditionError("no schedule ran: every one was skipped (see above)");
   }
   std::vector<double> sorted = errors;
   std::sort(sorted.begin(), sorted.end());
@@ -176,6 +366,10 @@ absl::Status Run() {
 }
 
 absl::Status CheckFlags() {
+  const std::string backend = absl::GetFlag(FLAGS_backend);
+  if (backend != "cpu" && backend != "cuda") {
+    return absl::InvalidArgumentError("--backend='" + backend + "': expected cpu or cuda");
+  }
   RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 1, kMaxBatchSize,
                                  "examples per step"));
   RETURN_IF_ERROR(CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, kMaxPositions, "tokens"));
@@ -196,8 +390,10 @@ int main(int argc, char** argv) {
   }
   const absl::Status status = zosched::Run();
   if (!status.ok()) {
+    // Refusals (train's or calibrate's, e.g. --backend=cuda without a CUDA
+    // build or a GPU) and bad inputs exit 2, like the runtime's programs.
     std::fprintf(stderr, "predict_vs_measure: %s\n", std::string(status.message()).c_str());
-    return 1;
+    return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1;
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/files.h"
 #include "base/output_dir.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
@@ -75,15 +76,35 @@ Timeline WithoutWarmup(const Timeline& measured, int warmup, Timeline* median_st
   return kept;
 }
 
+// The last non-empty line of the file `log`, without trailing whitespace:
+// the error a refusing program printed last.
+std::string LastLine(const std::string& log) {
+  std::string text;
+  if (!ReadFileToString(log, &text).ok()) return "(no log)";
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "(empty log)";
+  text.resize(end + 1);
+  const size_t start = text.find_last_of("\r\n");
+  return start == std::string::npos ? text : text.substr(start + 1);
+}
+
 }  // namespace
 
-absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster, int steps,
-                                     int warmup, const std::string& train,
-                                     const std::string& out_dir, int loss_window) {
-  const std::string dir = out_dir + "/" + c.label;
-  RETURN_IF_ERROR(MakeDirectories(dir));
-  CycleResult r;
-  r.run_dir = dir + "/run";
+absl::Status RunRuntimeProgram(const std::string& what, const std::vector<std::string>& argv,
+                               const std::string& log) {
+  ASSIGN_OR_RETURN(const int code, RunSubprocess({argv, log}));
+  if (code == 0) return absl::OkStatus();
+  if (code == 2) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s was refused (exit 2): %s", what, LastLine(log)));
+  }
+  return absl::InternalError(absl::StrFormat("%s exited %d; see %s", what, code, log));
+}
+
+absl::StatusOr<CyclePrediction> PredictCycle(const CycleCase& c, const Cluster& cluster,
+                                             const std::string& out_dir) {
+  CyclePrediction p;
+  p.dir = out_dir + "/" + c.label;
   Cluster emulated = cluster;
   if (c.host_link_gbps > 0) {
     for (Device& d : *emulated.mutable_devices()) {
@@ -92,45 +113,62 @@ absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster,
     }
   }
   ASSIGN_OR_RETURN(ModelSpec model, LoadModelSpec(c.model));
-  ASSIGN_OR_RETURN(r.schedule, LowerSchedule(model, emulated, c.options));
-  const std::string schedule_path = dir + "/schedule.pb";
-  RETURN_IF_ERROR(WriteProtoFile(schedule_path, r.schedule));
+  ASSIGN_OR_RETURN(p.schedule, LowerSchedule(model, emulated, c.options));
+  RETURN_IF_ERROR(MakeDirectories(p.dir));
+  p.schedule_path = p.dir + "/schedule.pb";
+  RETURN_IF_ERROR(WriteProtoFile(p.schedule_path, p.schedule));
 
-  ASSIGN_OR_RETURN(SimResult predicted, Simulate(r.schedule));
-  RETURN_IF_ERROR(WriteProtoFile(dir + "/predicted.timeline.pb", predicted.timeline));
-  ASSIGN_OR_RETURN(r.predicted, ComputeStepMetrics(r.schedule, predicted.timeline, 0));
+  ASSIGN_OR_RETURN(SimResult predicted, Simulate(p.schedule));
+  p.timeline = std::move(predicted.timeline);
+  RETURN_IF_ERROR(WriteProtoFile(p.dir + "/predicted.timeline.pb", p.timeline));
+  ASSIGN_OR_RETURN(p.predicted, ComputeStepMetrics(p.schedule, p.timeline, 0));
+  return p;
+}
 
-  const std::string log = dir + "/train.log";
-  ASSIGN_OR_RETURN(
-      const int code,
-      RunSubprocess({{train, absl::StrCat("--ranks=", r.schedule.devices_size()),
-                      "--schedule=" + schedule_path, absl::StrCat("--steps=", steps),
-                      "--eval_examples=64", "--collective_timeout_s=120", "--out_dir=" + r.run_dir},
-                     log}));
-  if (code != 0) {
-    return absl::InternalError(absl::StrFormat(
-        "the training run of '%s' exited %d; see %s", c.label, code, log));
-  }
+absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePrediction& prediction,
+                                         int steps, int warmup, const std::string& train,
+                                         int loss_window) {
+  const std::string& dir = prediction.dir;
+  CycleResult r;
+  r.schedule = prediction.schedule;
+  r.predicted = prediction.predicted;
+  r.run_dir = dir + "/run";
+  RETURN_IF_ERROR(RunRuntimeProgram(
+      absl::StrFormat("the training run of '%s'", c.label),
+      {train, "--backend=" + c.backend, absl::StrCat("--ranks=", r.schedule.devices_size()),
+       "--schedule=" + prediction.schedule_path, absl::StrCat("--steps=", steps),
+       absl::StrCat("--eval_examples=", c.eval_examples),
+       absl::StrCat("--final_outputs=", c.final_outputs ? "true" : "false"),
+       "--collective_timeout_s=120",
+       "--out_dir=" + r.run_dir},
+      dir + "/train.log"));
   Timeline measured_all;
   RETURN_IF_ERROR(ReadProtoFile(r.run_dir + "/timeline.pb", &measured_all));
   Timeline median_step;
   const Timeline measured = WithoutWarmup(measured_all, warmup, &median_step);
-  ASSIGN_OR_RETURN(r.comparison, CompareTimelines(r.schedule, predicted.timeline, measured));
+  ASSIGN_OR_RETURN(r.comparison, CompareTimelines(r.schedule, prediction.timeline, measured));
   ASSIGN_OR_RETURN(r.measured, ComputeStepMetrics(r.schedule, median_step, 0));
   RETURN_IF_ERROR(
       ReadLosses(r.run_dir + "/train.csv", loss_window, &r.first_loss, &r.last_loss));
 
   r.trace_path = dir + "/trace.json";
   ASSIGN_OR_RETURN(std::string json,
-                   ChromeTraceJson(r.schedule, {&predicted.timeline, &median_step}));
+                   ChromeTraceJson(r.schedule, {&prediction.timeline, &median_step}));
   RETURN_IF_ERROR(WriteFile(r.trace_path, json));
   r.picture_path = dir + "/timelines.png";
   RETURN_IF_ERROR(PlotTimelines(
-      r.schedule, {{&predicted.timeline, "predicted"}, {&median_step, "measured"}}, 0,
+      r.schedule, {{&prediction.timeline, "predicted"}, {&median_step, "measured"}}, 0,
       absl::StrFormat("%s: predicted %.2f ms vs measured %.2f ms (median step)", c.label,
                       r.comparison.predicted_step_ns / 1e6, r.comparison.measured_step_ns / 1e6),
       r.picture_path));
   return r;
+}
+
+absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster, int steps,
+                                     int warmup, const std::string& train,
+                                     const std::string& out_dir, int loss_window) {
+  ASSIGN_OR_RETURN(const CyclePrediction prediction, PredictCycle(c, cluster, out_dir));
+  return MeasureCycle(c, prediction, steps, warmup, train, loss_window);
 }
 
 }  // namespace zosched

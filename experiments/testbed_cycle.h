@@ -1,18 +1,26 @@
-// The validation cycle on the CPU testbed, for one schedule:
+// The validation cycle for one schedule, on the CPU testbed or on NVIDIA
+// GPUs (CycleCase::backend):
 //   lower -> simulate on the (calibrated) cluster -> execute N steps for real
-//   (runtime/train under mpirun) -> compare the timelines op by op
+//   (runtime/train --backend=cpu|cuda, under mpirun when the schedule has
+//   several devices) -> compare the timelines op by op
 // and the files that show it: the schedule, both timelines, a Chrome trace
 // holding both, and a picture with the predicted timeline above a measured
-// step.
+// step. The cycle runs whole (RunCycle) or in its two halves: PredictCycle
+// (lower and simulate; no hardware needed) and MeasureCycle (execute and
+// compare), for experiments that report the prediction whether or not they
+// can measure it.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "schedule/cluster.pb.h"
 #include "schedule/compare_timelines.h"
 #include "schedule/lowering.h"
+#include "schedule/timeline.pb.h"
 #include "schedule/timeline_metrics.h"
 
 namespace zosched {
@@ -22,6 +30,26 @@ struct CycleCase {
   std::string model;        // zoo name
   LowerOptions options;     // strategy and training settings
   double host_link_gbps = 0;  // emulated host-link rate, both directions (0: the cluster's)
+  // train --backend: "cpu" (the testbed: MPI ranks, emulated links) or
+  // "cuda" (NVIDIA GPUs; ranks share the visible GPUs round-robin).
+  std::string backend = "cpu";
+  // Dev examples train evaluates after the last step (its --eval_examples,
+  // >= 1), when final_outputs.
+  int eval_examples = 64;
+  // train's --final_outputs: evaluate and save the weights at the end. The
+  // evaluation runs the fp32 forward on the host and the saves hold fp32
+  // copies, so large models on GPUs turn it off (the timeline is written
+  // either way).
+  bool final_outputs = true;
+};
+
+// The first half of the cycle: the lowered schedule and its prediction.
+struct CyclePrediction {
+  std::string dir;            // <out_dir>/<label>: the case's files
+  std::string schedule_path;  // <dir>/schedule.pb
+  Schedule schedule;
+  Timeline timeline;          // the predicted step (step 0)
+  StepMetrics predicted;      // its metrics
 };
 
 struct CycleResult {
@@ -35,14 +63,47 @@ struct CycleResult {
   std::string trace_path, picture_path, run_dir;
 };
 
-// Runs the cycle for `c` on `cluster` with `steps` training steps, of which
-// the first `warmup` are left out of the comparison. `train` is the path of
-// the runtime/train binary; files go under `out_dir`/<label>.
+// Lowers `c` on `cluster` (with its host links set to c.host_link_gbps when
+// that is > 0) and simulates one step; writes <out_dir>/<label>/schedule.pb
+// and predicted.timeline.pb.
 //
-// Errors: lowering, simulation and comparison errors; Internal when the
-// training run fails (its log's path in the message).
+// Errors: ResourceExhausted from lowering when the memory plan does not fit
+// a device or host of `cluster` (naming it and the shortfall); other
+// lowering and simulation errors; file errors.
+absl::StatusOr<CyclePrediction> PredictCycle(const CycleCase& c, const Cluster& cluster,
+                                             const std::string& out_dir);
+
+// The second half: runs `train` (the path of the runtime/train binary) on
+// the predicted schedule with c.backend for `steps` steps, leaves the first
+// `warmup` out, and compares the measured steps with the prediction. The
+// run's files go to <prediction.dir>/run; the trace and the picture to
+// <prediction.dir>.
+//
+// Errors: InvalidArgument "the training run of LABEL was refused (exit 2):
+// MESSAGE" when train refuses to start (bad flags or inputs, or a backend
+// this build or machine lacks: --backend=cuda without --config=cuda, or
+// without a GPU), MESSAGE being train's own; Internal when the run fails
+// otherwise (its log's path in the message); comparison errors.
+absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePrediction& prediction,
+                                         int steps, int warmup, const std::string& train,
+                                         int loss_window = 10);
+
+// PredictCycle, then MeasureCycle: the whole cycle for `c` on `cluster`;
+// files under `out_dir`/<label>. Errors: those of both.
 absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster, int steps,
                                      int warmup, const std::string& train,
                                      const std::string& out_dir, int loss_window = 10);
+
+// Runs one of the runtime's programs (`argv[0]`: train, calibrate) with its
+// stdout and stderr in the file `log`, as the cycle runs train. `what` names
+// the run in errors ("the training run of 'zo2'", "calibration").
+//
+// Errors: InvalidArgument "WHAT was refused (exit 2): MESSAGE" when it exits
+// 2 (the runtime's programs exit 2 for bad flags or inputs, and for a
+// backend this build or machine lacks), MESSAGE being the log's last line
+// (the program's own error); Internal "WHAT exited N; see LOG" for any other
+// non-zero status; the errors of starting it (base/subprocess.h).
+absl::Status RunRuntimeProgram(const std::string& what, const std::vector<std::string>& argv,
+                               const std::string& log);
 
 }  // namespace zosched

@@ -52,6 +52,9 @@ ABSL_FLAG(uint64_t, init_seed, 1, "seed of the random initialisation");
 ABSL_FLAG(bool, resume, false, "continue the run in --out_dir (checkpoint + trajectory)");
 ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/train in the workspace)");
 ABSL_FLAG(int32_t, collective_timeout_s, 300, "fail a collective waiting longer than this");
+ABSL_FLAG(bool, final_outputs, true,
+          "evaluate, print the checksum and save the weights at the end (false: logs and "
+          "timeline only, e.g. to benchmark a model whose fp32 copy would not fit)");
 ABSL_FLAG(std::string, timeline_out, "", "the measured Timeline (default: OUT_DIR/timeline.pb)");
 ABSL_FLAG(std::string, trace_out, "", "its Chrome trace JSON (default: OUT_DIR/trace.json)");
 
@@ -94,6 +97,7 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   o.resume = absl::GetFlag(FLAGS_resume);
   o.out_dir = absl::GetFlag(FLAGS_out_dir);
   o.collective_timeout_s = absl::GetFlag(FLAGS_collective_timeout_s);
+  o.final_outputs = absl::GetFlag(FLAGS_final_outputs);
   RETURN_IF_ERROR(CheckFlagRange("collective_timeout_s", o.collective_timeout_s, 1, 86400, "seconds"));
   if (!absl::GetFlag(FLAGS_timeline_out).empty()) {
     o.timeline_out = ResolveUserPath(absl::GetFlag(FLAGS_timeline_out));

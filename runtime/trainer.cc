@@ -307,6 +307,20 @@ absl::Status Run::Evaluate(const std::string& label, const ZoState& pending) {
 
 absl::Status Run::Finish() {
   RETURN_IF_ERROR(Barrier());  // every rank's offloads are in the store
+  // The measured timeline first: what follows may take long on a big model
+  // (evaluation on the host, fp32 copies, checkpoints).
+  ASSIGN_OR_RETURN(Timeline timeline, GatherTimeline(schedule_, *executor_, rank_, world_));
+  if (rank_ == 0) {
+    const std::string timeline_out =
+        o_.timeline_out.empty() ? out_ + "/timeline.pb" : o_.timeline_out;
+    const std::string trace_out = o_.trace_out.empty() ? out_ + "/trace.json" : o_.trace_out;
+    RETURN_IF_ERROR(WriteProtoFile(timeline_out, timeline));
+    ASSIGN_OR_RETURN(std::string json, ChromeTraceJson(schedule_, {&timeline}));
+    RETURN_IF_ERROR(WriteFile(trace_out, json));
+    std::printf("wrote %s/{train.csv, trajectory.log, schedule.pb}, %s, %s\n", out_.c_str(),
+                timeline_out.c_str(), trace_out.c_str());
+  }
+  if (!o_.final_outputs) return absl::OkStatus();
   RETURN_IF_ERROR(backend_->PullPersistent());
   const ZoState pending = *PendingView();
   if (rank_ == 0) {
@@ -331,20 +345,9 @@ absl::Status Run::Finish() {
     RETURN_IF_ERROR(SaveModelParameters(out_ + "/weights.safetensors", spec, flushed,
                                         {{"zosched.step", absl::StrCat(last_step)},
                                          {"zosched.checksum", checksum}}));
+    std::printf("wrote %s/{checkpoint.safetensors, weights.safetensors}\n", out_.c_str());
   }
-  RETURN_IF_ERROR(Barrier());
-  ASSIGN_OR_RETURN(Timeline timeline, GatherTimeline(schedule_, *executor_, rank_, world_));
-  if (rank_ != 0) return absl::OkStatus();
-  const std::string timeline_out =
-      o_.timeline_out.empty() ? out_ + "/timeline.pb" : o_.timeline_out;
-  const std::string trace_out = o_.trace_out.empty() ? out_ + "/trace.json" : o_.trace_out;
-  RETURN_IF_ERROR(WriteProtoFile(timeline_out, timeline));
-  ASSIGN_OR_RETURN(std::string json, ChromeTraceJson(schedule_, {&timeline}));
-  RETURN_IF_ERROR(WriteFile(trace_out, json));
-  std::printf("wrote %s/{train.csv, trajectory.log, checkpoint.safetensors, "
-              "weights.safetensors, schedule.pb}, %s, %s\n",
-              out_.c_str(), timeline_out.c_str(), trace_out.c_str());
-  return absl::OkStatus();
+  return Barrier();
 }
 
 ZoState* Run::PendingView() const {

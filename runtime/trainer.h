@@ -49,6 +49,10 @@ struct TrainOptions {
   bool resume = false;             // continue the run in out_dir
   std::string out_dir;
   int collective_timeout_s = 300;
+  // At the end: evaluate, print the checksum and save checkpoint.safetensors
+  // and weights.safetensors. False writes only the logs and the timeline
+  // (benchmarks of models whose fp32 copies or files would not fit).
+  bool final_outputs = true;
   // Where the measured Timeline and its Chrome trace go ("": out_dir's
   // timeline.pb and trace.json).
   std::string timeline_out, trace_out;

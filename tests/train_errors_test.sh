@@ -22,4 +22,17 @@ expect "the CPU runtime runs OPT models" "$train" --model=gpt2-small --seq=32
 sed 's/^vocab_size: .*/vocab_size: 300/; s/^name: .*/name: "opt-small-vocab"/' \
   models/zoo/opt-tiny.pbtxt >"$TEST_TMPDIR/small_vocab.pbtxt"
 expect "do not belong together" "$train" --model="$TEST_TMPDIR/small_vocab.pbtxt"
+# Backends: a name that is none, and cuda in a build without it (or with no
+# GPU), are refused before any rank starts, with exit 2.
+expect "expected cpu or cuda" "$train" --backend=tpu
+out=$(timeout 60 "$train" --backend=cuda --out_dir="$TEST_TMPDIR/run" 2>&1); code=$?
+[ "$code" -eq 2 ] || fail "--backend=cuda without a GPU exited $code: $out"
+grep -q -e "--config=cuda" -e "no CUDA GPU is visible" <<<"$out" || fail "--backend=cuda: $out"
+expect "applies to --backend=cuda only" "$train" --tf32
+# --final_outputs=false: the logs and the timeline, no weights.
+timeout 120 "$train" --steps=3 --final_outputs=false --out_dir="$TEST_TMPDIR/lean" >/dev/null 2>&1 ||
+  fail "--final_outputs=false failed"
+[ -s "$TEST_TMPDIR/lean/timeline.pb" ] && [ -s "$TEST_TMPDIR/lean/train.csv" ] ||
+  fail "--final_outputs=false wrote no timeline or log"
+[ ! -e "$TEST_TMPDIR/lean/weights.safetensors" ] || fail "--final_outputs=false saved weights"
 echo PASS
