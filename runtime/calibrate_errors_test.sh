@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # calibrate's bad flags and inputs: exit 2 with the flag, the value and the
-# range, before anything is measured (each run must end at once).
+# range, before anything is measured (each run must end at once); a backend
+# this build or machine lacks is refused likewise.
 set -uo pipefail
 calibrate="$PWD/runtime/calibrate"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -16,5 +17,19 @@ expect2 "--seq=0: expected 1 to" --seq=0
 expect2 "seq_len is 100 (expected 1 to model 'opt-tiny' max_positions 64)" --seq=100
 expect2 "unknown cluster 'nope'" --cluster=nope
 expect2 "unknown model 'opt-7b'" --model=opt-7b
+expect2 "--backend='bogus': expected cpu or cuda" --backend=bogus
+expect2 "--compute_dtype and --tf32 apply to --backend=cuda only" --compute_dtype=fp16
+# --backend=cuda: a build without CUDA names --config=cuda. A --config=cuda
+# build (CI runs the tests under it too) instead refuses a machine without a
+# GPU, or with one the bad --repeats; it alone holds the GPU calibration.
+out=$(timeout 30 "$calibrate" --out="$TEST_TMPDIR/c.pbtxt" --backend=cuda --repeats=0 2>&1); code=$?
+[ "$code" -eq 2 ] || fail "--backend=cuda exited $code (want 2): $out"
+if grep -qF "measured by calibrate --backend=cuda" "$calibrate"; then
+  grep -qE "no CUDA GPU is visible|--repeats=0: expected 1 to 1000" <<<"$out" ||
+    fail "--backend=cuda in a CUDA build: $out"
+else
+  grep -qF -- "--backend=cuda: this build has no CUDA backend; build with --config=cuda" <<<"$out" ||
+    fail "--backend=cuda without CUDA does not name --config=cuda: $out"
+fi
 [ ! -e "$TEST_TMPDIR/c.pbtxt" ] || fail "a failed calibration wrote its output"
 echo PASS

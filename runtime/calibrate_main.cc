@@ -20,6 +20,21 @@
 //    bus-bandwidth efficiency (measured rate / the peer link's rate).
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
+//
+// --backend=cuda (a --config=cuda build) measures the NVIDIA GPU machine
+// instead (runtime/cuda/calibration/gpu_calibration.h):
+//
+//   bazel-bin/runtime/calibrate --backend=cuda --out=clusters/h100.calibrated.pbtxt
+//       [--cluster=h100_sxm_x1 --model=opt-tiny --batch=16 --seq=32
+//        --compute_dtype=FP16 --tf32 --repeats=7]
+//
+// the compute op shapes of mezo, zo2 and the distzo2 grids above through the
+// CUDA backend and the executor, the host link alone and both directions at
+// once (-> down_gbps, up_gbps, duplex_gbps, latency_s), and the runtime's
+// all-gathers among 2 and 4 ranks (this program under mpirun; NCCL where
+// each rank has its own GPU, else host-staged) as measured_collectives rows. --cluster defaults to h100_sxm_x1 (the measured
+// H100 machine) there, local_cpu on the CPU; --out to
+// clusters/<cluster name>.calibrated.pbtxt.
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,13 +65,25 @@
 #include "schedule/cluster_validate.h"
 #include "schedule/lowering.h"
 #include "schedule/training_settings.h"
+#ifdef ZOSCHED_WITH_CUDA
+#include "runtime/cuda/calibration/calibration_plan.h"
+#include "runtime/cuda/calibration/gpu_calibration.h"
+#endif
 
-ABSL_FLAG(std::string, out, "clusters/local_cpu.calibrated.pbtxt", "the calibrated Cluster");
-ABSL_FLAG(std::string, cluster, "local_cpu", "the cluster to calibrate (catalog name or path)");
+ABSL_FLAG(std::string, backend, "cpu",
+          "cpu (this machine as the CPU testbed) or cuda (its NVIDIA GPUs; --config=cuda builds)");
+ABSL_FLAG(std::string, out, "",
+          "the calibrated Cluster (default: clusters/<cluster name>.calibrated.pbtxt)");
+ABSL_FLAG(std::string, cluster, "",
+          "the cluster to calibrate, catalog name or path (default: local_cpu; with "
+          "--backend=cuda h100_sxm_x1)");
 ABSL_FLAG(std::string, model, "opt-tiny", "the model whose op shapes to measure");
 ABSL_FLAG(int32_t, batch, 16, "examples per step of the schedules to calibrate for");
 ABSL_FLAG(int32_t, seq, 32, "sequence length of the schedules to calibrate for");
 ABSL_FLAG(int32_t, repeats, 7, "timed runs per measurement");
+ABSL_FLAG(std::string, compute_dtype, "",
+          "cuda: FP32, FP16 or BF16 (default: lowering's, the model's weight dtype)");
+ABSL_FLAG(bool, tf32, false, "cuda: let FP32 GEMMs use TF32 tensor cores");
 ABSL_FLAG(std::string, collective_probe, "",
           "internal: run the collective probe under mpirun and write results here");
 ABSL_FLAG(std::string, compute_probe, "",
@@ -66,6 +93,47 @@ namespace zosched {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// --cluster, or its default for --backend.
+std::string ClusterFlag() {
+  const std::string flag = absl::GetFlag(FLAGS_cluster);
+  if (!flag.empty()) return flag;
+  if (absl::GetFlag(FLAGS_backend) != "cuda") return "local_cpu";
+  // The measured H100 machine; before its catalog file existed, the closest.
+  return CatalogClusterPath("h100_sxm_x1").empty() ? "h100_sxm_x2" : "h100_sxm_x1";
+}
+
+// --out, or clusters/<name of the cluster calibrated>.calibrated.pbtxt.
+std::string OutPath(const Cluster& cluster) {
+  const std::string flag = absl::GetFlag(FLAGS_out);
+  return ResolveUserPath(flag.empty() ? "clusters/" + cluster.name() + ".calibrated.pbtxt" : flag);
+}
+
+// OK when this build can calibrate --backend (the CUDA part is linked in by
+// --config=cuda, which defines ZOSCHED_WITH_CUDA here). Errors:
+// InvalidArgument (exit 2) for an unknown backend, for cuda in a build
+// without it, and for the cuda-only flags given to cpu.
+absl::Status CheckBackend() {
+  const std::string backend = absl::GetFlag(FLAGS_backend);
+  if (backend == "cuda") {
+#ifdef ZOSCHED_WITH_CUDA
+    return absl::OkStatus();
+#else
+    return absl::InvalidArgumentError(
+        "--backend=cuda: this build has no CUDA backend; build with --config=cuda "
+        "(./bazelw build --config=cuda //runtime:calibrate)");
+#endif
+  }
+  if (backend != "cpu") {
+    return absl::InvalidArgumentError("--backend='" + backend + "': expected cpu or cuda");
+  }
+  if (!absl::GetFlag(FLAGS_compute_dtype).empty() || absl::GetFlag(FLAGS_tf32)) {
+    return absl::InvalidArgumentError(
+        "--compute_dtype and --tf32 apply to --backend=cuda only (the CPU testbed computes in "
+        "FP32)");
+  }
+  return absl::OkStatus();
+}
 
 struct Stats {
   double min = 0, median = 0, max = 0;  // seconds
@@ -227,7 +295,7 @@ absl::Status CollectiveProbe(const std::string& path) {
   int rank = 0, world = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world);
-  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
+  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(ClusterFlag()));
   std::vector<int> group(world);
   for (int r = 0; r < world; ++r) group[r] = r;
   ASSIGN_OR_RETURN(std::unique_ptr<MpiCollectives> comm,
@@ -260,7 +328,8 @@ absl::StatusOr<std::vector<double>> RunProbe(int ranks, const std::string& probe
       absl::StrFormat("/tmp/zosched_calibrate_%d_%s_%d.txt", getpid(), probe, ranks);
   ASSIGN_OR_RETURN(
       const int status,
-      RunUnderMpirun(ranks, {absl::StrCat("--cluster=", absl::GetFlag(FLAGS_cluster)),
+      RunUnderMpirun(ranks, {absl::StrCat("--backend=", absl::GetFlag(FLAGS_backend)),
+                             absl::StrCat("--cluster=", ClusterFlag()),
                              absl::StrCat("--model=", absl::GetFlag(FLAGS_model)),
                              absl::StrCat("--batch=", absl::GetFlag(FLAGS_batch)),
                              absl::StrCat("--seq=", absl::GetFlag(FLAGS_seq)),
@@ -285,7 +354,7 @@ absl::Status ComputeProbe(const std::string& path) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   auto barrier = [] { return SleepingBarrier(std::chrono::microseconds(50)); };
-  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
+  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(ClusterFlag()));
   ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
   const Schedule& s = schedules[0];
   const std::string& host_name = FindDevice(s.cluster(), s.devices(0).cluster_device())->host();
@@ -374,17 +443,21 @@ absl::Status MeasureCollectives(Cluster* out) {
 // probes (mpirun cannot be started from inside an MPI process).
 // The flags, the cluster and the schedules to calibrate for, all checked
 // before anything is measured.
-absl::StatusOr<std::vector<Schedule>> CheckInputs(Cluster* cluster) {
+absl::Status CheckCountFlags() {
   RETURN_IF_ERROR(
       CheckFlagRange("repeats", absl::GetFlag(FLAGS_repeats), 1, 1000, "timed runs"));
   RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 1, kMaxBatchSize,
                                  "examples per step"));
-  RETURN_IF_ERROR(CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, kMaxPositions, "tokens"));
-  ASSIGN_OR_RETURN(*cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
+  return CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, kMaxPositions, "tokens");
+}
+
+absl::StatusOr<std::vector<Schedule>> CheckInputs(Cluster* cluster) {
+  RETURN_IF_ERROR(CheckCountFlags());
+  ASSIGN_OR_RETURN(*cluster, LoadCluster(ClusterFlag()));
   return TargetSchedules(*cluster);
 }
 
-absl::Status Run(int* argc, char*** argv) {
+absl::Status RunCpu(int* argc, char*** argv) {
   Cluster cluster;
   ASSIGN_OR_RETURN(const std::vector<Schedule> schedules, CheckInputs(&cluster));
   Cluster out = cluster;
@@ -405,10 +478,87 @@ absl::Status Run(int* argc, char*** argv) {
   RETURN_IF_ERROR(MeasureCompute(schedules, &out));
   RETURN_IF_ERROR(MeasureCopies(schedules[0], &out));
   RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
-  const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_out));
+  const std::string path = OutPath(cluster);
   RETURN_IF_ERROR(WriteProtoFile(path, out));
   std::printf("wrote %s\n", path.c_str());
   return absl::OkStatus();
+}
+
+#ifdef ZOSCHED_WITH_CUDA
+// A failure of the inputs (no GPU, no schedule that fits) as a bad input:
+// exit 2, as train --backend=cuda refuses them.
+absl::Status AsInputError(const absl::Status& status) {
+  if (status.ok() || absl::IsInvalidArgument(status) || absl::IsNotFound(status)) return status;
+  return absl::InvalidArgumentError(status.message());
+}
+
+// The GPU calibration (gpu_calibration.h): inputs checked first, then the
+// collective probes under mpirun, then MPI here and the rest.
+absl::Status RunGpu(int* argc, char*** argv) {
+  RETURN_IF_ERROR(CheckCountFlags());
+  ASSIGN_OR_RETURN(const DType compute,
+                   ParseDTypeFlag("compute_dtype", absl::GetFlag(FLAGS_compute_dtype)));
+  ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(ClusterFlag()));
+  ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
+  absl::StatusOr<GpuTargets> targets = GpuTargetSchedules(
+      model, cluster, absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq), compute);
+  RETURN_IF_ERROR(AsInputError(targets.status()));
+  RETURN_IF_ERROR(AsInputError(CheckGpuVisible()));
+  for (const std::string& why : targets->skipped) {
+    std::printf("left out, its memory plan does not fit: %s\n", why.c_str());
+  }
+  GpuCalibrationOptions options;
+  options.cluster = cluster;
+  options.schedules = std::move(targets->schedules);
+  options.repeats = absl::GetFlag(FLAGS_repeats);
+  options.allow_tf32 = absl::GetFlag(FLAGS_tf32);
+
+  const int gpus = VisibleGpus();
+  std::printf("collectives: the runtime's all-gathers, rank r on GPU r mod %d: NCCL where each "
+              "rank has its own GPU, else host-staged MPI (seconds: median / min / max)\n",
+              gpus);
+  for (int ranks : {2, 4}) {
+    ASSIGN_OR_RETURN(const std::vector<double> numbers, RunProbe(ranks, "collective_probe"));
+    ASSIGN_OR_RETURN(const std::vector<MeasuredCollective> rows, CollectiveRows(ranks, numbers));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::printf("  %d ranks %9ld B: %.6f / %.6f / %.6f\n", ranks,
+                  static_cast<long>(rows[i].bytes()), numbers[4 * i + 1], numbers[4 * i + 2],
+                  numbers[4 * i + 3]);
+    }
+    options.collectives.insert(options.collectives.end(), rows.begin(), rows.end());
+  }
+  auto how = [gpus](int ranks) { return ranks <= gpus ? "NCCL" : "host-staged MPI"; };
+  options.collectives_how = absl::StrFormat("all-gathers among 2 ranks (%s) and 4 ranks (%s)",
+                                            how(2), how(4));
+
+  int rank = 0, world = 1;
+  RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
+  ASSIGN_OR_RETURN(const Cluster out, CalibrateGpu(options));
+  RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
+  const std::string path = OutPath(cluster);
+  RETURN_IF_ERROR(WriteProtoFile(path, out));
+  std::printf("wrote %s\n", path.c_str());
+  return absl::OkStatus();
+}
+#endif
+
+// The probe this process was started for by RunProbe (under mpirun, MPI
+// initialised).
+absl::Status RunProbeHere(const std::string& collective_probe, const std::string& compute_probe) {
+#ifdef ZOSCHED_WITH_CUDA
+  if (absl::GetFlag(FLAGS_backend) == "cuda") {
+    return GpuCollectiveProbe(absl::GetFlag(FLAGS_repeats), collective_probe);
+  }
+#endif
+  return collective_probe.empty() ? ComputeProbe(compute_probe) : CollectiveProbe(collective_probe);
+}
+
+absl::Status Run(int* argc, char*** argv) {
+  RETURN_IF_ERROR(CheckBackend());
+#ifdef ZOSCHED_WITH_CUDA
+  if (absl::GetFlag(FLAGS_backend) == "cuda") return RunGpu(argc, argv);
+#endif
+  return RunCpu(argc, argv);
 }
 
 }  // namespace
@@ -422,10 +572,7 @@ int main(int argc, char** argv) {
   if (!collective_probe.empty() || !compute_probe.empty()) {
     int rank = 0, world = 1;
     absl::Status s = zosched::InitMpi(&argc, &argv, &rank, &world);
-    if (s.ok()) {
-      s = collective_probe.empty() ? zosched::ComputeProbe(compute_probe)
-                                   : zosched::CollectiveProbe(collective_probe);
-    }
+    if (s.ok()) s = zosched::RunProbeHere(collective_probe, compute_probe);
     if (!s.ok()) zosched::AbortWorld("calibrate probe: " + std::string(s.message()), 1);
     MPI_Finalize();
     return 0;

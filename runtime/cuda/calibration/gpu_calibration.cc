@@ -1,0 +1,352 @@
+#include "runtime/cuda/calibration/gpu_calibration.h"
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/gpu_check.h"
+#include "base/status_macros.h"
+#include "runtime/cuda/calibration/calibration_math.h"
+#include "runtime/cuda/calibration/calibration_plan.h"
+#include "runtime/cuda/comm/gpu_identity_gather.h"
+#include "runtime/cuda/comm/host_staged_communicator.h"
+#include "runtime/cuda/comm/nccl_communicator.h"
+#include "runtime/cuda/cuda_backend.h"
+#include "runtime/executor.h"
+#include "runtime/host_store_layout.h"
+#include "runtime/mpi_world.h"
+#include "schedule/cluster_lookup.h"
+
+namespace zosched {
+namespace {
+
+// ---- Compute ----
+
+// The timings of device `device`'s compute shapes in `schedule`, its share
+// run alone (see the header).
+absl::StatusOr<std::vector<ShapeTiming>> TimeDevice(const Schedule& schedule, int device,
+                                                    const GpuCalibrationOptions& options) {
+  const DeviceTimingViews views = TimingViews(schedule, device);
+  std::vector<int32_t> words(schedule.training().num_label_words());
+  for (size_t k = 0; k < words.size(); ++k) words[k] = 10 + k;
+  const std::string& host_name =
+      FindDevice(schedule.cluster(), schedule.devices(device).cluster_device())->host();
+  // Declared in this order so that each outlives what uses it.
+  ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
+                   NodeSharedMemory::Allocate(LayOutHostStore(views.backend, host_name).bytes));
+  CudaOptions cuda;
+  cuda.allow_tf32 = options.allow_tf32;
+  ASSIGN_OR_RETURN(std::unique_ptr<CudaBackend> backend,
+                   CudaBackend::Create(views.backend, device, words, host.get(),
+                                       /*collectives=*/nullptr, cuda));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                   Executor::Create(views.executor, device, backend.get(), Executor::Clock::now()));
+  const int batch = schedule.training().batch_size(), seq = schedule.training().seq_len();
+  std::vector<int32_t> tokens(static_cast<int64_t>(batch) * seq, 5), lengths(batch, seq),
+      labels(batch, 0);
+  StepInputs inputs;
+  inputs.learning_rate = 1e-6f;  // > 0: the next step's updates do their full work
+  inputs.tokens = tokens.data();
+  inputs.lengths = lengths.data();
+  inputs.labels = labels.data();
+  for (int step = 0; step < kComputeWarmupSteps + options.repeats; ++step) {
+    inputs.step = step;
+    inputs.seed = 7 + step;
+    ASSIGN_OR_RETURN(const Executor::StepOutcome outcome, executor->RunStep(inputs));
+    (void)outcome;
+  }
+  return ComputeTimings(views.executor, device, executor->intervals(), kComputeWarmupSteps);
+}
+
+absl::StatusOr<std::vector<MeasuredCompute>> MeasureCompute(const GpuCalibrationOptions& options) {
+  std::printf("compute ops, each device's share alone through the executor (seconds: min / "
+              "median / max over every op of the shape in %d steps, after %d warm-up steps)\n",
+              options.repeats, kComputeWarmupSteps);
+  std::vector<MeasuredCompute> rows;
+  absl::flat_hash_set<std::string> seen;
+  for (const Schedule& s : options.schedules) {
+    for (int device = 0; device < s.devices_size(); ++device) {
+      bool new_shape = false;
+      for (const Op& op : s.ops()) {
+        new_shape |= op.device() == device && op.has_compute() &&
+                     !seen.contains(ShapeKey(ComputeShape(s, op.compute())));
+      }
+      if (!new_shape) continue;
+      absl::StatusOr<std::vector<ShapeTiming>> timings = TimeDevice(s, device, options);
+      if (absl::IsResourceExhausted(timings.status())) {  // the plan does not fit this GPU
+        std::printf("  %s, device %d: left out: %s\n", s.name().c_str(), device,
+                    std::string(timings.status().message()).c_str());
+        continue;
+      }
+      RETURN_IF_ERROR(timings.status());
+      std::printf("  %s, device %d:\n", s.name().c_str(), device);
+      for (const ShapeTiming& t : *timings) {
+        if (!seen.insert(ShapeKey(t.row)).second) continue;
+        rows.push_back(t.row);
+        std::printf("    %-18s examples %3d seq %5d elements %11ld: %.6f / %.6f / %.6f (%d runs)\n",
+                    t.row.op_class().c_str(), t.row.examples(), t.row.seq_len(),
+                    static_cast<long>(t.row.elements()), t.stats.min, t.stats.median,
+                    t.stats.max, t.samples);
+      }
+    }
+  }
+  return rows;
+}
+
+// ---- Host link ----
+
+// Two pinned host buffers, two device buffers, two streams and the timing
+// events of one GPU's copy measurements; freed on destruction.
+struct CopyRig {
+  static constexpr int64_t kBytes = int64_t{1} << 30;  // the largest copy
+  char* host[2] = {nullptr, nullptr};
+  char* device[2] = {nullptr, nullptr};
+  cudaStream_t stream[2] = {nullptr, nullptr};
+  cudaEvent_t start = nullptr;
+  cudaEvent_t end[2] = {nullptr, nullptr};
+
+  absl::Status Allocate() {
+    for (int i = 0; i < 2; ++i) {
+      GPU_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&host[i]), kBytes,
+                                        cudaHostAllocDefault));
+      GPU_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void**>(&device[i]), kBytes));
+      GPU_RETURN_IF_ERROR(cudaMemset(device[i], 1, kBytes));
+      std::memset(host[i], 1, kBytes);
+      GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream[i], cudaStreamNonBlocking));
+      GPU_RETURN_IF_ERROR(cudaEventCreate(&end[i]));
+    }
+    GPU_RETURN_IF_ERROR(cudaEventCreate(&start));
+    return absl::OkStatus();
+  }
+  ~CopyRig() {
+    cudaDeviceSynchronize();
+    for (int i = 0; i < 2; ++i) {
+      if (host[i] != nullptr) cudaFreeHost(host[i]);
+      if (device[i] != nullptr) cudaFree(device[i]);
+      if (stream[i] != nullptr) cudaStreamDestroy(stream[i]);
+      if (end[i] != nullptr) cudaEventDestroy(end[i]);
+    }
+    if (start != nullptr) cudaEventDestroy(start);
+  }
+};
+
+struct Copy {
+  void* dst;
+  const void* src;
+  cudaMemcpyKind kind;
+};
+
+// Runs `copies` (one per stream of `rig`, at most 2) of `bytes` each, all
+// started together: one warm-up, then `repeats` timed runs. Returns per copy
+// the statistics of the time from the common start to its own end.
+absl::StatusOr<std::vector<Stats>> TimeCopies(CopyRig& rig, const std::vector<Copy>& copies,
+                                              int64_t bytes, int repeats) {
+  std::vector<std::vector<double>> seconds(copies.size());
+  for (int run = 0; run <= repeats; ++run) {
+    GPU_RETURN_IF_ERROR(cudaEventRecord(rig.start, rig.stream[0]));
+    for (size_t c = 0; c < copies.size(); ++c) {
+      if (c > 0) GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(rig.stream[c], rig.start, 0));
+      GPU_RETURN_IF_ERROR(
+          cudaMemcpyAsync(copies[c].dst, copies[c].src, bytes, copies[c].kind, rig.stream[c]));
+      GPU_RETURN_IF_ERROR(cudaEventRecord(rig.end[c], rig.stream[c]));
+    }
+    for (size_t c = 0; c < copies.size(); ++c) {
+      GPU_RETURN_IF_ERROR(cudaEventSynchronize(rig.end[c]));
+      float ms = 0;
+      GPU_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, rig.start, rig.end[c]));
+      if (run > 0) seconds[c].push_back(ms * 1e-3);
+    }
+  }
+  std::vector<Stats> stats;
+  for (const std::vector<double>& s : seconds) stats.push_back(Summarize(s));
+  return stats;
+}
+
+absl::StatusOr<HostLinkFigures> MeasureHostLink(int gpu, int repeats) {
+  GPU_RETURN_IF_ERROR(cudaSetDevice(gpu));
+  CopyRig rig;
+  RETURN_IF_ERROR(rig.Allocate());
+  const Copy h2d{rig.device[0], rig.host[0], cudaMemcpyHostToDevice};
+  const Copy d2h{rig.host[1], rig.device[1], cudaMemcpyDeviceToHost};
+  auto gbps = [](int64_t bytes, double s) { return bytes / s / 1e9; };
+  std::printf("  GPU %d, pinned memory (GB/s from the median of %d runs)\n", gpu, repeats);
+  HostLinkTimings t;
+  const std::vector<int64_t> sizes = {4 << 10,  64 << 10,  1 << 20,   4 << 20,
+                                      16 << 20, 64 << 20, 256 << 20, CopyRig::kBytes};
+  for (int64_t bytes : sizes) {
+    ASSIGN_OR_RETURN(const std::vector<Stats> down, TimeCopies(rig, {h2d}, bytes, repeats));
+    ASSIGN_OR_RETURN(const std::vector<Stats> up, TimeCopies(rig, {d2h}, bytes, repeats));
+    t.h2d.push_back({bytes, down[0].median});
+    t.d2h.push_back({bytes, up[0].median});
+    std::printf("    %10ld B  alone: H2D %6.2f (%.1f us)  D2H %6.2f (%.1f us)",
+                static_cast<long>(bytes), gbps(bytes, down[0].median), down[0].median * 1e6,
+                gbps(bytes, up[0].median), up[0].median * 1e6);
+    if (bytes >= (4 << 20)) {
+      ASSIGN_OR_RETURN(const std::vector<Stats> both, TimeCopies(rig, {h2d, d2h}, bytes, repeats));
+      const double down_gbps = gbps(bytes, both[0].median), up_gbps = gbps(bytes, both[1].median);
+      std::printf("  together: H2D %6.2f + D2H %6.2f = %6.2f", down_gbps, up_gbps,
+                  down_gbps + up_gbps);
+      if (bytes == CopyRig::kBytes) {
+        t.h2d_together_gbps = down_gbps;
+        t.d2h_together_gbps = up_gbps;
+      }
+    }
+    std::printf("\n");
+  }
+  ASSIGN_OR_RETURN(const HostLinkFigures f, HostLinkFromTimings(t));
+  std::printf("    fit: down %.2f GB/s, up %.2f GB/s, latency %.2f us; duplex (1 GiB each way "
+              "at once) %.2f GB/s\n",
+              f.down_gbps, f.up_gbps, f.latency_s * 1e6, f.duplex_gbps);
+  return f;
+}
+
+// Per cluster device: its GPU's host-link figures (device i on GPU i mod gpus,
+// each GPU measured once).
+absl::StatusOr<std::vector<HostLinkFigures>> MeasureHostLinks(const Cluster& cluster, int gpus,
+                                                              int repeats) {
+  std::printf("host links: cudaMemcpyAsync between pinned host memory and the GPU\n");
+  std::map<int, HostLinkFigures> by_gpu;
+  std::vector<HostLinkFigures> links;
+  for (int i = 0; i < cluster.devices_size(); ++i) {
+    const int gpu = i % gpus;
+    if (!by_gpu.count(gpu)) {
+      ASSIGN_OR_RETURN(by_gpu[gpu], MeasureHostLink(gpu, repeats));
+    }
+    links.push_back(by_gpu[gpu]);
+  }
+  return links;
+}
+
+}  // namespace
+
+int VisibleGpus() {
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess) return 0;
+  return gpus;
+}
+
+absl::Status CheckGpuVisible() {
+  if (VisibleGpus() > 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      "--backend=cuda: no CUDA GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
+}
+
+absl::StatusOr<Cluster> CalibrateGpu(const GpuCalibrationOptions& options) {
+  RETURN_IF_ERROR(CheckGpuVisible());
+  const int gpus = VisibleGpus();
+  cudaDeviceProp prop;
+  GPU_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, 0));
+  const std::string when = absl::FormatTime("%Y-%m-%d %H:%M UTC", absl::Now(), absl::UTCTimeZone());
+  std::printf("calibrating on %d x %s (%s)\n", gpus, prop.name, when.c_str());
+
+  ASSIGN_OR_RETURN(const std::vector<MeasuredCompute> compute, MeasureCompute(options));
+  ASSIGN_OR_RETURN(const std::vector<HostLinkFigures> links,
+                   MeasureHostLinks(options.cluster, gpus, options.repeats));
+
+  Cluster out = options.cluster;
+  WriteGpuMeasurements(compute, links, options.collectives, &out);
+  out.set_name(options.cluster.name() + "_calibrated");
+  std::string what = "compute op table and host links";
+  if (!options.collectives.empty()) absl::StrAppend(&what, ", ", options.collectives_how);
+  out.set_description(absl::StrFormat(
+      "%s (measured by calibrate --backend=cuda on %d x %s, %s: %s)",
+      options.cluster.description(), gpus, prop.name, when, what));
+  return out;
+}
+
+absl::Status GpuCollectiveProbe(int repeats, const std::string& path) {
+  RETURN_IF_ERROR(CheckGpuVisible());
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  const int gpu = rank % VisibleGpus();
+  GPU_RETURN_IF_ERROR(cudaSetDevice(gpu));
+  std::vector<int> group(world);
+  for (int r = 0; r < world; ++r) group[r] = r;
+  constexpr std::chrono::seconds kTimeout(60);
+  ASSIGN_OR_RETURN(std::unique_ptr<MpiCollectives> mpi, MpiCollectives::Create({group}, kTimeout));
+  // The communicator the CUDA backend would choose (collective over the world).
+  ASSIGN_OR_RETURN(const bool distinct_gpus, GroupsHaveDistinctGpus({group}, gpu));
+
+  constexpr int64_t kLargest = int64_t{64} << 20;
+  struct DeviceBuffers {
+    char* recv = nullptr;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, end = nullptr;
+    ~DeviceBuffers() {
+      if (stream != nullptr) cudaStreamSynchronize(stream);
+      if (recv != nullptr) cudaFree(recv);
+      if (stream != nullptr) cudaStreamDestroy(stream);
+      if (start != nullptr) cudaEventDestroy(start);
+      if (end != nullptr) cudaEventDestroy(end);
+    }
+  } d;  // destroyed after the communicator below
+  GPU_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void**>(&d.recv), kLargest));
+  GPU_RETURN_IF_ERROR(cudaMemset(d.recv, rank, kLargest));
+  GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
+  GPU_RETURN_IF_ERROR(cudaEventCreate(&d.start));
+  GPU_RETURN_IF_ERROR(cudaEventCreate(&d.end));
+
+  // One call per size (they share the buffer and run one at a time).
+  std::vector<AllGatherCall> calls;
+  for (int64_t bytes = 4 << 10; bytes <= kLargest; bytes *= 4) {
+    AllGatherCall call;
+    call.op_id = calls.size() + 1;
+    call.label = absl::StrFormat("rank %d calibration all-gather of %d bytes", rank, bytes);
+    call.group = group;
+    call.rank_in_group = rank;
+    call.device_recv = d.recv;
+    call.chunk_bytes = bytes / world;
+    calls.push_back(call);
+  }
+  std::unique_ptr<DeviceCommunicator> comm;
+  if (distinct_gpus) {
+    ASSIGN_OR_RETURN(comm, NcclCommunicator::Create(calls, mpi.get(), kTimeout));
+  } else {
+    ASSIGN_OR_RETURN(comm, HostStagedCommunicator::Create(calls, mpi.get()));
+  }
+  if (rank == 0) {
+    std::printf("  %d ranks: all-gathers over %s\n", world,
+                distinct_gpus ? "NCCL (each rank has its own GPU)"
+                              : "host-staged MPI (ranks share a GPU)");
+  }
+  std::ostringstream lines;
+  for (const AllGatherCall& call : calls) {
+    std::vector<double> seconds;
+    for (int run = 0; run <= repeats; ++run) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      GPU_RETURN_IF_ERROR(cudaEventRecord(d.start, d.stream));
+      RETURN_IF_ERROR(comm->EnqueueAllGather(call, d.stream));
+      GPU_RETURN_IF_ERROR(cudaEventRecord(d.end, d.stream));
+      GPU_RETURN_IF_ERROR(cudaEventSynchronize(d.end));
+      RETURN_IF_ERROR(comm->AsyncError());
+      float ms = 0;
+      GPU_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, d.start, d.end));
+      if (run > 0) seconds.push_back(ms * 1e-3);
+    }
+    const Stats s = Summarize(seconds);
+    lines << call.chunk_bytes * world << " " << s.median << " " << s.min << " " << s.max << "\n";
+  }
+  comm.reset();
+  if (rank == 0) {
+    std::ofstream out(path);
+    out << lines.str();
+    if (!out.good()) return absl::InternalError("cannot write the probe's results to " + path);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace zosched
