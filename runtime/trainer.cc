@@ -163,6 +163,11 @@ class Run {
   absl::Status Resume();
   absl::Status Evaluate(const std::string& label, const ZoState& pending);
   absl::Status Finish();
+  // The pending update as the host sees it: ZO_STATE's host view (pull it
+  // from the device first; push it after writing it).
+  ZoState* PendingView() const;
+  // Logs a finished step (rank 0): trajectory, train.csv, progress.
+  absl::Status LogStep(const Executor::StepOutcome& outcome);
   // Every rank, without spinning; 20 µs polls keep the ranks' step starts
   // within a few tens of µs of each other.
   absl::Status Barrier() { return SleepingBarrier(std::chrono::microseconds(20)); }
@@ -174,12 +179,6 @@ class Run {
   TrainingTask task_;
   std::unique_ptr<NodeSharedMemory> host_memory_;
   std::unique_ptr<MpiCollectives> collectives_;
-  // The pending update as the host sees it (ZO_STATE's host view, pulled
-  // from the device first), and setting it (pushed by the caller).
-  ZoState* PendingView() const;
-  // Logs a finished step (rank 0): trajectory, train.csv, progress.
-  absl::Status LogStep(const Executor::StepOutcome& outcome);
-
   std::unique_ptr<Backend> backend_;
   int zo_state_buffer_ = -1;
   std::unique_ptr<TrajectoryWriter> trajectory_;

@@ -6,7 +6,8 @@
 // (cuda) the host enqueues step t+1 before it waits for step t, and logs
 // each step once it has finished.
 //
-// Outputs in `out_dir` (rank 0):
+// Outputs in `out_dir` (rank 0; the two .safetensors files, the final
+// evaluation and the checksum only with final_outputs):
 //   train.csv                step, loss, g, step_ms, tokens_per_s
 //   trajectory.log           the MeZO trajectory (runtime/zo/trajectory_log.h)
 //   checkpoint.safetensors   the parameters exactly as stored (their storage
