@@ -32,9 +32,9 @@
 // CUDA backend and the executor, the host link alone and both directions at
 // once (-> down_gbps, up_gbps, duplex_gbps, latency_s), and the runtime's
 // all-gathers among 2 and 4 ranks (this program under mpirun; NCCL where
-// each rank has its own GPU, else host-staged) as measured_collectives rows. --cluster defaults to h100_sxm_x1 (the measured
-// H100 machine) there, local_cpu on the CPU; --out to
-// clusters/<cluster name>.calibrated.pbtxt.
+// each rank has its own GPU, else host-staged) as measured_collectives
+// rows. --cluster defaults to h100_sxm_x1 (the measured H100 machine) there,
+// local_cpu on the CPU; --out to clusters/<cluster name>.calibrated.pbtxt.
 #include <unistd.h>
 
 #include <algorithm>
