@@ -82,6 +82,10 @@ class Backend {
   virtual absl::Status WaitEvent(int stream, int event) = 0;
   // Ends the step in `slot`: everything enqueued for it is in.
   virtual absl::Status EndStep(int slot) = 0;
+  // Starts the steps ended so far, for a backend that holds a step's work
+  // until told (the testbed: its ranks then start a step together); a
+  // backend whose streams start work as it is enqueued does nothing.
+  virtual absl::Status Go() { return absl::OkStatus(); }
   // Blocks until every op of the step in `slot` has run, then fills
   // `times[op_index]` for its ops and returns its result. Errors: the first
   // op that failed (naming device, op id and name); a backend that failed

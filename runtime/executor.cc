@@ -111,6 +111,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const Schedule& sched
 absl::Status Executor::EnqueueStep(const StepInputs& inputs) {
   if (!error_.ok()) return error_;
   if (static_cast<int>(in_flight_.size()) == kStepSlots) {
+    if (absl::Status s = Start(); !s.ok()) return s;
     const InFlight oldest = in_flight_.front();
     in_flight_.pop_front();
     StepOutcome outcome;
@@ -181,6 +182,15 @@ absl::Status Executor::Finish(const InFlight& step, StepOutcome* outcome) {
   return absl::OkStatus();
 }
 
+absl::Status Executor::Start() {
+  if (!error_.ok()) return error_;
+  if (absl::Status s = backend_->Go(); !s.ok()) {
+    error_ = s;
+    return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Executor::StepOutcome> Executor::FinishStep() {
   if (!finished_early_.empty()) {
     StepOutcome outcome = finished_early_.front();
@@ -189,6 +199,7 @@ absl::StatusOr<Executor::StepOutcome> Executor::FinishStep() {
   }
   if (!error_.ok()) return error_;
   if (in_flight_.empty()) return absl::FailedPreconditionError("no step is in flight");
+  if (absl::Status s = Start(); !s.ok()) return s;
   const InFlight oldest = in_flight_.front();
   in_flight_.pop_front();
   StepOutcome outcome;

@@ -49,8 +49,11 @@ class Executor {
   // Enqueues every op of this device for step `inputs.step` and returns
   // without waiting for them, unless kStepSlots steps are already in flight:
   // then it first finishes the oldest (see FinishStep; its outcome is kept
-  // for the FinishStep that asks for it).
+  // for the FinishStep that asks for it). A backend that holds work until
+  // told (Backend::Go) starts the step at Start, or at FinishStep.
   absl::Status EnqueueStep(const StepInputs& inputs);
+  // Starts the steps enqueued so far (Backend::Go).
+  absl::Status Start();
 
   struct StepOutcome {
     int64_t step = 0;

@@ -221,6 +221,8 @@ TEST(Executor, EnqueueingNeverWaitsForTheDeviceAndTwoStepsFitInFlight) {
   ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());  // returns with op 1 held
   inputs.step = 1;
   ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());  // the second slot
+  EXPECT_TRUE(backend.events().empty());  // the testbed holds them until Start
+  ASSERT_TRUE((*executor)->Start().ok());
   backend.Await("start 1");
   EXPECT_FALSE(Happened(backend.events(), "end 1"));
   backend.Release(1);
@@ -263,6 +265,7 @@ TEST(Executor, StepsDoNotOverlapOnTheDevice) {
   ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());
   inputs.step = 1;
   ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());
+  ASSERT_TRUE((*executor)->Start().ok());
   backend.Await("start 1");
   backend.Await("end 5");  // step 0's d2h op
   std::vector<std::string> events = backend.events();
@@ -300,6 +303,7 @@ TEST(Executor, AnEdgeFromALaterOpIsEnqueuedProducerFirst) {
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok()) << executor.status();
   ASSERT_TRUE((*executor)->EnqueueStep(StepInputs{}).ok());
+  ASSERT_TRUE((*executor)->Start().ok());
   backend.Await("start 2");
   EXPECT_FALSE(Happened(backend.events(), "start 1"));
   backend.Release(2);

@@ -17,17 +17,33 @@ HostStreams::~HostStreams() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
     if (error_.ok()) error_ = absl::CancelledError("the streams were stopped");
+    NotifyAll();
   }
-  cv_.notify_all();
   for (std::thread& t : threads_) t.join();
 }
 
+void HostStreams::NotifyAll() {
+  for (Queue& q : queues_) q.work.notify_all();
+  records_.notify_all();
+  fences_passed_.notify_all();
+}
+
 void HostStreams::Push(int stream, Item item) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    queues_[stream].items.push_back(std::move(item));
-  }
-  cv_.notify_all();
+  std::lock_guard<std::mutex> lock(mu_);
+  Queue& q = queues_[stream];
+  q.items.push_back(std::move(item));
+  if (!held_) q.work.notify_one();
+}
+
+void HostStreams::Hold() {
+  std::lock_guard<std::mutex> lock(mu_);
+  held_ = true;
+}
+
+void HostStreams::Release() {
+  std::lock_guard<std::mutex> lock(mu_);
+  held_ = false;
+  for (Queue& q : queues_) q.work.notify_one();
 }
 
 void HostStreams::Enqueue(int stream, Task task) {
@@ -72,7 +88,7 @@ int64_t HostStreams::Fence() {
 
 absl::Status HostStreams::WaitFence(int64_t ticket) {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] {
+  fences_passed_.wait(lock, [&] {
     return stop_ || std::all_of(queues_.begin(), queues_.end(),
                                 [&](const Queue& q) { return q.fence_passed >= ticket; });
   });
@@ -89,7 +105,7 @@ void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
   Queue& q = queues_[stream];
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    cv_.wait(lock, [&] { return stop_ || !q.items.empty(); });
+    q.work.wait(lock, [&] { return stop_ || (!held_ && !q.items.empty()); });
     if (stop_) return;
     Item item = std::move(q.items.front());
     q.items.pop_front();
@@ -99,23 +115,27 @@ void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
         lock.unlock();
         absl::Status status = item.task();
         lock.lock();
-        if (!status.ok() && error_.ok()) error_ = std::move(status);
+        if (!status.ok() && error_.ok()) {
+          error_ = std::move(status);
+          NotifyAll();
+        }
         break;
       }
       case Item::kRecord:
         records_reached_[item.event] = std::max(records_reached_[item.event], item.count);
+        records_.notify_all();
         break;
       case Item::kWait:
-        cv_.wait(lock, [&] {
+        records_.wait(lock, [&] {
           return stop_ || !error_.ok() || records_reached_[item.event] >= item.count;
         });
         if (stop_) return;
         break;
       case Item::kFence:
         q.fence_passed = item.count;
+        fences_passed_.notify_all();
         break;
     }
-    cv_.notify_all();
   }
 }
 

@@ -13,7 +13,15 @@
 // The first task that fails aborts the streams: the error is kept (sticky),
 // waits return at once, and later tasks are skipped, so every stream drains
 // and fences are reached; WaitFence then returns the error. Thread-safe for
-// one enqueueing thread; blocking is on condition variables (no spinning).
+// one enqueueing thread; blocking is on condition variables (no spinning),
+// and each wakes only the threads it concerns: a stream's thread for work
+// enqueued on it, waiting streams for a record reached, the enqueuing thread
+// for a fence passed.
+//
+// Hold() and Release() bracket a batch of enqueues that the streams start
+// together: on a machine with fewer cores than threads, streams that start
+// while the batch is still being enqueued compete with the enqueuing thread
+// and with each other's wake-ups, and start the step unevenly.
 #pragma once
 
 #include <condition_variable>
@@ -51,6 +59,9 @@ class HostStreams {
   absl::Status WaitFence(int64_t ticket);
   // The first error of any task so far.
   absl::Status error() const;
+  // Until Release(), streams finish what they run but start nothing new.
+  void Hold();
+  void Release();
 
  private:
   struct Item {
@@ -62,18 +73,24 @@ class HostStreams {
   struct Queue {
     std::deque<Item> items;
     int64_t fence_passed = 0;  // last fence ticket this stream passed
+    std::condition_variable work;  // items enqueued, Release(), stop
   };
 
   void Loop(int stream, const std::function<void(int)>& prepare);
   void Push(int stream, Item item);
 
+  // Wakes everything: an error or stop changes every wait's outcome.
+  void NotifyAll();
+
   mutable std::mutex mu_;
-  std::condition_variable cv_;            // queue items, events, fences, stop
+  std::condition_variable records_;  // a record reached (streams in a Wait)
+  std::condition_variable fences_passed_;  // a fence passed (WaitFence)
   std::vector<Queue> queues_;
   std::vector<int64_t> records_enqueued_;  // per event
   std::vector<int64_t> records_reached_;   // per event
   int64_t fences_ = 0;
   absl::Status error_;
+  bool held_ = false;
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };

@@ -133,6 +133,25 @@ TEST(HostStreams, AFailedStreamReleasesAnotherStreamsWait) {
   EXPECT_EQ(status.message(), "producer failed");
 }
 
+TEST(HostStreams, HeldWorkStartsAtRelease) {
+  Gates g;
+  HostStreams s(2, 0, [](int) {});
+  s.Enqueue(0, g.Task("running", /*held=*/true));
+  g.Await("start running");
+  s.Hold();
+  s.Enqueue(0, g.Task("behind"));
+  s.Enqueue(1, g.Task("other stream"));
+  const int64_t fence = s.Fence();
+  g.Open("running");  // stream 0 finishes what it runs, starts nothing new
+  g.Await("end running");
+  EXPECT_FALSE(g.Happened("start behind"));
+  EXPECT_FALSE(g.Happened("start other stream"));
+  s.Release();
+  ASSERT_TRUE(s.WaitFence(fence).ok());
+  EXPECT_TRUE(g.Happened("end behind"));
+  EXPECT_TRUE(g.Happened("end other stream"));
+}
+
 TEST(HostStreams, EachThreadIsPreparedOnItself) {
   std::mutex mu;
   std::set<int> prepared;

@@ -33,6 +33,7 @@ absl::Status ThreadedBackend::BeginStep(int slot, const StepInputs& inputs) {
   s.inputs.lengths = copy(inputs.lengths, batch_size_, &s.lengths);
   s.inputs.labels = copy(inputs.labels, batch_size_, &s.labels);
   s.result = StepResult{};
+  streams_->Hold();  // the step's ops start together, at Go
   return streams_->error();
 }
 
@@ -74,6 +75,11 @@ absl::Status ThreadedBackend::WaitEvent(int stream, int event) {
 
 absl::Status ThreadedBackend::EndStep(int slot) {
   slots_[slot].fence = streams_->Fence();
+  return absl::OkStatus();
+}
+
+absl::Status ThreadedBackend::Go() {
+  streams_->Release();
   return absl::OkStatus();
 }
 

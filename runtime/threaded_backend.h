@@ -3,6 +3,9 @@
 // Subclasses implement the three op kinds as blocking calls; this class
 // turns them into enqueued work, times each op on the steady clock, names
 // the failing op in errors, and keeps each step slot's inputs and result.
+// A step's ops are held from BeginStep until Go and then start together
+// (HostStreams::Hold), so the trainer can enqueue a step, meet the other
+// ranks at a barrier, and start: the testbed's ranks start a step as one.
 #pragma once
 
 #include <array>
@@ -32,6 +35,7 @@ class ThreadedBackend : public Backend {
   absl::Status RecordEvent(int stream, int event) override;
   absl::Status WaitEvent(int stream, int event) override;
   absl::Status EndStep(int slot) override;
+  absl::Status Go() override;
   absl::Status WaitStep(int slot, std::vector<OpTime>* times, StepResult* result) override;
 
   // Each runs one op to completion on the calling stream thread.

@@ -419,11 +419,15 @@ absl::Status Run::Go() {
     inputs.tokens = batch.tokens.data();
     inputs.lengths = batch.lengths.data();
     inputs.labels = batch.labels.data();
-    // On the testbed every rank starts the step together (the simulator's
-    // step starts all devices at once; without this, ranks drift apart by
-    // a transfer). A pipelining backend's ranks meet in their collectives.
-    if (!pipelined) RETURN_IF_ERROR(Barrier());
     RETURN_IF_ERROR(executor_->EnqueueStep(inputs));
+    // On the testbed every rank starts the step together, its ops enqueued
+    // and held until then (the simulator's step starts all devices at once;
+    // without this, ranks drift apart by a transfer). A pipelining backend's
+    // ranks meet in their collectives.
+    if (!pipelined) {
+      RETURN_IF_ERROR(Barrier());
+      RETURN_IF_ERROR(executor_->Start());
+    }
     ++in_flight;
     const bool evaluate_now =
         o_.eval_every > 0 && (step + 1) % o_.eval_every == 0 && step + 1 < o_.steps;
