@@ -186,7 +186,9 @@ TEST(Executor, StepsRepeatTheScheduleAndRecordIntervalsInOrder) {
     EXPECT_GE(by_op.at({n, 3}).start_ns(), by_op.at({n, 1}).end_ns());
     EXPECT_GE(by_op.at({n, 4}).start_ns(), by_op.at({n, 2}).end_ns());
     EXPECT_GE(by_op.at({n, 4}).start_ns(), by_op.at({n, 3}).end_ns());
-    if (n > 0) EXPECT_GE(step.start_ns(), (*executor)->steps()[n - 1].end_ns());
+    if (n > 0) {
+      EXPECT_GE(step.start_ns(), (*executor)->steps()[n - 1].end_ns());
+    }
   }
 }
 
