@@ -11,7 +11,7 @@ namespace zosched {
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const Schedule& schedule,
                                                            int device, Backend* backend,
                                                            Clock::time_point epoch) {
-  std::unique_ptr<Executor> e(new Executor(schedule, device, backend));
+  std::unique_ptr<Executor> e(new Executor(device, backend));
   absl::flat_hash_map<int64_t, int> local;   // op id -> index in ops_
   absl::flat_hash_map<int64_t, int> device_of;
   for (const Op& op : schedule.ops()) {

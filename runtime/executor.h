@@ -79,11 +79,10 @@ class Executor {
     int slot = 0;
   };
 
-  Executor(const Schedule& schedule, int device, Backend* backend)
-      : schedule_(schedule), device_(device), backend_(backend) {}
+  Executor(int device, Backend* backend)
+      : device_(device), backend_(backend) {}
   absl::Status Finish(const InFlight& step, StepOutcome* outcome);
 
-  const Schedule& schedule_;
   const int device_;
   Backend* const backend_;
 

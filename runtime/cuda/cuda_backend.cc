@@ -343,7 +343,6 @@ absl::Status CudaBackend::Resolve() {
       }
     }
     operands_.push_back(std::move(o));
-    op_ids_.push_back(op.id());
   }
   return absl::OkStatus();
 }

@@ -179,7 +179,6 @@ class CudaBackend : public Backend {
   DecaySpanTable embedding_spans_, block_spans_, head_spans_;
   int64_t tokens_at_ = 0, positions_at_ = 0, project_in_at_ = -1, head_elements_ = 0;
   std::vector<Operands> operands_;         // per op index (this device's, schedule order)
-  std::vector<int64_t> op_ids_;
 
   // Streams and events.
   std::vector<Stream> stream_specs_;
