@@ -26,38 +26,19 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "runtime/cuda/comm/gpu_check_util.h"
 #include "runtime/cuda/comm/host_staged_communicator.h"
 #include "runtime/mpi_world.h"
 
 namespace zosched {
 namespace {
 
-int g_rank = 0;
-
-void Check(bool ok, const std::string& what) {
-  if (ok) return;
-  std::fprintf(stderr, "rank %d: FAILED: %s\n", g_rank, what.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-void CheckOk(const absl::Status& status, const std::string& what) {
-  Check(status.ok(), what + ": " + status.ToString());
-}
-
-void CheckCuda(cudaError_t e, const std::string& what) {
-  Check(e == cudaSuccess, what + ": " + cudaGetErrorString(e));
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The byte that `rank` puts at offset `i` of its chunk of call `call` at
-// `step`.
-char Pattern(int call, int rank, int step, int64_t i) {
-  return static_cast<char>(call * 97 + rank * 31 + step * 13 + i * 7 + 1);
-}
+using gpu_check::Check;
+using gpu_check::CheckCuda;
+using gpu_check::CheckOk;
+using gpu_check::g_rank;
+using gpu_check::Pattern;
+using gpu_check::SecondsSince;
 
 // One all-gather of the check and its device memory.
 struct Gather {
@@ -129,22 +110,7 @@ void Gathers(int world) {
   CheckOk((*comm)->AsyncError(), "AsyncError");
 
   for (int c = 0; c < 2; ++c) {
-    const Gather& g = gathers[c];
-    const int64_t chunk = g.call.chunk_bytes;
-    const int64_t whole = world * chunk;
-    std::vector<char> history(kSteps * whole);
-    CheckCuda(cudaMemcpy(history.data(), g.history, history.size(), cudaMemcpyDeviceToHost),
-              "cudaMemcpy of the history");
-    for (int s = 0; s < kSteps; ++s) {
-      for (int p = 0; p < world; ++p) {
-        const int rank = g.call.group[p];
-        for (int64_t i = 0; i < chunk; ++i) {
-          if (history[s * whole + p * chunk + i] == Pattern(c, rank, s, i)) continue;
-          Check(false, absl::StrFormat("%s, step %d: chunk %d byte %d is not rank %d's",
-                                       g.call.label, s + 1, p, i, rank));
-        }
-      }
-    }
+    gpu_check::CheckHistory(gathers[c].call, c, gathers[c].history, kSteps);
   }
   comm->reset();
   CheckCuda(cudaStreamDestroy(stream), "cudaStreamDestroy");

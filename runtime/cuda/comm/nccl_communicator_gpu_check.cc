@@ -35,32 +35,19 @@
 
 #include "absl/strings/str_format.h"
 #include "runtime/cuda/comm/gpu_identity_gather.h"
+#include "runtime/cuda/comm/gpu_check_util.h"
 #include "runtime/cuda/comm/nccl_communicator.h"
 #include "runtime/mpi_world.h"
 
 namespace zosched {
 namespace {
 
-int g_rank = 0;
-
-void Check(bool ok, const std::string& what) {
-  if (ok) return;
-  std::fprintf(stderr, "rank %d: FAILED: %s\n", g_rank, what.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-void CheckOk(const absl::Status& status, const std::string& what) {
-  Check(status.ok(), what + ": " + status.ToString());
-}
-
-void CheckCuda(cudaError_t e, const std::string& what) {
-  Check(e == cudaSuccess, what + ": " + cudaGetErrorString(e));
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using gpu_check::Check;
+using gpu_check::CheckCuda;
+using gpu_check::CheckOk;
+using gpu_check::g_rank;
+using gpu_check::Pattern;
+using gpu_check::SecondsSince;
 
 void ExpectDistinct(const std::vector<std::vector<int>>& groups, int gpu, bool expected,
                     const std::string& what) {
@@ -68,12 +55,6 @@ void ExpectDistinct(const std::vector<std::vector<int>>& groups, int gpu, bool e
   CheckOk(distinct.status(), "GroupsHaveDistinctGpus " + what);
   Check(*distinct == expected,
         absl::StrFormat("GroupsHaveDistinctGpus %s is %d, expected %d", what, *distinct, expected));
-}
-
-// The byte that `rank` puts at offset `i` of its chunk of call `call` at
-// `step`.
-char Pattern(int call, int rank, int step, int64_t i) {
-  return static_cast<char>(call * 97 + rank * 31 + step * 13 + i * 7 + 1);
 }
 
 // One all-gather of the check and its device memory.
@@ -151,22 +132,7 @@ void BackToBack(const std::vector<std::vector<int>>& mpi_groups, const std::vect
   CheckOk((*comm)->AsyncError(), "AsyncError");
 
   for (int c = 0; c < 2; ++c) {
-    const Gather& g = gathers[c];
-    const int64_t chunk = g.call.chunk_bytes;
-    const int64_t whole = g.call.group.size() * chunk;
-    std::vector<char> history(kSteps * whole);
-    CheckCuda(cudaMemcpy(history.data(), g.history, history.size(), cudaMemcpyDeviceToHost),
-              "cudaMemcpy of the history");
-    for (int s = 0; s < kSteps; ++s) {
-      for (int p = 0; p < static_cast<int>(g.call.group.size()); ++p) {
-        const int rank = g.call.group[p];
-        for (int64_t i = 0; i < chunk; ++i) {
-          if (history[s * whole + p * chunk + i] == Pattern(c, rank, s, i)) continue;
-          Check(false, absl::StrFormat("%s, step %d: chunk %d byte %d is not rank %d's",
-                                       g.call.label, s + 1, p, i, rank));
-        }
-      }
-    }
+    gpu_check::CheckHistory(gathers[c].call, c, gathers[c].history, kSteps);
   }
   comm->reset();
   CheckCuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
