@@ -1,6 +1,8 @@
 #include "base/files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -67,6 +69,18 @@ absl::Status WriteFile(const std::string& path, const std::string& contents) {
     return absl::DataLossError(
         absl::StrFormat("error writing %s: %s", path, std::strerror(errno)));
   }
+  return absl::OkStatus();
+}
+
+absl::Status SyncParentDirectory(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open directory ", dir));
+  const int failed = fsync(fd);
+  const int error = errno;
+  close(fd);
+  if (failed != 0) return absl::ErrnoToStatus(error, absl::StrCat("cannot sync directory ", dir));
   return absl::OkStatus();
 }
 

@@ -29,4 +29,10 @@ absl::Status ReadFileToString(const std::string& path, std::string* out,
 // DataLoss when writing fails.
 absl::Status WriteFile(const std::string& path, const std::string& contents);
 
+// fsyncs the directory holding `path`, so that a rename or creation of
+// `path` is itself on disk (after fsync of the file and a rename, the last
+// step of an atomic replace). Errors: the OS error's code naming the
+// directory.
+absl::Status SyncParentDirectory(const std::string& path);
+
 }  // namespace zosched

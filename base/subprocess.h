@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -17,15 +18,29 @@ struct Subprocess {
   // path: that file, created or truncated, both streams into it.
   std::string output_path;
   bool stdin_from_dev_null = false;  // else it shares this process's stdin
+  // Start it in a process group of its own, so that a terminal's Ctrl-C
+  // (SIGINT to the foreground group) reaches this process only, which
+  // decides what the program gets (`forward_signals`).
+  bool own_process_group = false;
+  // While this process waits for the program: each signal `first` it
+  // receives is sent to the program as `second` (e.g. SIGINT -> SIGUSR1).
+  // The previous handlers are restored when the program has ended.
+  std::vector<std::pair<int, int>> forward_signals;
+  // The signal the program gets if this process dies first (Linux
+  // PR_SET_PDEATHSIG), so that a kill -9 of this process leaves no program
+  // behind; 0: none.
+  int parent_death_signal = 0;
 };
 
-// Runs `program` to its end and returns its exit status (0 to 255).
+// Runs `program` to its end and returns its exit status (0 to 255). When
+// `forwarded` is given it receives the first signal this process forwarded
+// (0 if none).
 //
 // Errors: InvalidArgument for an empty argv; NotFound "NAME: not found"
 // when the program does not exist; Internal for any other failure to start
 // or wait for it (naming it and the OS reason); Aborted "NAME was killed by
 // signal N (SIGNAME)" when a signal ended it.
-absl::StatusOr<int> RunSubprocess(const Subprocess& program);
+absl::StatusOr<int> RunSubprocess(const Subprocess& program, int* forwarded = nullptr);
 
 // The absolute path of the running program (/proc/self/exe), to start
 // more copies of it. Errors: Internal when it cannot be read.

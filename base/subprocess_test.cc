@@ -1,5 +1,10 @@
 #include "base/subprocess.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -51,6 +56,61 @@ TEST(RunSubprocess, ASignalIsReported) {
   absl::StatusOr<int> status = RunSubprocess({{"sh", "-c", "kill -TERM $$"}});
   EXPECT_EQ(status.status().code(), absl::StatusCode::kAborted);
   EXPECT_EQ(status.status().message(), "sh was killed by signal 15 (TERM)");
+}
+
+TEST(RunSubprocess, ForwardsSignalsAsAskedAndReportsTheFirst) {
+  // The child waits for SIGUSR1 (forwarded from the SIGINT this process
+  // sends itself) and exits 7 when it comes.
+  const std::string log = ::testing::TempDir() + "/subprocess_forward.log";
+  Subprocess p{{"sh", "-c", "trap 'exit 7' USR1; kill -INT $PPID; while :; do sleep 0.05; done"}, log};
+  p.own_process_group = true;
+  p.forward_signals = {{SIGINT, SIGUSR1}};
+  int forwarded = 0;
+  absl::StatusOr<int> status = RunSubprocess(p, &forwarded);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, 7) << ReadAll(log);
+  EXPECT_EQ(forwarded, SIGINT);
+  // The handler is gone afterwards: SIGINT's disposition is the default again.
+  struct sigaction now = {};
+  sigaction(SIGINT, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
+}
+
+TEST(RunSubprocess, TheProgramDiesWithItsParent) {
+  // A forked copy of this test runs `sleep` with a parent death signal and
+  // is then killed with SIGKILL (no handler can run): sleep must go too.
+  const std::string pid_file = ::testing::TempDir() + "/subprocess_pdeath.pid";
+  std::remove(pid_file.c_str());
+  const pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    Subprocess p{{"sh", "-c", "echo $$ > " + pid_file + ".tmp && mv " + pid_file + ".tmp " +
+                                  pid_file + " && exec sleep 60"}};
+    p.parent_death_signal = SIGTERM;
+    (void)RunSubprocess(p);
+    _exit(0);
+  }
+  pid_t sleeper = 0;
+  for (int i = 0; i < 500 && sleeper == 0; ++i) {
+    std::ifstream in(pid_file);
+    if (!(in >> sleeper)) {
+      sleeper = 0;
+      usleep(10000);
+    }
+  }
+  ASSERT_GT(sleeper, 0) << "the program never started";
+  usleep(100000);  // sleep has replaced sh
+  kill(parent, SIGKILL);
+  waitpid(parent, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(sleeper) + "/stat");
+    std::string pid, comm, state;
+    gone = !(stat >> pid >> comm >> state) || state == "Z";
+    if (!gone) usleep(10000);
+  }
+  EXPECT_TRUE(gone) << "sleep (pid " << sleeper << ") outlived its killed parent";
+  if (!gone) kill(sleeper, SIGKILL);
 }
 
 TEST(RunSubprocess, AnEmptyArgvIsAnError) {

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <csignal>
+
 #include <cstdlib>
 
 #include "absl/strings/match.h"
@@ -39,10 +41,18 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
   return argv;
 }
 
-absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args) {
+absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args,
+                                   int* stop_signal) {
   Subprocess mpirun;
   ASSIGN_OR_RETURN(mpirun.argv, MpirunArgv(ranks, args));
-  absl::StatusOr<int> status = RunSubprocess(mpirun);
+  // Its own process group: a terminal's Ctrl-C reaches the launcher only.
+  // Then it must not read the terminal (a background group would be
+  // stopped), and the ranks need no stdin.
+  mpirun.own_process_group = true;
+  mpirun.stdin_from_dev_null = true;
+  mpirun.forward_signals = {{SIGINT, SIGUSR1}, {SIGTERM, SIGUSR1}};
+  mpirun.parent_death_signal = SIGTERM;
+  absl::StatusOr<int> status = RunSubprocess(mpirun, stop_signal);
   if (absl::IsNotFound(status.status())) {
     return absl::FailedPreconditionError(
         "mpirun not found: install Open MPI (Debian: openmpi-bin; ./bazelw installs it)");

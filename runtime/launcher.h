@@ -22,10 +22,17 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
                                                     const std::vector<std::string>& args);
 
 // Runs this program with `args` on `ranks` ranks under mpirun, waits, and
-// returns mpirun's exit status (the first failing rank's). Errors:
-// FailedPrecondition when mpirun is not installed (Debian: openmpi-bin;
-// ./bazelw installs it); RunSubprocess's otherwise.
-absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args);
+// returns mpirun's exit status (the first failing rank's). mpirun runs in a
+// process group of its own and dies with this process (SIGTERM, on which it
+// stops its ranks and removes its session files), so a kill -9 of the
+// launcher leaves no rank behind. A SIGINT or SIGTERM this process receives
+// goes to the ranks as SIGUSR1 (mpirun forwards SIGUSR1; it answers SIGINT
+// and SIGTERM by killing the ranks at once), for them to stop cleanly
+// (runtime/stop_signals.h); `stop_signal` then receives that signal (else
+// 0). Errors: FailedPrecondition when mpirun is not installed (Debian:
+// openmpi-bin; ./bazelw installs it); RunSubprocess's otherwise.
+absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args,
+                                   int* stop_signal = nullptr);
 
 // `argv[1..]` without any "--ranks=N" / "--ranks N" argument.
 std::vector<std::string> ArgsWithoutRanks(int argc, char** argv);

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 
 namespace zosched {
 namespace {
@@ -59,6 +60,98 @@ absl::Status SleepingBarrier(std::chrono::microseconds pause) {
     if (done) return absl::OkStatus();
     std::this_thread::sleep_for(pause);
   }
+}
+
+namespace {
+
+// Polls `requests` until all are complete, `deadline` passes (false) or MPI
+// fails. `done[i]` says which completed.
+absl::StatusOr<bool> PollUntil(std::vector<MPI_Request>* requests, std::vector<int>* done,
+                               std::chrono::steady_clock::time_point deadline,
+                               std::chrono::microseconds pause) {
+  done->assign(requests->size(), 0);
+  for (;;) {
+    bool all = true;
+    for (size_t i = 0; i < requests->size(); ++i) {
+      if ((*done)[i]) continue;
+      MPI_RETURN_IF_ERROR(MPI_Test(&(*requests)[i], &(*done)[i], MPI_STATUS_IGNORE));
+      all = all && (*done)[i];
+    }
+    if (all) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+// MeetAll's communicator: a duplicate of MPI_COMM_WORLD, so its messages
+// never match anyone else's. Duplicated at the first meeting (every rank's
+// first MeetAll is the same call), within that meeting's deadline.
+absl::StatusOr<MPI_Comm> MeetingComm(std::chrono::steady_clock::time_point deadline,
+                                     std::chrono::microseconds pause) {
+  static MPI_Comm comm = MPI_COMM_NULL;
+  if (comm != MPI_COMM_NULL) return comm;
+  std::vector<MPI_Request> request(1);
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_RETURN_IF_ERROR(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &request[0]));
+  std::vector<int> done;
+  ASSIGN_OR_RETURN(const bool complete, PollUntil(&request, &done, deadline, pause));
+  if (!complete) return absl::DeadlineExceededError("the ranks' first meeting never completed");
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  comm = dup;
+  return comm;
+}
+
+}  // namespace
+
+absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::milliseconds limit,
+                            std::chrono::microseconds pause) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto grace = rank == 0 ? std::chrono::seconds(0) : std::chrono::seconds(5);
+  const auto deadline = std::chrono::steady_clock::now() + limit + grace;
+  ASSIGN_OR_RETURN(const MPI_Comm comm, MeetingComm(deadline, pause));
+  std::vector<int> done;
+  if (rank != 0) {
+    int result = 0;
+    std::vector<MPI_Request> requests(2);
+    MPI_RETURN_IF_ERROR(MPI_Isend(&vote, 1, MPI_INT, 0, 0, comm, &requests[0]));
+    MPI_RETURN_IF_ERROR(MPI_Irecv(&result, 1, MPI_INT, 0, 0, comm, &requests[1]));
+    ASSIGN_OR_RETURN(const bool complete, PollUntil(&requests, &done, deadline, pause));
+    if (!complete) {
+      return absl::DeadlineExceededError(absl::StrFormat(
+          "%s: rank 0 did not release rank %d within %d ms (rank 0, or a rank it waits for, "
+          "stalled or died)",
+          what, rank, (limit + grace).count()));
+    }
+    return result;
+  }
+  std::vector<int> votes(size, vote);
+  std::vector<MPI_Request> arrivals(size - 1);
+  for (int r = 1; r < size; ++r) {
+    MPI_RETURN_IF_ERROR(MPI_Irecv(&votes[r], 1, MPI_INT, r, 0, comm, &arrivals[r - 1]));
+  }
+  ASSIGN_OR_RETURN(const bool complete, PollUntil(&arrivals, &done, deadline, pause));
+  if (!complete) {
+    std::vector<int> missing;
+    for (int r = 1; r < size; ++r) {
+      if (!done[r - 1]) missing.push_back(r);
+    }
+    return absl::DeadlineExceededError(absl::StrFormat(
+        "%s: rank%s %s did not arrive within %d ms (stalled or died)", what,
+        missing.size() > 1 ? "s" : "", absl::StrJoin(missing, ", "), limit.count()));
+  }
+  int result = *std::max_element(votes.begin(), votes.end());
+  std::vector<MPI_Request> releases(size - 1);
+  for (int r = 1; r < size; ++r) {
+    MPI_RETURN_IF_ERROR(MPI_Isend(&result, 1, MPI_INT, r, 0, comm, &releases[r - 1]));
+  }
+  ASSIGN_OR_RETURN(const bool released, PollUntil(&releases, &done, deadline, pause));
+  if (!released) {
+    return absl::DeadlineExceededError(
+        absl::StrFormat("%s: the other ranks did not take their release", what));
+  }
+  return result;
 }
 
 absl::StatusOr<std::unique_ptr<NodeSharedMemory>> NodeSharedMemory::Allocate(int64_t bytes) {

@@ -33,6 +33,21 @@ absl::Status InitMpi(int* argc, char*** argv, int* rank, int* size);
 // still computing). Errors: Internal for MPI errors.
 absl::Status SleepingBarrier(std::chrono::microseconds pause);
 
+// A meeting of every rank of the world, with a deadline, that carries a
+// vote: each rank brings `vote` (>= 0) and every rank gets the largest (how
+// the ranks agree to stop after a signal reached only some of them). Rank 0
+// collects the votes and then releases the others, point to point on a
+// communicator of its own; every wait polls with sleeps of `pause`, so no
+// core spins. `what` names the meeting in errors ("the barrier before step
+// 12").
+//
+// Errors: DeadlineExceeded when the meeting is not complete within `limit`.
+// Rank 0 names the ranks that did not arrive; the others wait 5 s longer
+// (so that rank 0, which knows who is missing, speaks first) and then say
+// that rank 0 did not release them. Internal for MPI errors.
+absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::milliseconds limit,
+                            std::chrono::microseconds pause);
+
 // Memory shared by the ranks of one node (an MPI-3 shared window): the node's
 // host parameter store lives here once, whichever ranks read and write it.
 class NodeSharedMemory {

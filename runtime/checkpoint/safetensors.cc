@@ -15,9 +15,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/files.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "nlohmann/json.hpp"
+#include "runtime/checkpoint/content_hash.h"
 #include "runtime/dtype/convert.h"
 
 namespace zosched {
@@ -351,6 +353,10 @@ absl::Status WriteSafetensors(const std::string& path,
   put(length, 8);
   put(header_text.data(), header_text.size());
   for (const SafetensorsTensor& t : tensors) put(t.bytes.data(), t.bytes.size());
+  // On disk before the rename, so the name never points at a file a power
+  // loss could leave half-written.
+  errno = 0;
+  if (error == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0)) error = errno != 0 ? errno : EIO;
   errno = 0;
   if (fclose(f) != 0 && error == 0) error = errno != 0 ? errno : EIO;
   if (error != 0) {
@@ -362,7 +368,7 @@ absl::Status WriteSafetensors(const std::string& path,
     unlink(tmp.c_str());
     return absl::ErrnoToStatus(error, absl::StrCat("cannot rename ", tmp, " to ", path));
   }
-  return absl::OkStatus();
+  return SyncParentDirectory(path);
 }
 
 absl::Status LoadModelParameters(const std::string& path, const ModelSpec& spec,
@@ -444,6 +450,7 @@ absl::Status SaveModelParameters(const std::string& path, const ModelSpec& spec,
   std::map<std::string, std::string> all = metadata;
   all.emplace("format", "pt");
   all.emplace("zosched.model", spec.name());
+  all[kContentHashKey] = ContentHash(out);
   return WriteSafetensors(path, out, all);
 }
 

@@ -1,0 +1,148 @@
+#include "runtime/checkpoint/run_checkpoint.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/textproto.h"
+#include "gtest/gtest.h"
+#include "models/model_spec.h"
+#include "models/model_tensors.h"
+#include "runtime/checkpoint/content_hash.h"
+
+namespace zosched {
+namespace {
+
+// A schedule of a tiny OPT (2 blocks, h = 8, vocab 32); only its model, its
+// name and its training settings matter here.
+Schedule TinySchedule() {
+  Schedule schedule;
+  EXPECT_TRUE(ParseTextProto(R"pb(
+    name: "tiny-zo2"
+    model {
+      name: "tiny-opt" family: OPT hidden_size: 8 num_layers: 2 num_heads: 2
+      ffn_size: 16 vocab_size: 32 max_positions: 16 activation: RELU
+      norm: LAYER_NORM norm_placement: PRE_NORM positional: LEARNED_OPT_OFFSET
+      tied_lm_head: true linear_bias: true final_norm: true weight_dtype: FP16
+    }
+    training { learning_rate: 1e-4 epsilon: 1e-3 base_seed: 7 batch_size: 2 seq_len: 8 }
+  )pb", "tiny", &schedule).ok());
+  return schedule;
+}
+
+struct Parameters {
+  std::vector<TensorSpec> tensors;
+  std::vector<float> values;
+  std::vector<ParameterPart> Parts() const { return {{tensors, FP32, values.data()}}; }
+};
+
+Parameters TinyParameters(const ModelSpec& spec) {
+  Parameters p;
+  p.tensors = EmbeddingTensors(spec);
+  for (int64_t l = 0; l < spec.num_layers(); ++l) {
+    for (const TensorSpec& t : BlockTensors(spec, l)) p.tensors.push_back(t);
+  }
+  p.values.resize(CountElements(p.tensors));
+  for (size_t i = 0; i < p.values.size(); ++i) p.values[i] = 0.001f * i;
+  return p;
+}
+
+std::vector<TrajectoryEntry> Trajectory(int steps, float g0 = 0.5f) {
+  std::vector<TrajectoryEntry> t;
+  for (int s = 0; s < steps; ++s) t.push_back({s, 1000u + s, g0 + s, 1e-4f});
+  return t;
+}
+
+class RunCheckpointTest : public ::testing::Test {
+ protected:
+  const std::string path_ = absl::StrCat(::testing::TempDir(), "/run_checkpoint.safetensors");
+  const Schedule schedule_ = TinySchedule();
+  const Parameters parameters_ = TinyParameters(schedule_.model());
+};
+
+TEST_F(RunCheckpointTest, OpensWhatItWroteAndSaysHowMuchOfTheLogItHolds) {
+  const std::vector<TrajectoryEntry> log = Trajectory(9);
+  const std::vector<TrajectoryEntry> first(log.begin(), log.begin() + 5);
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), first).ok());
+  // The log may run past the checkpoint (those steps replay on top of it).
+  absl::StatusOr<RunCheckpoint> c = OpenRunCheckpoint(path_, schedule_, log);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->trajectory_length, 5);
+  EXPECT_EQ(c->file.metadata().at("zosched.step"), "4");
+  // The initial checkpoint holds no step.
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), {}).ok());
+  c = OpenRunCheckpoint(path_, schedule_, log);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->trajectory_length, 0);
+  EXPECT_EQ(c->file.metadata().at("zosched.step"), "-1");
+}
+
+TEST_F(RunCheckpointTest, AFlippedBitIsRefused) {
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), Trajectory(3)).ok());
+  {
+    std::fstream f(path_, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-5, std::ios::end);
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(-5, std::ios::end);
+    c ^= 0x10;
+    f.write(&c, 1);
+  }
+  const absl::Status s = OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_NE(s.message().find("is corrupted"), std::string::npos) << s;
+}
+
+TEST_F(RunCheckpointTest, TheFinalWeightsFileIsNotACheckpoint) {
+  ASSERT_TRUE(SaveModelParameters(path_, schedule_.model(), parameters_.Parts(),
+                                  {{"zosched.kind", "weights"}, {"zosched.step", "2"}})
+                  .ok());
+  const absl::Status s = OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find("holds weights, not a run checkpoint"), std::string::npos) << s;
+  // Nor is a file zosched did not write as one.
+  ASSERT_TRUE(SaveModelParameters(path_, schedule_.model(), parameters_.Parts(), {}).ok());
+  EXPECT_EQ(OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(RunCheckpointTest, AnotherModelScheduleOrRunIsRefused) {
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), Trajectory(4)).ok());
+  Schedule other_model = schedule_;
+  other_model.mutable_model()->set_name("other-opt");
+  absl::Status s = OpenRunCheckpoint(path_, other_model, Trajectory(4)).status();
+  EXPECT_NE(s.message().find("model 'tiny-opt', but this run trains 'other-opt'"),
+            std::string::npos) << s;
+
+  Schedule other_schedule = schedule_;
+  other_schedule.mutable_training()->set_learning_rate(2e-4);
+  s = OpenRunCheckpoint(path_, other_schedule, Trajectory(4)).status();
+  EXPECT_NE(s.message().find("another schedule"), std::string::npos) << s;
+  // The cluster is not part of what a schedule computes.
+  Schedule other_cluster = schedule_;
+  other_cluster.mutable_cluster()->set_name("faster links");
+  EXPECT_TRUE(OpenRunCheckpoint(path_, other_cluster, Trajectory(4)).ok());
+
+  s = OpenRunCheckpoint(path_, schedule_, Trajectory(4, /*g0=*/0.25f)).status();
+  EXPECT_NE(s.message().find("belongs to another run"), std::string::npos) << s;
+  s = OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status();
+  EXPECT_NE(s.message().find("includes 4 steps but trajectory.log has only 3"),
+            std::string::npos) << s;
+}
+
+TEST(ContentHash, DependsOnEveryByteAndNameButNotOnOrder) {
+  const std::string a = "abcd", b = "abce";
+  SafetensorsTensor x{"x", "U8", DTYPE_UNSPECIFIED, {4}, a};
+  SafetensorsTensor y{"y", "U8", DTYPE_UNSPECIFIED, {4}, a};
+  SafetensorsTensor x2{"x", "U8", DTYPE_UNSPECIFIED, {4}, b};
+  SafetensorsTensor z{"z", "U8", DTYPE_UNSPECIFIED, {4}, a};
+  EXPECT_EQ(ContentHash({x, y}), ContentHash({y, x}));
+  EXPECT_NE(ContentHash({x, y}), ContentHash({x2, y}));
+  EXPECT_NE(ContentHash({x, y}), ContentHash({x, z}));
+  EXPECT_EQ(ContentHash({x}).size(), 32u);
+}
+
+}  // namespace
+}  // namespace zosched
