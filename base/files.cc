@@ -72,6 +72,16 @@ absl::Status WriteFile(const std::string& path, const std::string& contents) {
   return absl::OkStatus();
 }
 
+absl::Status SyncFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
+  const int failed = fsync(fd);
+  const int error = errno;
+  close(fd);
+  if (failed != 0) return absl::ErrnoToStatus(error, absl::StrCat("cannot sync ", path));
+  return absl::OkStatus();
+}
+
 absl::Status SyncParentDirectory(const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);

@@ -29,6 +29,10 @@ absl::Status ReadFileToString(const std::string& path, std::string* out,
 // DataLoss when writing fails.
 absl::Status WriteFile(const std::string& path, const std::string& contents);
 
+// fsyncs the file at `path` (written by anyone, through any descriptor) to
+// disk. Errors: the OS error's code naming the path.
+absl::Status SyncFile(const std::string& path);
+
 // fsyncs the directory holding `path`, so that a rename or creation of
 // `path` is itself on disk (after fsync of the file and a rename, the last
 // step of an atomic replace). Errors: the OS error's code naming the

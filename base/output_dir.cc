@@ -1,5 +1,6 @@
 #include "base/output_dir.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -17,6 +18,29 @@ std::string OutputDir(const std::string& flag, const std::string& name) {
   const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   const std::string root = workspace != nullptr && workspace[0] != '\0' ? workspace : ".";
   return root + "/out/" + name;
+}
+
+absl::StatusOr<bool> DirectoryHasEntries(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return false;
+    return absl::ErrnoToStatus(errno, absl::StrFormat("cannot read %s", path));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s is not a directory", path));
+  }
+  DIR* dir = opendir(path.c_str());
+  if (dir == nullptr) return absl::ErrnoToStatus(errno, absl::StrFormat("cannot read %s", path));
+  bool entries = false;
+  while (const dirent* e = readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") {
+      entries = true;
+      break;
+    }
+  }
+  closedir(dir);
+  return entries;
 }
 
 absl::Status MakeDirectories(const std::string& path) {

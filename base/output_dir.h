@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "base/files.h"  // WriteFile, for the experiments writing results
 
 namespace zosched {
@@ -13,6 +14,11 @@ namespace zosched {
 // "out/<name>" in the workspace (BUILD_WORKSPACE_DIRECTORY under `bazel
 // run`), else "out/<name>" in the current directory.
 std::string OutputDir(const std::string& flag, const std::string& name);
+
+// Whether `path` is a directory with at least one entry (false when it
+// does not exist). Errors: InvalidArgument when it exists but is not a
+// directory; the OS error's code when it cannot be read.
+absl::StatusOr<bool> DirectoryHasEntries(const std::string& path);
 
 // Creates `path` and its missing parents (like `mkdir -p`).
 // Errors: PermissionDenied / Internal naming the path and the OS reason.

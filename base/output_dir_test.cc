@@ -31,5 +31,15 @@ TEST(MakeDirectories, CreatesParentsAndWritesFiles) {
   EXPECT_FALSE(MakeDirectories("/proc/zosched-cannot").ok());
 }
 
+TEST(DirectoryHasEntries, AbsentEmptyFullAndNotADirectory) {
+  const std::string dir = ::testing::TempDir() + "/has_entries";
+  EXPECT_FALSE(*DirectoryHasEntries(dir));
+  ASSERT_TRUE(MakeDirectories(dir).ok());
+  EXPECT_FALSE(*DirectoryHasEntries(dir));
+  ASSERT_TRUE(WriteFile(dir + "/x", "x").ok());
+  EXPECT_TRUE(*DirectoryHasEntries(dir));
+  EXPECT_EQ(DirectoryHasEntries(dir + "/x").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace zosched

@@ -140,6 +140,9 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
        absl::StrCat("--eval_examples=", c.eval_examples),
        absl::StrCat("--final_outputs=", c.final_outputs ? "true" : "false"),
        "--collective_timeout_s=120",
+       // The cycle measures steps: its runs replace the last cycle's, and
+       // a model too big to save (no final outputs) is not checkpointed.
+       "--overwrite", absl::StrCat("--checkpoint_every=", c.final_outputs ? 1000 : 0),
        "--out_dir=" + r.run_dir},
       dir + "/train.log"));
   Timeline measured_all;

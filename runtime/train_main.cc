@@ -14,14 +14,26 @@
 // any rank starts, the flags are range-checked, the schedule is lowered or
 // read and validated, and the rank count is checked against it. Exit
 // status: 0 on success, 2 for bad flags or inputs, 1 when a step fails
-// (every rank stops).
+// or a wait times out (every rank stops), 128 + N when signal N stopped
+// the run (after a checkpoint: --resume continues it).
+//
+// Ctrl-C or SIGTERM stops the run cleanly after the current step: the
+// launcher (--ranks) passes it to the ranks as SIGUSR1 through mpirun; a
+// second one ends them at once. Under a hand-started mpirun, send SIGUSR1
+// to mpirun for the same (mpirun kills its ranks on SIGINT/SIGTERM).
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "base/flag_checks.h"
 #include "base/proto_file.h"
@@ -29,7 +41,9 @@
 #include "base/user_path.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
+#include "runtime/stop_signals.h"
 #include "runtime/trainer.h"
+#include "runtime/watchdog.h"
 #include "schedule/lower_flags.h"
 
 ABSL_FLAG(std::string, backend, "cpu", "cpu (the testbed) or cuda (NVIDIA GPUs; --config=cuda builds)");
@@ -49,9 +63,18 @@ ABSL_FLAG(int32_t, eval_every, 0, "evaluate every N steps (0: at the end only)")
 ABSL_FLAG(int32_t, eval_examples, 256, "dev examples per evaluation (0: all)");
 ABSL_FLAG(std::string, init, "random", "'random' or a .safetensors checkpoint (HF OPT names)");
 ABSL_FLAG(uint64_t, init_seed, 1, "seed of the random initialisation");
-ABSL_FLAG(bool, resume, false, "continue the run in --out_dir (checkpoint + trajectory)");
+ABSL_FLAG(bool, resume, false,
+          "continue the run in --out_dir from its checkpoint and trajectory.log, bit for bit");
+ABSL_FLAG(bool, overwrite, false, "a fresh run may replace the run in a non-empty --out_dir");
 ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/train in the workspace)");
-ABSL_FLAG(int32_t, collective_timeout_s, 300, "fail a collective waiting longer than this");
+ABSL_FLAG(int32_t, checkpoint_every, 1000,
+          "write a checkpoint every N steps (also at the start, at the end and on "
+          "Ctrl-C/SIGTERM); 0: never");
+ABSL_FLAG(std::string, collective_timeout_s, "auto",
+          "seconds any wait for other ranks may last (a collective, the per-step meeting, "
+          "start-up, teardown) before the job ends with an error naming the rank, the op "
+          "and the step; 10x that where ranks wait for rank 0's evaluation or checkpoint. "
+          "'auto': 10x the schedule's predicted step, at least 60 s");
 ABSL_FLAG(bool, final_outputs, true,
           "evaluate, print the checksum and save the weights at the end (false: logs and "
           "timeline only, e.g. to benchmark a model whose fp32 copy would not fit)");
@@ -95,10 +118,30 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
                                                  : ResolveUserPath(absl::GetFlag(FLAGS_init));
   o.init_seed = absl::GetFlag(FLAGS_init_seed);
   o.resume = absl::GetFlag(FLAGS_resume);
+  o.overwrite = absl::GetFlag(FLAGS_overwrite);
+  if (o.resume && o.overwrite) {
+    return absl::InvalidArgumentError(
+        "--resume continues the run in --out_dir and --overwrite replaces it: give one");
+  }
+  if (o.resume && o.init != "random") {
+    return absl::InvalidArgumentError(
+        "--init chooses the starting weights of a fresh run; --resume continues from the "
+        "run's checkpoint: drop --init");
+  }
   o.out_dir = absl::GetFlag(FLAGS_out_dir);
-  o.collective_timeout_s = absl::GetFlag(FLAGS_collective_timeout_s);
+  o.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
+  RETURN_IF_ERROR(CheckFlagRange("checkpoint_every", o.checkpoint_every, 0, 1000000000,
+                                 "steps; 0: no checkpoints"));
+  if (const std::string timeout = absl::GetFlag(FLAGS_collective_timeout_s); timeout != "auto") {
+    if (!absl::SimpleAtoi(timeout, &o.collective_timeout_s)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--collective_timeout_s=%s: expected a number of seconds (1 to 86400) or 'auto'",
+          timeout));
+    }
+    RETURN_IF_ERROR(
+        CheckFlagRange("collective_timeout_s", o.collective_timeout_s, 1, 86400, "seconds"));
+  }
   o.final_outputs = absl::GetFlag(FLAGS_final_outputs);
-  RETURN_IF_ERROR(CheckFlagRange("collective_timeout_s", o.collective_timeout_s, 1, 86400, "seconds"));
   if (!absl::GetFlag(FLAGS_timeline_out).empty()) {
     o.timeline_out = ResolveUserPath(absl::GetFlag(FLAGS_timeline_out));
   }
@@ -121,6 +164,9 @@ absl::StatusOr<TrainOptions> CheckBeforeLaunch(int ranks) {
   RETURN_IF_ERROR(CheckFlagRange("ranks", ranks, 0, 4096, "ranks; 0: as launched"));
   ASSIGN_OR_RETURN(TrainOptions options, OptionsFromFlags());
   ASSIGN_OR_RETURN(const Schedule schedule, PrepareSchedule(options));
+  // Once, here, before a rank writes anything (rank 0 checks again for a
+  // hand-started mpirun).
+  if (!StartedByMpiLauncher()) RETURN_IF_ERROR(CheckOutputDirectory(options));
   const int devices = schedule.devices_size();
   const int started = StartedByMpiLauncher() ? -1 : std::max(ranks, 1);
   if (started >= 0 && started != devices) {
@@ -141,6 +187,11 @@ absl::StatusOr<TrainOptions> CheckBeforeLaunch(int ranks) {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const int ranks = absl::GetFlag(FLAGS_ranks);
+  if (zosched::StartedByMpiLauncher()) {
+    // A rank dies with mpirun, however mpirun ends.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) return 1;  // mpirun is already gone
+  }
   absl::StatusOr<zosched::TrainOptions> options = zosched::CheckBeforeLaunch(ranks);
   if (!options.ok()) {  // bad flags or inputs, or no GPU for --backend=cuda
     std::fprintf(stderr, "train: %s\n", std::string(options.status().message()).c_str());
@@ -148,23 +199,41 @@ int main(int argc, char** argv) {
   }
   if (ranks > 1 && !zosched::StartedByMpiLauncher()) {
     // The ranks report their own errors; mpirun's status is the run's.
+    int stop_signal = 0;
     const absl::StatusOr<int> status =
-        zosched::RunUnderMpirun(ranks, zosched::ArgsWithoutRanks(argc, argv));
-    if (status.ok()) return *status;
-    std::fprintf(stderr, "train: %s\n", std::string(status.status().message()).c_str());
-    return 2;
+        zosched::RunUnderMpirun(ranks, zosched::ArgsWithoutRanks(argc, argv), &stop_signal);
+    if (!status.ok()) {
+      std::fprintf(stderr, "train: %s\n", std::string(status.status().message()).c_str());
+      return 2;
+    }
+    if (stop_signal != 0) {
+      const bool clean = *status == 128 + SIGUSR1;
+      std::fprintf(stderr, "train: SIG%s: %s\n", sigabbrev_np(stop_signal),
+                   clean ? "the ranks stopped after the current step"
+                         : absl::StrFormat("the ranks ended with status %d", *status).c_str());
+      return clean ? 128 + stop_signal : *status;
+    }
+    return *status;
   }
+  zosched::InstallStopSignalHandlers();
   int rank = 0, world = 1;
-  if (absl::Status s = zosched::InitMpi(&argc, &argv, &rank, &world); !s.ok()) {
-    std::fprintf(stderr, "train: %s\n", std::string(s.message()).c_str());
-    return 2;
+  {
+    zosched::Watch watch("MPI start-up (MPI_Init)", std::chrono::seconds(120));
+    if (absl::Status s = zosched::InitMpi(&argc, &argv, &rank, &world); !s.ok()) {
+      std::fprintf(stderr, "train: %s\n", std::string(s.message()).c_str());
+      return 2;
+    }
   }
-  const absl::Status status = zosched::Train(*options, rank, world);
-  if (!status.ok()) {
+  const absl::StatusOr<zosched::TrainEnd> end = zosched::Train(*options, rank, world);
+  if (!end.ok()) {
     // Stop every rank: one failing rank must not leave the others waiting.
+    const absl::Status& status = end.status();
     zosched::AbortWorld(std::string(status.message()),
                         absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1);
   }
-  MPI_Finalize();
-  return 0;
+  {
+    zosched::Watch watch("the end of the run (MPI_Finalize)", std::chrono::seconds(120));
+    MPI_Finalize();
+  }
+  return end->stop_signal != 0 ? 128 + end->stop_signal : 0;
 }

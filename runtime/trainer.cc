@@ -3,6 +3,10 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,10 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/files.h"
 #include "base/output_dir.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "models/model_zoo.h"
+#include "runtime/checkpoint/run_checkpoint.h"
 #include "runtime/checkpoint/safetensors.h"
 #include "runtime/backend_factory.h"
 #include "runtime/collective_groups.h"
@@ -24,7 +30,9 @@
 #include "runtime/executor.h"
 #include "runtime/model_state.h"
 #include "runtime/mpi_world.h"
+#include "runtime/stop_signals.h"
 #include "runtime/task.h"
+#include "runtime/watchdog.h"
 #include "runtime/zo/trajectory_log.h"
 #include "runtime/zo/zo_math.h"
 #include "schedule/chrome_trace.h"
@@ -33,6 +41,7 @@
 #include "schedule/lowering.h"
 #include "schedule/param_homes.h"
 #include "schedule/validate.h"
+#include "sim/simulator.h"
 
 namespace zosched {
 namespace {
@@ -141,6 +150,28 @@ absl::StatusOr<Timeline> GatherTimeline(const Schedule& schedule, const Executor
   return merged;
 }
 
+// Drops a last line of the trajectory log at `path` that a kill cut short
+// (no '\n'): its step runs again on resume.
+absl::Status DropTornLastLine(const std::string& path) {
+  std::string text;
+  RETURN_IF_ERROR(ReadFileToString(path, &text));
+  if (text.empty() || text.back() == '\n') return absl::OkStatus();
+  const size_t keep = text.rfind('\n') + 1;  // 0 when no line is whole
+  std::printf("%s: dropping a last line cut short (\"%s\"); its step runs again\n",
+              path.c_str(), text.substr(keep).c_str());
+  if (truncate(path.c_str(), keep) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("cannot truncate ", path));
+  }
+  return absl::OkStatus();
+}
+
+// The outputs of a run, removed before a fresh run with --overwrite (so
+// none of another run is left beside the new one's).
+constexpr const char* kRunOutputs[] = {
+    "checkpoint.safetensors", "checkpoint.safetensors.tmp", "weights.safetensors",
+    "weights.safetensors.tmp", "trajectory.log", "train.csv", "schedule.pb",
+    "timeline.pb", "trace.json"};
+
 // Writes a line to a terminal as a progress bar, else as a plain line.
 void Progress(int step, int steps, double loss, double tokens_per_s, double eta_s) {
   const bool tty = isatty(fileno(stdout));
@@ -155,12 +186,19 @@ void Progress(int step, int steps, double loss, double tokens_per_s, double eta_
 class Run {
  public:
   Run(const TrainOptions& o, int rank, int world) : o_(o), rank_(rank), world_(world) {}
-  absl::Status Go();
+  absl::StatusOr<TrainEnd> Go();
+  std::chrono::seconds timeout() const { return timeout_; }
 
  private:
   absl::Status Setup();
   absl::Status InitParameters();
   absl::Status Resume();
+  // Applies `pending` to this rank's parts as a step's fused update does
+  // (storage dtype -> fp32, update, back), host parts by their owner only.
+  absl::Status ApplyOnHost(const ZoState& pending);
+  // Every rank: the run's checkpoint after the steps logged so far
+  // (`when` names it in errors). Rank 0 writes it; the others wait.
+  absl::Status WriteCheckpoint(const std::string& when);
   absl::Status Evaluate(const std::string& label, const ZoState& pending);
   absl::Status Finish();
   // The pending update as the host sees it: ZO_STATE's host view (pull it
@@ -168,9 +206,18 @@ class Run {
   ZoState* PendingView() const;
   // Logs a finished step (rank 0): trajectory, train.csv, progress.
   absl::Status LogStep(const Executor::StepOutcome& outcome);
-  // Every rank, without spinning; 20 µs polls keep the ranks' step starts
-  // within a few tens of µs of each other.
-  absl::Status Barrier() { return SleepingBarrier(std::chrono::microseconds(20)); }
+  // Every rank meets (runtime/mpi_world.h: MeetAll), without spinning: 20
+  // µs polls keep the ranks' step starts within a few tens of µs of each
+  // other. Returns the largest vote. `behind_rank0`: the others may be
+  // waiting for rank 0's evaluation or checkpoint (10 times the limit).
+  absl::StatusOr<int> Meet(const std::string& what, int vote = 0, bool behind_rank0 = false) {
+    return MeetAll(what, vote, behind_rank0 ? 10 * timeout_ : timeout_,
+                   std::chrono::microseconds(20));
+  }
+  absl::Status Barrier(const std::string& what, bool behind_rank0 = false) {
+    return Meet(what, 0, behind_rank0).status();
+  }
+  std::string CheckpointPath() const { return out_ + "/checkpoint.safetensors"; }
 
   const TrainOptions& o_;
   const int rank_, world_;
@@ -187,12 +234,28 @@ class Run {
   std::vector<StoredPart> parts_;
   std::unique_ptr<Executor> executor_;
   int start_step_ = 0;
+  std::chrono::seconds timeout_{0};
+  // Rank 0: every entry of trajectory.log (what a checkpoint covers).
+  std::vector<TrajectoryEntry> logged_;
 };
 
 absl::Status Run::Setup() {
   out_ = OutputDir(o_.out_dir, "train");
-  if (rank_ == 0) RETURN_IF_ERROR(MakeDirectories(out_));
   ASSIGN_OR_RETURN(schedule_, PrepareSchedule(o_));
+  if (o_.collective_timeout_s > 0) {
+    timeout_ = std::chrono::seconds(o_.collective_timeout_s);
+  } else {
+    ASSIGN_OR_RETURN(timeout_, AutoWaitTimeout(schedule_));
+  }
+  // Before anything is written: a fresh run does not overwrite another.
+  if (rank_ == 0) {
+    RETURN_IF_ERROR(CheckOutputDirectory(o_));
+    if (!o_.resume) {
+      for (const char* name : kRunOutputs) std::remove((out_ + "/" + name).c_str());
+    }
+    RETURN_IF_ERROR(MakeDirectories(out_));
+  }
+  RETURN_IF_ERROR(Barrier("the start-up handshake"));
   if (schedule_.devices_size() != world_) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "the schedule has %d devices but %d ranks are running: start %d (--ranks=%d, or "
@@ -205,9 +268,11 @@ absl::Status Run::Setup() {
     data_dir = out_ + "/data";
     if (rank_ == 0) RETURN_IF_ERROR(WriteSyntheticTask(data_dir));
   }
-  RETURN_IF_ERROR(Barrier());  // the outputs and the task are in place
+  RETURN_IF_ERROR(Barrier("writing the task"));  // the outputs and the task are in place
   ASSIGN_OR_RETURN(task_, LoadTask(data_dir, o_.task, schedule_.model(),
                                    schedule_.training().seq_len()));
+  // Blocking MPI collectives (and NCCL's set-up) from here on.
+  Watch watch("setting up (node shared memory, communicators, the device)", timeout_);
   const std::string& device = schedule_.devices(rank_).cluster_device();
   const Device* cluster_device = FindDevice(schedule_.cluster(), device);
   if (cluster_device == nullptr) {
@@ -217,9 +282,8 @@ absl::Status Run::Setup() {
   ASSIGN_OR_RETURN(host_memory_, NodeSharedMemory::Allocate(
                                      LayOutHostStore(schedule_, cluster_device->host()).bytes));
   RETURN_IF_ERROR(CheckNodeHosts(schedule_, *host_memory_, cluster_device->host()));
-  ASSIGN_OR_RETURN(collectives_, MpiCollectives::Create(
-                                     CollectiveGroups(schedule_),
-                                     std::chrono::seconds(o_.collective_timeout_s)));
+  ASSIGN_OR_RETURN(collectives_,
+                   MpiCollectives::Create(CollectiveGroups(schedule_), timeout_));
   ASSIGN_OR_RETURN(backend_, CreateBackend(o_.backend, schedule_, rank_, task_.label_words,
                                            host_memory_.get(), collectives_.get()));
   for (int i = 0; i < schedule_.buffers_size(); ++i) {
@@ -255,34 +319,92 @@ absl::Status Run::InitParameters() {
     StorePart(part, values.data());
   }
   RETURN_IF_ERROR(backend_->PushPersistent());
-  return host_memory_->NodeBarrier();
+  {
+    Watch watch("initialising the parameters (node barrier)", timeout_);
+    RETURN_IF_ERROR(host_memory_->NodeBarrier());
+  }
+  if (o_.checkpoint_every == 0) return absl::OkStatus();
+  return WriteCheckpoint("of the initial parameters");
+}
+
+absl::Status Run::ApplyOnHost(const ZoState& pending) {
+  const float wd = schedule_.training().weight_decay();
+  for (const StoredPart& part : parts_) {
+    if (part.host) {
+      ASSIGN_OR_RETURN(const int owner, HostBufferOwner(schedule_, part.buffer));
+      if (owner != rank_) continue;
+    }
+    const std::vector<float> values = CurrentPart(part, schedule_.model(), pending, wd);
+    StorePart(part, values.data());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run::WriteCheckpoint(const std::string& when) {
+  RETURN_IF_ERROR(Barrier("the checkpoint " + when));  // every rank's offloads are in the store
+  if (rank_ == 0) {
+    RETURN_IF_ERROR(backend_->PullPersistent());
+    // The log it refers to is on disk before the checkpoint is.
+    if (trajectory_ != nullptr) RETURN_IF_ERROR(SyncFile(trajectory_->path()));
+    std::vector<ParameterPart> stored;
+    for (const StoredPart& part : parts_) stored.push_back({part.tensors, part.dtype, part.data});
+    RETURN_IF_ERROR(WriteRunCheckpoint(CheckpointPath(), schedule_, stored, logged_));
+  }
+  // Nobody changes the store while rank 0 reads it.
+  return Barrier("the checkpoint " + when + " (rank 0 writing it)", /*behind_rank0=*/true);
 }
 
 absl::Status Run::Resume() {
   const std::string log = out_ + "/trajectory.log";
+  if (rank_ == 0) {
+    RETURN_IF_ERROR(DropTornLastLine(log));
+    std::remove((CheckpointPath() + ".tmp").c_str());  // a checkpoint cut short
+  }
+  RETURN_IF_ERROR(Barrier("reading the run to resume"));
   ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries,
                    ReadTrajectory(log, schedule_.training().base_seed()));
-  if (entries.empty()) return absl::FailedPreconditionError(log + " has no steps to resume from");
-  const TrajectoryEntry& last = entries.back();
-  const std::string checkpoint = out_ + "/checkpoint.safetensors";
-  ASSIGN_OR_RETURN(SafetensorsFile file, ReadSafetensors(checkpoint));
-  auto step = file.metadata().find("zosched.step");
-  if (step == file.metadata().end() || step->second != absl::StrCat(last.step)) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s was saved after step %s but %s ends at step %d; they must come from one run",
-        checkpoint, step == file.metadata().end() ? "(unknown)" : step->second, log, last.step));
-  }
+  ASSIGN_OR_RETURN(const RunCheckpoint checkpoint,
+                   OpenRunCheckpoint(CheckpointPath(), schedule_, entries));
   for (const StoredPart& part : parts_) {
-    // Load each part exactly as stored (its own dtype): bit for bit.
-    RETURN_IF_ERROR(LoadModelParameters(checkpoint, schedule_.model(), part.tensors, part.dtype,
-                                        part.data));
+    // A shared host part is loaded (and replayed) by its owner alone.
+    if (part.host) {
+      ASSIGN_OR_RETURN(const int owner, HostBufferOwner(schedule_, part.buffer));
+      if (owner != rank_) continue;
+    }
+    // Each part exactly as stored (its own dtype): bit for bit.
+    RETURN_IF_ERROR(LoadModelParameters(CheckpointPath(), schedule_.model(), part.tensors,
+                                        part.dtype, part.data));
   }
-  ZoState* pending = PendingView();
-  pending->seed = last.seed;
-  pending->g = last.g;
-  pending->learning_rate = last.lr;
+  // The updates of the steps the log holds past the checkpoint, in order;
+  // the last one stays pending, as after an uninterrupted step.
+  const auto as_state = [](const TrajectoryEntry& e) {
+    ZoState state;
+    state.seed = e.seed;
+    state.g = e.g;
+    state.learning_rate = e.lr;
+    return state;
+  };
+  ZoState pending;  // learning rate 0: nothing pending
+  const int64_t covered = checkpoint.trajectory_length;
+  if (covered > 0) pending = as_state(entries[covered - 1]);
+  for (size_t i = covered; i < entries.size(); ++i) {
+    RETURN_IF_ERROR(ApplyOnHost(pending));
+    pending = as_state(entries[i]);
+  }
+  *PendingView() = pending;
   RETURN_IF_ERROR(backend_->PushPersistent());
-  start_step_ = last.step + 1;
+  start_step_ = entries.empty() ? 0 : entries.back().step + 1;
+  if (rank_ == 0) {
+    std::printf("resuming at step %d from the checkpoint after step %lld%s\n", start_step_,
+                static_cast<long long>(covered == 0 ? -1 : entries[covered - 1].step),
+                covered < static_cast<int64_t>(entries.size())
+                    ? absl::StrFormat(" and %d steps of trajectory.log replayed on it",
+                                      entries.size() - covered)
+                          .c_str()
+                    : "");
+    logged_ = std::move(entries);
+  }
+  Watch watch("loading the checkpoint (node barrier)", timeout_);
   return host_memory_->NodeBarrier();
 }
 
@@ -305,10 +427,15 @@ absl::Status Run::Evaluate(const std::string& label, const ZoState& pending) {
 }
 
 absl::Status Run::Finish() {
-  RETURN_IF_ERROR(Barrier());  // every rank's offloads are in the store
+  RETURN_IF_ERROR(Barrier("the end of the run"));  // every rank's offloads are in the store
   // The measured timeline first: what follows may take long on a big model
   // (evaluation on the host, fp32 copies, checkpoints).
-  ASSIGN_OR_RETURN(Timeline timeline, GatherTimeline(schedule_, *executor_, rank_, world_));
+  absl::StatusOr<Timeline> gathered;
+  {
+    Watch watch("gathering the measured timeline", timeout_);
+    gathered = GatherTimeline(schedule_, *executor_, rank_, world_);
+  }
+  ASSIGN_OR_RETURN(Timeline timeline, std::move(gathered));
   if (rank_ == 0) {
     const std::string timeline_out =
         o_.timeline_out.empty() ? out_ + "/timeline.pb" : o_.timeline_out;
@@ -319,6 +446,7 @@ absl::Status Run::Finish() {
     std::printf("wrote %s/{train.csv, trajectory.log, schedule.pb}, %s, %s\n", out_.c_str(),
                 timeline_out.c_str(), trace_out.c_str());
   }
+  if (o_.checkpoint_every > 0) RETURN_IF_ERROR(WriteCheckpoint("at the end"));
   if (!o_.final_outputs) return absl::OkStatus();
   RETURN_IF_ERROR(backend_->PullPersistent());
   const ZoState pending = *PendingView();
@@ -328,25 +456,21 @@ absl::Status Run::Finish() {
     RETURN_IF_ERROR(Evaluate("final", pending));
     const std::string checksum = ParametersChecksum(parts_, spec, pending, t.weight_decay());
     std::printf("final weights checksum: %s\n", checksum.c_str());
-    std::vector<ParameterPart> stored, flushed;
+    std::vector<ParameterPart> flushed;
     std::vector<std::vector<float>> flushed_values;
     for (const StoredPart& part : parts_) {
-      stored.push_back({part.tensors, part.dtype, part.data});
       flushed_values.push_back(CurrentPart(part, spec, pending, t.weight_decay()));
     }
     for (size_t i = 0; i < parts_.size(); ++i) {
       flushed.push_back({parts_[i].tensors, FP32, flushed_values[i].data()});
     }
-    const int last_step = o_.steps - 1;
-    RETURN_IF_ERROR(SaveModelParameters(out_ + "/checkpoint.safetensors", spec, stored,
-                                        {{"zosched.step", absl::StrCat(last_step)},
-                                         {"zosched.pending_update", "trajectory.log"}}));
     RETURN_IF_ERROR(SaveModelParameters(out_ + "/weights.safetensors", spec, flushed,
-                                        {{"zosched.step", absl::StrCat(last_step)},
+                                        {{"zosched.kind", "weights"},
+                                         {"zosched.step", absl::StrCat(o_.steps - 1)},
                                          {"zosched.checksum", checksum}}));
     std::printf("wrote %s/{checkpoint.safetensors, weights.safetensors}\n", out_.c_str());
   }
-  return Barrier();
+  return Barrier("the final outputs (rank 0 writing them)", /*behind_rank0=*/true);
 }
 
 ZoState* Run::PendingView() const {
@@ -362,6 +486,7 @@ absl::Status Run::LogStep(const Executor::StepOutcome& outcome) {
   const ZoState& state = outcome.result.pending;
   const int64_t step = outcome.step;
   RETURN_IF_ERROR(trajectory_->Append(step, state.seed, state.g, state.learning_rate));
+  logged_.push_back({step, state.seed, state.g, state.learning_rate});
   const StepInterval& interval = executor_->steps().back();
   const double step_s = (interval.end_ns() - interval.start_ns()) * 1e-9;
   const double tokens_per_s = t.batch_size() * t.seq_len() / step_s;
@@ -376,7 +501,7 @@ absl::Status Run::LogStep(const Executor::StepOutcome& outcome) {
   return absl::OkStatus();
 }
 
-absl::Status Run::Go() {
+absl::StatusOr<TrainEnd> Run::Go() {
   RETURN_IF_ERROR(Setup());
   if (o_.resume) {
     RETURN_IF_ERROR(Resume());
@@ -387,7 +512,7 @@ absl::Status Run::Go() {
     return absl::FailedPreconditionError(absl::StrFormat(
         "the run already has %d steps; ask for more with --steps", start_step_));
   }
-  RETURN_IF_ERROR(Barrier());
+  RETURN_IF_ERROR(Barrier("the start of training"));
   const auto epoch = Executor::Clock::now();
   ASSIGN_OR_RETURN(executor_, Executor::Create(schedule_, rank_, backend_.get(), epoch));
 
@@ -420,34 +545,51 @@ absl::Status Run::Go() {
     inputs.lengths = batch.lengths.data();
     inputs.labels = batch.labels.data();
     RETURN_IF_ERROR(executor_->EnqueueStep(inputs));
-    // On the testbed every rank starts the step together, its ops enqueued
-    // and held until then (the simulator's step starts all devices at once;
-    // without this, ranks drift apart by a transfer). A pipelining backend's
-    // ranks meet in their collectives.
-    if (!pipelined) {
-      RETURN_IF_ERROR(Barrier());
-      RETURN_IF_ERROR(executor_->Start());
-    }
+    // Every rank meets once a step, voting whether a stop signal came; the
+    // step enqueued runs either way and the run stops after it. On the
+    // testbed the ranks then start the step together, its ops held until
+    // now (the simulator's step starts all devices at once; without this,
+    // ranks drift apart by a transfer).
+    ASSIGN_OR_RETURN(const int stop,
+                     Meet(absl::StrFormat("the meeting at step %d", step), StopSignal()));
+    if (!pipelined) RETURN_IF_ERROR(executor_->Start());
     ++in_flight;
+    const bool last = step + 1 == o_.steps;
+    const bool checkpoint_now =
+        o_.checkpoint_every > 0 && !last &&
+        (stop != 0 || (step + 1) % o_.checkpoint_every == 0);
     const bool evaluate_now =
-        o_.eval_every > 0 && (step + 1) % o_.eval_every == 0 && step + 1 < o_.steps;
+        stop == 0 && o_.eval_every > 0 && (step + 1) % o_.eval_every == 0 && !last;
     // Keep one step in flight while the host prepares the next; drain
-    // before an evaluation and at the end.
-    while (in_flight > (pipelined && !evaluate_now && step + 1 < o_.steps ? 1 : 0)) {
+    // before an evaluation, a checkpoint, a stop and at the end.
+    const bool drain = last || evaluate_now || checkpoint_now || stop != 0;
+    while (in_flight > (pipelined && !drain ? 1 : 0)) {
       ASSIGN_OR_RETURN(const Executor::StepOutcome outcome, executor_->FinishStep());
       --in_flight;
       RETURN_IF_ERROR(LogStep(outcome));
     }
+    if (checkpoint_now) RETURN_IF_ERROR(WriteCheckpoint(absl::StrFormat("after step %d", step)));
+    if (stop != 0) {
+      if (rank_ == 0) {
+        std::printf("%sstopped by SIG%s after step %d%s; continue with --resume\n",
+                    isatty(fileno(stdout)) ? "\n" : "", sigabbrev_np(stop), step,
+                    o_.checkpoint_every > 0 ? ", checkpoint written" : "");
+        std::fflush(stdout);
+      }
+      return TrainEnd{stop, step};
+    }
     if (evaluate_now) {
-      RETURN_IF_ERROR(Barrier());
+      RETURN_IF_ERROR(Barrier(absl::StrFormat("the evaluation after step %d", step)));
       if (rank_ == 0 && isatty(fileno(stdout))) std::printf("\n");
       RETURN_IF_ERROR(backend_->PullPersistent());
       RETURN_IF_ERROR(Evaluate(absl::StrFormat("step %d", step + 1), *PendingView()));
-      RETURN_IF_ERROR(Barrier());
+      RETURN_IF_ERROR(Barrier(absl::StrFormat("the evaluation after step %d (rank 0 evaluating)", step),
+                              /*behind_rank0=*/true));
     }
   }
   if (rank_ == 0 && isatty(fileno(stdout))) std::printf("\n");
-  return Finish();
+  RETURN_IF_ERROR(Finish());
+  return TrainEnd{0, o_.steps - 1};
 }
 
 }  // namespace
@@ -466,9 +608,44 @@ absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& o) {
   return schedule;
 }
 
-absl::Status Train(const TrainOptions& options, int rank, int world) {
-  Run run(options, rank, world);
-  return run.Go();
+absl::Status CheckOutputDirectory(const TrainOptions& o) {
+  const std::string out = OutputDir(o.out_dir, "train");
+  if (o.resume || o.overwrite) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const bool taken, DirectoryHasEntries(out));
+  if (!taken) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s is not empty (another run's outputs?): --resume continues the run there, "
+      "--overwrite replaces it, or choose another --out_dir",
+      out));
+}
+
+absl::StatusOr<std::chrono::seconds> AutoWaitTimeout(const Schedule& schedule) {
+  absl::StatusOr<SimResult> predicted = Simulate(schedule);
+  if (!predicted.ok()) {
+    return absl::Status(predicted.status().code(),
+                        absl::StrCat("predicting the step to set the wait limit: ",
+                                     predicted.status().message(),
+                                     " (or give one with --collective_timeout_s)"));
+  }
+  double step_s = 0;
+  for (const StepInterval& s : predicted->timeline.steps()) {
+    step_s = std::max(step_s, (s.end_ns() - s.start_ns()) * 1e-9);
+  }
+  return std::chrono::seconds(std::max<int64_t>(60, static_cast<int64_t>(std::ceil(10 * step_s))));
+}
+
+absl::StatusOr<TrainEnd> Train(const TrainOptions& options, int rank, int world) {
+  auto run = std::make_unique<Run>(options, rank, world);
+  absl::StatusOr<TrainEnd> end = run->Go();
+  if (!end.ok()) {
+    // The caller aborts the job. No teardown: freeing the shared window and
+    // the communicators is collective, and the other ranks may be gone.
+    (void)run.release();
+    return end;
+  }
+  Watch watch("releasing the node shared memory and the communicators", run->timeout());
+  run.reset();
+  return end;
 }
 
 }  // namespace zosched

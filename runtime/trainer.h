@@ -6,18 +6,34 @@
 // (cuda) the host enqueues step t+1 before it waits for step t, and logs
 // each step once it has finished.
 //
-// Outputs in `out_dir` (rank 0; the two .safetensors files, the final
-// evaluation and the checksum only with final_outputs):
+// Outputs in `out_dir` (rank 0; weights.safetensors, the final evaluation
+// and the checksum only with final_outputs):
 //   train.csv                step, loss, g, step_ms, tokens_per_s
-//   trajectory.log           the MeZO trajectory (runtime/zo/trajectory_log.h)
-//   checkpoint.safetensors   the parameters exactly as stored (their storage
-//                            dtypes, the last step's update still pending:
-//                            with trajectory.log this resumes bit for bit)
+//   trajectory.log           the MeZO trajectory (runtime/zo/trajectory_log.h),
+//                            flushed every step
+//   checkpoint.safetensors   the run's checkpoint (runtime/checkpoint/
+//                            run_checkpoint.h): written at the start, every
+//                            `checkpoint_every` steps, on SIGINT/SIGTERM and
+//                            at the end, atomically
 //   weights.safetensors      the final parameters in fp32, update applied
 //   schedule.pb              the schedule that ran
 //   timeline.pb, trace.json  the measured Timeline and its Chrome trace
+//
+// Resuming (`resume`): the checkpoint is checked against the run (model,
+// schedule, the log it was written after, its content hash), loaded, and
+// the log's later entries are replayed on top of it (each entry's (seed, g,
+// η) is the update the device applied); a last log line cut short by a
+// kill is dropped and its step runs again. The result is bitwise the
+// uninterrupted run's.
+//
+// Waits: every wait for other ranks has a deadline (`collective_timeout_s`;
+// 10 times it where the others wait for rank 0's evaluation or checkpoint):
+// the per-step meeting (runtime/mpi_world.h: MeetAll, which names the
+// ranks that did not arrive), collectives, and, through runtime/watchdog.h,
+// start-up and teardown. A stalled or dead rank ends the job.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,8 +64,13 @@ struct TrainOptions {
   std::string init = "random";     // "random" or a .safetensors path
   uint64_t init_seed = 1;
   bool resume = false;             // continue the run in out_dir
+  bool overwrite = false;          // a fresh run may replace the outputs in out_dir
   std::string out_dir;
-  int collective_timeout_s = 300;
+  // Steps between checkpoints (also one at the start, at the end and on a
+  // stop signal); 0: none at all (benchmarks of models too big to save).
+  int checkpoint_every = 1000;
+  // Seconds any wait for other ranks may last; 0: AutoWaitTimeout.
+  int collective_timeout_s = 0;
   // At the end: evaluate, print the checksum and save checkpoint.safetensors
   // and weights.safetensors. False writes only the logs and the timeline
   // (benchmarks of models whose fp32 copies or files would not fit).
@@ -66,8 +87,25 @@ struct TrainOptions {
 // Errors: those of reading, lowering and ValidateSchedule.
 absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& options);
 
+// A fresh run (neither `resume` nor `overwrite`) needs an empty or absent
+// output directory. Errors: InvalidArgument saying what to do.
+absl::Status CheckOutputDirectory(const TrainOptions& options);
+
+// The wait limit when none is given: 10 times the schedule's predicted
+// step (the simulator on its cluster), at least 60 s.
+// Errors: the simulator's.
+absl::StatusOr<std::chrono::seconds> AutoWaitTimeout(const Schedule& schedule);
+
+// How a run that did not fail ended.
+struct TrainEnd {
+  int stop_signal = 0;  // the signal that stopped it early (SIGINT, SIGTERM, SIGUSR1), or 0
+  int64_t last_step = -1;  // the last step it ran (and checkpointed, when stopped)
+};
+
 // Runs one rank (`rank` of `world` ranks, MPI already initialised). Returns
-// the first error; the caller aborts the other ranks with it.
-absl::Status Train(const TrainOptions& options, int rank, int world);
+// the first error; the caller aborts the other ranks with it (without
+// tearing down: the shared window and communicators stay, as the other
+// ranks may be gone).
+absl::StatusOr<TrainEnd> Train(const TrainOptions& options, int rank, int world);
 
 }  // namespace zosched
