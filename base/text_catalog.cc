@@ -3,7 +3,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -19,9 +22,12 @@ std::string StemOf(const std::string& path) {
   return stem.substr(0, stem.rfind('.'));
 }
 
-bool IsRegularFile(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+// Whether a name the user typed is meant as a file's path rather than an
+// entry's name: entry names are bare stems, without '/' or an extension.
+bool LooksLikePath(const std::string& name) {
+  return name.find('/') != std::string::npos ||
+         absl::EndsWith(name, ".pbtxt") || absl::EndsWith(name, ".textproto") ||
+         absl::EndsWith(name, ".txtpb");
 }
 
 }  // namespace
@@ -57,14 +63,23 @@ absl::Status TextCatalog::Load(const std::string& name_or_path,
     return ParseTextProto(file->contents, file->path, out);
   }
   const std::string path = ResolveUserPath(name_or_path);
-  if (!IsRegularFile(path)) {
-    return absl::NotFoundError(absl::StrFormat(
-        "unknown %s '%s'; known %ss: %s; or pass the path of a %s textproto",
-        what_, name_or_path, what_, absl::StrJoin(Names(), ", "),
-        out->GetDescriptor()->name()));
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0) {
+    // Something is there: the file reader says what is wrong with it when it
+    // is not a readable, non-empty regular file (a directory, a FIFO, a
+    // device), rather than calling it an unknown name.
+    *source = path;
+    return ReadTextProtoFile(path, out);
   }
-  *source = path;
-  return ReadTextProtoFile(path, out);
+  const int error = errno;
+  const std::string no_file =
+      LooksLikePath(name_or_path) || error != ENOENT
+          ? absl::StrFormat(" (no file at %s: %s)", path, std::strerror(error))
+          : "";
+  return absl::NotFoundError(absl::StrFormat(
+      "unknown %s '%s'%s; known %ss: %s; or pass the path of a %s textproto",
+      what_, name_or_path, no_file, what_, absl::StrJoin(Names(), ", "),
+      out->GetDescriptor()->name()));
 }
 
 }  // namespace zosched

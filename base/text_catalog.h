@@ -28,9 +28,18 @@ class TextCatalog {
   // relative path is taken from where the user typed the command, see
   // user_path.h). Sets `*source` to the entry's or file's path.
   //
+  // A name that is not an entry is read as a path whenever something exists
+  // there, with ReadTextProtoFile's checks: a directory, a FIFO, a device, an
+  // empty or an oversized file is refused as such, never read and never
+  // called an unknown name.
+  //
   // Errors: NotFound "unknown WHAT 'X'; known WHATs: a, b, ...; or pass the
-  // path of a MESSAGE textproto" when it is neither an entry nor a file;
-  // InvalidArgument "FILE:LINE:COLUMN: message" for a malformed text.
+  // path of a MESSAGE textproto" when it is neither an entry nor an existing
+  // path (with "(no file at PATH: REASON)" after 'X' when X looks like a path:
+  // it has a '/' or a textproto extension, or when stat failed for a reason
+  // other than absence); InvalidArgument naming the path when it is a
+  // directory, not a regular file, empty or above kMaxReadBytes, and
+  // "FILE:LINE:COLUMN: message" for a malformed text.
   absl::Status Load(const std::string& name_or_path,
                     google::protobuf::Message* out, std::string* source) const;
 

@@ -54,6 +54,7 @@
 #include "base/user_path.h"
 #include "experiments/testbed_cycle.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/cluster_lookup.h"
 #include "schedule/schedule_stats.h"
 #include "schedule/training_settings.h"
 #ifdef ZOSCHED_WITH_CUDA
@@ -180,11 +181,13 @@ CycleCase Zo2Case(const Model& m) {
 absl::Status FillPrediction(const CyclePrediction& prediction, Row* row) {
   const Schedule& s = prediction.schedule;
   const DeviceStats stats = ComputeDeviceStats(s)[0];
-  const Device* device = nullptr;
-  for (const Device& d : s.cluster().devices()) {
-    if (d.name() == s.devices(0).cluster_device()) device = &d;
+  const Device* device = FindDevice(s.cluster(), s.devices(0).cluster_device());
+  if (device == nullptr) {
+    // Lowering validated the schedule, so this is a bug, not a bad input.
+    return absl::InternalError(absl::StrFormat(
+        "schedule device 0's cluster_device '%s' is not a device of its cluster '%s'",
+        s.devices(0).cluster_device(), s.cluster().name()));
   }
-  if (device == nullptr) return absl::InternalError("the schedule's device is not in its cluster");
   const LinkSpec& link = device->host_link();
   row->plan_bytes = stats.memory_bytes;
   row->block_bytes = std::max(stats.h2d_bytes, stats.d2h_bytes);

@@ -3,8 +3,11 @@
 //   bazel run //models:model_info -- --model=opt-175b [--seq_len=2048]
 //       [--dtype=FP16] [--label_words=2] [--tensors]
 //
-// --model: a zoo name or the path of a ModelSpec textproto. Exit status: 0 on
-// success; 2 for an unknown model, a malformed file or a bad flag value.
+// --model: a zoo name or the path of a ModelSpec textproto. --seq_len: the
+// tokens per sequence the FLOPs and activations are counted at; by default
+// (0) the model's own max_positions, so every model works without it; an
+// explicit length must lie in 1 to max_positions. Exit status: 0 on success;
+// 2 for an unknown model, a malformed file or a bad flag value.
 #include <cstdio>
 #include <string>
 
@@ -20,7 +23,9 @@
 #include "models/model_zoo.h"
 
 ABSL_FLAG(std::string, model, "", "zoo name (e.g. opt-1.3b) or ModelSpec textproto path");
-ABSL_FLAG(int64_t, seq_len, 2048, "sequence length for FLOPs and activations");
+ABSL_FLAG(int64_t, seq_len, 0,
+          "sequence length for FLOPs and activations, 1 to the model's max_positions "
+          "(default 0: the model's max_positions)");
 ABSL_FLAG(std::string, dtype, "",
           "dtype for activations and the label slice: FP32, FP16 or BF16 "
           "(default: the model's weight_dtype)");
@@ -113,11 +118,14 @@ int Run(int argc, char** argv) {
     return 2;
   }
   const DType dtype = *flag_dtype == DTYPE_UNSPECIFIED ? spec->weight_dtype() : *flag_dtype;
-  const int64_t seq_len = absl::GetFlag(FLAGS_seq_len);
+  // 0, the default, is the model's whole context; anything else is checked.
+  const int64_t seq_len_flag = absl::GetFlag(FLAGS_seq_len);
+  const int64_t seq_len = seq_len_flag == 0 ? spec->max_positions() : seq_len_flag;
   const int64_t label_words = absl::GetFlag(FLAGS_label_words);
   for (const absl::Status& s :
        {CheckFlagRange("seq_len", seq_len, 1, spec->max_positions(),
-                       "tokens, up to the model's max_positions"),
+                       "tokens, up to the model's max_positions; 0 or no flag for "
+                       "max_positions itself"),
         CheckFlagRange("label_words", label_words, 1, spec->vocab_size(),
                        "label words, up to the vocabulary")}) {
     if (!s.ok()) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# model_info end to end: the accounting line users script against, and the
-# errors for an unknown name and a malformed file (exit 2, clear message).
+# model_info end to end: the accounting line users script against, the
+# default --seq_len (the model's max_positions), and the errors for an
+# unknown name, a malformed file and a bad flag (exit 2, clear message).
 set -uo pipefail
 bin=models/model_info
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -37,6 +38,23 @@ grep -q "num_layers is 4000000000 (expected a positive integer up to 4096)" <<<"
 err=$($bin --model=opt-125m --seq_len=4096 2>&1 >/dev/null); code=$?
 [ "$code" -eq 2 ] || fail "seq_len above max_positions: exit $code, want 2"
 grep -q -- "--seq_len=4096: expected 1 to 2048" <<<"$err" || fail "seq_len message: $err"
+
+# With no --seq_len the counts are at the model's own max_positions, so a
+# model with a short context (opt-tiny: 64) works with no other flag.
+out=$($bin --model=opt-tiny) || fail "opt-tiny with no other flag exited $?"
+grep -q "forward FLOPs per token at seq_len 64:" <<<"$out" || fail "opt-tiny default seq_len: $out"
+out=$($bin --model=opt-125m) || fail "opt-125m exited $?"
+grep -q "forward FLOPs per token at seq_len 2048:" <<<"$out" || fail "opt-125m default seq_len: $out"
+out=$($bin --model=opt-tiny --seq_len=16) || fail "opt-tiny --seq_len=16 exited $?"
+grep -q "forward FLOPs per token at seq_len 16:" <<<"$out" || fail "opt-tiny --seq_len=16: $out"
+
+# An explicit length outside 1 to max_positions stays an error.
+err=$($bin --model=opt-tiny --seq_len=65 2>&1 >/dev/null); code=$?
+[ "$code" -eq 2 ] || fail "opt-tiny --seq_len=65: exit $code, want 2"
+grep -q -- "--seq_len=65: expected 1 to 64" <<<"$err" || fail "opt-tiny seq_len message: $err"
+err=$($bin --model=opt-tiny --seq_len=-1 2>&1 >/dev/null); code=$?
+[ "$code" -eq 2 ] || fail "--seq_len=-1: exit $code, want 2"
+grep -q -- "--seq_len=-1: expected 1 to 64" <<<"$err" || fail "negative seq_len message: $err"
 
 err=$($bin --model=opt-125m --dtype=FP8 2>&1 >/dev/null); code=$?
 [ "$code" -eq 2 ] || fail "bad dtype: exit $code, want 2"

@@ -57,25 +57,30 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source)
                      "num_heads %d is not divisible by num_kv_heads %d",
                      spec.num_heads(), KvHeads(spec));
   }
+  // Each enum set, to a value of its type: proto3 enums are open, so a file
+  // may hold any number (e.g. `family: 6`).
   struct Enum {
     const char* field;
-    bool unset;
+    int value;  // 0 is each enum's *_UNSPECIFIED
+    bool (*is_valid)(int);
     const char* expected;
   };
   for (const Enum& e :
-       {Enum{"family", spec.family() == FAMILY_UNSPECIFIED, "OPT, GPT2 or LLAMA"},
-        Enum{"activation", spec.activation() == ACTIVATION_UNSPECIFIED,
-             "RELU, GELU or SWIGLU"},
-        Enum{"norm", spec.norm() == NORM_UNSPECIFIED, "LAYER_NORM or RMS_NORM"},
-        Enum{"norm_placement", spec.norm_placement() == NORM_PLACEMENT_UNSPECIFIED,
+       {Enum{"family", spec.family(), Family_IsValid, "OPT, GPT2 or LLAMA"},
+        Enum{"activation", spec.activation(), Activation_IsValid, "RELU, GELU or SWIGLU"},
+        Enum{"norm", spec.norm(), Norm_IsValid, "LAYER_NORM or RMS_NORM"},
+        Enum{"norm_placement", spec.norm_placement(), NormPlacement_IsValid,
              "PRE_NORM or POST_NORM"},
-        Enum{"positional", spec.positional() == POSITIONAL_UNSPECIFIED,
+        Enum{"positional", spec.positional(), Positional_IsValid,
              "LEARNED_OPT_OFFSET, LEARNED or ROTARY"},
-        Enum{"weight_dtype", spec.weight_dtype() == DTYPE_UNSPECIFIED,
-             "FP32, FP16 or BF16"}}) {
-    if (e.unset) {
+        Enum{"weight_dtype", spec.weight_dtype(), DType_IsValid, "FP32, FP16 or BF16"}}) {
+    if (e.value == 0) {
       return SpecError(source, spec, "%s is not set (expected %s)", e.field,
                        e.expected);
+    }
+    if (!e.is_valid(e.value)) {
+      return SpecError(source, spec, "%s is %d, not a value of its enum (expected %s)",
+                       e.field, e.value, e.expected);
     }
   }
   if (spec.family() == GPT2 && KvHeads(spec) != spec.num_heads()) {

@@ -21,7 +21,7 @@ constexpr int64_t kMaxVocabSize = int64_t{1} << 22;
 constexpr int64_t kMaxPositions = int64_t{1} << 22;
 
 // Returns OK if `spec` describes a model that accounting.h can count: every
-// enum set, every size positive and within the limits above, hidden_size divisible by num_heads,
+// enum set to one of its values, every size positive and within the limits above, hidden_size divisible by num_heads,
 // num_heads divisible by num_kv_heads, a ModelSpec of family LLAMA
 // using ROTARY positions, etc.
 //

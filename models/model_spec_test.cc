@@ -77,6 +77,19 @@ TEST(ValidateModelSpec, RejectsUnsetEnumsSayingWhatIsExpected) {
             std::string::npos);
 }
 
+// Proto3 enums are open: a file may say `family: 6`, which used to pass and
+// then abort in model_tensors.cc (found by fuzz/model_fuzzer).
+TEST(ValidateModelSpec, RejectsEnumNumbersThatNameNoValue) {
+  ModelSpec spec = TinyOpt();
+  spec.set_family(static_cast<Family>(6));
+  EXPECT_EQ(ErrorOf(spec),
+            "tiny.pbtxt: model 'tiny': family is 6, not a value of its enum (expected OPT, GPT2 "
+            "or LLAMA)");
+  spec = TinyOpt();
+  spec.set_weight_dtype(static_cast<DType>(9));
+  EXPECT_NE(ErrorOf(spec).find("weight_dtype is 9, not a value of its enum"), std::string::npos);
+}
+
 TEST(ValidateModelSpec, RejectsFeaturesTheFamilyDoesNotHave) {
   ModelSpec swiglu_opt = TinyOpt();
   swiglu_opt.set_activation(SWIGLU);

@@ -24,7 +24,10 @@ std::string ZooModelPath(const std::string& name);
 //
 // Errors:
 // - NotFound "unknown model 'X'; known models: a, b, ...; or pass the path of
-//   a ModelSpec textproto" when it is neither a zoo name nor an existing file;
+//   a ModelSpec textproto" when it is neither a zoo name nor an existing
+//   path (see TextCatalog::Load);
+// - InvalidArgument naming the path when it is a directory, a FIFO, a device,
+//   an empty file or one above the size limit (base/files.h);
 // - InvalidArgument "FILE:LINE:COLUMN: parser message" for a malformed file;
 // - InvalidArgument from ValidateModelSpec for a well-formed but impossible
 //   spec, naming the file and the field.

@@ -204,7 +204,7 @@ TEST(Executor, AFailingOpStopsTheOtherStreamsAndIsReported) {
   ASSERT_TRUE(executor.ok());
   const absl::Status status = (*executor)->RunStep(StepInputs{}).status();
   ASSERT_EQ(status.code(), absl::StatusCode::kInternal) << status;
-  EXPECT_NE(status.message().find("device 0 op 1 'fail': injected failure"), std::string::npos)
+  EXPECT_NE(status.message().find("device 0 op 1 'fail' at step 0: injected failure"), std::string::npos)
       << status;
   // Neither the op waiting for it nor the one behind it ran.
   EXPECT_EQ(backend.events(), std::vector<std::string>{"start 1"});

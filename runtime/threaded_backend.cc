@@ -57,8 +57,9 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
     }
     s->times[op_index] = {start, Now()};
     if (status.ok()) return status;
-    return absl::Status(status.code(), absl::StrFormat("device %d op %d '%s': %s", device_,
-                                                       op.id(), op.name(), status.message()));
+    return absl::Status(status.code(),
+                        absl::StrFormat("device %d op %d '%s' at step %d: %s", device_, op.id(),
+                                        op.name(), s->inputs.step, status.message()));
   });
   return absl::OkStatus();
 }

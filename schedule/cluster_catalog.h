@@ -29,7 +29,10 @@ std::string CatalogClusterPath(const std::string& name);
 //
 // Errors:
 // - NotFound "unknown cluster 'X'; known clusters: a, b, ...; or pass the path
-//   of a Cluster textproto" when it is neither a catalog name nor a file;
+//   of a Cluster textproto" when it is neither a catalog name nor an
+//   existing path (see TextCatalog::Load);
+// - InvalidArgument naming the path when it is a directory, a FIFO, a device,
+//   an empty file or one above the size limit (base/files.h);
 // - InvalidArgument "FILE:LINE:COLUMN: parser message" for a malformed file;
 // - InvalidArgument from ValidateCluster for a well-formed but impossible
 //   cluster, naming the file, the element and the field.

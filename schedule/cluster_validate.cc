@@ -36,6 +36,13 @@ std::string Where(const char* kind, const char* field, int index,
   return absl::StrFormat("%s '%s'", kind, name);
 }
 
+// What is wrong with an enum field that holds 0 or an undefined value: "not
+// set" for 0 (every enum's *_UNSPECIFIED), else "N, not a value of its
+// enum" (proto3 enums are open, so a file may hold any number).
+std::string BadEnumText(int value) {
+  return value == 0 ? "not set" : absl::StrCat(value, ", not a value of its enum");
+}
+
 bool IsPositive(double x) { return x > 0 && std::isfinite(x); }
 bool IsNonNegative(double x) { return x >= 0 && std::isfinite(x); }
 bool IsFraction(double x) { return x > 0 && x <= 1; }
@@ -140,11 +147,11 @@ class ClusterChecker {
                              "PCIE down_gbps: 25 up_gbps: 25 })",
                              field, field));
     }
-    if (link.link_class() == LINK_CLASS_UNSPECIFIED) {
+    if (link.link_class() == LINK_CLASS_UNSPECIFIED || !LinkClass_IsValid(link.link_class())) {
       return Fail(where, absl::StrFormat(
-                             "%s.link_class is not set (expected PCIE, NVLINK, "
+                             "%s.link_class is %s (expected PCIE, NVLINK, "
                              "C2C, NETWORK, HOST_MEMORY or EMULATED)",
-                             field));
+                             field, BadEnumText(link.link_class())));
     }
     RETURN_IF_ERROR(Positive(where, absl::StrCat(field, ".down_gbps"), link.down_gbps()));
     RETURN_IF_ERROR(Positive(where, absl::StrCat(field, ".up_gbps"), link.up_gbps()));
@@ -183,10 +190,11 @@ class ClusterChecker {
       RETURN_IF_ERROR(AddName(&domains_, i, domain.name()));
       const std::string where =
           Where("peer_domain", "peer_domains", i, domain.name());
-      if (domain.link_class() == LINK_CLASS_UNSPECIFIED) {
-        return Fail(where,
-                    "link_class is not set (expected NVLINK, or EMULATED on the "
-                    "CPU testbed)");
+      if (domain.link_class() == LINK_CLASS_UNSPECIFIED ||
+          !LinkClass_IsValid(domain.link_class())) {
+        return Fail(where, absl::StrFormat("link_class is %s (expected NVLINK, or EMULATED on the "
+                                           "CPU testbed)",
+                                           BadEnumText(domain.link_class())));
       }
       RETURN_IF_ERROR(Positive(where, "gbps_per_device", domain.gbps_per_device()));
       RETURN_IF_ERROR(NonNegative(where, "latency_s", domain.latency_s()));
@@ -243,8 +251,9 @@ class ClusterChecker {
     for (int p = 0; p < device.peaks_size(); ++p) {
       const ComputePeak& peak = device.peaks(p);
       const std::string field = absl::StrFormat("peaks[%d]", p);
-      if (peak.dtype() == DTYPE_UNSPECIFIED) {
-        return Fail(where, field + ".dtype is not set (expected FP32, FP16 or BF16)");
+      if (peak.dtype() == DTYPE_UNSPECIFIED || !DType_IsValid(peak.dtype())) {
+        return Fail(where, absl::StrFormat("%s.dtype is %s (expected FP32, FP16 or BF16)", field,
+                                           BadEnumText(peak.dtype())));
       }
       if (!dtypes.insert(peak.dtype()).second) {
         return Fail(where, absl::StrFormat("%s: a second peak for dtype %s (expected "
@@ -351,8 +360,9 @@ class ClusterChecker {
     for (int i = 0; i < model.step_latencies_size(); ++i) {
       const CollectiveModel::StepLatency& step = model.step_latencies(i);
       const std::string field = absl::StrFormat("step_latencies[%d]", i);
-      if (step.link_class() == LINK_CLASS_UNSPECIFIED) {
-        return Fail(where, field + ".link_class is not set (expected e.g. NVLINK)");
+      if (step.link_class() == LINK_CLASS_UNSPECIFIED || !LinkClass_IsValid(step.link_class())) {
+        return Fail(where, absl::StrFormat("%s.link_class is %s (expected e.g. NVLINK)", field,
+                                           BadEnumText(step.link_class())));
       }
       if (!given.insert(step.link_class()).second) {
         return Fail(where, absl::StrFormat("%s: a second entry for %s (expected "

@@ -28,7 +28,8 @@ namespace zosched {
 //   host cores are >= 0; a device has at least one ComputePeak, one per
 //   dtype, and at least one copy engine;
 // - every device has a host_link with link_class set and down/up > 0; every
-//   PCIe switch an uplink likewise;
+//   PCIe switch an uplink likewise; every enum field (link classes, peak
+//   dtypes) holds one of its enum's values;
 // - efficiencies (ComputePeak.efficiency, Device.memory_efficiency,
 //   CollectiveModel.bus_bandwidth_efficiency) lie in (0, 1];
 // - the CollectiveModel is present, names its source, and has a step latency

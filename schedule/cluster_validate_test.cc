@@ -177,6 +177,10 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        "FP32 peak_tflops: 19.5 efficiency: 0.9 })"},
       {[](Cluster* c) { c->mutable_devices(1)->mutable_peaks(0)->clear_dtype(); },
        "device 'gpu1': peaks[0].dtype is not set (expected FP32, FP16 or BF16)"},
+      // Proto3 enums are open: a file may hold any number (fuzz/cluster_fuzzer).
+      {[](Cluster* c) { c->mutable_devices(1)->mutable_peaks(0)->set_dtype(static_cast<DType>(9)); },
+       "device 'gpu1': peaks[0].dtype is 9, not a value of its enum (expected FP32, FP16 or "
+       "BF16)"},
       {[](Cluster* c) { *c->mutable_devices(1)->add_peaks() = c->devices(1).peaks(0); },
        "device 'gpu1': peaks[1]: a second peak for dtype BF16 (expected one per "
        "dtype)"},
@@ -189,6 +193,9 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
       {[](Cluster* c) { c->mutable_peer_domains(0)->clear_link_class(); },
        "peer_domain 'nvl': link_class is not set (expected NVLINK, or EMULATED "
        "on the CPU testbed)"},
+      {[](Cluster* c) { c->mutable_peer_domains(0)->set_link_class(static_cast<LinkClass>(42)); },
+       "peer_domain 'nvl': link_class is 42, not a value of its enum (expected NVLINK, or "
+       "EMULATED on the CPU testbed)"},
       {[](Cluster* c) { c->mutable_nics(0)->set_gbps(0); },
        "nic 'nic0': gbps is 0 (expected > 0)"},
       {[](Cluster* c) { c->mutable_nics(0)->set_latency_s(-1e-6); },
@@ -213,6 +220,11 @@ TEST(ValidateCluster, RejectsBadHostLinksAndUplinks) {
       {[](Cluster* c) { c->mutable_devices(1)->mutable_host_link()->clear_link_class(); },
        "device 'gpu1': host_link.link_class is not set (expected PCIE, NVLINK, "
        "C2C, NETWORK, HOST_MEMORY or EMULATED)"},
+      {[](Cluster* c) {
+         c->mutable_devices(1)->mutable_host_link()->set_link_class(static_cast<LinkClass>(42));
+       },
+       "device 'gpu1': host_link.link_class is 42, not a value of its enum (expected PCIE, "
+       "NVLINK, C2C, NETWORK, HOST_MEMORY or EMULATED)"},
       {[](Cluster* c) { c->mutable_devices(1)->mutable_host_link()->set_down_gbps(0); },
        "device 'gpu1': host_link.down_gbps is 0 (expected > 0)"},
       {[](Cluster* c) { c->mutable_devices(1)->mutable_host_link()->set_up_gbps(-3); },
@@ -299,6 +311,12 @@ TEST(ValidateCluster, RejectsAMissingOrIncompleteCollectiveModel) {
          c->mutable_collectives()->mutable_step_latencies(0)->set_tree_s(-4e-6);
        },
        "collectives: step_latencies[0].tree_s is -4e-06 (expected >= 0)"},
+      {[](Cluster* c) {
+         c->mutable_collectives()->mutable_step_latencies(0)->set_link_class(
+             static_cast<LinkClass>(42));
+       },
+       "collectives: step_latencies[0].link_class is 42, not a value of its enum (expected "
+       "e.g. NVLINK)"},
   };
   for (const Case& test : cases) {
     Cluster cluster = Tiny();

@@ -1,6 +1,7 @@
 // The grid and slicing plan of a lowered strategy: which perturbation paths
 // each device runs, on which examples, and which slice of every decoder
-// block it uploads, updates and offloads (DESIGN section 1, DistZO2).
+// block it uploads, updates and offloads (docs/ARCHITECTURE.md, 'The
+// algorithms', DistZO2).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Lowering: a ZO training strategy for a model on a cluster -> a Schedule.
 //
-// Strategies (DESIGN section 1):
+// Strategies (docs/ARCHITECTURE.md, 'The algorithms'):
 // - MEZO: all parameters resident on one device; per step the previous
 //   step's update, then the dual forward (θ+εz and θ-εz) block by block.
 // - ZO2: one device; decoder blocks stream from the host parameter store

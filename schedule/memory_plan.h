@@ -1,7 +1,7 @@
 // The memory plan of a lowered schedule: every buffer of every device and
 // host, with its kind, size, dtype, persistence and the parameters it holds
-// (DESIGN section 3, "Buffers"). Sizes come from models/accounting.h and
-// schedule/compute_op_model.h.
+// (docs/ARCHITECTURE.md, 'The schedule IR', Buffers). Sizes come from
+// models/accounting.h and schedule/compute_op_model.h.
 //
 // Per device:
 //   resident    RESIDENT_PARAMS: the embedding part, then the head part

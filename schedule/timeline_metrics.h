@@ -1,5 +1,6 @@
-// Metrics of a Timeline (predicted or measured) of a Schedule, as DESIGN
-// section 4 defines them. Times are nanoseconds, like the Timeline.
+// Metrics of a Timeline (predicted or measured) of a Schedule, as
+// docs/ARCHITECTURE.md ('Simulator', Metrics) defines them. Times are
+// nanoseconds, like the Timeline.
 #pragma once
 
 #include <cstdint>

@@ -60,6 +60,10 @@ absl::Status ValidateTrainingSettings(const ModelSpec& model, const TrainingSett
     if (dtype == DTYPE_UNSPECIFIED) {
       return InvalidArgument("training %s is not set (expected FP32, FP16 or BF16)", field);
     }
+    if (!DType_IsValid(dtype)) {  // proto3 enums are open: a file may hold any number
+      return InvalidArgument("training %s is %d, not a DType (expected FP32, FP16 or BF16)", field,
+                             dtype);
+    }
   }
   if (t.seed_policy() != SEED_FROM_STEP) {
     return InvalidArgument("training seed_policy is %s (expected SEED_FROM_STEP)",

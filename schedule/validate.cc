@@ -14,6 +14,13 @@ absl::Status ValidateSchedule(const Schedule& schedule) {
   const std::string source = absl::StrCat("schedule '", schedule.name(), "'");
   RETURN_IF_ERROR(ValidateCluster(schedule.cluster(), source));
   RETURN_IF_ERROR(ValidateModelSpec(schedule.model(), source));
+  // Informative, but printed by the tools; proto3 enums are open, so a file
+  // may hold any number here.
+  if (!StrategyKind_IsValid(schedule.strategy().kind())) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": strategy.kind is ",
+                                                   schedule.strategy().kind(),
+                                                   ", not a StrategyKind (MEZO, ZO2 or DISTZO2)"));
+  }
   if (absl::Status s = ValidateTrainingSettings(schedule.model(), schedule.training()); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));
   }

@@ -1,5 +1,6 @@
 // Validation of a Schedule: the one check that makes a schedule safe to
-// execute on real hardware and meaningful to simulate (DESIGN section 3).
+// execute on real hardware and meaningful to simulate (docs/ARCHITECTURE.md,
+// 'Validation: one check, then trust').
 // Every tool (inspect, simulate, train, lowering itself) calls it before
 // anything else touches the schedule; after it passes, every backend may
 // trust every field.
@@ -14,8 +15,9 @@ namespace zosched {
 // first problem found, checked in this order:
 //
 // 1. The embedded Cluster (ValidateCluster, the checks of a catalog file),
-//    ModelSpec (ValidateModelSpec, the checks of a zoo file) and training
-//    settings (ValidateTrainingSettings). InvalidArgument.
+//    ModelSpec (ValidateModelSpec, the checks of a zoo file), the
+//    (informative) strategy's kind, which must be unset or a StrategyKind,
+//    and the training settings (ValidateTrainingSettings). InvalidArgument.
 // 2. The structure (ValidateScheduleStructure, schedule/validate_structure.h):
 //    references, cross-device edges, collective agreement, cycles, reads
 //    before writes, races (InvalidArgument) and the memory plan

@@ -36,6 +36,12 @@ std::string RangeText(const BufferRange& r) {
   return absl::StrFormat("'%s' [%d, +%d)", r.buffer(), r.offset_bytes(), r.size_bytes());
 }
 
+// The name of `link_class`, or its number when it names none (proto3 enums
+// are open: a file may hold any number).
+std::string LinkClassText(LinkClass link_class) {
+  return LinkClass_IsValid(link_class) ? LinkClass_Name(link_class) : absl::StrCat(link_class);
+}
+
 bool IsForward(ComputeKind kind) {
   return kind == EMBED || kind == BLOCK_FORWARD || kind == HEAD_LOSS;
 }
@@ -189,9 +195,11 @@ absl::Status OpChecker::CheckStreams() {
 absl::Status OpChecker::CheckBuffers() {
   std::vector<int> zo_states(s_.devices_size(), 0);
   for (const Buffer& b : s_.buffers()) {
-    if (b.kind() == BUFFER_KIND_UNSPECIFIED || b.dtype() == DTYPE_UNSPECIFIED) {
-      return InvalidArgument("buffer '%s': kind %s, dtype %s; both must be set", b.name(),
-                     BufferKind_Name(b.kind()), DType_Name(b.dtype()));
+    // Proto3 enums are open: a file may hold any number.
+    if (b.kind() == BUFFER_KIND_UNSPECIFIED || b.dtype() == DTYPE_UNSPECIFIED ||
+        !BufferKind_IsValid(b.kind()) || !DType_IsValid(b.dtype())) {
+      return InvalidArgument("buffer '%s': kind %s (%d), dtype %s (%d); both must be set", b.name(),
+                     BufferKind_Name(b.kind()), b.kind(), DType_Name(b.dtype()), b.dtype());
     }
     const bool host = b.device() < 0;
     if (host != (b.kind() == HOST_PARAMS)) {
@@ -544,8 +552,8 @@ absl::Status OpChecker::CheckCopy(const Op& op) {
                    "%d: %d elements at the device side's %d bytes each", elements * wire, elements,
                    wire);
   }
-  if (c.link_class() == LINK_CLASS_UNSPECIFIED) {
-    return OpError(op, "copy.link_class", "LINK_CLASS_UNSPECIFIED", "the class of the link crossed");
+  if (c.link_class() == LINK_CLASS_UNSPECIFIED || !LinkClass_IsValid(c.link_class())) {
+    return OpError(op, "copy.link_class", LinkClassText(c.link_class()), "the class of the link crossed");
   }
   if (!Covered(c.src(), op.reads()) || !Covered(c.dst(), op.writes())) {
     return OpError(op, "reads / writes", "incomplete", "reads to cover copy.src %s and writes to cover copy.dst %s",
@@ -603,8 +611,9 @@ absl::Status OpChecker::CheckCollective(const Op& op) {
                    "'%s' [%d, +%d): an all-gather is in place, rank %d sends its chunk of recv",
                    c.recv().buffer(), c.recv().offset_bytes() + rank * in, in, rank);
   }
-  if (c.link_class() == LINK_CLASS_UNSPECIFIED) {
-    return OpError(op, "collective.link_class", "LINK_CLASS_UNSPECIFIED", "the class of the links crossed");
+  if (c.link_class() == LINK_CLASS_UNSPECIFIED || !LinkClass_IsValid(c.link_class())) {
+    return OpError(op, "collective.link_class", LinkClassText(c.link_class()),
+                   "the class of the links crossed");
   }
   // Reads and writes may leave out padding that travels but nobody reads
   // (the tail of a block's last slice), so they lie inside send and recv

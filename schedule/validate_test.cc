@@ -117,6 +117,35 @@ TEST(ValidateSchedule, ChecksTrainingSettingsRanges) {
   }
 }
 
+// Proto3 enums are open: a file may hold any number in an enum field. An
+// undefined dtype used to abort in DTypeBytes, the other fields to pass
+// (found by fuzz/schedule_text_fuzzer).
+TEST(ValidateSchedule, RejectsEnumNumbersThatNameNoValue) {
+  Schedule s = Zo2();
+  s.mutable_training()->set_compute_dtype(static_cast<DType>(99));
+  ExpectInvalid(s, {"training compute_dtype is 99, not a DType"});
+  s = Zo2();
+  s.mutable_training()->set_wire_dtype(static_cast<DType>(99));
+  ExpectInvalid(s, {"training wire_dtype is 99, not a DType"});
+  s = Zo2();
+  BufferNamed(s, "d0/zo_state").set_dtype(static_cast<DType>(99));
+  ExpectInvalid(s, {"buffer 'd0/zo_state': kind ZO_STATE (", "dtype  (99); both must be set"});
+  s = Zo2();
+  s.mutable_strategy()->set_kind(static_cast<StrategyKind>(7));
+  ExpectInvalid(s, {"strategy.kind is 7, not a StrategyKind"});
+  s = Zo2();
+  s.mutable_cluster()->mutable_devices(0)->mutable_host_link()->set_link_class(
+      static_cast<LinkClass>(42));
+  ExpectInvalid(s, {"host_link.link_class is 42, not a value of its enum"});
+  s = Zo2();
+  OpNamed(s, "h2d block 0").mutable_copy()->set_link_class(static_cast<LinkClass>(42));
+  ExpectInvalid(s, {"'h2d block 0'", "copy.link_class is 42; expected the class of the link"});
+  s = Sliced();
+  OpNamed(s, "all-gather block 1", 1).mutable_collective()->set_link_class(
+      static_cast<LinkClass>(42));
+  ExpectInvalid(s, {"'all-gather block 1' (device 1", "collective.link_class is 42"});
+}
+
 // 2. Op fields against the model and the training settings.
 
 TEST(ValidateSchedule, RejectsABlockIndexPastTheModel) {

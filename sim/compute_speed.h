@@ -1,5 +1,5 @@
 // How fast each device of a schedule computes at a moment of the simulation,
-// as a fraction of its undisturbed speed (DESIGN section 4):
+// as a fraction of its undisturbed speed (docs/ARCHITECTURE.md, 'Simulator'):
 // - while a copy or collective of the device runs, 1 / the device's
 //   compute_slowdown_under_comm (none when it is 0 or 1);
 // - devices that share their host's cores (the CPU testbed, Device

@@ -1,6 +1,7 @@
 // What each op of a Schedule costs on its cluster, before any sharing:
 // compute ops by roofline or a measured table, collectives by NCCL's cost
-// model (DESIGN section 4; ../shared/reference/hardware.md).
+// model (docs/ARCHITECTURE.md, 'Simulator'; each cluster figure's source is
+// noted beside it in clusters/*.pbtxt).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // Max-min fair sharing of link capacity among the transfers in flight
-// (DESIGN section 4): progressive filling raises every flow's rate together
-// until a link saturates, freezes the flows through it, and repeats. Ties
-// break by the lower link index, so the result is deterministic.
+// (docs/ARCHITECTURE.md, 'Simulator'): progressive filling raises every
+// flow's rate together until a link saturates, freezes the flows through it,
+// and repeats. Ties break by the lower link index, so the result is
+// deterministic.
 //
 // Units: capacities and rates in bytes per nanosecond (= GB/s).
 #pragma once

@@ -4,9 +4,10 @@
 //       [--trace_out=/tmp/s.json] [--timeline_out=/tmp/s.timeline.pb]
 //
 // Prints the step time, tokens/s, per device the compute time, communication
-// time, overlap, exposed communication, idle time and memory plan (DESIGN
-// section 4), and the utilisation of every link that carried data. Writes
-// the predicted Timeline (.pbtxt: text) and a Chrome trace JSON for Perfetto.
+// time, overlap, exposed communication, idle time and memory plan
+// (docs/ARCHITECTURE.md, 'Simulator', Metrics), and the utilisation of every
+// link that carried data. Writes the predicted Timeline (.pbtxt: text) and
+// a Chrome trace JSON for Perfetto.
 // Exit status: 0 on success; 2 for a missing flag, an unreadable or invalid
 // schedule, or a cluster that lacks a figure the schedule needs.
 #include <cstdio>

@@ -1,4 +1,5 @@
-// The analytical simulator: Schedule -> predicted Timeline (DESIGN section 4).
+// The analytical simulator: Schedule -> predicted Timeline
+// (docs/ARCHITECTURE.md, 'Simulator').
 //
 // Discrete events in a binary heap keyed by (time, sequence number), so the
 // same schedule always gives the same timeline. Time is integer nanoseconds

@@ -1,28 +1,48 @@
 #!/usr/bin/env bash
-# A rank killed mid-run makes the others exit non-zero within a bounded time
-# instead of hanging in a collective.
+# A rank that dies (kill -9) or stalls (SIGSTOP) mid-run ends the whole job
+# within the wait limit, with a message naming what it waited for, and
+# leaves no rank process, shared-memory file or session directory behind.
 set -uo pipefail
 train="$PWD/runtime/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+export OMPI_MCA_btl_vader_backing_directory="$TEST_TMPDIR/shm" TMPDIR="$TEST_TMPDIR/tmp"
+mkdir -p "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR"
+leftovers() { find "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR" -mindepth 1 | wc -l; }
 
-mpirun -np 3 --oversubscribe "$train" --strategy=distzo2 --pertp=1 --dp=3 --batch=6 \
-  --steps=100000 --lr=1e-4 --eval_examples=16 --collective_timeout_s=20 \
-  --out_dir="$TEST_TMPDIR/run" >"$TEST_TMPDIR/log" 2>&1 &
-launcher=$!
-# Wait until the ranks are training, then kill one of them.
-for _ in $(seq 1 1200); do
-  grep -q "step 2/" "$TEST_TMPDIR/log" 2>/dev/null && break
-  sleep 0.1
-done
-grep -q "step 2/" "$TEST_TMPDIR/log" || { kill -9 $launcher; fail "never started: $(cat "$TEST_TMPDIR/log")"; }
-victim=$(pgrep -f -n -- "--dp=3 --batch=6 --steps=100000") || fail "no rank to kill"
-kill -9 "$victim"
-start=$(date +%s)
-timeout 60 tail --pid=$launcher -f /dev/null || { kill -9 $launcher; fail "the job still runs 60 s after a rank died"; }
-wait $launcher; code=$?
-elapsed=$(($(date +%s) - start))
-[ "$code" -ne 0 ] || fail "the job exited 0 after a rank was killed"
-if pgrep -f -- "--dp=3 --batch=6 --steps=100000" >/dev/null; then
-  pkill -9 -f -- "--dp=3 --batch=6 --steps=100000"; fail "ranks left running"
-fi
-echo "PASS: exit $code ${elapsed}s after the kill"
+# fault SIGNAL: a 4-rank P2xD2 job (collectives and the per-step meeting)
+# with a 5 s wait limit; once it trains, SIGNAL goes to its last rank.
+fault() {
+  local signal=$1 dir="$TEST_TMPDIR/$1"
+  "$train" --strategy=distzo2 --pertp=2 --dp=2 --ranks=4 --batch=8 --steps=100000 --lr=1e-4 \
+    --eval_examples=16 --collective_timeout_s=5 --out_dir="$dir" >"$dir.log" 2>&1 &
+  local launcher=$!
+  for _ in $(seq 1 1200); do
+    grep -q "step 3/" "$dir.log" 2>/dev/null && break
+    sleep 0.1
+  done
+  grep -q "step 3/" "$dir.log" || { kill -9 $launcher; fail "$signal: never started: $(cat "$dir.log")"; }
+  local mpirun victim
+  mpirun=$(pgrep -P "$launcher" | head -1)
+  victim=$(pgrep -P "$mpirun" | tail -1)
+  kill -"$signal" "$victim"
+  local start; start=$(date +%s)
+  timeout 60 tail --pid=$launcher -f /dev/null || { kill -9 $launcher; fail "$signal: the job still runs 60 s after the fault"; }
+  wait $launcher; local code=$?
+  local elapsed=$(($(date +%s) - start))
+  [ "$code" -ne 0 ] || fail "$signal: the job exited 0"
+  for _ in $(seq 1 100); do
+    pgrep -f -- "--out_dir=$dir" >/dev/null || break
+    sleep 0.1
+  done
+  if pgrep -f -- "--out_dir=$dir" >/dev/null; then
+    pkill -9 -f -- "--out_dir=$dir"; fail "$signal: ranks left running"
+  fi
+  echo "$signal: exit $code ${elapsed}s after the fault: $(grep -m1 -e 'did not' -e 'exited on signal' "$dir.log")"
+}
+fault KILL
+fault STOP
+# The stalled rank is named (by rank 0's meeting), or the collective it holds up.
+grep -q -e "did not arrive within" -e "did not complete within" -e "did not finish within" "$TEST_TMPDIR/STOP.log" ||
+  fail "STOP: no message naming the wait: $(tail -20 "$TEST_TMPDIR/STOP.log")"
+[ "$(leftovers)" -eq 0 ] || fail "files left behind: $(find "$TEST_TMPDIR/shm" "$TMPDIR" -mindepth 1)"
+echo PASS

@@ -10,9 +10,15 @@
 // weights before schedules were fully validated (a block index past the
 // model, a wrong sign, a batch size the ops disagree with, a BF16 copy into
 // an FP32 buffer, an all-gather whose send size disagrees with its
-// participants), and every field rule of ValidateSchedule's section 3.
+// participants), and every field rule of ValidateSchedule's semantic stage
+// and of the training settings (docs/ARCHITECTURE.md, 'Validation: one
+// check, then trust'): block, sign, examples against the batch and the
+// micro-batch, seq_len against the training's and the model's
+// max_positions, element ranges, FLOPs and bytes_accessed against the cost
+// model, copy dtypes, operand sizes, collective sizes, ε, η and λ.
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -112,6 +118,33 @@ std::vector<Mutation> Mutations() {
            ASSIGN_OR_RETURN(Op * op, OpNamed(s, "all-gather losses", d));
            op->mutable_collective()->set_bytes(8);
          }
+         return absl::OkStatus();
+       }},
+      {"hand_edited_bytes_accessed", "compute.bytes_accessed is 7; expected", Zo2,
+       PatchOp("fwd- block 2", R"pb(compute { bytes_accessed: 7 })pb")},
+      {"examples_not_the_micro_batch", "compute.examples is 2; expected 4, the training "
+       "micro_batch_size", Zo2,
+       PatchOp("fwd+ block 0", R"pb(compute { examples: 2 })pb")},
+      {"seq_len_past_max_positions",
+       "training seq_len is 128 (expected 1 to model 'opt-tiny' max_positions 64)", Zo2,
+       [](Schedule& s) {
+         // A consistent edit: the training and every forward say 128 tokens.
+         s.mutable_training()->set_seq_len(128);
+         for (Op& op : *s.mutable_ops()) {
+           if (op.has_compute() && op.compute().seq_len() != 0) {
+             op.mutable_compute()->set_seq_len(128);
+           }
+         }
+         return absl::OkStatus();
+       }},
+      {"weight_decay_negative", "training weight_decay is -0.1 (expected a finite λ >= 0)", Zo2,
+       [](Schedule& s) {
+         s.mutable_training()->set_weight_decay(-0.1);
+         return absl::OkStatus();
+       }},
+      {"weight_decay_not_finite", "training weight_decay is inf (expected a finite λ >= 0)", Zo2,
+       [](Schedule& s) {
+         s.mutable_training()->set_weight_decay(std::numeric_limits<double>::infinity());
          return absl::OkStatus();
        }},
       {"epsilon_zero", "epsilon is 0 (expected a finite ε > 0", Zo2,

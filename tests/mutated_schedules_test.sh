@@ -36,7 +36,7 @@ for pb in "$dir"/*.pb; do
   run_all "$pb" "$(cat "${pb%.pb}.expect")"
   count=$((count + 1))
 done
-[ "$count" -ge 16 ] || fail "only $count mutated schedules"
+[ "$count" -ge 21 ] || fail "only $count mutated schedules"
 
 : >"$dir/empty.pb"
 run_all "$dir/empty.pb" "empty"

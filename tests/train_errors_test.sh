@@ -5,6 +5,7 @@ train="$PWD/runtime/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect() {  # expect "message regex" args...
   local want="$1"; shift
+  rm -rf "$TEST_TMPDIR/run"
   out=$(timeout 120 "$@" --out_dir="$TEST_TMPDIR/run" 2>&1); code=$?
   [ "$code" -ne 0 ] || fail "$* succeeded"
   [ "$code" -ne 124 ] || fail "$* hung"
@@ -29,6 +30,19 @@ out=$(timeout 60 "$train" --backend=cuda --out_dir="$TEST_TMPDIR/run" 2>&1); cod
 [ "$code" -eq 2 ] || fail "--backend=cuda without a GPU exited $code: $out"
 grep -q -e "--config=cuda" -e "no CUDA GPU is visible" <<<"$out" || fail "--backend=cuda: $out"
 expect "applies to --backend=cuda only" "$train" --tf32
+# Waits need a deadline: 0, negative or not a number is a flag error.
+expect "collective_timeout_s=0: expected 1 to 86400" "$train" --collective_timeout_s=0
+expect "collective_timeout_s=-1: expected 1 to 86400" "$train" --collective_timeout_s=-1
+expect "expected a number of seconds" "$train" --collective_timeout_s=soon
+# A rank count other than the schedule's is refused before mpirun starts
+# (no thousand processes on a laptop), as is one past the limit.
+start=$(date +%s)
+expect "has 1 devices but --ranks=1000" "$train" --ranks=1000
+[ $(($(date +%s) - start)) -lt 20 ] || fail "--ranks=1000 took $(($(date +%s) - start)) s"
+expect "ranks=100000: expected 0 to 4096" "$train" --ranks=100000
+pgrep -f -- "--out_dir=$TEST_TMPDIR/run" >/dev/null && fail "ranks were started"
+expect "--resume continues the run in --out_dir and --overwrite replaces it" \
+  "$train" --resume --overwrite
 # --final_outputs=false: the logs and the timeline, no weights.
 timeout 120 "$train" --steps=3 --final_outputs=false --out_dir="$TEST_TMPDIR/lean" >/dev/null 2>&1 ||
   fail "--final_outputs=false failed"

@@ -77,6 +77,10 @@ int64_t Elements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// `j` as JSON text, or just its type for an array or object, whose text
+// could nest deeper than the (recursive) serializer can go.
+std::string Describe(const Json& j) { return j.is_structured() ? j.type_name() : j.dump(); }
+
 // A JSON number that is a non-negative integer fitting int64_t.
 bool GetNonNegative(const Json& j, int64_t* out) {
   if (!j.is_number_integer()) return false;
@@ -125,8 +129,11 @@ absl::StatusOr<SafetensorsTensor> ParseEntry(const std::string& path,
   for (const Json& d : *shape) {
     int64_t dim;
     if (!GetNonNegative(d, &dim)) {
+      std::vector<std::string> entries;
+      for (const Json& e : *shape) entries.push_back(Describe(e));
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": shape ", shape->dump(), " has an entry that is not a non-negative integer"));
+          where, ": shape [", absl::StrJoin(entries, ","),
+          "] has an entry that is not a non-negative integer"));
     }
     t.shape.push_back(dim);
   }
@@ -148,13 +155,13 @@ absl::StatusOr<SafetensorsTensor> ParseEntry(const std::string& path,
   }
   const int64_t elements = Elements(t.shape);
   int64_t expected_bytes;
-  if (elements < 0 || __builtin_mul_overflow(elements, element_bytes, &expected_bytes) ||
-      expected_bytes != end - begin) {
+  const bool overflow =
+      elements < 0 || __builtin_mul_overflow(elements, element_bytes, &expected_bytes);
+  if (overflow || expected_bytes != end - begin) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": data_offsets [", begin, ", ", end, "] span ", end - begin,
-        " bytes but shape ", ShapeString(t.shape), " of ", t.dtype_name,
-        " needs ", elements < 0 ? std::string("an overflowing number of")
-                                : absl::StrCat(elements * element_bytes)));
+        " bytes but shape ", ShapeString(t.shape), " of ", t.dtype_name, " needs ",
+        overflow ? std::string("more than an int64 can count") : absl::StrCat(expected_bytes)));
   }
   t.bytes = absl::string_view(data + begin, end - begin);
   return t;
@@ -237,7 +244,7 @@ absl::StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path) {
   Json json;
   try {
     json = Json::parse(header, header + header_bytes);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error; out_of_range for a number like 1e999
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": header is not valid JSON: ", e.what()));
   }

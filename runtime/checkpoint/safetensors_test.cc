@@ -350,6 +350,16 @@ TEST(SafetensorsErrorTest, MalformedEntries) {
       {R"({"t":{"dtype":"F32","shape":[8],"data_offsets":[32,0]}})", "'t': data_offsets [32, 0] end before"},
       {R"({"t":[1]})", "'t': entry is not a JSON object"},
       {R"({"__metadata__":{"k":1}})", "\"__metadata__\" value of 'k' is not a string"},
+      // Found by fuzz/safetensors_fuzzer: a number beyond a double used to
+      // escape as an uncaught exception, an element count whose byte size
+      // overflows used to overflow again in the message (UBSan).
+      {R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,1e999]}})",
+       "header is not valid JSON: [json.exception.out_of_range.406]"},
+      {R"({"t":{"dtype":"F32","shape":[4611686018427387904,1],"data_offsets":[0,32]}})",
+       "'t': data_offsets [0, 32] span 32 bytes but shape [4611686018427387904, 1] of F32 "
+       "needs more than an int64 can count"},
+      {R"({"t":{"dtype":"F32","shape":[2,[3]],"data_offsets":[0,32]}})",
+       "'t': shape [2,array] has an entry"},
       // Two tensors sharing bytes: loading one would overwrite the other.
       {R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
        R"("b":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})",
@@ -364,6 +374,21 @@ TEST(SafetensorsErrorTest, MalformedEntries) {
     EXPECT_TRUE(Contains(file.status().message(), c.message)) << c.header;
     EXPECT_TRUE(Contains(file.status().message(), path)) << c.header;
   }
+}
+
+// The message describes a nested shape entry by its type: printing it
+// recursed once per level and overflowed the stack (found by
+// fuzz/safetensors_fuzzer).
+TEST(SafetensorsErrorTest, DeeplyNestedShapeIsAnError) {
+  const int depth = 200000;
+  const std::string path = TempPath("deep");
+  WriteRaw(path,
+           absl::StrCat(R"({"t":{"dtype":"F32","shape":[)", std::string(depth, '['),
+                        std::string(depth, ']'), R"(],"data_offsets":[0,0]}})"),
+           "");
+  const absl::StatusOr<SafetensorsFile> file = ReadSafetensors(path);
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(file.status().message(), "'t': shape [array] has an entry"));
 }
 
 TEST(SafetensorsErrorTest, WriterRejectsBadTensors) {

@@ -147,7 +147,7 @@ absl::StatusOr<BpeTokenizer> BpeTokenizer::FromStrings(absl::string_view vocab_j
   Json json;
   try {
     json = Json::parse(vocab_json.begin(), vocab_json.end());
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error; out_of_range for a number like 1e999
     return absl::InvalidArgumentError(absl::StrCat(vocab_name, ": not valid JSON: ", e.what()));
   }
   if (!json.is_object()) {
@@ -157,7 +157,10 @@ absl::StatusOr<BpeTokenizer> BpeTokenizer::FromStrings(absl::string_view vocab_j
   for (auto it = json.begin(); it != json.end(); ++it) {
     if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= kMaxId) {
       return absl::InvalidArgumentError(absl::StrCat(
-          vocab_name, ": token '", it.key(), "': id ", it->dump(),
+          vocab_name, ": token '", it.key(), "': id ",
+          // Not the text of an array or object: it could nest deeper than
+          // the (recursive) serializer can go.
+          it->is_structured() ? it->type_name() : it->dump(),
           " is not an integer in [0, ", kMaxId, ")"));
     }
     const int32_t id = static_cast<int32_t>(it->get<int64_t>());

@@ -177,6 +177,10 @@ TEST(BpeTokenizerTest, MalformedFilesNameFileAndLine) {
       {"{\"a\": -1}", "", "vocab.json: token 'a': id -1 is not an integer"},
       {"{\"a\": 3, \"b\": 3}", "", "vocab.json: tokens 'a' and 'b' share id 3"},
       {"{\"a\": 3}", "", "vocab.json: the symbol '\u0100' of byte 0x00 is missing"},
+      // Found by fuzz/bpe_fuzzer: a number beyond a double used to escape as
+      // an uncaught exception.
+      {"{\"a\": 1e999}", "", "vocab.json: not valid JSON: [json.exception.out_of_range.406]"},
+      {"{\"a\": [[1]]}", "", "vocab.json: token 'a': id array is not an integer"},
   };
   for (const auto& c : cases) {
     absl::StatusOr<BpeTokenizer> tok =
@@ -185,6 +189,17 @@ TEST(BpeTokenizerTest, MalformedFilesNameFileAndLine) {
     EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(Contains(tok.status().message(), c.message));
   }
+}
+
+// The message describes a nested id by its type: printing it recursed once
+// per level and overflowed the stack (found by fuzz/bpe_fuzzer).
+TEST(BpeTokenizerTest, DeeplyNestedIdIsAnError) {
+  const int depth = 200000;
+  const std::string vocab =
+      absl::StrCat("{\"a\": ", std::string(depth, '['), std::string(depth, ']'), "}");
+  absl::StatusOr<BpeTokenizer> tok = BpeTokenizer::FromStrings(vocab, "vocab.json", "", "m");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(tok.status().message(), "token 'a': id array is not an integer"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Differential test of the per-element ZO math: GPU (nvcc) against CPU, with
-// tolerance zero: every float must have the same bits (DESIGN.md section 3).
+// tolerance zero: every float must have the same bits (docs/ARCHITECTURE.md,
+// 'Determinism contract').
 // Built only under --config=cuda; skips when no GPU is visible.
 #include <cuda_runtime.h>
 

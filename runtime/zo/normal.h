@@ -1,8 +1,8 @@
 // Deterministic standard normal variates z ~ N(0, 1) from Philox-4x32-10,
 // bitwise identical on CPU and GPU, for any slicing of a parameter stream.
 //
-// Mapping (the determinism contract of DESIGN.md section 3). Element `index`
-// of parameter stream `stream` under step seed `seed`:
+// Mapping (docs/ARCHITECTURE.md, 'Determinism contract'). Element `index` of
+// parameter stream `stream` under step seed `seed`:
 //   counter = (uint32(index / 4), uint32((index / 4) >> 32), stream, 0)
 //   key     = (uint32(seed), uint32(seed >> 32))
 //   (w0, w1, w2, w3) = Philox4x32_10(counter, key)

@@ -187,7 +187,8 @@ TEST(FillNormals, EqualsStandardNormal4) {
 }
 
 // Any slicing [first, first + count) of a stream gives each element the same
-// z (DESIGN.md section 3: "identical for any slicing").
+// z (docs/ARCHITECTURE.md, 'Determinism contract': "the same on any device
+// and under any slicing").
 TEST(FillNormals, SameZForAnySlicing) {
   const uint64_t seed = 0xfeedface;
   const uint32_t stream = 11;

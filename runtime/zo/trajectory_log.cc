@@ -132,10 +132,16 @@ std::string TrajectoryHeader(uint64_t base_seed) { return absl::StrCat(kHeaderPr
 
 absl::StatusOr<std::vector<TrajectoryEntry>> ReadTrajectory(
     const std::string& path, std::optional<uint64_t> expected_base_seed) {
-  ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
+  ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path));
+  return ParseTrajectory(bytes, path, expected_base_seed);
+}
+
+absl::StatusOr<std::vector<TrajectoryEntry>> ParseTrajectory(
+    absl::string_view bytes, const std::string& path,
+    std::optional<uint64_t> expected_base_seed) {
   if (bytes.empty()) return LineError(path, 1, "missing header: the file is empty");
   const bool ends_with_newline = bytes.back() == '\n';
-  if (ends_with_newline) bytes.pop_back();
+  if (ends_with_newline) bytes.remove_suffix(1);
   std::vector<absl::string_view> lines = absl::StrSplit(bytes, '\n');
   if (!ends_with_newline) {
     return LineError(path, static_cast<int>(lines.size()),
@@ -147,7 +153,8 @@ absl::StatusOr<std::vector<TrajectoryEntry>> ReadTrajectory(
   for (size_t i = 1; i < lines.size(); ++i) {
     const int line_number = static_cast<int>(i) + 1;
     ASSIGN_OR_RETURN(TrajectoryEntry entry, ParseEntry(path, line_number, lines[i]));
-    if (!entries.empty() && entry.step != entries.back().step + 1) {
+    // step - 1, not back + 1: the previous step may be the largest int64.
+    if (!entries.empty() && entry.step - 1 != entries.back().step) {
       return LineError(path, line_number,
                        absl::StrCat("step ", entry.step, " does not follow step ",
                                     entries.back().step, " (steps must be consecutive)"));
@@ -195,7 +202,8 @@ absl::Status TrajectoryWriter::Append(int64_t step, uint64_t seed, float g, floa
   if (step < 0) {
     return absl::InvalidArgumentError(absl::StrCat(path_, ": step ", step, " is negative"));
   }
-  if (last_step_.has_value() && step != *last_step_ + 1) {
+  // step - 1, not last + 1: the last step may be the largest int64.
+  if (last_step_.has_value() && step - 1 != *last_step_) {
     return absl::InvalidArgumentError(absl::StrCat(
         path_, ": step ", step, " does not follow the last logged step ", *last_step_));
   }

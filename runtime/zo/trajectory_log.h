@@ -1,7 +1,8 @@
 // The MeZO trajectory log: one text line per training step with the step's
 // seed, projected gradient and learning rate. Base weights plus this log
-// determine the whole training run (DESIGN.md sections 1 and 5): replaying
-// the updates of steps 0..t reproduces θ_t bitwise, which makes resume exact.
+// determine the whole training run (docs/ARCHITECTURE.md, 'The
+// algorithms'): replaying the updates of steps 0..t reproduces θ_t bitwise,
+// which makes resume exact.
 //
 // Format (text, '\n' line ends):
 //   # zosched trajectory v1 base_seed=<base seed, decimal uint64>
@@ -24,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace zosched {
 
@@ -85,5 +87,11 @@ std::string TrajectoryHeader(uint64_t base_seed);
 // or a last line without '\n' (a write cut short).
 absl::StatusOr<std::vector<TrajectoryEntry>> ReadTrajectory(
     const std::string& path, std::optional<uint64_t> expected_base_seed = std::nullopt);
+
+// As ReadTrajectory, from the log's contents `bytes`; `path` names the log in
+// errors. Errors: the InvalidArgument errors of ReadTrajectory.
+absl::StatusOr<std::vector<TrajectoryEntry>> ParseTrajectory(
+    absl::string_view bytes, const std::string& path,
+    std::optional<uint64_t> expected_base_seed = std::nullopt);
 
 }  // namespace zosched

@@ -196,6 +196,10 @@ TEST(TrajectoryLog, MalformedFilesNameFileAndLine) {
       {"repeat", "4 1 0.5 1e-06\n4 1 0.5 1e-06\n", ":3: step 4 does not follow step 4"},
       {"cut_short", "0 1 0.5 1e-06\n1 2 0.2", ":3: last line does not end with a newline"},
       {"blank_line", "0 1 0.5 1e-06\n\n", ":3: expected 4 space-separated fields"},
+      // The largest int64 step, then any: comparing with last + 1 overflowed
+      // (found by fuzz/trajectory_fuzzer's UBSan).
+      {"after_int64_max", "9223372036854775807 1 0.5 1e-06\n0 1 0.5 1e-06\n",
+       ":3: step 0 does not follow step 9223372036854775807"},
   };
   for (const BadFile& c : cases) {
     const std::string path = TempPath(absl::StrCat("bad_", c.name, ".log"));
@@ -209,6 +213,32 @@ TEST(TrajectoryLog, MalformedFilesNameFileAndLine) {
     EXPECT_NE(entries.status().message().find(path + c.error), std::string::npos)
         << c.name << ": " << entries.status();
   }
+}
+
+TEST(TrajectoryLog, ParsesFromMemoryNamingTheGivenPath) {
+  const std::string text = "# zosched trajectory v1 base_seed=3\n5 9 0.5 1e-06\n6 10 -2 1e-06\n";
+  auto entries = ParseTrajectory(text, "mem.log", 3);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  ASSERT_EQ(entries->size(), 2u);
+  EXPECT_EQ((*entries)[1].step, 6);
+  EXPECT_EQ((*entries)[1].seed, 10u);
+  EXPECT_EQ((*entries)[1].g, -2.0f);
+  const auto wrong_seed = ParseTrajectory(text, "mem.log", 4);
+  EXPECT_EQ(wrong_seed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong_seed.status().message().find("mem.log:1: header base_seed=3"), std::string::npos)
+      << wrong_seed.status();
+}
+
+TEST(TrajectoryLog, AppendAfterTheLargestStepFails) {
+  const std::string path = TempPath("int64_max.log");
+  WriteFile(path, "# zosched trajectory v1 base_seed=3\n9223372036854775807 1 0.5 1e-06\n");
+  auto writer = TrajectoryWriter::Open(path, 3);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  const absl::Status s = (*writer)->Append(0, 1, 0.5f, 1e-6f);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("does not follow the last logged step 9223372036854775807"),
+            std::string::npos)
+      << s;
 }
 
 TEST(TrajectoryLog, HeaderOnlyIsAnEmptyTrajectory) {

@@ -1,13 +1,13 @@
-// Per-element MeZO / ZO-SGD math (DESIGN.md section 1), shared by the CPU and
-// CUDA backends: parameter stream ids, step seeds, the out-of-place
-// perturbation, the fused update and the projected gradient.
+// Per-element MeZO / ZO-SGD math (docs/ARCHITECTURE.md, 'The algorithms'),
+// shared by the CPU and CUDA backends: parameter stream ids, step seeds, the
+// out-of-place perturbation, the fused update and the projected gradient.
 //
 // All fp32 expressions below are written out operation by operation with
 // correctly rounded primitives (hd.h), so the result is the same bits on
-// every device. Determinism contract (DESIGN.md section 3): z of any element
-// depends only on (step seed, stream, element index) (normal.h), θ± is
-// computed from the unperturbed θ, and g is reduced over examples in one
-// canonical order.
+// every device. Determinism contract (docs/ARCHITECTURE.md, 'Determinism
+// contract'): z of any element depends only on (step seed, stream, element
+// index) (normal.h), θ± is computed from the unperturbed θ, and g is reduced
+// over examples in one canonical order.
 #pragma once
 
 #include <cstdint>
@@ -57,8 +57,9 @@ ZS_HD inline float Perturbed(float theta, float z, float eps, int sign) {
 //   out   = theta - lr * d
 // (each operation rounded to fp32, never fused). `lr` = η (learning rate),
 // `g` the projected gradient of the step (ProjectedGradient), `weight_decay`
-// = λ, applied only when `decays` (false for biases and LayerNorm, DESIGN.md
-// section 1). `theta` is the unperturbed parameter.
+// = λ, applied only when `decays` (false for biases and LayerNorm,
+// docs/ARCHITECTURE.md, 'The algorithms'). `theta` is the unperturbed
+// parameter.
 ZS_HD inline float Updated(float theta, float z, float lr, float g, float weight_decay,
                            bool decays) {
   const float gz = hd::MulRn(g, z);

@@ -1,6 +1,6 @@
 // The interface through which the CUDA backend runs a schedule's
-// collectives (DESIGN.md section 5): NCCL when every rank has its own GPU,
-// MPI over pinned host memory when several ranks share one
+// collectives (docs/ARCHITECTURE.md, 'Runtime'): NCCL when every rank has
+// its own GPU, MPI over pinned host memory when several ranks share one
 // (host_staged_communicator.h). The executor's host thread enqueues a
 // collective on a CUDA stream like any other op and goes on; whatever waits
 // for the other ranks waits on the device or on a thread of the

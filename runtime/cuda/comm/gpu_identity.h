@@ -1,8 +1,8 @@
 // Whether a schedule's collective groups can run on NCCL: NCCL refuses two
 // ranks of one communicator on the same GPU ("Duplicate GPU detected"), so
 // the CUDA backend picks NCCL only when, within every group, each rank has
-// its own GPU, and MPI over pinned host memory otherwise (DESIGN.md
-// section 5).
+// its own GPU, and MPI over pinned host memory otherwise
+// (docs/ARCHITECTURE.md, 'Runtime').
 //
 // This file is the decision alone, free of CUDA and MPI so that it is tested
 // everywhere; gpu_identity_gather.h collects the identities over MPI.

@@ -4,9 +4,10 @@
 // cuBLAS gives the same bits run to run only for the same toolkit,
 // architecture and SM count, and, when several streams run GEMMs at once,
 // only if each stream has its own handle and workspace (cuBLAS
-// documentation, "Results reproducibility"; DESIGN.md section 5). So a Gemm
-// is one handle bound to one stream with a workspace the caller gives it
-// (carved from the device's one allocation; the GEMMs need no other memory).
+// documentation, "Results reproducibility"; docs/ARCHITECTURE.md,
+// 'Determinism contract'). So a Gemm is one handle bound to one stream with
+// a workspace the caller gives it (carved from the device's one allocation;
+// the GEMMs need no other memory).
 // Which algorithm cuBLAS picks depends on the shape (and the operands'
 // alignment), so a row's result depends on its own values and on the shape
 // of the product, not on the other rows' values; it may change with the

@@ -1,8 +1,9 @@
-// The out-of-place MeZO perturbation θ± = θ ± εz on the GPU (DESIGN.md
-// sections 1 and 3): zo_math.h's Perturbed over ranges of a part's elements,
-// z regenerated on the device from (step seed, stream, element index) by
-// normal.h, so the result is bitwise what the CPU backend computes
-// (runtime/zo_ranges.h PerturbRange) for any slicing of the part.
+// The out-of-place MeZO perturbation θ± = θ ± εz on the GPU
+// (docs/ARCHITECTURE.md, 'The algorithms' and 'Determinism contract'):
+// zo_math.h's Perturbed over ranges of a part's elements, z regenerated on
+// the device from (step seed, stream, element index) by normal.h, so the
+// result is bitwise what the CPU backend computes (runtime/zo_ranges.h
+// PerturbRange) for any slicing of the part.
 //
 // Launchers only enqueue work on `stream`; they never synchronize. Each
 // returns cudaErrorInvalidValue for an argument outside its contract

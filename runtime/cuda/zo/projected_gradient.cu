@@ -7,7 +7,8 @@
 namespace zosched {
 
 // Single thread: the reductions are sequential in example order by contract
-// (DESIGN.md section 3), and batch is small (tens of examples).
+// (docs/ARCHITECTURE.md, 'Determinism contract'), and batch is small (tens
+// of examples).
 //
 // g repeats zo_math.h ProjectedGradient's operations one for one, reading
 // the losses through the index lists instead of from two gathered arrays

@@ -1,9 +1,10 @@
-// The PROJECTED_GRADIENT compute op on the GPU (DESIGN.md sections 1, 3 and
-// 5): gathers the step's per-example losses in the canonical example order,
-// reduces them to the SPSA projected gradient g (zo_math.h
-// ProjectedGradient, bit for bit) and the mean loss, and stores the pending
-// update in device memory, where the next step's fused update reads it
-// (update.h), so g never has to visit the host inside a step.
+// The PROJECTED_GRADIENT compute op on the GPU (docs/ARCHITECTURE.md, 'The
+// algorithms', 'Determinism contract' and 'Runtime'): gathers the step's
+// per-example losses in the canonical example order, reduces them to the
+// SPSA projected gradient g (zo_math.h ProjectedGradient, bit for bit) and
+// the mean loss, and stores the pending update in device memory, where the
+// next step's fused update reads it (update.h), so g never has to visit the
+// host inside a step.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,7 +1,8 @@
-// The fused ZO-SGD update θ ← θ - η (g z + λ θ) on the GPU (DESIGN.md
-// sections 1 and 5): zo_math.h's Updated over a range of a part's elements,
-// in place, z regenerated on the device, bitwise what the CPU backend
-// computes (runtime/zo_ranges.h UpdateRange). The pending (seed, g, η) is
+// The fused ZO-SGD update θ ← θ - η (g z + λ θ) on the GPU
+// (docs/ARCHITECTURE.md, 'The algorithms' and 'Runtime'): zo_math.h's
+// Updated over a range of a part's elements, in place, z regenerated on the
+// device, bitwise what the CPU backend computes (runtime/zo_ranges.h
+// UpdateRange). The pending (seed, g, η) is
 // read from a ZoState in device memory, so the host can enqueue the update
 // before the projected gradient that feeds it has been computed.
 #pragma once

@@ -1,6 +1,7 @@
 // Differential test of the ZO kernels (perturb, update, cast, projected
 // gradient) against the CPU backend's reference code, with tolerance zero:
-// every element must have the same bits (DESIGN.md section 3).
+// every element must have the same bits (docs/ARCHITECTURE.md, 'Determinism
+// contract').
 // Built only under --config=cuda; the GPU cases skip when no GPU is visible.
 #include <cuda_runtime.h>
 
