@@ -3,6 +3,9 @@
 set -uo pipefail
 train="$PWD/runtime/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# Error paths leave no shared-memory file or session directory behind.
+export OMPI_MCA_btl_vader_backing_directory="$TEST_TMPDIR/shm" TMPDIR="$TEST_TMPDIR/tmp"
+mkdir -p "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR"
 expect() {  # expect "message regex" args...
   local want="$1"; shift
   rm -rf "$TEST_TMPDIR/run"
@@ -49,4 +52,12 @@ timeout 120 "$train" --steps=3 --final_outputs=false --out_dir="$TEST_TMPDIR/lea
 [ -s "$TEST_TMPDIR/lean/timeline.pb" ] && [ -s "$TEST_TMPDIR/lean/train.csv" ] ||
   fail "--final_outputs=false wrote no timeline or log"
 [ ! -e "$TEST_TMPDIR/lean/weights.safetensors" ] || fail "--final_outputs=false saved weights"
+# (A single rank's helper daemon removes its session directory just after
+# the rank exits: allow it 10 s.)
+for _ in $(seq 1 100); do
+  left=$(find "$TEST_TMPDIR/shm" "$TMPDIR" -mindepth 1)
+  [ -z "$left" ] && break
+  sleep 0.1
+done
+[ -z "$left" ] || fail "files left behind by failed runs: $left"
 echo PASS
