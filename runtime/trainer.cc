@@ -550,11 +550,12 @@ absl::StatusOr<TrainEnd> Run::Go() {
     // testbed the ranks then start the step together, its ops held until
     // now (the simulator's step starts all devices at once; without this,
     // ranks drift apart by a transfer).
-    ASSIGN_OR_RETURN(const int stop,
+    ASSIGN_OR_RETURN(const int vote,
                      Meet(absl::StrFormat("the meeting at step %d", step), StopSignal()));
     if (!pipelined) RETURN_IF_ERROR(executor_->Start());
     ++in_flight;
     const bool last = step + 1 == o_.steps;
+    const int stop = last ? 0 : vote;  // a stop at the last step: the run just ends
     const bool checkpoint_now =
         o_.checkpoint_every > 0 && !last &&
         (stop != 0 || (step + 1) % o_.checkpoint_every == 0);
