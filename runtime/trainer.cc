@@ -28,6 +28,7 @@
 #include "runtime/host_store_layout.h"
 #include "runtime/evaluate.h"
 #include "runtime/executor.h"
+#include "runtime/heartbeats.h"
 #include "runtime/model_state.h"
 #include "runtime/mpi_world.h"
 #include "runtime/stop_signals.h"
@@ -188,6 +189,11 @@ class Run {
   Run(const TrainOptions& o, int rank, int world) : o_(o), rank_(rank), world_(world) {}
   absl::StatusOr<TrainEnd> Go();
   std::chrono::seconds timeout() const { return timeout_; }
+  // The ranks of this node that have stalled or died (Heartbeats), for
+  // errors; "" when none or before set-up.
+  std::string SilentRanks() const {
+    return heartbeats_ == nullptr ? "" : heartbeats_->SilentRanks(std::chrono::seconds(2));
+  }
 
  private:
   absl::Status Setup();
@@ -235,6 +241,7 @@ class Run {
   std::unique_ptr<Executor> executor_;
   int start_step_ = 0;
   std::chrono::seconds timeout_{0};
+  std::unique_ptr<Heartbeats> heartbeats_;
   // Rank 0: every entry of trajectory.log (what a checkpoint covers).
   std::vector<TrajectoryEntry> logged_;
 };
@@ -273,6 +280,7 @@ absl::Status Run::Setup() {
                                    schedule_.training().seq_len()));
   // Blocking MPI collectives (and NCCL's set-up) from here on.
   Watch watch("setting up (node shared memory, communicators, the device)", timeout_);
+  ASSIGN_OR_RETURN(heartbeats_, Heartbeats::Start(std::chrono::milliseconds(100)));
   const std::string& device = schedule_.devices(rank_).cluster_device();
   const Device* cluster_device = FindDevice(schedule_.cluster(), device);
   if (cluster_device == nullptr) {
@@ -639,10 +647,15 @@ absl::StatusOr<TrainEnd> Train(const TrainOptions& options, int rank, int world)
   auto run = std::make_unique<Run>(options, rank, world);
   absl::StatusOr<TrainEnd> end = run->Go();
   if (!end.ok()) {
+    absl::Status status = end.status();
+    if (const std::string silent = run->SilentRanks(); !silent.empty()) {
+      status = absl::Status(status.code(),
+                            absl::StrCat(status.message(), "; stalled or dead on this node: ", silent));
+    }
     // The caller aborts the job. No teardown: freeing the shared window and
     // the communicators is collective, and the other ranks may be gone.
     (void)run.release();
-    return end;
+    return status;
   }
   Watch watch("releasing the node shared memory and the communicators", run->timeout());
   run.reset();

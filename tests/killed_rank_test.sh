@@ -37,12 +37,15 @@ fault() {
   if pgrep -f -- "--out_dir=$dir" >/dev/null; then
     pkill -9 -f -- "--out_dir=$dir"; fail "$signal: ranks left running"
   fi
-  echo "$signal: exit $code ${elapsed}s after the fault: $(grep -m1 -e 'did not' -e 'exited on signal' "$dir.log")"
+  echo "$signal: exit $code ${elapsed}s after the fault: $(grep -o -m1 -e 'rank [0-9]*: .*did not.*' -e 'process rank.*exited on signal.*' "$dir.log")"
 }
 fault KILL
 fault STOP
-# The stalled rank is named (by rank 0's meeting), or the collective it holds up.
+# The message names the wait that timed out, its op and step, and the
+# stalled rank (the last one, 3).
 grep -q -e "did not arrive within" -e "did not complete within" -e "did not finish within" "$TEST_TMPDIR/STOP.log" ||
   fail "STOP: no message naming the wait: $(tail -20 "$TEST_TMPDIR/STOP.log")"
+grep -q -e "stalled or dead on this node: rank 3 (silent" -e "rank 3 did not arrive" "$TEST_TMPDIR/STOP.log" ||
+  fail "STOP: the stalled rank 3 is not named: $(grep -m3 rank "$TEST_TMPDIR/STOP.log")"
 [ "$(leftovers)" -eq 0 ] || fail "files left behind: $(find "$TEST_TMPDIR/shm" "$TMPDIR" -mindepth 1)"
 echo PASS
