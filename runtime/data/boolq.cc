@@ -22,7 +22,7 @@ absl::StatusOr<std::vector<BoolqExample>> ParseBoolqJsonl(absl::string_view text
     Json json;
     try {
       json = Json::parse(line.begin(), line.end());
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error; out_of_range for a number like 1e999
       return absl::InvalidArgumentError(absl::StrCat(where, "not valid JSON: ", e.what()));
     }
     if (!json.is_object()) {

@@ -43,6 +43,9 @@ TEST(BoolqTest, ErrorsNameFileAndLine) {
       {"{\"question\": \"q\", \"passage\": \"p\", \"answer\": \"yes\"}",
        "x.jsonl:1: no boolean \"answer\" (or \"label\")"},
       {"{\"question\": \"q\", \"passage\": \"p\"}", "x.jsonl:1: no boolean \"answer\""},
+      // A number beyond double's range: nlohmann throws out_of_range, not parse_error.
+      {"{\"question\": \"q\", \"passage\": \"p\", \"answer\": 1e999}",
+       "x.jsonl:1: not valid JSON: [json.exception.out_of_range"},
   };
   for (const auto& c : cases) {
     absl::StatusOr<std::vector<BoolqExample>> examples = ParseBoolqJsonl(c.text, "x.jsonl");
