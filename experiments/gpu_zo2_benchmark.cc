@@ -165,7 +165,9 @@ CycleCase Zo2Case(const Model& m) {
   c.backend = "cuda";
   c.final_outputs = false;  // no host evaluation or fp32 saves of a 30B model
   c.options.strategy = ZO2;
-  c.options.block_slots = 3;  // one uploading, one computing, one offloading
+  // Two slots: a block's offload starts after its update, beside its
+  // forwards, so one slot uploads while the other computes and offloads.
+  c.options.block_slots = 2;
   c.options.training = DefaultTrainingSettings();
   c.options.training.set_batch_size(1);
   c.options.training.set_micro_batch_size(1);

@@ -54,6 +54,25 @@ DualForwardActivationBytes DualForwardActivationBytesPerToken(
   return bytes;
 }
 
+int64_t BlockForwardWorkspaceElements(const ModelSpec& spec, int64_t examples, int64_t seq) {
+  const int64_t h = spec.hidden_size();
+  const int64_t f = spec.ffn_size();
+  const int64_t t4 = (examples * seq + 3) / 4 * 4;
+  return std::max(4 * t4 * h + seq * seq, t4 * (h + f));
+}
+
+int64_t BlockPerturbedScratchElements(const ModelSpec& spec) {
+  int64_t vectors = 0, largest_matrix = 0;
+  for (const TensorSpec& t : BlockTensors(spec, 0)) {
+    if (t.shape.size() == 1) {
+      vectors += t.elements();
+    } else {
+      largest_matrix = std::max(largest_matrix, t.elements());
+    }
+  }
+  return vectors + largest_matrix;
+}
+
 int64_t LabelHeadSliceBytes(const ModelSpec& spec, int64_t num_label_words,
                             DType dtype) {
   return num_label_words * EmbedDim(spec) * DTypeBytes(dtype);

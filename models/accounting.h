@@ -59,6 +59,29 @@ struct DualForwardActivationBytes {
 DualForwardActivationBytes DualForwardActivationBytesPerToken(
     const ModelSpec& spec, int64_t seq_len, DType dtype);
 
+// Elements of workspace zosched's block forward kernels need for a
+// micro-batch of `examples` sequences of `seq` tokens (one path at a time;
+// attention never materialises more than one (example, head)'s scores):
+//   max(4 · T4 · h + seq², T4 · (h + f)),  T4 = examples · seq rounded up
+//   to a multiple of 4
+// (attention: normed input / context, q, k, v, one head's scores; FFN:
+// normed input / output, inner activations). The CPU kernels need exactly
+// this (runtime/nn/opt_forward.h); the GPU kernels, which keep no scores and
+// no padding, max(4 · T · h, T · (h + f)), which is never more. A schedule's
+// WORKSPACE for a block forward is this many elements of the compute dtype.
+// Less than DualForwardActivationBytesPerToken's workspace, which counts
+// every head's scores as a textbook attention kernel holds them.
+int64_t BlockForwardWorkspaceElements(const ModelSpec& spec, int64_t examples, int64_t seq);
+
+// Elements of a block forward's perturbed-weights scratch: the block's
+// vectors (norms, biases: its 1-D tensors) packed in block order, then room
+// for its largest matrix. The forward perturbs each matrix into that room
+// just before the GEMM that reads it (z depends only on the element's
+// index, so the bits are those of perturbing the whole block at once), so
+// the scratch holds one matrix, not the block (OPT-30B: 0.41 GB in FP16
+// instead of 1.23 GB).
+int64_t BlockPerturbedScratchElements(const ModelSpec& spec);
+
 // Bytes of the rows of the LM head that prompt-based classification reads:
 // `num_label_words` rows (e.g. 2 for SST-2's " terrible" / " great") of the
 // head's input width (word_embed_proj_dim for OPT-350m, else h), in `dtype`.

@@ -108,6 +108,19 @@ TEST(DualForwardActivationBytesPerToken, CarriedAndWorkspace) {
   EXPECT_EQ(llama.workspace, (4096 + 2 * 11008) * 4);
 }
 
+TEST(BlockForwardWorkspaceElements, OneHeadsScoresAndTokensPaddedToFour) {
+  // OPT-30B (h 7168, f 28672), one sequence of 2048: the FFN phase binds,
+  // T · (h + f) = 2048 · 35840.
+  EXPECT_EQ(BlockForwardWorkspaceElements(Zoo("opt-30b"), 1, 2048), int64_t{2048} * 35840);
+  // opt-125m (h 768, f 3072), 3 sequences of 5 tokens: T4 = 16, attention
+  // 4 · 16 · 768 + 25 = 49177 < FFN 16 · 3840 = 61440.
+  EXPECT_EQ(BlockForwardWorkspaceElements(Zoo("opt-125m"), 3, 5), 16 * 3840);
+  // Long sequences make one head's scores count: opt-125m, 1 x 4096:
+  // 4 · 4096 · 768 + 4096² = 29360128 > 4096 · 3840 = 15728640.
+  EXPECT_EQ(BlockForwardWorkspaceElements(Zoo("opt-125m"), 1, 4096),
+            4 * 4096 * 768 + 4096 * 4096);
+}
+
 TEST(LabelHeadSliceBytes, RowsOfTheHeadInputWidth) {
   EXPECT_EQ(LabelHeadSliceBytes(Zoo("opt-1.3b"), 2, FP16), 2 * 2048 * 2);
   EXPECT_EQ(LabelHeadSliceBytes(Zoo("opt-350m"), 2, FP16), 2 * 512 * 2);

@@ -118,6 +118,7 @@ absl::Status CpuBackend::Resolve() {
   const ModelSpec& model = *model_;
   embedding_spans_ = DecaySpans(PartTensors(model, EMBEDDING_PART, 0));
   block_spans_ = DecaySpans(PartTensors(model, DECODER_BLOCK, 0));
+  perturbed_block_ = std::make_unique<PerturbedBlockLayout>(model);
   head_spans_ = DecaySpans(PartTensors(model, HEAD_PART, 0));
   const PartLayout embedding = EmbeddingPartLayout(model);
   tokens_at_ = embedding.Get("embed_tokens.weight").offset;
@@ -325,12 +326,48 @@ void CpuBackend::Embed(const ComputeOp& c, const Operands& o, const StepInputs& 
             o.activations);
 }
 
+namespace {
+
+// A block's weights perturbed into an op's scratch tensor by tensor
+// (PerturbedBlockLayout): the vectors at once, each matrix when the forward
+// asks for it. Bitwise the whole block perturbed at once: z depends only on
+// (seed, stream, element index).
+class PerturbedBlockWeights : public BlockWeightSource {
+ public:
+  PerturbedBlockWeights(const PerturbedBlockLayout& layout, uint64_t seed, uint32_t stream,
+                        const float* theta, float eps, int sign, float* scratch)
+      : layout_(layout), seed_(seed), stream_(stream), theta_(theta), eps_(eps), sign_(sign),
+        scratch_(scratch) {
+    for (const TensorSlice& t : layout.vectors()) Perturb(t);
+  }
+  const float* Get(const TensorSlice& t) override {
+    return layout_.IsMatrix(t.offset) ? Perturb(t) : scratch_ + layout_.ScratchOffset(t.offset);
+  }
+
+ private:
+  const float* Perturb(const TensorSlice& t) {
+    float* out = scratch_ + layout_.ScratchOffset(t.offset);
+    PerturbRange(seed_, stream_, t.offset, t.elements(), theta_ + t.offset, eps_, sign_, out);
+    return out;
+  }
+
+  const PerturbedBlockLayout& layout_;
+  const uint64_t seed_;
+  const uint32_t stream_;
+  const float* theta_;
+  const float eps_;
+  const int sign_;
+  float* scratch_;
+};
+
+}  // namespace
+
 void CpuBackend::Forward(const ComputeOp& c, const Operands& o, const StepInputs& inputs) {
   const TrainingSettings& t = schedule_.training();
-  PerturbRange(inputs.seed, o.stream, 0, c.params().elements(), o.params, t.epsilon(),
-               SignOf(c.sign()), o.perturbed);
-  BlockForward(*model_, o.perturbed, inputs.lengths + c.first_example(), c.examples(),
-               t.seq_len(), o.activations, o.workspace);
+  PerturbedBlockWeights weights(*perturbed_block_, inputs.seed, o.stream, o.params, t.epsilon(),
+                                SignOf(c.sign()), o.perturbed);
+  BlockForward(*model_, weights, inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
+               o.activations, o.workspace);
 }
 
 void CpuBackend::HeadLoss(const ComputeOp& c, const Operands& o, const StepInputs& inputs) {

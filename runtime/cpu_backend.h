@@ -33,6 +33,7 @@
 #include "runtime/link_throttle.h"
 #include "runtime/model_parts.h"
 #include "runtime/mpi_world.h"
+#include "runtime/nn/perturbed_block_layout.h"
 #include "runtime/zo_ranges.h"
 #include "schedule/loss_layout.h"
 #include "schedule/schedule.pb.h"
@@ -135,6 +136,8 @@ class CpuBackend : public ThreadedBackend {
   // Decay spans of the embedding part, the head part and one block (all
   // blocks share one layout).
   std::vector<DecaySpan> embedding_spans_, block_spans_, head_spans_;
+  // Where a block forward's perturbed weights go in its scratch.
+  std::unique_ptr<PerturbedBlockLayout> perturbed_block_;
   // Offsets (floats) in the embedding part: the token table, the position
   // table's row 2 (OPT's offset), project_in (-1 when e == h).
   int64_t tokens_at_ = 0, positions_at_ = 0, project_in_at_ = -1;

@@ -476,7 +476,9 @@ absl::Status Run::Finish() {
                                         {{"zosched.kind", "weights"},
                                          {"zosched.step", absl::StrCat(o_.steps - 1)},
                                          {"zosched.checksum", checksum}}));
-    std::printf("wrote %s/{checkpoint.safetensors, weights.safetensors}\n", out_.c_str());
+    std::printf("wrote %s/%s\n", out_.c_str(),
+                o_.checkpoint_every > 0 ? "{checkpoint.safetensors, weights.safetensors}"
+                                        : "weights.safetensors");
   }
   return Barrier("the final outputs (rank 0 writing them)", /*behind_rank0=*/true);
 }

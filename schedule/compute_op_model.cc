@@ -102,12 +102,10 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
                        ComputeKind kind) {
   const int64_t tokens = Mul(training.micro_batch_size(), training.seq_len());
   switch (kind) {
-    case BLOCK_FORWARD: {
-      const int64_t tokens4 = Add(tokens, 3) / 4 * 4;  // the CPU kernels' token panel
-      return Mul(tokens4, DualForwardActivationBytesPerToken(model, training.seq_len(),
-                                                             training.compute_dtype())
-                              .workspace);
-    }
+    case BLOCK_FORWARD:
+      return Mul(BlockForwardWorkspaceElements(model, training.micro_batch_size(),
+                                               training.seq_len()),
+                 DTypeBytes(training.compute_dtype()));
     case EMBED: {
       const int64_t e = EmbedDim(model), h = model.hidden_size();
       const int64_t rows = e != h ? Add(tokens, 3) / 4 * 4 : tokens;
@@ -128,7 +126,7 @@ int64_t PerturbedBytes(const ModelSpec& model, const TrainingSettings& training,
     case EMBED:
       return Mul(Add(Mul(training.seq_len(), model.hidden_size()), ProjectionElements(model)), c);
     case BLOCK_FORWARD:
-      return Mul(BlockParams(model), c);
+      return Mul(BlockPerturbedScratchElements(model), c);
     case HEAD_LOSS:
       return Mul(Add(Add(FinalNormParams(model), ProjectionElements(model)),
                      Mul(training.num_label_words(), EmbedDim(model))),

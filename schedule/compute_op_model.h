@@ -50,10 +50,8 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const TrainingSettings& traini
 int64_t MicroBatchActivationBytes(const ModelSpec& model, const TrainingSettings& training);
 
 // Bytes of workspace a compute op of `kind` over one micro-batch needs:
-//   BLOCK_FORWARD: the per-token workspace of DualForwardActivationBytesPerToken
-//                  for T4 tokens, T rounded up to a multiple of 4 (the CPU
-//                  kernels pad the token count to their GEMM blocking; see
-//                  runtime/nn/opt_forward.h)
+//   BLOCK_FORWARD: BlockForwardWorkspaceElements (models/accounting.h) of
+//                  the compute dtype: what both backends' kernels use
 //   EMBED:         the gathered token rows, T·e·c; when the model projects
 //                  them (e != h), T4 rows and their projection: T4·(e + h)·c
 //   HEAD_LOSS:     fp32 scratch for the final norm, the projection and the
@@ -64,7 +62,8 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
 
 // Bytes of the perturbed-weights scratch a compute op of `kind` needs:
 //   EMBED:         the position rows it reads and project_in: (seq·h + he [e != h])·c
-//   BLOCK_FORWARD: one block, BlockParams · c
+//   BLOCK_FORWARD: BlockPerturbedScratchElements · c (its vectors and room
+//                  for its largest matrix, perturbed one at a time)
 //   HEAD_LOSS:     the final norm, project_out and the label words' rows of
 //                  the head: (FinalNormParams + he [e != h] + labels·e)·c
 //   other kinds:   0.

@@ -104,9 +104,13 @@ TEST(LowerZo2, PeakMemoryIsThePlanFormula) {
   const int64_t expected =
       (EmbeddingParams(model) + FinalNormParams(model) + HeadParams(model)) * cb +
       3 * BlockParams(model) * cb +                                   // slots
-      BlockParams(model) * cb +                                       // perturbed
+      // perturbed: the vectors (2 norms, 6 biases: 9h + f) and room for the
+      // largest matrix, fc1 [f, h]
+      (9 * h + model.ffn_size() + model.ffn_size() * h) * cb +
       2 * batch * seq * h * cb +                                      // act+ act-
-      mb * seq * DualForwardActivationBytesPerToken(model, seq, FP16).workspace +
+      // workspace: the FFN phase binds, T · (h + f) = 2048 · (2048 + 8192)
+      // (attention: 4 · 2048 · 2048 + 512² = 17039360 elements)
+      mb * seq * (h + model.ffn_size()) * cb +
       2 * batch * 4 +                                                 // losses
       16;                                                             // zo_state
   EXPECT_EQ(ComputeDeviceStats(s)[0].memory_bytes, expected);

@@ -82,6 +82,7 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
   const ModelSpec& model = schedule.model();
   const TrainingSettings& t = schedule.training();
   ASSIGN_OR_RETURN(b->gpu_model_, OptGpuModel::From(model));
+  b->perturbed_block_ = std::make_unique<PerturbedBlockLayout>(model);
   ASSIGN_OR_RETURN(b->compute_, ElementOf(t.compute_dtype(), "compute"));
   ASSIGN_OR_RETURN(b->wire_, ElementOf(t.wire_dtype(), "wire"));
   if (static_cast<int>(label_words.size()) != t.num_label_words()) {
@@ -451,6 +452,57 @@ absl::Status CudaBackend::EnqueueOp(int slot_index, int stream, int op_index, co
   return error_;
 }
 
+namespace {
+
+// A block's weights perturbed into an op's scratch tensor by tensor
+// (PerturbedBlockLayout), enqueued on the op's stream: the vectors first
+// (PerturbVectors), each matrix when the forward asks for it, into the room
+// the previous matrix's GEMM (earlier on the stream) no longer reads.
+// Bitwise the whole block perturbed at once: z depends only on (seed,
+// stream, element index).
+class PerturbedBlockWeights : public GpuBlockWeightSource {
+ public:
+  PerturbedBlockWeights(const PerturbedBlockLayout& layout, ElementType type, uint64_t seed,
+                        uint32_t z_stream, const char* theta, float eps, int sign, char* scratch,
+                        cudaStream_t stream)
+      : layout_(layout), type_(type), width_(ElementBytes(type)), seed_(seed),
+        z_stream_(z_stream), theta_(theta), eps_(eps), sign_(sign), scratch_(scratch),
+        stream_(stream) {}
+
+  absl::Status PerturbVectors() {
+    for (const TensorSlice& t : layout_.vectors()) {
+      RETURN_IF_ERROR(Perturb(t.offset, t.elements()).status());
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<const void*> Get(int64_t offset, int64_t elements) override {
+    if (layout_.IsMatrix(offset)) return Perturb(offset, elements);
+    return static_cast<const void*>(scratch_ + layout_.ScratchOffset(offset) * width_);
+  }
+
+ private:
+  absl::StatusOr<const void*> Perturb(int64_t offset, int64_t elements) {
+    char* out = scratch_ + layout_.ScratchOffset(offset) * width_;
+    GPU_RETURN_IF_ERROR(LaunchPerturb(type_, seed_, z_stream_, offset, elements,
+                                      theta_ + offset * width_, eps_, sign_, out, stream_));
+    return static_cast<const void*>(out);
+  }
+
+  const PerturbedBlockLayout& layout_;
+  const ElementType type_;
+  const int64_t width_;
+  const uint64_t seed_;
+  const uint32_t z_stream_;
+  const char* theta_;
+  const float eps_;
+  const int sign_;
+  char* scratch_;
+  const cudaStream_t stream_;
+};
+
+}  // namespace
+
 absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& o, const Slot& slot,
                                          int stream_index) {
   const ComputeOp& c = op.compute();
@@ -499,12 +551,14 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& o, const 
                              project_in, c.examples(), seq, rows + row_count * e * width,
                              o.activations);
     }
-    case BLOCK_FORWARD:
-      GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, seed, o.z_stream, 0, c.params().elements(),
-                                        o.params, eps, SignOf(c.sign()), o.perturbed, s));
-      return OptBlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, o.perturbed,
+    case BLOCK_FORWARD: {
+      PerturbedBlockWeights weights(*perturbed_block_, compute_, seed, o.z_stream, o.params, eps,
+                                    SignOf(c.sign()), o.perturbed, s);
+      RETURN_IF_ERROR(weights.PerturbVectors());
+      return OptBlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, weights,
                                 slot.lengths + c.first_example(), c.examples(), seq,
                                 o.activations, o.workspace);
+    }
     case HEAD_LOSS: {
       const int sign = SignOf(c.sign());
       const int64_t e = EmbedDim(*model_);

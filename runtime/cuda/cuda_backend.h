@@ -57,6 +57,7 @@
 #include "runtime/cuda/zo/update.h"
 #include "runtime/dtype/element.h"
 #include "runtime/mpi_world.h"
+#include "runtime/nn/perturbed_block_layout.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
@@ -177,6 +178,8 @@ class CudaBackend : public Backend {
 
   // Parts.
   DecaySpanTable embedding_spans_, block_spans_, head_spans_;
+  // Where a block forward's perturbed weights go in its scratch.
+  std::unique_ptr<PerturbedBlockLayout> perturbed_block_;
   int64_t tokens_at_ = 0, positions_at_ = 0, project_in_at_ = -1, head_elements_ = 0;
   std::vector<Operands> operands_;         // per op index (this device's, schedule order)
 

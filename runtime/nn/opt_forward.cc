@@ -1,5 +1,6 @@
 #include "runtime/nn/opt_forward.h"
 
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -19,6 +20,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/check.h"
+#include "models/accounting.h"
 #include "models/model_spec.h"
 #include "runtime/nn/param_layout.h"
 
@@ -300,19 +302,37 @@ void Embed(const ModelSpec& spec, const float* embedding_part,
 }
 
 int64_t BlockWorkspaceFloats(const ModelSpec& spec, int examples, int seq) {
-  const int64_t h = spec.hidden_size();
-  const int64_t f = spec.ffn_size();
-  const int64_t t4 = RoundUp(static_cast<int64_t>(examples) * seq, kTokenPanel);
-  const int64_t attention = 4 * t4 * h + static_cast<int64_t>(seq) * seq;
-  const int64_t ffn = t4 * (h + f);
-  return std::max(attention, ffn);
+  static_assert(kTokenPanel == 4, "BlockForwardWorkspaceElements rounds T up to 4");
+  return BlockForwardWorkspaceElements(spec, examples, seq);
 }
+
+namespace {
+
+// The weights of a flat block part, in place.
+class PartWeights : public BlockWeightSource {
+ public:
+  explicit PartWeights(const float* part) : part_(part) {}
+  const float* Get(const TensorSlice& tensor) override { return part_ + tensor.offset; }
+
+ private:
+  const float* part_;
+};
+
+}  // namespace
 
 void BlockForward(const ModelSpec& spec, const float* block_part,
                   const int32_t* lengths, int examples, int seq, float* hidden,
                   float* workspace) {
+  PartWeights weights(block_part);
+  BlockForward(spec, weights, lengths, examples, seq, hidden, workspace);
+}
+
+void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
+                  int examples, int seq, float* hidden, float* workspace) {
   CheckBatch(spec, lengths, examples, seq);
-  const OptBlockView w = MakeOptBlockView(spec, block_part);
+  const PartLayout layout = BlockPartLayout(spec);
+  // Each tensor asked for right before it is read (matrices one at a time).
+  auto w = [&](const char* suffix) { return weights.Get(layout.Get(suffix)); };
   const int64_t h = spec.hidden_size();
   const int64_t f = spec.ffn_size();
   const int64_t heads = spec.num_heads();
@@ -330,10 +350,11 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
   float* inner = workspace + T4 * h;  // [T4, f]  relu(fc1(LN2(x)))
 
   // ---- attention: x += out_proj(attn(LN1(x))) ----
-  LayerNormRows(hidden, T, T4, h, w.ln1_w, w.ln1_b, a);
-  Linear(a, T4, h, w.q_w, w.q_b, h, q);
-  Linear(a, T4, h, w.k_w, w.k_b, h, k);
-  Linear(a, T4, h, w.v_w, w.v_b, h, v);
+  LayerNormRows(hidden, T, T4, h, w("self_attn_layer_norm.weight"),
+                w("self_attn_layer_norm.bias"), a);
+  Linear(a, T4, h, w("self_attn.q_proj.weight"), w("self_attn.q_proj.bias"), h, q);
+  Linear(a, T4, h, w("self_attn.k_proj.weight"), w("self_attn.k_proj.bias"), h, k);
+  Linear(a, T4, h, w("self_attn.v_proj.weight"), w("self_attn.v_proj.bias"), h, v);
   const float scaling = 1.0f / std::sqrt(static_cast<float>(d));
   for (int64_t i = 0; i < T4 * h; ++i) q[i] *= scaling;  // OPT scales q
 
@@ -357,14 +378,14 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
       GemmAcc<kRhsRowMajor>(L, d, L, scores, L, vh, h, ctx, h);
     }
   }
-  Linear(a, T4, h, w.o_w, w.o_b, h, q);
+  Linear(a, T4, h, w("self_attn.out_proj.weight"), w("self_attn.out_proj.bias"), h, q);
   for (int64_t i = 0; i < T * h; ++i) hidden[i] += q[i];
 
   // ---- FFN: x += fc2(relu(fc1(LN2(x)))) ----
-  LayerNormRows(hidden, T, T4, h, w.ln2_w, w.ln2_b, a);
-  Linear(a, T4, h, w.fc1_w, w.fc1_b, f, inner);
+  LayerNormRows(hidden, T, T4, h, w("final_layer_norm.weight"), w("final_layer_norm.bias"), a);
+  Linear(a, T4, h, w("fc1.weight"), w("fc1.bias"), f, inner);
   for (int64_t i = 0; i < T4 * f; ++i) inner[i] = std::max(inner[i], 0.0f);
-  Linear(inner, T4, f, w.fc2_w, w.fc2_b, h, a);
+  Linear(inner, T4, f, w("fc2.weight"), w("fc2.bias"), h, a);
   for (int64_t i = 0; i < T * h; ++i) hidden[i] += a[i];
 }
 

@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "models/model.pb.h"
+#include "runtime/nn/param_layout.h"
 
 namespace zosched {
 
@@ -73,15 +74,21 @@ void EmbedRows(const ModelSpec& spec, const float* token_rows, const float* posi
 void Embed(const ModelSpec& spec, const float* embedding_part,
            const int32_t* tokens, int examples, int seq, float* hidden);
 
-// Floats of workspace BlockForward needs for this batch shape:
-//   max(4 · T4 · h + seq², T4 · (h + f)),  T4 = examples · seq rounded up to
-// a multiple of 4
-// (attention: normed input / context, q, k, v, one head's scores;
-//  FFN: normed input / output, inner activations). This is within
-// models/accounting.h's DualForwardActivationBytesPerToken(spec, seq,
-// FP32).workspace · examples · seq / 4 except for tiny batches, where the
-// rounding of T up to T4 can add up to 3 tokens' worth.
+// Floats of workspace BlockForward needs for this batch shape: the
+// kernels' contract, models/accounting.h's BlockForwardWorkspaceElements
+// (T4 = examples · seq rounded up to kTokenPanel = 4 tokens).
 int64_t BlockWorkspaceFloats(const ModelSpec& spec, int examples, int seq);
+
+// Where BlockForward reads a block's weights: it asks for each tensor (by
+// its slice of the block part, param_layout.h) just before it reads it. A
+// matrix need stay valid only until the next matrix is asked for (a source
+// may perturb every matrix into one room: runtime/nn/perturbed_block_layout.h);
+// a vector for the whole forward.
+class BlockWeightSource {
+ public:
+  virtual ~BlockWeightSource() = default;
+  virtual const float* Get(const TensorSlice& tensor) = 0;
+};
 
 // One pre-LN OPT decoder block, in place on the residual stream:
 //   x = x + out_proj(attention(LN1(x)))
@@ -97,6 +104,9 @@ int64_t BlockWorkspaceFloats(const ModelSpec& spec, int examples, int seq);
 void BlockForward(const ModelSpec& spec, const float* block_part,
                   const int32_t* lengths, int examples, int seq, float* hidden,
                   float* workspace);
+// The same with the weights from `weights`.
+void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
+                  int examples, int seq, float* hidden, float* workspace);
 
 // Floats of workspace LabelLogitsFromRows and HeadLossFromRows need:
 // h + e + examples · n_labels.

@@ -99,14 +99,37 @@ absl::Status OptEmbedRowsGpu(Gemm& gemm, ElementType type, const OptGpuModel& m,
   return absl::OkStatus();
 }
 
+namespace {
+
+// The weights of a flat block part, in place.
+class GpuPartWeights : public GpuBlockWeightSource {
+ public:
+  GpuPartWeights(const void* part, ElementType type) : part_(part), type_(type) {}
+  absl::StatusOr<const void*> Get(int64_t offset, int64_t) override {
+    return At(part_, offset, type_);
+  }
+
+ private:
+  const void* part_;
+  ElementType type_;
+};
+
+}  // namespace
+
 absl::Status OptBlockForwardGpu(Gemm& gemm, ElementType type, const OptGpuModel& m,
                                 const void* block_part, const int32_t* lengths, int examples,
                                 int seq, void* hidden, void* workspace) {
+  GpuPartWeights weights(block_part, type);
+  return OptBlockForwardGpu(gemm, type, m, weights, lengths, examples, seq, hidden, workspace);
+}
+
+absl::Status OptBlockForwardGpu(Gemm& gemm, ElementType type, const OptGpuModel& m,
+                                GpuBlockWeightSource& weights, const int32_t* lengths,
+                                int examples, int seq, void* hidden, void* workspace) {
   RETURN_IF_ERROR(CheckBatch("OptBlockForwardGpu", examples, seq));
   const cudaStream_t stream = gemm.stream();
   const int64_t T = static_cast<int64_t>(examples) * seq;
   const int64_t h = m.h, f = m.f;
-  auto w = [&](int64_t offset) { return At(block_part, offset, type); };
 
   // Workspace (elements of `type`), attention phase:
   void* a = workspace;           // [T, h]  LN1(x), then attention context
@@ -116,30 +139,40 @@ absl::Status OptBlockForwardGpu(Gemm& gemm, ElementType type, const OptGpuModel&
   // FFN phase (reuses the same memory):
   void* inner = q;  // [T, f]  relu(fc1(LN2(x)));  a: LN2(x), then fc2 output
 
+  // Each weight is asked for right before its kernel (matrices one at a time).
+  // A projection: out = in · Wᵀ + b, W [out_width, in_width].
+  auto linear = [&](const void* in, int64_t in_width, int64_t w_at, int64_t b_at,
+                    int64_t out_width, void* out, PointwiseActivation act) -> absl::Status {
+    ASSIGN_OR_RETURN(const void* w, weights.Get(w_at, out_width * in_width));
+    RETURN_IF_ERROR(gemm.Linear(type, in, T, in_width, w, out_width, out));
+    ASSIGN_OR_RETURN(const void* b, weights.Get(b_at, out_width));
+    GPU_RETURN_IF_ERROR(BiasActivation(type, out, b, T, out_width, act, stream));
+    return absl::OkStatus();
+  };
+  auto layer_norm = [&](int64_t w_at, int64_t b_at, void* out) -> absl::Status {
+    ASSIGN_OR_RETURN(const void* w, weights.Get(w_at, h));
+    ASSIGN_OR_RETURN(const void* b, weights.Get(b_at, h));
+    GPU_RETURN_IF_ERROR(LayerNormRows(type, hidden, w, b, T, h, out, stream));
+    return absl::OkStatus();
+  };
+  constexpr PointwiseActivation kNone = PointwiseActivation::kNone;
+
   // ---- attention: x += out_proj(attn(LN1(x))) ----
-  GPU_RETURN_IF_ERROR(LayerNormRows(type, hidden, w(m.ln1_w), w(m.ln1_b), T, h, a, stream));
-  RETURN_IF_ERROR(gemm.Linear(type, a, T, h, w(m.q_w), h, q));
-  GPU_RETURN_IF_ERROR(BiasActivation(type, q, w(m.q_b), T, h, PointwiseActivation::kNone, stream));
-  RETURN_IF_ERROR(gemm.Linear(type, a, T, h, w(m.k_w), h, k));
-  GPU_RETURN_IF_ERROR(BiasActivation(type, k, w(m.k_b), T, h, PointwiseActivation::kNone, stream));
-  RETURN_IF_ERROR(gemm.Linear(type, a, T, h, w(m.v_w), h, v));
-  GPU_RETURN_IF_ERROR(BiasActivation(type, v, w(m.v_b), T, h, PointwiseActivation::kNone, stream));
+  RETURN_IF_ERROR(layer_norm(m.ln1_w, m.ln1_b, a));
+  RETURN_IF_ERROR(linear(a, h, m.q_w, m.q_b, h, q, kNone));
+  RETURN_IF_ERROR(linear(a, h, m.k_w, m.k_b, h, k, kNone));
+  RETURN_IF_ERROR(linear(a, h, m.v_w, m.v_b, h, v, kNone));
   // OPT scales the query after its bias, by 1/sqrt(d) computed as the CPU's.
   const float q_scale = 1.0f / std::sqrt(static_cast<float>(m.head_dim));
   GPU_RETURN_IF_ERROR(CausalAttention(type, q, k, v, lengths, examples, seq, m.heads, m.head_dim,
                                       q_scale, a, stream));
-  RETURN_IF_ERROR(gemm.Linear(type, a, T, h, w(m.o_w), h, q));
-  GPU_RETURN_IF_ERROR(BiasActivation(type, q, w(m.o_b), T, h, PointwiseActivation::kNone, stream));
+  RETURN_IF_ERROR(linear(a, h, m.o_w, m.o_b, h, q, kNone));
   GPU_RETURN_IF_ERROR(ResidualAdd(type, hidden, q, T * h, stream));
 
   // ---- FFN: x += fc2(relu(fc1(LN2(x)))) (OPT's FFN is ReLU: CheckRuntimeSupports) ----
-  GPU_RETURN_IF_ERROR(LayerNormRows(type, hidden, w(m.ln2_w), w(m.ln2_b), T, h, a, stream));
-  RETURN_IF_ERROR(gemm.Linear(type, a, T, h, w(m.fc1_w), f, inner));
-  GPU_RETURN_IF_ERROR(
-      BiasActivation(type, inner, w(m.fc1_b), T, f, PointwiseActivation::kRelu, stream));
-  RETURN_IF_ERROR(gemm.Linear(type, inner, T, f, w(m.fc2_w), h, a));
-  GPU_RETURN_IF_ERROR(
-      BiasActivation(type, a, w(m.fc2_b), T, h, PointwiseActivation::kNone, stream));
+  RETURN_IF_ERROR(layer_norm(m.ln2_w, m.ln2_b, a));
+  RETURN_IF_ERROR(linear(a, h, m.fc1_w, m.fc1_b, f, inner, PointwiseActivation::kRelu));
+  RETURN_IF_ERROR(linear(inner, f, m.fc2_w, m.fc2_b, h, a, kNone));
   GPU_RETURN_IF_ERROR(ResidualAdd(type, hidden, a, T * h, stream));
   return absl::OkStatus();
 }

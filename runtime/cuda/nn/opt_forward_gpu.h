@@ -95,6 +95,18 @@ absl::Status OptEmbedRowsGpu(Gemm& gemm, ElementType type, const OptGpuModel& m,
                              const void* project_in, int examples, int seq, void* workspace,
                              void* hidden);
 
+// Where OptBlockForwardGpu reads a block's weights (device memory): each
+// tensor asked for by its offset and element count in the block part, just
+// before the kernel that reads it is enqueued. As for BlockWeightSource
+// (runtime/nn/opt_forward.h), a matrix need stay valid only until the next
+// matrix is asked for (in stream order: a source may perturb every matrix
+// into one room), a vector for the whole forward.
+class GpuBlockWeightSource {
+ public:
+  virtual ~GpuBlockWeightSource() = default;
+  virtual absl::StatusOr<const void*> Get(int64_t offset, int64_t elements) = 0;
+};
+
 // One pre-LN OPT decoder block in place on the residual stream, as
 // BlockForward:
 //   x = x + out_proj(attention(LN1(x)))
@@ -113,6 +125,10 @@ absl::Status OptEmbedRowsGpu(Gemm& gemm, ElementType type, const OptGpuModel& m,
 absl::Status OptBlockForwardGpu(Gemm& gemm, ElementType type, const OptGpuModel& m,
                                 const void* block_part, const int32_t* lengths, int examples,
                                 int seq, void* hidden, void* workspace);
+// The same with the weights from `weights`.
+absl::Status OptBlockForwardGpu(Gemm& gemm, ElementType type, const OptGpuModel& m,
+                                GpuBlockWeightSource& weights, const int32_t* lengths,
+                                int examples, int seq, void* hidden, void* workspace);
 
 // MeZO's per-example classification loss, as HeadLossFromRows: the final
 // LayerNorm (when final_norm) of the hidden row at lengths[e] - 1, then
