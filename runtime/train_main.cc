@@ -73,7 +73,8 @@ ABSL_FLAG(int32_t, checkpoint_every, 1000,
 ABSL_FLAG(std::string, collective_timeout_s, "auto",
           "seconds any wait for other ranks may last (a collective, the per-step meeting, "
           "start-up, teardown) before the job ends with an error naming the rank, the op "
-          "and the step; 10x that where ranks wait for rank 0's evaluation or checkpoint. "
+          "and the step; 10x that where ranks wait for rank 0's evaluation or checkpoint, "
+          "at least 120 s at start-up. "
           "'auto': 10x the schedule's predicted step, at least 60 s");
 ABSL_FLAG(bool, final_outputs, true,
           "evaluate, print the checksum and save the weights at the end (false: logs and "

@@ -151,6 +151,9 @@ absl::StatusOr<Timeline> GatherTimeline(const Schedule& schedule, const Executor
   return merged;
 }
 
+// The least any start-up wait may last (see Run::Setup).
+constexpr std::chrono::seconds kStartupLimit(120);
+
 // Drops a last line of the trajectory log at `path` that a kill cut short
 // (no '\n'): its step runs again on resume.
 absl::Status DropTornLastLine(const std::string& path) {
@@ -262,7 +265,12 @@ absl::Status Run::Setup() {
     }
     RETURN_IF_ERROR(MakeDirectories(out_));
   }
-  RETURN_IF_ERROR(Barrier("the start-up handshake"));
+  // Start-up waits also cover local work (process start, lowering, memory
+  // allocation) on a machine the ranks may oversubscribe: at least 2 min.
+  const std::chrono::seconds startup_limit = std::max(timeout_, kStartupLimit);
+  RETURN_IF_ERROR(MeetAll("the start-up handshake", 0, startup_limit,
+                          std::chrono::microseconds(1000))
+                      .status());
   if (schedule_.devices_size() != world_) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "the schedule has %d devices but %d ranks are running: start %d (--ranks=%d, or "
@@ -279,7 +287,7 @@ absl::Status Run::Setup() {
   ASSIGN_OR_RETURN(task_, LoadTask(data_dir, o_.task, schedule_.model(),
                                    schedule_.training().seq_len()));
   // Blocking MPI collectives (and NCCL's set-up) from here on.
-  Watch watch("setting up (node shared memory, communicators, the device)", timeout_);
+  Watch watch("setting up (node shared memory, communicators, the device)", startup_limit);
   ASSIGN_OR_RETURN(heartbeats_, Heartbeats::Start(std::chrono::milliseconds(100)));
   const std::string& device = schedule_.devices(rank_).cluster_device();
   const Device* cluster_device = FindDevice(schedule_.cluster(), device);

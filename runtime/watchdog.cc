@@ -56,8 +56,10 @@ class Watchdog {
       for (auto it = watched_.begin(); it != watched_.end(); ++it) {
         if (it->second.deadline < first->second.deadline) first = it;
       }
-      if (Clock::now() < first->second.deadline) {
-        changed_.wait_until(lock, first->second.deadline);
+      // A copy: the watch may end (and its entry go) while this waits.
+      const Clock::time_point deadline = first->second.deadline;
+      if (Clock::now() < deadline) {
+        changed_.wait_until(lock, deadline);
         continue;
       }
       Fire(first->second);

@@ -10,11 +10,11 @@ mkdir -p "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR"
 leftovers() { find "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR" -mindepth 1 | wc -l; }
 
 # fault SIGNAL: a 4-rank P2xD2 job (collectives and the per-step meeting)
-# with a 5 s wait limit; once it trains, SIGNAL goes to its last rank.
+# with a 10 s wait limit; once it trains, SIGNAL goes to its last rank.
 fault() {
   local signal=$1 dir="$TEST_TMPDIR/$1"
   "$train" --strategy=distzo2 --pertp=2 --dp=2 --ranks=4 --batch=8 --steps=100000 --lr=1e-4 \
-    --eval_examples=16 --collective_timeout_s=5 --out_dir="$dir" >"$dir.log" 2>&1 &
+    --eval_examples=16 --collective_timeout_s=10 --out_dir="$dir" >"$dir.log" 2>&1 &
   local launcher=$!
   for _ in $(seq 1 1200); do
     grep -q "step 3/" "$dir.log" 2>/dev/null && break
