@@ -202,6 +202,13 @@ class Run {
   absl::Status Setup();
   absl::Status InitParameters();
   absl::Status Resume();
+  // Whether this rank writes `part`: a shared host part only its owner
+  // (the lowest device streaming from it), a resident part always.
+  absl::StatusOr<bool> WritesPart(const StoredPart& part) const {
+    if (!part.host) return true;
+    ASSIGN_OR_RETURN(const int owner, HostBufferOwner(schedule_, part.buffer));
+    return owner == rank_;
+  }
   // Applies `pending` to this rank's parts as a step's fused update does
   // (storage dtype -> fp32, update, back), host parts by their owner only.
   absl::Status ApplyOnHost(const ZoState& pending);
@@ -321,10 +328,8 @@ absl::Status Run::InitParameters() {
   for (const StoredPart& part : parts_) {
     // A host store is shared: only the lowest device streaming from it
     // writes it. Resident parts belong to this rank alone.
-    if (part.host) {
-      ASSIGN_OR_RETURN(const int owner, HostBufferOwner(schedule_, part.buffer));
-      if (owner != rank_) continue;
-    }
+    ASSIGN_OR_RETURN(const bool mine, WritesPart(part));
+    if (!mine) continue;
     std::vector<float> values(part.elements());
     if (from_file) {
       RETURN_IF_ERROR(LoadModelParameters(o_.init, schedule_.model(), part.tensors, FP32,
@@ -346,10 +351,8 @@ absl::Status Run::InitParameters() {
 absl::Status Run::ApplyOnHost(const ZoState& pending) {
   const float wd = schedule_.training().weight_decay();
   for (const StoredPart& part : parts_) {
-    if (part.host) {
-      ASSIGN_OR_RETURN(const int owner, HostBufferOwner(schedule_, part.buffer));
-      if (owner != rank_) continue;
-    }
+    ASSIGN_OR_RETURN(const bool mine, WritesPart(part));
+    if (!mine) continue;
     const std::vector<float> values = CurrentPart(part, schedule_.model(), pending, wd);
     StorePart(part, values.data());
   }
@@ -383,10 +386,8 @@ absl::Status Run::Resume() {
                    OpenRunCheckpoint(CheckpointPath(), schedule_, entries));
   for (const StoredPart& part : parts_) {
     // A shared host part is loaded (and replayed) by its owner alone.
-    if (part.host) {
-      ASSIGN_OR_RETURN(const int owner, HostBufferOwner(schedule_, part.buffer));
-      if (owner != rank_) continue;
-    }
+    ASSIGN_OR_RETURN(const bool mine, WritesPart(part));
+    if (!mine) continue;
     // Each part exactly as stored (its own dtype): bit for bit.
     RETURN_IF_ERROR(LoadModelParameters(CheckpointPath(), schedule_.model(), part.tensors,
                                         part.dtype, part.data));
