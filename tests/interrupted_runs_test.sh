@@ -16,24 +16,29 @@ export OMPI_MCA_btl_vader_backing_directory="$TEST_TMPDIR/shm" TMPDIR="$TEST_TMP
 mkdir -p "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR"
 leftovers() { find "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR" -mindepth 1 | wc -l; }
 
-common=(--strategy=distzo2 --pertp=2 --dp=1 --ranks=2 --steps=1000 --checkpoint_every=150
+common=(--strategy=distzo2 --pertp=2 --dp=1 --ranks=2 --steps=400 --checkpoint_every=50
         --batch=4 --seq=24 --lr=2e-4 --host_dtype=FP16 --seed=5 --eval_examples=16)
 full=$(timeout 300 "$train" "${common[@]}" --out_dir="$TEST_TMPDIR/full" 2>&1) || fail "full run: $full"
 want=$(sed -n 's/^final weights checksum: //p' <<<"$full")
 [ -n "$want" ] || fail "no checksum: $full"
 [ "$(leftovers)" -eq 0 ] || fail "a finished run left files: $(find "$TEST_TMPDIR/shm" "$TMPDIR")"
 
-# interrupt MODE DIR [--resume]: starts the run, waits a random time after
-# its first step, interrupts it with MODE and waits until all its processes are gone.
+# last_step DIR: the last step the run's trajectory log holds (0 if none).
+last_step() { tail -1 "$1/trajectory.log" 2>/dev/null | cut -d' ' -f1 | grep -E '^[0-9]+$' || echo 0; }
+
+# interrupt MODE DIR [--resume]: starts the run, waits until it has logged a
+# random number of steps past where it started (steps, not seconds, so that a
+# loaded machine moves the moment but not the test's meaning), interrupts it
+# with MODE and waits until all its processes are gone.
 interrupt() {
   local mode=$1 dir=$2; shift 2
+  local target=$(($(last_step "$dir") + 3 + RANDOM % 120))
   "$train" "${common[@]}" --out_dir="$dir" "$@" >"$dir.log" 2>&1 &
   local launcher=$!
-  for _ in $(seq 1 600); do
-    grep -q "step [0-9]*/1000" "$dir.log" 2>/dev/null && break
-    sleep 0.05
+  while [ "$(last_step "$dir")" -lt "$target" ]; do
+    kill -0 "$launcher" 2>/dev/null || fail "$mode: the run ended before step $target: $(tail -5 "$dir.log")"
+    sleep 0.02
   done
-  sleep "$((RANDOM % 25 / 10)).$((RANDOM % 10))"
   local mpirun ranks
   mpirun=$(pgrep -P "$launcher" | head -1)
   ranks=$(pgrep -P "${mpirun:-0}" | tr '\n' ' ')
