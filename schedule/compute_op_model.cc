@@ -6,6 +6,7 @@
 
 #include "models/accounting.h"
 #include "models/model_spec.h"
+#include "schedule/first_order_model.h"
 
 namespace zosched {
 namespace {
@@ -50,6 +51,7 @@ int64_t TokenTableElements(const ModelSpec& model) {
 
 ComputeCost ComputeOpCost(const ModelSpec& model, const TrainingSettings& training,
                           const ComputeOp& op) {
+  if (IsFirstOrderKind(op.kind())) return FirstOrderOpCost(model, training, op);
   const int64_t c = DTypeBytes(training.compute_dtype());
   const int64_t h = model.hidden_size();
   const int64_t e = EmbedDim(model);

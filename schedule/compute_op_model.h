@@ -42,6 +42,7 @@ struct ComputeCost {
 //                       rows + examples·h·c bytes
 //   PROJECTED_GRADIENT: 3 FLOPs and 4 bytes per loss (2 · batch losses)
 //   CAST:               no FLOPs, n · (wire + compute dtype bytes)
+//   first-order kinds:  FirstOrderOpCost (schedule/first_order_model.h)
 ComputeCost ComputeOpCost(const ModelSpec& model, const TrainingSettings& training,
                           const ComputeOp& op);
 

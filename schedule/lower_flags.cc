@@ -15,13 +15,23 @@
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/first_order_model.h"
 #include "schedule/training_settings.h"
 
 ABSL_FLAG(std::string, model, "opt-tiny", "zoo name or ModelSpec textproto path");
 ABSL_FLAG(std::string, cluster, "local_cpu", "catalog name or Cluster textproto path");
-ABSL_FLAG(std::string, strategy, "zo2", "mezo, zo2 or distzo2");
+ABSL_FLAG(std::string, strategy, "zo2",
+          "mezo, zo2 or distzo2; or a first-order baseline (simulated only): single_device, ddp, "
+          "zero_1, zero_2 (= fsdp_shard_grad_op) or zero_3 (= fsdp_full_shard)");
 ABSL_FLAG(int32_t, pertp, 1, "distzo2: P, perturbation-parallel degree (1 or 2)");
-ABSL_FLAG(int32_t, dp, 1, "distzo2: D, data-parallel degree");
+ABSL_FLAG(int32_t, dp, 1, "distzo2: D, data-parallel degree; first-order: the device count");
+ABSL_FLAG(std::string, precision, "amp",
+          "first-order: amp (FP32 weights and gradients, AdamW: 16 bytes per parameter) or bf16 "
+          "(Megatron: BF16 weights, FP32 gradients, master and AdamW: 18)");
+ABSL_FLAG(int32_t, bucket_mb, 25, "ddp: gradient bucket cap in MiB (PyTorch's default: 25)");
+ABSL_FLAG(bool, recompute, false, "first-order: full activation recomputation per block");
+ABSL_FLAG(bool, flash_attention, true,
+          "first-order: a fused attention kernel that keeps no attention scores for the backward");
 ABSL_FLAG(bool, slicing, true, "distzo2: sliced transfers (false: naive scheme)");
 ABSL_FLAG(int32_t, block_slots, 3, "zo2/distzo2: device block slots in the ring");
 ABSL_FLAG(std::vector<std::string>, devices, {},
@@ -56,10 +66,29 @@ bool Given(const absl::CommandLineFlag& flag) {
 absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
   LowerOptions o;
   const std::string strategy = absl::GetFlag(FLAGS_strategy);
-  if (!StrategyKind_Parse(absl::AsciiStrToUpper(strategy), &o.strategy) ||
-      o.strategy == STRATEGY_KIND_UNSPECIFIED) {
-    return InvalidArgument("--strategy=%s: expected mezo, zo2 or distzo2", strategy);
+  const std::string upper = absl::AsciiStrToUpper(strategy);
+  if (upper == "FSDP_SHARD_GRAD_OP") {
+    o.strategy = ZERO_2;
+  } else if (upper == "FSDP_FULL_SHARD") {
+    o.strategy = ZERO_3;
+  } else if (!StrategyKind_Parse(upper, &o.strategy) || o.strategy == STRATEGY_KIND_UNSPECIFIED) {
+    return InvalidArgument(
+        "--strategy=%s: expected mezo, zo2, distzo2, single_device, ddp, zero_1, zero_2, zero_3, "
+        "fsdp_shard_grad_op or fsdp_full_shard",
+        strategy);
   }
+  const std::string precision = absl::GetFlag(FLAGS_precision);
+  if (precision == "amp") {
+    o.precision = AMP_FP32_MASTER;
+  } else if (precision == "bf16") {
+    o.precision = BF16_FP32_GRADS;
+  } else {
+    return InvalidArgument("--precision=%s: expected amp or bf16", precision);
+  }
+  RETURN_IF_ERROR(CheckFlagRange("bucket_mb", absl::GetFlag(FLAGS_bucket_mb), 1, 1 << 20, "MiB"));
+  o.bucket_bytes = static_cast<int64_t>(absl::GetFlag(FLAGS_bucket_mb)) << 20;
+  o.recompute = absl::GetFlag(FLAGS_recompute);
+  o.flash_attention = absl::GetFlag(FLAGS_flash_attention);
   o.pertp = absl::GetFlag(FLAGS_pertp);
   o.dp = absl::GetFlag(FLAGS_dp);
   o.slicing = absl::GetFlag(FLAGS_slicing);
@@ -68,8 +97,12 @@ absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
   RETURN_IF_ERROR(CheckFlagRange("pertp", o.pertp, 1, 2, "1: both passes on each device, 2: split them"));
   RETURN_IF_ERROR(CheckFlagRange("dp", o.dp, 1, 4096, "data-parallel groups"));
   RETURN_IF_ERROR(CheckFlagRange("block_slots", o.block_slots, 1, 1024, "device block slots"));
-  if (o.strategy != DISTZO2 && (o.pertp != 1 || o.dp != 1)) {
-    return InvalidArgument("--pertp=%d and --dp=%d apply to --strategy=distzo2 only", o.pertp, o.dp);
+  if (o.strategy != DISTZO2 && o.pertp != 1) {
+    return InvalidArgument("--pertp=%d applies to --strategy=distzo2 only", o.pertp);
+  }
+  if (o.strategy != DISTZO2 && !IsFirstOrder(o.strategy) && o.dp != 1) {
+    return InvalidArgument("--dp=%d applies to --strategy=distzo2 and the first-order strategies only",
+                           o.dp);
   }
   TrainingSettings& t = o.training;
   t = DefaultTrainingSettings();

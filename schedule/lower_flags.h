@@ -6,6 +6,7 @@
 //   --model --cluster --strategy --pertp --dp --slicing --block_slots
 //   --devices --batch --micro_batch --seq --epsilon --lr --weight_decay
 //   --seed --host_dtype --wire_dtype --compute_dtype --label_words
+//   --precision --bucket_mb --recompute --flash_attention (first-order)
 #pragma once
 
 #include <string>

@@ -24,10 +24,18 @@ struct LowerOptions {
   // Cluster device names to use, in rank order; empty: the cluster's first
   // devices (1 for MEZO and ZO2, P·D for DISTZO2).
   std::vector<std::string> devices;
+  // First-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3) run on `dp`
+  // devices with these:
+  PrecisionRecipe precision = AMP_FP32_MASTER;
+  int64_t bucket_bytes = 25 << 20;  // DDP / ZERO_1 gradient buckets (PyTorch's 25 MiB)
+  bool recompute = false;           // full activation recomputation
+  bool flash_attention = true;      // a fused attention kernel keeps no scores
   // micro_batch_size 0 means each device's whole share in one micro-batch.
   // Dtypes left unspecified: host defaults to the model's weight_dtype, wire
   // to the host dtype, compute to the model's weight_dtype where every device
   // has a ComputePeak for it and else FP32 (the CPU testbed).
+  // First-order strategies: host (the parameters' dtype) is the recipe's,
+  // RecipeParamDType; wire the same; compute defaults to FP16 (AMP) or BF16.
   TrainingSettings training;
 };
 
@@ -45,7 +53,9 @@ struct ResolvedLowerOptions {
 // would be right: no strategy, an unknown device, P·D not equal to the
 // number of devices, P not 1 or 2, a batch not divisible by D or a share not
 // divisible by the micro-batch, block_slots < 1, P or D given for a strategy
-// other than DISTZO2, training settings ValidateTrainingSettings refuses, a
+// other than DISTZO2 (or D, the device count, for a first-order one),
+// SINGLE_DEVICE with D > 1, a first-order strategy without a precision
+// recipe or with a bucket under 1 MiB, training settings ValidateTrainingSettings refuses, a
 // compute dtype a device has no ComputePeak for.
 absl::StatusOr<ResolvedLowerOptions> ResolveLowerOptions(const ModelSpec& model,
                                                          const Cluster& cluster,

@@ -11,6 +11,8 @@
 #include "models/model_spec.h"
 #include "schedule/compute_op_model.h"
 #include "schedule/device_plan.h"
+#include "schedule/first_order_lowering.h"
+#include "schedule/first_order_model.h"
 #include "schedule/memory_plan.h"
 #include "schedule/schedule_builder.h"
 #include "schedule/validate.h"
@@ -411,10 +413,15 @@ void OpLowering::LowerLossesAndGradient() {
 }
 
 std::string ScheduleName(const ModelSpec& model, const Cluster& cluster, const Strategy& s) {
-  return absl::StrCat(model.name(), " ", absl::AsciiStrToLower(StrategyKind_Name(s.kind())),
-                      s.kind() == DISTZO2 ? absl::StrFormat(" P%dxD%d %s", s.pertp(), s.dp(),
-                                                            s.slicing() ? "sliced" : "naive")
-                                          : "",
+  std::string knobs;
+  if (s.kind() == DISTZO2) {
+    knobs = absl::StrFormat(" P%dxD%d %s", s.pertp(), s.dp(), s.slicing() ? "sliced" : "naive");
+  } else if (IsFirstOrder(s.kind())) {
+    knobs = absl::StrFormat(" x%d %s%s", s.dp(),
+                            s.precision() == BF16_FP32_GRADS ? "bf16" : "amp",
+                            s.recompute() ? " recompute" : "");
+  }
+  return absl::StrCat(model.name(), " ", absl::AsciiStrToLower(StrategyKind_Name(s.kind())), knobs,
                       " on ", cluster.name());
 }
 
@@ -431,11 +438,23 @@ absl::StatusOr<Schedule> LowerSchedule(const ModelSpec& model, const Cluster& cl
   *schedule.mutable_model() = model;
   Strategy& s = *schedule.mutable_strategy();
   s.set_kind(o.strategy);
+  const bool first_order = IsFirstOrder(o.strategy);
   s.set_pertp(o.strategy == DISTZO2 ? o.pertp : 1);
-  s.set_dp(o.strategy == DISTZO2 ? o.dp : 1);
+  s.set_dp(o.strategy == DISTZO2 || first_order ? o.dp : 1);
   s.set_slicing(o.strategy == DISTZO2 && o.slicing);
-  s.set_block_slots(o.strategy == MEZO ? 0 : o.block_slots);
+  s.set_block_slots(o.strategy == MEZO || first_order ? 0 : o.block_slots);
+  if (first_order) {
+    s.set_precision(o.precision);
+    if (o.strategy == DDP) s.set_bucket_bytes(o.bucket_bytes);
+    s.set_recompute(o.recompute);
+    s.set_flash_attention(o.flash_attention);
+  }
   schedule.set_name(ScheduleName(model, cluster, s));
+  if (first_order) {
+    LowerFirstOrder(model, resolved, &schedule);
+    RETURN_IF_ERROR(ValidateSchedule(schedule));
+    return schedule;
+  }
 
   std::vector<DevicePlan> plans = PlanDevices(resolved, BlockParams(model));
   const bool offloaded = o.strategy != MEZO;

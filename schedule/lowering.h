@@ -1,4 +1,4 @@
-// Lowering: a ZO training strategy for a model on a cluster -> a Schedule.
+// Lowering: a training strategy (ZO, or a first-order baseline) for a model on a cluster -> a Schedule.
 //
 // Strategies (docs/ARCHITECTURE.md, 'The algorithms'):
 // - MEZO: all parameters resident on one device; per step the previous
@@ -20,6 +20,8 @@
 //   processes would.
 // Every device then all-gathers the per-example losses (one canonical
 // layout) and computes the same projected gradient.
+// - SINGLE_DEVICE, DDP, ZERO_1, ZERO_2, ZERO_3: the first-order baselines,
+//   simulated only (schedule/first_order_lowering.h).
 //
 // The pieces: schedule/lower_options.h (what to lower and its checks),
 // schedule/device_plan.h (grid and slicing), schedule/memory_plan.h

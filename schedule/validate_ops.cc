@@ -16,6 +16,7 @@
 #include "schedule/cluster_lookup.h"
 #include "schedule/compute_op_model.h"
 #include "schedule/describe_op.h"
+#include "schedule/first_order_model.h"
 #include "schedule/loss_layout.h"
 #include "schedule/param_homes.h"
 
@@ -46,7 +47,8 @@ bool IsForward(ComputeKind kind) {
   return kind == EMBED || kind == BLOCK_FORWARD || kind == HEAD_LOSS;
 }
 
-enum Access { kRead = 1, kWrite = 2, kReadWrite = 3 };
+// kName: the role names which elements the op works on without reading them.
+enum Access { kRead = 1, kWrite = 2, kReadWrite = 3, kName = 4 };
 
 // The roles of a compute op, by name, with how the kind accesses each (0:
 // the kind does not use it).
@@ -57,19 +59,49 @@ struct Role {
   int access;
 };
 
+// First-order kinds that process a micro-batch (examples, seq_len set).
+bool IsFirstOrderPass(ComputeKind kind) {
+  return IsFirstOrderKind(kind) && kind != GRAD_ACCUMULATE && kind != OPTIMIZER_STEP;
+}
+
 std::vector<Role> Roles(const ComputeOp& c) {
   const ComputeKind k = c.kind();
   const bool params_read = k == UPDATE || k == EMBED || k == BLOCK_FORWARD || k == HEAD_LOSS ||
-                           (k == CAST && c.cast_direction() == COMPUTE_TO_WIRE);
-  const bool params_written = k == UPDATE || (k == CAST && c.cast_direction() == WIRE_TO_COMPUTE);
+                           (k == CAST && c.cast_direction() == COMPUTE_TO_WIRE) ||
+                           k == TRAIN_EMBED || k == TRAIN_BLOCK_FORWARD || k == TRAIN_HEAD_LOSS ||
+                           k == HEAD_BACKWARD || k == BLOCK_BACKWARD || k == OPTIMIZER_STEP;
+  const bool params_written = k == UPDATE || (k == CAST && c.cast_direction() == WIRE_TO_COMPUTE) ||
+                              k == OPTIMIZER_STEP;
+  const bool params_named = k == EMBED_BACKWARD || k == GRAD_ACCUMULATE;
+  const bool head = k == HEAD_LOSS || k == TRAIN_HEAD_LOSS || k == HEAD_BACKWARD;
+  int activations = 0;
+  if (k == EMBED || k == TRAIN_EMBED) activations = kWrite;
+  if (k == BLOCK_FORWARD || k == TRAIN_BLOCK_FORWARD || k == HEAD_BACKWARD || k == BLOCK_BACKWARD) {
+    activations = kReadWrite;
+  }
+  if (k == HEAD_LOSS || k == TRAIN_HEAD_LOSS || k == EMBED_BACKWARD) activations = kRead;
+  const bool gradients = k == HEAD_BACKWARD || k == BLOCK_BACKWARD || k == EMBED_BACKWARD ||
+                         k == GRAD_ACCUMULATE || k == OPTIMIZER_STEP;
   return {
       {"compute.params", c.has_params(), &c.params().range(),
-       (params_read ? kRead : 0) | (params_written ? kWrite : 0)},
-      {"compute.lm_head", c.has_lm_head(), &c.lm_head().range(), k == HEAD_LOSS ? kRead : 0},
+       (params_read ? kRead : 0) | (params_written ? kWrite : 0) | (params_named ? kName : 0)},
+      {"compute.lm_head", c.has_lm_head(), &c.lm_head().range(), head ? kRead : 0},
       {"compute.perturbed", c.has_perturbed(), &c.perturbed(), IsForward(k) ? kWrite : 0},
-      {"compute.activations", c.has_activations(), &c.activations(),
-       k == EMBED ? kWrite : k == BLOCK_FORWARD ? kReadWrite : k == HEAD_LOSS ? kRead : 0},
-      {"compute.workspace", c.has_workspace(), &c.workspace(), IsForward(k) ? kWrite : 0},
+      {"compute.activations", c.has_activations(), &c.activations(), activations},
+      {"compute.workspace", c.has_workspace(), &c.workspace(),
+       IsForward(k) || (k == BLOCK_BACKWARD && c.recompute()) ? kWrite : 0},
+      {"compute.saved", c.has_saved(), &c.saved(),
+       k == TRAIN_BLOCK_FORWARD || k == TRAIN_HEAD_LOSS ? kWrite
+       : k == HEAD_BACKWARD                             ? kReadWrite
+       : k == BLOCK_BACKWARD                            ? kRead
+                                                        : 0},
+      {"compute.gradients", c.has_gradients(), &c.gradients(),
+       !gradients ? 0 : k == OPTIMIZER_STEP ? kRead : kWrite},
+      {"compute.optimizer_state", c.has_optimizer_state(), &c.optimizer_state(),
+       k == OPTIMIZER_STEP ? kReadWrite : 0},
+      {"compute.bucket", c.has_bucket(), &c.bucket(), k == GRAD_ACCUMULATE ? kRead : 0},
+      // Only with FP32 master weights (BF16_FP32_GRADS): CheckCompute asks.
+      {"compute.master", c.has_master(), &c.master(), k == OPTIMIZER_STEP ? kReadWrite : 0},
       {"compute.losses", c.has_losses(), &c.losses(),
        k == HEAD_LOSS ? kWrite : k == PROJECTED_GRADIENT ? kRead : 0},
       {"compute.zo_state", c.has_zo_state(), &c.zo_state(),
@@ -99,7 +131,11 @@ bool Covered(const BufferRange& r, const google::protobuf::RepeatedPtrField<Buff
 class OpChecker {
  public:
   explicit OpChecker(const Schedule& s)
-      : s_(s), model_(s.model()), t_(s.training()), layers_(s.model().num_layers()) {
+      : s_(s),
+        model_(s.model()),
+        t_(s.training()),
+        layers_(s.model().num_layers()),
+        first_order_(IsFirstOrder(s.strategy().kind())) {
     for (int b = 0; b < s.buffers_size(); ++b) buffer_index_[s.buffers(b).name()] = b;
   }
 
@@ -115,6 +151,7 @@ class OpChecker {
       }
     }
     RETURN_IF_ERROR(CheckDataflow());
+    if (first_order_) return absl::OkStatus();
     ASSIGN_OR_RETURN(const std::vector<LossLayout> layouts, AllLossLayouts(s_));
     for (int d = 0; d < s_.devices_size(); ++d) {
       RETURN_IF_ERROR(CheckLosses(d, layouts[d]));
@@ -134,6 +171,10 @@ class OpChecker {
   absl::Status CheckPlacements(const Buffer& buffer);
   absl::Status CheckCompute(const Op& op);
   absl::Status CheckFields(const Op& op);
+  absl::Status CheckFirstOrderFields(const Op& op);
+  // The sizes of the first-order roles (saved, gradients, bucket, optimizer
+  // state, master, the recompute workspace).
+  absl::Status CheckFirstOrderRoles(const Op& op);
   // A role's range: its buffer exists on the op's device with `kind` and
   // `dtype`, the range lies inside it, and its size is `exact` bytes (when
   // exact >= 0) or at least `at_least`.
@@ -152,6 +193,9 @@ class OpChecker {
   const ModelSpec& model_;
   const TrainingSettings& t_;
   const int layers_;
+  // A first-order schedule (simulated only): its own kinds, buffers and
+  // sharded placements; no ZO state, losses or parameter homes.
+  const bool first_order_;
   absl::flat_hash_map<std::string, int> buffer_index_;
 };
 
@@ -207,8 +251,18 @@ absl::Status OpChecker::CheckBuffers() {
                      "(device -1) and every other kind on a device",
                      b.name(), BufferKind_Name(b.kind()), host ? "host memory" : "a device");
     }
+    const bool first_order_kind = b.kind() >= GRADIENTS && b.kind() <= COMM_BUCKET;
+    const bool zo_kind = b.kind() == HOST_PARAMS || b.kind() == WIRE_STAGING ||
+                         b.kind() == LOSSES || b.kind() == ZO_STATE || b.kind() == PERTURBED_WEIGHTS;
+    if (first_order_ ? zo_kind : first_order_kind) {
+      return InvalidArgument("buffer '%s' is a %s buffer, which %s schedules do not have (strategy %s)",
+                             b.name(), BufferKind_Name(b.kind()),
+                             first_order_ ? "first-order" : "ZO",
+                             StrategyKind_Name(s_.strategy().kind()));
+    }
     const bool carries = b.kind() == HOST_PARAMS || b.kind() == RESIDENT_PARAMS ||
-                         b.kind() == ZO_STATE;
+                         b.kind() == ZO_STATE || b.kind() == OPTIMIZER_STATE ||
+                         b.kind() == MASTER_WEIGHTS;
     if (carries && !b.persistent()) {
       return InvalidArgument("buffer '%s' (%s) is not persistent; its contents carry over from step to "
                      "step, so it must be",
@@ -217,7 +271,7 @@ absl::Status OpChecker::CheckBuffers() {
     if (b.kind() == ZO_STATE) ++zo_states[b.device()];
     RETURN_IF_ERROR(CheckPlacements(b));
   }
-  for (int d = 0; d < s_.devices_size(); ++d) {
+  for (int d = 0; d < s_.devices_size() && !first_order_; ++d) {
     if (zo_states[d] != 1) {
       return InvalidArgument("device %d has %d ZO_STATE buffers; expected exactly one (its pending "
                      "update)",
@@ -247,11 +301,17 @@ absl::Status OpChecker::CheckPlacements(const Buffer& buffer) {
                          ? absl::StrFormat("0 to %d (the model has %d layers)", layers_ - 1, layers_)
                          : std::string("0 for the ") + Part_Name(p.part()));
     }
-    const int64_t elements = PartElements(model_, p.part());
-    if (p.first_element() != 0 || p.elements() != elements) {
-      return InvalidArgument("%s: holds elements [%d, +%d) of %s; expected the whole part, [0, +%d)",
-                     where, p.first_element(), p.elements(), Part_Name(p.part()), elements);
+    const int64_t part = PartElements(model_, p.part());
+    // First-order schedules shard parts (ZERO_3); ZO buffers hold whole parts.
+    const bool fits = first_order_ ? p.first_element() >= 0 && p.elements() >= 1 &&
+                                         p.first_element() <= part - p.elements()
+                                   : p.first_element() == 0 && p.elements() == part;
+    if (!fits) {
+      return InvalidArgument("%s: holds elements [%d, +%d) of %s; expected %s [0, +%d)", where,
+                             p.first_element(), p.elements(), Part_Name(p.part()),
+                             first_order_ ? "a non-empty range inside" : "the whole part,", part);
     }
+    const int64_t elements = p.elements();
     if (p.offset_bytes() < 0 || p.offset_bytes() % bytes != 0 ||
         p.offset_bytes() > buffer.size_bytes() ||
         elements * bytes > buffer.size_bytes() - p.offset_bytes()) {
@@ -331,19 +391,27 @@ absl::Status OpChecker::CheckParams(const Op& op, const std::string& role, const
   }
   const Buffer* b = Find(p.range().buffer());
   const BufferKind kind = b != nullptr && b->kind() == BLOCK_SLOT ? BLOCK_SLOT : RESIDENT_PARAMS;
-  const int64_t c = DTypeBytes(t_.compute_dtype());
-  RETURN_IF_ERROR(CheckRole(op, role + ".range", p.range(), kind, t_.compute_dtype(),
-                            p.elements() * c, 0));
+  // Device parameters are in the compute dtype; a first-order schedule's in
+  // its recipe's (the training host_dtype).
+  const DType dtype = first_order_ ? t_.host_dtype() : t_.compute_dtype();
+  const int64_t c = DTypeBytes(dtype);
+  RETURN_IF_ERROR(CheckRole(op, role + ".range", p.range(), kind, dtype, p.elements() * c, 0));
   if (kind == BLOCK_SLOT) {
-    if (p.part() != DECODER_BLOCK || p.range().offset_bytes() != p.first_element() * c) {
+    // ZO slots hold one block; first-order ones (gathered units) any part.
+    if ((!first_order_ && p.part() != DECODER_BLOCK) ||
+        p.range().offset_bytes() != p.first_element() * c) {
       return OpError(op, role + ".range.offset_bytes", p.range().offset_bytes(),
-                     "%d: a slot holds one DECODER_BLOCK, element i at byte i·%d",
-                     p.first_element() * c, c);
+                     "%d: a slot holds one %s, element i at byte i·%d", p.first_element() * c,
+                     first_order_ ? "unit" : "DECODER_BLOCK", c);
     }
     return absl::OkStatus();
   }
   for (const ParamPlacement& placed : b->params()) {
-    if (placed.part() != p.part() || placed.block() != p.block()) continue;
+    if (placed.part() != p.part() || placed.block() != p.block() ||
+        p.first_element() < placed.first_element() ||
+        p.first_element() + p.elements() > placed.first_element() + placed.elements()) {
+      continue;
+    }
     const int64_t at = placed.offset_bytes() + (p.first_element() - placed.first_element()) * c;
     if (p.range().offset_bytes() != at) {
       return OpError(op, role + ".range.offset_bytes", p.range().offset_bytes(),
@@ -359,9 +427,19 @@ absl::Status OpChecker::CheckParams(const Op& op, const std::string& role, const
 absl::Status OpChecker::CheckFields(const Op& op) {
   const ComputeOp& c = op.compute();
   const ComputeKind k = c.kind();
-  if (k == COMPUTE_KIND_UNSPECIFIED) {
-    return OpError(op, "compute.kind", "COMPUTE_KIND_UNSPECIFIED", "a ComputeKind");
+  if (k == COMPUTE_KIND_UNSPECIFIED || !ComputeKind_IsValid(k)) {
+    return OpError(op, "compute.kind", absl::StrCat(k), "a ComputeKind");
   }
+  if (IsFirstOrderKind(k) != first_order_) {
+    return OpError(op, "compute.kind", ComputeKind_Name(k), "a kind of %s schedules (strategy %s)",
+                   first_order_ ? "first-order" : "ZO", StrategyKind_Name(s_.strategy().kind()));
+  }
+  if (c.recompute() != (k == BLOCK_BACKWARD && s_.strategy().recompute())) {
+    return OpError(op, "compute.recompute", c.recompute() ? "true" : "false",
+                   "%s (strategy.recompute %s)", k == BLOCK_BACKWARD && s_.strategy().recompute() ? "true" : "false",
+                   s_.strategy().recompute() ? "true" : "false");
+  }
+  if (IsFirstOrderKind(k)) return CheckFirstOrderFields(op);
   if (IsForward(k) ? (c.sign() != PLUS && c.sign() != MINUS) : c.sign() != SIGN_UNSPECIFIED) {
     return OpError(op, "compute.sign", Sign_Name(c.sign()), "%s",
                    IsForward(k) ? "PLUS or MINUS" : "unset for this kind");
@@ -396,28 +474,107 @@ absl::Status OpChecker::CheckFields(const Op& op) {
   return absl::OkStatus();
 }
 
+absl::Status OpChecker::CheckFirstOrderFields(const Op& op) {
+  const ComputeOp& c = op.compute();
+  const ComputeKind k = c.kind();
+  if (c.sign() != SIGN_UNSPECIFIED || c.cast_direction() != CAST_DIRECTION_UNSPECIFIED) {
+    return OpError(op, "compute.sign / cast_direction",
+                   absl::StrCat(Sign_Name(c.sign()), " / ", CastDirection_Name(c.cast_direction())),
+                   "unset for %s", ComputeKind_Name(k));
+  }
+  const bool pass = IsFirstOrderPass(k);
+  if (c.seq_len() != (pass ? t_.seq_len() : 0)) {
+    return OpError(op, "compute.seq_len", c.seq_len(), "%d (%s)", pass ? t_.seq_len() : 0,
+                   pass ? "the training seq_len" : "unset for this kind");
+  }
+  if (!pass) {
+    if (c.examples() != 0 || c.first_example() != 0) {
+      return OpError(op, "compute.examples / first_example",
+                     absl::StrFormat("%d / %d", c.examples(), c.first_example()),
+                     "0 / 0 (unset for %s)", ComputeKind_Name(k));
+    }
+    return absl::OkStatus();
+  }
+  if (c.examples() != t_.micro_batch_size()) {
+    return OpError(op, "compute.examples", c.examples(), "%d, the training micro_batch_size",
+                   t_.micro_batch_size());
+  }
+  if (c.first_example() < 0 || c.first_example() > t_.batch_size() - c.examples()) {
+    return OpError(op, "compute.first_example", c.first_example(),
+                   "0 to %d (the op's %d examples lie inside the batch of %d)",
+                   t_.batch_size() - c.examples(), c.examples(), t_.batch_size());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OpChecker::CheckFirstOrderRoles(const Op& op) {
+  const ComputeOp& c = op.compute();
+  const ComputeKind k = c.kind();
+  const int64_t n = c.params().elements();
+  const int64_t mb = t_.micro_batch_size(), seq = t_.seq_len();
+  const Strategy& strategy = s_.strategy();
+  if (c.has_saved()) {
+    const int64_t saved = k == TRAIN_HEAD_LOSS || k == HEAD_BACKWARD
+                              ? HeadSavedBytes(model_, mb, seq)
+                              : BlockSavedBytes(model_, mb, seq, strategy.flash_attention(),
+                                                strategy.recompute());
+    RETURN_IF_ERROR(CheckRole(op, "compute.saved", c.saved(), SAVED_ACTIVATIONS,
+                              DTYPE_UNSPECIFIED, saved, 0));
+  }
+  if (c.has_gradients()) {
+    // Under ZERO_2/3 a backward writes its unit's whole gradient into a
+    // COMM_BUCKET, from which it is reduce-scattered into the shard.
+    const Buffer* b = Find(c.gradients().buffer());
+    const bool staged = ShardsGradients(strategy.kind()) && k != OPTIMIZER_STEP &&
+                        k != GRAD_ACCUMULATE && b != nullptr && b->kind() == COMM_BUCKET;
+    RETURN_IF_ERROR(CheckRole(op, "compute.gradients", c.gradients(),
+                              staged ? COMM_BUCKET : GRADIENTS, FP32, n * 4, 0));
+  }
+  if (c.has_bucket()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.bucket", c.bucket(), COMM_BUCKET, FP32, n * 4, 0));
+  }
+  if (c.has_optimizer_state()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.optimizer_state", c.optimizer_state(),
+                              OPTIMIZER_STATE, FP32, n * 8, 0));
+  }
+  if (c.has_master()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.master", c.master(), MASTER_WEIGHTS, FP32, n * 4, 0));
+  }
+  if (c.has_workspace()) {
+    RETURN_IF_ERROR(CheckRole(op, "compute.workspace", c.workspace(), WORKSPACE,
+                              t_.compute_dtype(), -1,
+                              BlockRecomputeBytes(model_, mb, seq, strategy.flash_attention())));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status OpChecker::CheckCompute(const Op& op) {
   RETURN_IF_ERROR(CheckFields(op));
   const ComputeOp& c = op.compute();
   const ComputeKind k = c.kind();
   const DType compute = t_.compute_dtype();
   for (const Role& role : Roles(c)) {
-    const bool wanted = role.access != 0 && (std::string(role.name) != "compute.lm_head" ||
-                                             model_.tied_lm_head());
+    const bool wanted = role.access != 0 &&
+                        (std::string(role.name) != "compute.lm_head" || model_.tied_lm_head()) &&
+                        (std::string(role.name) != "compute.master" || t_.host_dtype() != FP32);
     if (role.set != wanted) {
       return OpError(op, role.name, role.set ? "set" : "unset", "%s for %s%s",
                      wanted ? "set" : "unset", ComputeKind_Name(k),
                      std::string(role.name) == "compute.lm_head"
                          ? (model_.tied_lm_head() ? " with a tied LM head" : " without a tied LM head")
+                     : std::string(role.name) == "compute.master"
+                         ? absl::StrCat(" with ", DType_Name(t_.host_dtype()), " parameters")
                          : "");
     }
   }
   if (c.has_params()) {
-    RETURN_IF_ERROR(CheckParams(op, "compute.params", c.params(), k != UPDATE && k != CAST));
-    const Part wanted = k == EMBED ? EMBEDDING_PART
-                        : k == HEAD_LOSS ? HEAD_PART
-                        : k == UPDATE ? c.params().part()
-                                      : DECODER_BLOCK;
+    const bool any_range =
+        k == UPDATE || k == CAST || k == GRAD_ACCUMULATE || k == OPTIMIZER_STEP;
+    RETURN_IF_ERROR(CheckParams(op, "compute.params", c.params(), !any_range));
+    const Part wanted = k == EMBED || k == TRAIN_EMBED || k == EMBED_BACKWARD ? EMBEDDING_PART
+                        : k == HEAD_LOSS || k == TRAIN_HEAD_LOSS || k == HEAD_BACKWARD ? HEAD_PART
+                        : any_range ? c.params().part()
+                                    : DECODER_BLOCK;
     if (c.params().part() != wanted) {
       return OpError(op, "compute.params.part", Part_Name(c.params().part()), "%s for %s",
                      Part_Name(wanted), ComputeKind_Name(k));
@@ -469,6 +626,7 @@ absl::Status OpChecker::CheckCompute(const Op& op) {
                      c.params().first_element() * wb, wb);
     }
   }
+  if (first_order_) RETURN_IF_ERROR(CheckFirstOrderRoles(op));
   for (const Role& role : Roles(c)) {
     if (!role.set) continue;
     if ((role.access & kRead) && !Covered(*role.range, op.reads())) {
@@ -605,7 +763,9 @@ absl::Status OpChecker::CheckCollective(const Op& op) {
     return OpError(op, "collective.bytes", c.bytes(), "%d for %s with these send and recv ranges",
                    bytes, CollectiveKind_Name(c.kind()));
   }
-  if (c.kind() == ALL_GATHER && (c.send().buffer() != c.recv().buffer() ||
+  // ZO runtimes gather in place; first-order schedules (simulated) may
+  // gather a shard into another buffer, as FSDP does.
+  if (c.kind() == ALL_GATHER && !first_order_ && (c.send().buffer() != c.recv().buffer() ||
                                  c.send().offset_bytes() != c.recv().offset_bytes() + rank * in)) {
     return OpError(op, "collective.send", RangeText(c.send()),
                    "'%s' [%d, +%d): an all-gather is in place, rank %d sends its chunk of recv",
