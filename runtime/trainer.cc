@@ -39,6 +39,7 @@
 #include "schedule/chrome_trace.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/cluster_lookup.h"
+#include "schedule/first_order_model.h"
 #include "schedule/lowering.h"
 #include "schedule/param_homes.h"
 #include "schedule/validate.h"
@@ -614,17 +615,37 @@ absl::StatusOr<TrainEnd> Run::Go() {
 
 }  // namespace
 
+namespace {
+
+// First-order baselines are simulated, never executed: the runtime has no
+// backward pass.
+absl::Status RefuseFirstOrder(StrategyKind kind, const std::string& what, const std::string& simulate) {
+  if (!IsFirstOrder(kind)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s is the first-order baseline %s: zosched simulates first-order strategies (DDP, ZeRO, "
+      "FSDP) to compare them with ZO, but train executes only mezo, zo2 and distzo2 (it has no "
+      "backward pass). Predict it instead: bazel run //sim:simulate -- %s",
+      what, StrategyKind_Name(kind), simulate));
+}
+
+}  // namespace
+
 absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& o) {
   Schedule schedule;
   if (!o.schedule.empty()) {
     RETURN_IF_ERROR(ReadProtoFile(o.schedule, &schedule));
   } else {
+    RETURN_IF_ERROR(RefuseFirstOrder(o.lowering.strategy, "--strategy",
+                                     "--schedule=S.pbtxt, with S lowered by //schedule:lower"));
     ASSIGN_OR_RETURN(ModelSpec model, LoadModelSpec(o.model));
     ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(o.cluster));
     ASSIGN_OR_RETURN(schedule, LowerSchedule(model, cluster, o.lowering));
   }
   ApplyLinkOverrides(o, schedule.mutable_cluster());
   RETURN_IF_ERROR(ValidateSchedule(schedule));
+  RETURN_IF_ERROR(RefuseFirstOrder(schedule.strategy().kind(),
+                                   absl::StrCat("schedule '", schedule.name(), "' in ", o.schedule),
+                                   absl::StrCat("--schedule=", o.schedule)));
   return schedule;
 }
 

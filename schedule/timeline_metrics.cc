@@ -135,6 +135,8 @@ absl::StatusOr<StepMetrics> ComputeStepMetrics(const Schedule& schedule,
     m.overlap = m.comm_ns > 0 ? static_cast<double>(m.overlap_ns) / m.comm_ns : 0;
     m.exposed_comm_ns = m.comm_ns - m.overlap_ns;
     m.idle_ns = metrics.step_ns - busy_ns;
+    m.compute_efficiency =
+        metrics.step_ns > 0 ? static_cast<double>(m.compute_ns) / metrics.step_ns : 0;
     m.host_link_ns = UnionNs(d.host_link);
     m.peer_link_ns = UnionNs(d.peer_link);
     const auto [binding, binding_ns] = Binding(m);

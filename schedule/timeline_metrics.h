@@ -26,6 +26,7 @@ struct DeviceMetrics {
   double overlap = 0;       // overlap_ns / comm_ns (0 when there is no comm)
   int64_t exposed_comm_ns = 0;  // |comm \ compute|
   int64_t idle_ns = 0;      // step time - |compute ∪ comm|
+  double compute_efficiency = 0;  // compute_ns / step time (0 when the step is empty)
   int64_t host_link_ns = 0; // |union of host<->device copy intervals|
   int64_t peer_link_ns = 0; // |union of collective and peer copy intervals|
   BindingResource binding = BindingResource::kCompute;  // longest of compute,

@@ -237,6 +237,18 @@ absl::Status OpChecker::CheckStreams() {
 }
 
 absl::Status OpChecker::CheckBuffers() {
+  // The strategy decides which kinds of buffers make sense at all.
+  for (const Buffer& b : s_.buffers()) {
+    const bool first_order_kind = b.kind() >= GRADIENTS && b.kind() <= COMM_BUCKET;
+    const bool zo_kind = b.kind() == HOST_PARAMS || b.kind() == WIRE_STAGING ||
+                         b.kind() == LOSSES || b.kind() == ZO_STATE || b.kind() == PERTURBED_WEIGHTS;
+    if (first_order_ ? zo_kind : first_order_kind) {
+      return InvalidArgument("buffer '%s' is a %s buffer, which %s schedules do not have (strategy %s)",
+                             b.name(), BufferKind_Name(b.kind()),
+                             first_order_ ? "first-order" : "ZO",
+                             StrategyKind_Name(s_.strategy().kind()));
+    }
+  }
   std::vector<int> zo_states(s_.devices_size(), 0);
   for (const Buffer& b : s_.buffers()) {
     // Proto3 enums are open: a file may hold any number.
@@ -250,15 +262,6 @@ absl::Status OpChecker::CheckBuffers() {
       return InvalidArgument("buffer '%s' is a %s buffer in %s; HOST_PARAMS buffers live in host memory "
                      "(device -1) and every other kind on a device",
                      b.name(), BufferKind_Name(b.kind()), host ? "host memory" : "a device");
-    }
-    const bool first_order_kind = b.kind() >= GRADIENTS && b.kind() <= COMM_BUCKET;
-    const bool zo_kind = b.kind() == HOST_PARAMS || b.kind() == WIRE_STAGING ||
-                         b.kind() == LOSSES || b.kind() == ZO_STATE || b.kind() == PERTURBED_WEIGHTS;
-    if (first_order_ ? zo_kind : first_order_kind) {
-      return InvalidArgument("buffer '%s' is a %s buffer, which %s schedules do not have (strategy %s)",
-                             b.name(), BufferKind_Name(b.kind()),
-                             first_order_ ? "first-order" : "ZO",
-                             StrategyKind_Name(s_.strategy().kind()));
     }
     const bool carries = b.kind() == HOST_PARAMS || b.kind() == RESIDENT_PARAMS ||
                          b.kind() == ZO_STATE || b.kind() == OPTIMIZER_STATE ||

@@ -17,7 +17,15 @@ expect() {  # expect "message regex" args...
 # The world size must match the schedule's devices, before any work.
 expect "the schedule has 4 devices but 2 ranks are running" \
   mpirun -np 2 --oversubscribe "$train" --strategy=distzo2 --pertp=2 --dp=2
-expect "expected mezo, zo2 or distzo2" "$train" --strategy=zo3
+expect "expected mezo, zo2, distzo2" "$train" --strategy=zo3
+# First-order baselines are simulated, never trained: from flags and from a
+# lowered schedule file alike, before any rank starts.
+expect "first-order baseline DDP.*train executes only mezo, zo2 and distzo2" \
+  "$train" --strategy=ddp --dp=2
+schedule/lower --strategy=fsdp_full_shard --dp=2 --batch=4 --seq=16 \
+  --out="$TEST_TMPDIR/zero3.pbtxt" >/dev/null || fail "lowering a ZERO_3 schedule"
+expect "schedule 'opt-tiny zero_3 x2 amp on local_cpu' in .*zero3.pbtxt is the first-order baseline ZERO_3.*//sim:simulate -- --schedule=" \
+  "$train" --schedule="$TEST_TMPDIR/zero3.pbtxt"
 expect "unknown model 'opt-7b'" "$train" --model=opt-7b
 # A plan that does not fit a device's arena is refused before running.
 expect "over by" "$train" --model=opt-13b --strategy=mezo --seq=32
