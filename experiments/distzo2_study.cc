@@ -29,20 +29,15 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
-#include "experiments/timeline_plot.h"
-#include "models/model_zoo.h"
-#include "schedule/chrome_trace.h"
+#include "base/files.h"
+#include "experiments/predicted_case.h"
 #include "schedule/cluster_catalog.h"
-#include "schedule/lowering.h"
 #include "schedule/schedule_stats.h"
-#include "schedule/timeline_metrics.h"
 #include "schedule/training_settings.h"
-#include "sim/simulator.h"
 
 ABSL_FLAG(std::string, out_dir, "",
           "where to write the table, traces and pictures (default: out/distzo2_study "
@@ -56,9 +51,9 @@ namespace {
 struct Row {
   std::string section;
   std::string label;
-  Schedule schedule;
-  SimResult result;
-  StepMetrics metrics;
+  PredictedCase predicted;
+  const Schedule& schedule() const { return predicted.schedule; }
+  const StepMetrics& metrics() const { return predicted.metrics; }
   int worst = 0;        // the device with the most exposed communication
   DeviceStats traffic;  // of that device
   double speedup = 0;                    // over the section's baseline, if any
@@ -106,25 +101,16 @@ Cluster WithoutNvlink(Cluster cluster) {
 absl::StatusOr<Row> Study::Predict(const std::string& section, const std::string& label,
                                    const std::string& model_name, const Cluster& cluster,
                                    const LowerOptions& options) {
-  ASSIGN_OR_RETURN(ModelSpec model, LoadModelSpec(model_name));
   Row row;
   row.section = section;
   row.label = label;
-  ASSIGN_OR_RETURN(row.schedule, LowerSchedule(model, cluster, options));
-  ASSIGN_OR_RETURN(row.result, Simulate(row.schedule));
-  ASSIGN_OR_RETURN(row.metrics, ComputeStepMetrics(row.schedule, row.result.timeline, 0));
-  for (const DeviceMetrics& d : row.metrics.devices) {
-    if (d.exposed_comm_ns > row.metrics.devices[row.worst].exposed_comm_ns) row.worst = d.device;
+  ASSIGN_OR_RETURN(row.predicted, PredictCase(model_name, cluster, options));
+  const StepMetrics& m = row.metrics();
+  for (const DeviceMetrics& d : m.devices) {
+    if (d.exposed_comm_ns > m.devices[row.worst].exposed_comm_ns) row.worst = d.device;
   }
-  row.traffic = ComputeDeviceStats(row.schedule)[row.worst];
+  row.traffic = ComputeDeviceStats(row.schedule())[row.worst];
   return row;
-}
-
-std::string Slug(const Row& row) {
-  std::string s = absl::StrReplaceAll(row.section + "_" + row.label,
-                                      {{" ", "_"}, {"/", "_"}, {"(", ""}, {")", ""},
-                                       {"=", ""}, {",", ""}, {"×", "x"}, {"+", ""}});
-  return s;
 }
 
 absl::Status Study::Run() {
@@ -184,9 +170,9 @@ absl::Status Study::Run() {
           Predict(s5, absl::StrFormat("%s DistZO2 P%dxD%d sliced", cluster->name(), p, 8 / p),
                   "opt-175b", *cluster, Options(DISTZO2, p, 8 / p));
       RETURN_IF_ERROR(grid.status());
-      if (!best.ok() || grid->metrics.step_ns < best->metrics.step_ns) best = std::move(grid);
+      if (!best.ok() || grid->metrics().step_ns < best->metrics().step_ns) best = std::move(grid);
     }
-    best->speedup = static_cast<double>(zo2.metrics.step_ns) / best->metrics.step_ns;
+    best->speedup = static_cast<double>(zo2.metrics().step_ns) / best->metrics().step_ns;
     rows.push_back(std::move(zo2));
     rows.push_back(*std::move(best));
   }
@@ -194,8 +180,6 @@ absl::Status Study::Run() {
 }
 
 absl::Status Study::Write(const std::vector<Row>& rows) {
-  RETURN_IF_ERROR(MakeDirectories(out_dir_ + "/traces"));
-  RETURN_IF_ERROR(MakeDirectories(out_dir_ + "/pictures"));
   const std::string header =
       "case,schedule,step_ms,tokens_per_s,overlap_pct,exposed_comm_ms,idle_ms,compute_ms,"
       "host_link_ms,peer_link_ms,binding,host_link_GB_per_device,peer_GB_per_device,"
@@ -214,27 +198,24 @@ absl::Status Study::Write(const std::vector<Row>& rows) {
       "host link GB/dev | peer GB/dev | speedup |",
       "|---|---|---|---|---|---|---|---|---|---|"};
   for (const Row& r : rows) {
-    const DeviceMetrics& d = r.metrics.devices[r.worst];
+    const StepMetrics& metrics = r.metrics();
+    const DeviceMetrics& d = metrics.devices[r.worst];
     const double host_gb = (r.traffic.h2d_bytes + r.traffic.d2h_bytes) / 1e9;
     const double peer_gb = r.traffic.collective_bytes / 1e9;
     const std::string speedup = r.speedup > 0 ? absl::StrFormat("%.2f", r.speedup) : "";
     csv.push_back(absl::StrFormat(
         "\"%s\",\"%s\",%.3f,%.0f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,%s",
-        r.section, r.label, r.metrics.step_ns / 1e6, r.metrics.tokens_per_s, 100 * d.overlap,
+        r.section, r.label, metrics.step_ns / 1e6, metrics.tokens_per_s, 100 * d.overlap,
         d.exposed_comm_ns / 1e6, d.idle_ns / 1e6, d.compute_ns / 1e6, d.host_link_ns / 1e6,
-        d.peer_link_ns / 1e6, BindingResourceName(r.metrics.binding), host_gb, peer_gb,
+        d.peer_link_ns / 1e6, BindingResourceName(metrics.binding), host_gb, peer_gb,
         d.memory_bytes / 1e9, speedup));
     md.push_back(absl::StrFormat("| %s | %s | %.3f | %.0f | %.1f | %.3f | %s | %.3f | %.3f | %s |",
-                                 r.section, r.label, r.metrics.step_ns / 1e6,
-                                 r.metrics.tokens_per_s, 100 * d.overlap,
-                                 d.exposed_comm_ns / 1e6, BindingResourceName(r.metrics.binding),
+                                 r.section, r.label, metrics.step_ns / 1e6,
+                                 metrics.tokens_per_s, 100 * d.overlap,
+                                 d.exposed_comm_ns / 1e6, BindingResourceName(metrics.binding),
                                  host_gb, peer_gb, speedup.empty() ? "" : speedup + "x"));
-    const std::string slug = Slug(r);
-    ASSIGN_OR_RETURN(std::string json, ChromeTraceJson(r.schedule, {&r.result.timeline}));
-    RETURN_IF_ERROR(WriteFile(out_dir_ + "/traces/" + slug + ".json", json));
-    RETURN_IF_ERROR(PlotTimelines(r.schedule, {{&r.result.timeline, "predicted"}}, 0,
-                                  r.section + ": " + r.label + " (" + r.schedule.name() + ")",
-                                  out_dir_ + "/pictures/" + slug + ".png"));
+    RETURN_IF_ERROR(WriteCaseArtifacts(r.predicted, out_dir_, Slug(r.section + "_" + r.label),
+                                       r.section + ": " + r.label));
   }
   RETURN_IF_ERROR(WriteFile(out_dir_ + "/study.csv", absl::StrJoin(csv, "\n") + "\n"));
   RETURN_IF_ERROR(WriteFile(out_dir_ + "/study.md", absl::StrJoin(md, "\n") + "\n"));

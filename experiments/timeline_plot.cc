@@ -1,7 +1,5 @@
 #include "experiments/timeline_plot.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -14,7 +12,7 @@
 #include "base/check.h"
 #include "base/files.h"
 #include "base/status_macros.h"
-#include "base/subprocess.h"
+#include "experiments/gnuplot.h"
 
 namespace zosched {
 namespace {
@@ -23,10 +21,12 @@ constexpr int kWidthPx = 1600;
 constexpr int kRowPx = 28;
 constexpr int kMarginsPx = 200;         // title, x axis and its label, legend
 constexpr char kBoxHalfHeight[] = "0.4";  // rows are 1 apart
-constexpr int64_t kStderrTailBytes = 2000;
 
 // Op classes, in legend order; the value is the .dat "class" column.
-enum OpClass { kForward, kUpdate, kHostToDevice, kDeviceToHost, kPeer, kOther, kNumClasses };
+// kBackward (first-order schedules) and kOther appear only when drawn.
+enum OpClass {
+  kForward, kUpdate, kHostToDevice, kDeviceToHost, kPeer, kBackward, kOther, kNumClasses
+};
 
 struct ClassStyle {
   const char* name;
@@ -37,7 +37,8 @@ struct ClassStyle {
 constexpr ClassStyle kClassStyles[kNumClasses] = {
     {"compute forward", 0x0072B2},        {"update", 0x009E73},
     {"host->device copy", 0xE69F00},      {"device->host copy", 0xCC79A7},
-    {"collective / peer copy", 0xD55E00}, {"other", 0x999999},
+    {"collective / peer copy", 0xD55E00}, {"compute backward", 0x56B4E9},
+    {"other", 0x999999},
 };
 
 // A box's outline: its fill at 60% brightness, so that adjacent ops of one
@@ -57,11 +58,20 @@ OpClass ClassOf(const Op& op) {
         case BLOCK_FORWARD:
         case EMBED:
         case HEAD_LOSS:
+        case TRAIN_EMBED:
+        case TRAIN_BLOCK_FORWARD:
+        case TRAIN_HEAD_LOSS:
           return kForward;
         case UPDATE:
         case CAST:
         case PROJECTED_GRADIENT:
+        case OPTIMIZER_STEP:
           return kUpdate;
+        case HEAD_BACKWARD:
+        case BLOCK_BACKWARD:
+        case EMBED_BACKWARD:
+        case GRAD_ACCUMULATE:
+          return kBackward;
         default:
           return kOther;
       }
@@ -99,22 +109,6 @@ struct Box {
   int64_t op_id;
 };
 
-// `s` as a single-quoted gnuplot string (nothing is escaped inside one but
-// the quote, which is doubled). A control character would end the script
-// line: each becomes a space.
-std::string GnuplotString(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) {
-    if (c == '\'') {
-      out += "''";
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 // Nanoseconds as milliseconds, exactly: 1234567 -> "1.234567".
 std::string Millis(int64_t ns) {
@@ -206,42 +200,6 @@ absl::Status AddBoxes(const absl::flat_hash_map<int64_t, const Op*>& op_by_id,
   // op's end shifted without overflow above.
   *step_end_ns = step_end_abs_ns - step_start_ns;
   return absl::OkStatus();
-}
-
-// Runs `gnuplot script_path` (no shell), its standard output and error going
-// to a log next to the script (removed afterwards); then checks that it
-// wrote `png_path`.
-absl::Status RunGnuplot(const std::string& script_path, const std::string& png_path) {
-  const std::string log_path = script_path + ".log";
-  // A path starting with '-' would be read as an option.
-  const std::string script_arg = script_path[0] == '-' ? "./" + script_path : script_path;
-  const absl::StatusOr<int> status =
-      RunSubprocess({{"gnuplot", script_arg}, log_path, /*stdin_from_dev_null=*/true});
-  // The tail of what gnuplot printed.
-  std::string tail;
-  if (std::string log; ReadFileToString(log_path, &log).ok()) {
-    tail = log.substr(log.size() - std::min<size_t>(log.size(), kStderrTailBytes));
-  }
-  std::remove(log_path.c_str());
-  if (absl::IsNotFound(status.status())) {
-    return absl::FailedPreconditionError(
-        "gnuplot not found; install the Debian package gnuplot-nox (./bazelw installs it)");
-  }
-  std::string failure;
-  if (!status.ok()) {
-    failure = absl::StrCat("gnuplot ", script_path, ": ", status.status().message());
-  } else if (*status != 0) {
-    failure = absl::StrCat("gnuplot ", script_path, " exited with status ", *status);
-  } else {
-    struct stat png_stat;
-    if (stat(png_path.c_str(), &png_stat) != 0 || png_stat.st_size == 0) {
-      failure = absl::StrCat("gnuplot ", script_path, " succeeded but wrote no ", png_path);
-    }
-  }
-  if (failure.empty()) return absl::OkStatus();
-  return absl::InternalError(tail.empty()
-                                 ? absl::StrCat(failure, " (no output)")
-                                 : absl::StrCat(failure, "; its output ends:\n", tail));
 }
 
 }  // namespace
@@ -377,7 +335,7 @@ absl::Status PlotTimelines(const Schedule& schedule,
                   "     '' ", box, ":($2-$1 < narrow_ms ? colour[int($4)+1] : edge[int($4)+1]) \\\n"
                   "       with boxxyerror fs empty border lw 1 lc rgb variable notitle");
   for (int c = 0; c < kNumClasses; ++c) {
-    if (c == kOther && !class_drawn[c]) continue;
+    if ((c == kOther || c == kBackward) && !class_drawn[c]) continue;
     absl::StrAppend(&gp, ", \\\n  keyentry with boxxyerror fs solid 1.0 noborder fc rgb ",
                     absl::StrFormat("'#%06X'", kClassStyles[c].rgb), " title ",
                     GnuplotString(kClassStyles[c].name));

@@ -39,10 +39,12 @@ struct PlotTimeline {
 // of other steps are neither drawn nor checked.
 //
 // Colours, by op class (the legend names them): compute forward
-// (BLOCK_FORWARD, EMBED, HEAD_LOSS), update (UPDATE, CAST,
-// PROJECTED_GRADIENT), host->device copy, device->host copy, collective /
-// peer copy (collectives and DEVICE_TO_DEVICE copies); "other" (ops with an
-// unspecified kind or direction) only appears when such an op is drawn.
+// (BLOCK_FORWARD, EMBED, HEAD_LOSS and their first-order TRAIN_ twins),
+// update (UPDATE, CAST, PROJECTED_GRADIENT, OPTIMIZER_STEP), host->device
+// copy, device->host copy, collective / peer copy (collectives and
+// DEVICE_TO_DEVICE copies); "compute backward" (HEAD_BACKWARD,
+// BLOCK_BACKWARD, EMBED_BACKWARD, GRAD_ACCUMULATE) and "other" (ops with an
+// unspecified kind or direction) only appear when such an op is drawn.
 // `title` is the picture's title. The picture is 1600 pixels wide and about
 // 28 pixels high per row plus 200 for margins. Labels and the title are
 // drawn verbatim (no gnuplot enhanced-text markup; control characters

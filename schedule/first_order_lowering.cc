@@ -629,6 +629,7 @@ void FirstOrderLowering::AllReduceBuckets(int r) {
 void FirstOrderLowering::OptimizerSteps(int r) {
   const std::vector<size_t> order = BackwardOrder();
   const bool sharded_optimizer = n_ > 1 && ShardsOptimizer(kind_);
+  bool waited = false;
   for (size_t unit : order) {
     const Unit& u = units_[unit];
     const int64_t first = sharded_optimizer ? OwnedFirst(u, r) : 0;
@@ -654,7 +655,13 @@ void FirstOrderLowering::OptimizerSteps(int r) {
       ScheduleBuilder::Writes(step, c->master());
     }
     Finish(step);
-    builder_.AddEdge(reduced_[unit], step);
+    // optimizer.step() runs once backward() has returned, and backward()
+    // waits for every gradient reduction (DDP's and FSDP's final callbacks):
+    // the first step waits for all of them, the rest follow on the stream.
+    if (!waited) {
+      for (const auto& [reduced_unit, reduction] : reduced_) builder_.AddEdge(reduction, step);
+      waited = true;
+    }
   }
 }
 

@@ -4,7 +4,9 @@
 //
 // Every device runs its share of the batch as micro-batches, each a forward
 // (embedding, blocks, head and loss) then a backward (head, blocks in
-// reverse, embedding), then AdamW over the parameters it owns. Units: the
+// reverse, embedding), then AdamW over the parameters it owns, once every
+// gradient reduction of the step is done (as optimizer.step() after
+// backward(), which waits for them). Units: the
 // embedding part, each decoder block and the head part, each padded to a
 // multiple of the device count (FSDP's flat parameters) and sharded in
 // equal chunks, device r owning chunk r.

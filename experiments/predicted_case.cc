@@ -1,0 +1,84 @@
+#include "experiments/predicted_case.h"
+
+#include <map>
+
+#include "base/files.h"
+#include "base/output_dir.h"
+#include "base/status_macros.h"
+#include "experiments/timeline_plot.h"
+#include "models/model_zoo.h"
+#include "schedule/chrome_trace.h"
+#include "schedule/lowering.h"
+
+namespace zosched {
+
+absl::StatusOr<PredictedCase> PredictCase(const std::string& model_name, const Cluster& cluster,
+                                          const LowerOptions& options) {
+  ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(model_name));
+  PredictedCase c;
+  ASSIGN_OR_RETURN(c.schedule, LowerSchedule(model, cluster, options));
+  ASSIGN_OR_RETURN(c.result, Simulate(c.schedule));
+  ASSIGN_OR_RETURN(c.metrics, ComputeStepMetrics(c.schedule, c.result.timeline, 0));
+  return c;
+}
+
+MemoryBreakdown DeviceMemory(const Schedule& schedule, int device) {
+  MemoryBreakdown m;
+  for (const Buffer& b : schedule.buffers()) {
+    if (b.device() != device) continue;
+    switch (b.kind()) {
+      case RESIDENT_PARAMS:
+      case BLOCK_SLOT:
+      case GRADIENTS:
+      case OPTIMIZER_STATE:
+      case MASTER_WEIGHTS:
+      case ZO_STATE:
+        m.model_states += b.size_bytes();
+        break;
+      case COMM_BUCKET:
+      case WIRE_STAGING:
+        m.comm_buffers += b.size_bytes();
+        break;
+      default:
+        m.activations += b.size_bytes();
+    }
+  }
+  return m;
+}
+
+int64_t HostMemory(const Schedule& schedule) {
+  std::map<std::string, int64_t> by_host;
+  int64_t most = 0;
+  for (const Buffer& b : schedule.buffers()) {
+    if (b.device() >= 0) continue;
+    most = std::max(most, by_host[b.host()] += b.size_bytes());
+  }
+  return most;
+}
+
+absl::Status WriteCaseArtifacts(const PredictedCase& c, const std::string& dir,
+                                const std::string& slug, const std::string& title) {
+  RETURN_IF_ERROR(MakeDirectories(dir + "/traces"));
+  RETURN_IF_ERROR(MakeDirectories(dir + "/pictures"));
+  ASSIGN_OR_RETURN(const std::string json, ChromeTraceJson(c.schedule, {&c.result.timeline}));
+  RETURN_IF_ERROR(WriteFile(dir + "/traces/" + slug + ".json", json));
+  return PlotTimelines(c.schedule, {{&c.result.timeline, "predicted"}}, 0,
+                       title + " (" + c.schedule.name() + ")", dir + "/pictures/" + slug + ".png");
+}
+
+std::string Slug(const std::string& text) {
+  std::string slug;
+  for (char ch : text) {
+    const bool keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                      (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
+    if (keep) {
+      slug += ch;
+    } else if (!slug.empty() && slug.back() != '_') {
+      slug += '_';
+    }
+  }
+  while (!slug.empty() && slug.back() == '_') slug.pop_back();
+  return slug;
+}
+
+}  // namespace zosched
