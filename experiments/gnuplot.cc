@@ -17,6 +17,10 @@ constexpr size_t kStderrTailBytes = 2000;
 
 }  // namespace
 
+const char kGnuplotHere[] =
+    "dir_of(s, i) = i < 1 ? '' : s[i:i] eq '/' ? s[1:i] : dir_of(s, i - 1)\n"
+    "here = exists('ARG0') ? dir_of(ARG0, strlen(ARG0)) : ''\n";
+
 std::string GnuplotString(const std::string& s) {
   std::string out = "'";
   for (const char c : s) {

@@ -8,6 +8,12 @@
 
 namespace zosched {
 
+// Gnuplot lines that set `here` to the directory of the running script
+// (with its trailing '/'; '' when run from standard input), so that a
+// script finds its data and writes its picture next to itself from any
+// working directory.
+extern const char kGnuplotHere[];
+
 // `s` as a single-quoted gnuplot string (nothing is escaped inside one but
 // the quote, which is doubled). A control character would end the script
 // line: each becomes a space.

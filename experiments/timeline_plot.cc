@@ -270,8 +270,7 @@ absl::Status PlotTimelines(const Schedule& schedule,
       Basename(gp_path), dat_name, dat_name);
   absl::StrAppend(
       &gp,
-      "dir_of(s, i) = i < 1 ? '' : s[i:i] eq '/' ? s[1:i] : dir_of(s, i - 1)\n"
-      "here = exists('ARG0') ? dir_of(ARG0, strlen(ARG0)) : ''\n\n",
+      kGnuplotHere, "\n",
       absl::StrFormat("set terminal pngcairo size %d,%d font 'sans,10' noenhanced\n",
                       kWidthPx, kRowPx * num_rows + kMarginsPx),
       "set output here.", GnuplotString(Basename(png_path)), "\n",
