@@ -131,8 +131,8 @@ TEST(ValidateSchedule, RejectsEnumNumbersThatNameNoValue) {
   BufferNamed(s, "d0/zo_state").set_dtype(static_cast<DType>(99));
   ExpectInvalid(s, {"buffer 'd0/zo_state': kind ZO_STATE (", "dtype  (99); both must be set"});
   s = Zo2();
-  s.mutable_strategy()->set_kind(static_cast<StrategyKind>(7));
-  ExpectInvalid(s, {"strategy.kind is 7, not a StrategyKind"});
+  s.mutable_strategy()->set_kind(static_cast<StrategyKind>(99));
+  ExpectInvalid(s, {"strategy.kind is 99, not a StrategyKind"});
   s = Zo2();
   s.mutable_cluster()->mutable_devices(0)->mutable_host_link()->set_link_class(
       static_cast<LinkClass>(42));
