@@ -19,6 +19,7 @@
 #include "base/user_path.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
+#include "schedule/first_order_model.h"
 #include "schedule/schedule_stats.h"
 #include "schedule/validate.h"
 
@@ -31,9 +32,19 @@ void Print(const Schedule& schedule) {
   const Strategy& s = schedule.strategy();
   const TrainingSettings& t = schedule.training();
   std::printf("schedule: %s\n", schedule.name().c_str());
-  std::printf("strategy: %s P=%d D=%d slicing=%s block_slots=%d\n",
-              StrategyKind_Name(s.kind()).c_str(), s.pertp(), s.dp(),
-              s.slicing() ? "true" : "false", s.block_slots());
+  if (IsFirstOrder(s.kind())) {
+    std::printf("strategy: %s (first-order, simulated only) devices=%d precision=%s "
+                "recompute=%s flash_attention=%s%s\n",
+                StrategyKind_Name(s.kind()).c_str(), s.dp(),
+                PrecisionRecipe_Name(s.precision()).c_str(), s.recompute() ? "true" : "false",
+                s.flash_attention() ? "true" : "false",
+                s.kind() == DDP ? absl::StrFormat(" bucket_bytes=%d", s.bucket_bytes()).c_str()
+                                : "");
+  } else {
+    std::printf("strategy: %s P=%d D=%d slicing=%s block_slots=%d\n",
+                StrategyKind_Name(s.kind()).c_str(), s.pertp(), s.dp(),
+                s.slicing() ? "true" : "false", s.block_slots());
+  }
   std::printf("training: batch %d, micro-batch %d, seq %d, dtypes host %s wire %s "
               "compute %s\n",
               t.batch_size(), t.micro_batch_size(), t.seq_len(),
@@ -55,7 +66,7 @@ void Print(const Schedule& schedule) {
     std::printf("  flops per step: %.4g\n", static_cast<double>(d.flops));
     std::printf("  host link per step: h2d %ld B (%s), d2h %ld B (%s)", d.h2d_bytes,
                 Gb(d.h2d_bytes).c_str(), d.d2h_bytes, Gb(d.d2h_bytes).c_str());
-    if (schedule.strategy().kind() != MEZO) {
+    if (schedule.strategy().kind() != MEZO && !IsFirstOrder(schedule.strategy().kind())) {
       std::printf("; %.4g of whole-block streaming (%ld B)",
                   static_cast<double>(d.h2d_bytes) / whole_blocks, whole_blocks);
     }
