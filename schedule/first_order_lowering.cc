@@ -53,7 +53,10 @@ class FirstOrderLowering {
         block_saved_(BlockSavedBytes(model, t_.micro_batch_size(), t_.seq_len(),
                                      o_.flash_attention, o_.recompute)),
         schedule_(schedule),
-        builder_(schedule) {
+        builder_(schedule),
+        link_(schedule->cluster().peer_domains().empty()
+                  ? PCIE
+                  : schedule->cluster().peer_domains(0).link_class()) {
     auto add = [&](Part part, int block) {
       Unit u{part, block, PartElements(model, part), 0, 0, 0, 0};
       u.chunk = ShardElements(u.elements, n_);
@@ -101,7 +104,9 @@ class FirstOrderLowering {
   std::string MicroBatchName(const std::string& name, int m) const {
     return micro_batches_ == 1 ? name : absl::StrCat(name, " mb ", m);
   }
-  bool Sharded(int r) const { return n_ > 1 && ShardsGradients(kind_); }
+  // Gradients sharded (ZERO_2/3 over several devices): backwards write
+  // their unit's whole gradient into the bucket, reduce-scattered from there.
+  bool Sharded() const { return n_ > 1 && ShardsGradients(kind_); }
   bool GathersBlocks() const { return n_ > 1 && ShardsParams(kind_); }
 
   void AddDevice(int r);
@@ -144,7 +149,7 @@ class FirstOrderLowering {
   Schedule* schedule_;
   ScheduleBuilder builder_;
   std::vector<Unit> units_;
-  LinkClass link_ = PCIE;
+  const LinkClass link_;  // of the collectives: the peer domain's, else PCIe
 
   // Per-device state while lowering it.
   std::map<size_t, const Op*> params_ready_;   // unit -> the op that gathered it
@@ -153,7 +158,6 @@ class FirstOrderLowering {
   std::vector<std::pair<size_t, const Op*>> pending_accumulates_;
   std::vector<const Op*> slot_user_;           // ZERO_3: per slot, the compute that read it
   int gather_count_ = 0;
-  Op* act_producer_ = nullptr;
 };
 
 int64_t FirstOrderLowering::OwnedAt(size_t unit, int r) const {
@@ -165,8 +169,6 @@ int64_t FirstOrderLowering::OwnedAt(size_t unit, int r) const {
 }
 
 void FirstOrderLowering::AddDevice(int r) {
-  const Cluster& cluster = schedule_->cluster();
-  if (!cluster.peer_domains().empty()) link_ = cluster.peer_domains(0).link_class();
   ScheduleDevice* d = schedule_->add_devices();
   d->set_id(r);
   d->set_cluster_device(devices_[r]->name());
@@ -194,7 +196,7 @@ void FirstOrderLowering::PlanMemory(int r) {
     placed->set_first_element(shard_params ? OwnedFirst(u, r) : 0);
   }
   builder_.AddBuffer(Buf(r, "gradients"), GRADIENTS, r, "",
-                     (Sharded(r) ? ShardTotal() : FullElements()) * kGradBytes, FP32, false);
+                     (Sharded() ? ShardTotal() : FullElements()) * kGradBytes, FP32, false);
   const int64_t owned = OwnedAt(units_.size(), r);
   builder_.AddBuffer(Buf(r, "optimizer"), OPTIMIZER_STATE, r, "", owned * 8, FP32, true);
   if (pd != FP32) builder_.AddBuffer(Buf(r, "master"), MASTER_WEIGHTS, r, "", owned * 4, FP32, true);
@@ -212,7 +214,7 @@ void FirstOrderLowering::PlanMemory(int r) {
                        cd, false);
   }
   const int64_t block_padded = units_[BlockUnit(0)].padded;
-  if (Sharded(r)) {
+  if (Sharded()) {
     // Two block slots, then the embedding's and the head's full gradients.
     builder_.AddBuffer(Buf(r, "bucket"), COMM_BUCKET, r, "",
                        (2 * block_padded + units_[EmbeddingUnit()].padded +
@@ -249,7 +251,7 @@ std::string FirstOrderLowering::RegionKey(size_t unit) const {
 
 BufferRange FirstOrderLowering::GradientOut(int r, size_t unit) const {
   const Unit& u = units_[unit];
-  if (!Sharded(r)) return Range(Buf(r, "gradients"), u.full_at * kGradBytes, u.elements * kGradBytes);
+  if (!Sharded()) return Range(Buf(r, "gradients"), u.full_at * kGradBytes, u.elements * kGradBytes);
   const int64_t block_padded = units_[BlockUnit(0)].padded;
   int64_t at = 0;
   if (u.part == DECODER_BLOCK) {
@@ -263,7 +265,7 @@ BufferRange FirstOrderLowering::GradientOut(int r, size_t unit) const {
 BufferRange FirstOrderLowering::OwnedGradient(int r, size_t unit) const {
   const Unit& u = units_[unit];
   const int64_t count = OwnedCount(u, r);
-  if (Sharded(r)) return Range(Buf(r, "gradients"), u.shard_at * kGradBytes, count * kGradBytes);
+  if (Sharded()) return Range(Buf(r, "gradients"), u.shard_at * kGradBytes, count * kGradBytes);
   const int64_t first = ShardsOptimizer(kind_) ? OwnedFirst(u, r) : 0;
   return Range(Buf(r, "gradients"), (u.full_at + first) * kGradBytes,
                (ShardsOptimizer(kind_) ? count : u.elements) * kGradBytes);
@@ -419,7 +421,7 @@ void FirstOrderLowering::Backward(int r, int m) {
   const size_t head = HeadUnit(), emb = EmbeddingUnit();
   // Waits for the bucket region `unit` writes to be free again.
   auto claim = [&](Op* op, size_t unit) {
-    if (Sharded(r)) builder_.AddEdge(region_free_[RegionKey(unit)], op);
+    if (Sharded()) builder_.AddEdge(region_free_[RegionKey(unit)], op);
   };
 
   Op* hb = AddCompute(r, MicroBatchName("head backward", m), HEAD_BACKWARD, m);
@@ -437,7 +439,7 @@ void FirstOrderLowering::Backward(int r, int m) {
     ScheduleBuilder::Reads(hb, act);
     ScheduleBuilder::Writes(hb, act);
     ScheduleBuilder::Writes(hb, c->gradients());
-    const bool accumulates = m > 0 && !Sharded(r);  // into last micro-batch's gradients
+    const bool accumulates = m > 0 && !Sharded();  // into last micro-batch's gradients
     if (accumulates) ScheduleBuilder::Reads(hb, c->gradients());
     claim(hb, head);
     if (model_.tied_lm_head()) {
@@ -480,7 +482,7 @@ void FirstOrderLowering::Backward(int r, int m) {
     ScheduleBuilder::Reads(bwd, c->saved());
     ScheduleBuilder::Reads(bwd, act);
     ScheduleBuilder::Writes(bwd, act);
-    if (m > 0 && !Sharded(r)) ScheduleBuilder::Reads(bwd, c->gradients());
+    if (m > 0 && !Sharded()) ScheduleBuilder::Reads(bwd, c->gradients());
     ScheduleBuilder::Writes(bwd, c->gradients());
     Finish(bwd);
     builder_.AddEdge(ready, bwd);
@@ -497,7 +499,7 @@ void FirstOrderLowering::Backward(int r, int m) {
     *c->mutable_activations() = act;
     *c->mutable_gradients() = GradientOut(r, emb);
     ScheduleBuilder::Reads(eb, act);
-    if (m > 0 && !Sharded(r)) {
+    if (m > 0 && !Sharded()) {
       ScheduleBuilder::Reads(eb, c->gradients());
     } else if (model_.tied_lm_head()) {  // the head wrote the token table's part
       ScheduleBuilder::Reads(eb, Range(c->gradients().buffer(), c->gradients().offset_bytes(),
