@@ -145,7 +145,9 @@ TEST(FirstOrderLoweringTest, BackwardCostsTwiceTheForward) {
     const Schedule s = Lower(o);
     for (const Op& op : s.ops()) {
       if (!op.has_compute()) continue;
-      if (op.compute().kind() == TRAIN_BLOCK_FORWARD) EXPECT_EQ(op.compute().flops(), forward);
+      if (op.compute().kind() == TRAIN_BLOCK_FORWARD) {
+        EXPECT_EQ(op.compute().flops(), forward);
+      }
       if (op.compute().kind() == BLOCK_BACKWARD) {
         EXPECT_EQ(op.compute().flops(), (recompute ? 3 : 2) * forward) << op.name();
       }

@@ -30,7 +30,7 @@ expect_exit2() {  # expect_exit2 "message regex" args...
 }
 expect_exit2 "needs 4 (P·D = 2·2)" --model=opt-1.3b --cluster=dgx_a100 \
   --strategy=distzo2 --pertp=2 --dp=2 --devices=gpu0,gpu1
-expect_exit2 "expected mezo, zo2 or distzo2" --model=opt-1.3b --cluster=dgx_a100 --strategy=zo3
+expect_exit2 "expected mezo, zo2, distzo2, single_device, ddp" --model=opt-1.3b --cluster=dgx_a100 --strategy=zo3
 expect_exit2 "batch 16 is not a positive multiple of D = 3" --model=opt-1.3b --cluster=dgx_a100 \
   --strategy=distzo2 --dp=3
 expect_exit2 "unknown cluster 'dgx_z100'" --model=opt-1.3b --cluster=dgx_z100 --strategy=zo2

@@ -26,7 +26,7 @@ struct Simulation {
 Simulation Simulated(StrategyKind kind, int micro) {
   LowerOptions o;
   o.strategy = kind;
-  o.dp = 2;
+  o.dp = kind == SINGLE_DEVICE ? 1 : 2;
   o.training = DefaultTrainingSettings();
   o.training.set_batch_size(32);
   o.training.set_micro_batch_size(micro);
@@ -84,6 +84,20 @@ TEST(FirstOrderSimTest, ZeroThreePrefetchesTheNextBlock) {
               run.by_name.at("bwd block " + std::to_string(b + 1)).end_ns())
         << b;
   }
+}
+
+// One device with 4 accumulation steps: nothing to communicate, so the step
+// is its compute ops back to back, each its roofline time alone.
+TEST(FirstOrderSimTest, OneDeviceStepIsItsComputeBackToBack) {
+  const Simulation run = Simulated(SINGLE_DEVICE, 8);
+  const StepMetrics m = *ComputeStepMetrics(run.schedule, run.result.timeline, 0);
+  EXPECT_EQ(m.devices[0].comm_ns, 0);
+  EXPECT_EQ(m.devices[0].idle_ns, 0);
+  EXPECT_DOUBLE_EQ(m.devices[0].compute_efficiency, 1.0);
+  int64_t sum = 0;
+  for (const OpInterval& i : run.result.timeline.ops()) sum += i.end_ns() - i.start_ns();
+  EXPECT_EQ(sum, m.step_ns);
+  EXPECT_EQ(run.by_name.count("bwd block 0 mb 3"), 1u);  // 32 examples in micro-batches of 8
 }
 
 // Per device: the step is compute, exposed communication and idle time;
