@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "schedule/cluster_lookup.h"
 
 namespace zosched {
@@ -55,9 +56,11 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
 
 absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
   const ComputeOp& c = op.compute();
-  auto measured = measured_compute_.find({ComputeKind_Name(c.kind()), schedule_->model().name(),
-                                          c.examples(), c.seq_len(), c.params().elements()});
-  if (measured != measured_compute_.end()) return CeilNs(measured->second);
+  if (!measured_compute_.empty()) {  // (the key costs two strings: only when there is a table)
+    auto measured = measured_compute_.find({ComputeKind_Name(c.kind()), schedule_->model().name(),
+                                            c.examples(), c.seq_len(), c.params().elements()});
+    if (measured != measured_compute_.end()) return CeilNs(measured->second);
+  }
 
   const Device& device = schedule_->cluster().devices(cluster_index_[op.device()]);
   const DType dtype = schedule_->training().compute_dtype();
@@ -89,32 +92,44 @@ absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
   return CeilNs(std::max(flops_s, bytes_s));
 }
 
+absl::StatusOr<CostModel::RingHops> CostModel::Ring(
+    const google::protobuf::RepeatedField<int32_t>& participants, const Network& network) const {
+  std::vector<int> key(participants.begin(), participants.end());
+  auto cached = rings_.find(key);
+  if (cached != rings_.end()) return cached->second;
+  const int n = participants.size();
+  RingHops ring;
+  for (int i = 0; i < n; ++i) {
+    absl::StatusOr<Path> path = network.DeviceToDevice(cluster_index_[participants[i]],
+                                                       cluster_index_[participants[(i + 1) % n]]);
+    if (!path.ok()) return path.status();
+    for (int l : path->links) ring.edge_gbps = std::min(ring.edge_gbps, network.links()[l].capacity);
+    if (ring.link_class == LINK_CLASS_UNSPECIFIED || path->link_class == NETWORK ||
+        (path->link_class == PCIE && ring.link_class != NETWORK)) {
+      ring.link_class = path->link_class;
+    }
+  }
+  rings_.emplace(std::move(key), ring);
+  return ring;
+}
+
 absl::StatusOr<CollectivePlan> CostModel::Collective(const Op& op,
                                                      const Network& network) const {
   const CollectiveOp& c = op.collective();
   const int n = c.participants_size();
   CollectivePlan plan;
   if (n <= 1) return plan;
-  auto measured = measured_collectives_.find({CollectiveKind_Name(c.kind()), n});
-  if (measured != measured_collectives_.end()) {
-    plan.measured = true;
-    plan.measured_ns = CeilNs(Interpolate(measured->second, c.bytes()));
-    return plan;
-  }
-  // The ring's link class: the slowest kind of hop it takes.
-  LinkClass link_class = LINK_CLASS_UNSPECIFIED;
-  double edge_gbps = std::numeric_limits<double>::infinity();  // slowest link of the ring
-  for (int i = 0; i < n; ++i) {
-    absl::StatusOr<Path> path =
-        network.DeviceToDevice(cluster_index_[c.participants(i)],
-                               cluster_index_[c.participants((i + 1) % n)]);
-    if (!path.ok()) return path.status();
-    for (int l : path->links) edge_gbps = std::min(edge_gbps, network.links()[l].capacity);
-    if (link_class == LINK_CLASS_UNSPECIFIED || path->link_class == NETWORK ||
-        (path->link_class == PCIE && link_class != NETWORK)) {
-      link_class = path->link_class;
+  if (!measured_collectives_.empty()) {
+    auto measured = measured_collectives_.find({CollectiveKind_Name(c.kind()), n});
+    if (measured != measured_collectives_.end()) {
+      plan.measured = true;
+      plan.measured_ns = CeilNs(Interpolate(measured->second, c.bytes()));
+      return plan;
     }
   }
+  ASSIGN_OR_RETURN(const RingHops ring, Ring(c.participants(), network));
+  const LinkClass link_class = ring.link_class;
+  const double edge_gbps = ring.edge_gbps;
   const CollectiveModel& model = schedule_->cluster().collectives();
   const CollectiveModel::StepLatency* step = nullptr;
   for (const CollectiveModel::StepLatency& s : model.step_latencies()) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -66,6 +67,16 @@ class CostModel {
  private:
   explicit CostModel(const Schedule& schedule) : schedule_(&schedule) {}
 
+  // A ring over `participants` (schedule device ids, in order): the class of
+  // link that dominates its hops and its slowest link's capacity. Memoised:
+  // a schedule's collectives reuse a few participant sets.
+  struct RingHops {
+    LinkClass link_class = LINK_CLASS_UNSPECIFIED;
+    double edge_gbps = std::numeric_limits<double>::infinity();
+  };
+  absl::StatusOr<RingHops> Ring(const google::protobuf::RepeatedField<int32_t>& participants,
+                                const Network& network) const;
+
   const Schedule* schedule_;
   std::vector<int> cluster_index_;
   // measured_compute by (op class, model, examples, seq_len, elements).
@@ -73,6 +84,7 @@ class CostModel {
   // measured_collectives by (kind, ranks): (bytes, seconds), sorted.
   std::map<std::pair<std::string, int>, std::vector<std::pair<int64_t, double>>>
       measured_collectives_;
+  mutable std::map<std::vector<int>, RingHops> rings_;  // Ring's memo
 };
 
 }  // namespace zosched

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <queue>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
@@ -42,7 +44,6 @@ struct OpState {
   int device = 0;
   int stream = 0;
   int deps_left = 0;
-  std::vector<int> successors;
   int collective = -1;  // instance index
   int64_t start = -1, end = -1;
   // Work in flight: latency phase + flows (copies, collectives).
@@ -52,7 +53,7 @@ struct OpState {
   double speed = 1;
   int64_t work_since = 0;
   int version = 0;
-  std::vector<Path> paths;  // copies: one path; collectives: one per edge
+  const Path* path = nullptr;  // copies: the route (collectives: their instance's)
 };
 
 std::vector<double> LinkCapacities(const Network& network) {
@@ -65,6 +66,7 @@ struct CollectiveInstance {
   std::vector<int> ops;
   int arrived = 0;
   CollectivePlan plan;
+  std::vector<Path> paths;  // one per edge of the plan
 };
 
 class Engine {
@@ -81,6 +83,9 @@ class Engine {
 
  private:
   absl::Status Prepare();
+  // The route from cluster device `from` to `to`, built once (std::map's
+  // nodes stay put: ops and flows keep pointers into them).
+  absl::StatusOr<const Path*> PeerPath(int from, int to);
   void Push(int64_t time, EventType type, int index, int version = 0) {
     events_.push({time, seq_++, type, index, version});
   }
@@ -104,6 +109,15 @@ class Engine {
   ComputeSpeed speed_;
   FlowSharing sharing_;
   std::vector<OpState> ops_;
+  // Successors of op i: successors_[successor_begin_[i] .. successor_begin_[i + 1]),
+  // the next op on its stream first, then its edges in schedule order.
+  std::vector<int> successor_begin_, successors_;
+  // Routes, built once per simulation: host<->device by cluster device,
+  // device->device by (from, to) cluster devices.
+  // (Sized once, filled on first use: the ops keep pointers into them.)
+  std::vector<Path> h2d_paths_, d2h_paths_;
+  std::vector<bool> host_paths_built_;
+  std::map<std::pair<int, int>, Path> d2d_paths_;
   std::vector<CollectiveInstance> collectives_;
   std::vector<int64_t> compute_ns_;        // per op, compute ops only
   std::vector<std::vector<int>> computing_;  // per device: running compute ops
@@ -127,71 +141,93 @@ absl::Status Engine::Prepare() {
   const int n = schedule_.ops_size();
   ops_.resize(n);
   compute_ns_.assign(n, 0);
+  // Op ids -> indices: lowered schedules number their ops 0, 1, 2, ...; any
+  // other numbering goes through a map.
+  bool dense = true;
+  for (int i = 0; i < n && dense; ++i) dense = schedule_.ops(i).id() == i;
   absl::flat_hash_map<int64_t, int> index_of;
-  index_of.reserve(n);
-  // Streams: (device, name) -> global index; the last op seen on each.
-  std::vector<absl::flat_hash_map<std::string, int>> stream_index(schedule_.devices_size());
-  std::vector<int> last_on_stream;
-  for (const ScheduleDevice& d : schedule_.devices()) {
-    for (const Stream& s : d.streams()) {
-      stream_index[d.id()][s.name()] = last_on_stream.size();
-      last_on_stream.push_back(-1);
-    }
+  if (!dense) {
+    index_of.reserve(n);
+    for (int i = 0; i < n; ++i) index_of[schedule_.ops(i).id()] = i;
   }
-  absl::flat_hash_map<std::string, int> instance_of;
+  auto find_index = [&](int64_t id) -> int {
+    if (dense) return id >= 0 && id < n ? static_cast<int>(id) : -1;
+    auto it = index_of.find(id);
+    return it == index_of.end() ? -1 : it->second;
+  };
+  // Streams: per device its (name, global index) pairs, a handful each.
+  std::vector<std::vector<std::pair<absl::string_view, int>>> streams(schedule_.devices_size());
+  int stream_count = 0;
+  for (const ScheduleDevice& d : schedule_.devices()) {
+    for (const Stream& st : d.streams()) streams[d.id()].emplace_back(st.name(), stream_count++);
+  }
+  std::vector<int> last_on_stream(stream_count, -1);
+  // Successor counts, then the successors in the same order as before: each
+  // op's next op on its stream, then its edges in schedule order.
+  std::vector<int> next_on_stream(n, -1);
+  const int cluster_devices = schedule_.cluster().devices_size();
+  h2d_paths_.assign(cluster_devices, Path());
+  d2h_paths_.assign(cluster_devices, Path());
+  host_paths_built_.assign(cluster_devices, false);
+  absl::flat_hash_map<absl::string_view, int> instance_of;
   for (int i = 0; i < n; ++i) {
     const Op& op = schedule_.ops(i);
     if (op.device() < 0 || op.device() >= schedule_.devices_size()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("op %d '%s': no device %d", op.id(), op.name(), op.device()));
     }
-    auto stream = stream_index[op.device()].find(op.stream());
-    if (stream == stream_index[op.device()].end()) {
+    int stream = -1;
+    for (const auto& [name, index] : streams[op.device()]) {
+      if (name == op.stream()) stream = index;
+    }
+    if (stream < 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "op %d '%s': device %d has no stream '%s'", op.id(), op.name(), op.device(),
           op.stream()));
     }
-    index_of[op.id()] = i;
     OpState& s = ops_[i];
     s.device = op.device();
-    s.stream = stream->second;
-    if (last_on_stream[s.stream] >= 0) {
-      ops_[last_on_stream[s.stream]].successors.push_back(i);
+    s.stream = stream;
+    if (last_on_stream[stream] >= 0) {
+      next_on_stream[last_on_stream[stream]] = i;
       ++s.deps_left;
     }
-    last_on_stream[s.stream] = i;
+    last_on_stream[stream] = i;
     const int cluster_device = costs_.ClusterIndex(op.device());
+    if (op.has_copy() && !host_paths_built_[cluster_device]) {
+      h2d_paths_[cluster_device] = network_.HostToDevice(cluster_device);
+      d2h_paths_[cluster_device] = network_.DeviceToHost(cluster_device);
+      host_paths_built_[cluster_device] = true;
+    }
     if (op.has_compute()) {
       ASSIGN_OR_RETURN(compute_ns_[i], costs_.ComputeNs(op));
     } else if (op.has_copy()) {
       const CopyOp& c = op.copy();
       switch (c.direction()) {
         case HOST_TO_DEVICE:
-          s.paths.push_back(network_.HostToDevice(cluster_device));
+          s.path = &h2d_paths_[cluster_device];
           break;
         case DEVICE_TO_HOST:
-          s.paths.push_back(network_.DeviceToHost(cluster_device));
+          s.path = &d2h_paths_[cluster_device];
           break;
         default: {
           if (c.peer_device() < 0 || c.peer_device() >= schedule_.devices_size()) {
             return absl::InvalidArgumentError(absl::StrFormat(
                 "op %d '%s': no peer device %d", op.id(), op.name(), c.peer_device()));
           }
-          ASSIGN_OR_RETURN(Path path,
-                           network_.DeviceToDevice(cluster_device,
-                                                   costs_.ClusterIndex(c.peer_device())));
-          s.paths.push_back(std::move(path));
+          ASSIGN_OR_RETURN(s.path, PeerPath(cluster_device, costs_.ClusterIndex(c.peer_device())));
         }
       }
     } else if (op.has_collective()) {
       auto [it, inserted] = instance_of.emplace(op.collective().key(), collectives_.size());
       if (inserted) {
         collectives_.emplace_back();
-        ASSIGN_OR_RETURN(collectives_.back().plan, costs_.Collective(op, network_));
-        for (const auto& [from, to] : collectives_.back().plan.edges) {
-          ASSIGN_OR_RETURN(Path path, network_.DeviceToDevice(costs_.ClusterIndex(from),
-                                                              costs_.ClusterIndex(to)));
-          s.paths.push_back(std::move(path));
+        CollectiveInstance& instance = collectives_.back();
+        ASSIGN_OR_RETURN(instance.plan, costs_.Collective(op, network_));
+        for (const auto& [from, to] : instance.plan.edges) {
+          ASSIGN_OR_RETURN(const Path* path,
+                           PeerPath(costs_.ClusterIndex(from), costs_.ClusterIndex(to)));
+          instance.paths.push_back(*path);
         }
       }
       s.collective = it->second;
@@ -201,22 +237,42 @@ absl::Status Engine::Prepare() {
           absl::StrFormat("op %d '%s' has no kind", op.id(), op.name()));
     }
   }
+  successor_begin_.assign(n + 1, 0);
+  for (int i = 0; i < n; ++i) successor_begin_[i + 1] += next_on_stream[i] >= 0;
+  std::vector<std::pair<int, int>> edges;
+  edges.reserve(schedule_.edges_size());
   for (int e = 0; e < schedule_.edges_size(); ++e) {
     const Edge& edge = schedule_.edges(e);
-    auto from = index_of.find(edge.from());
-    auto to = index_of.find(edge.to());
-    if (from == index_of.end() || to == index_of.end()) {
+    const int from = find_index(edge.from()), to = find_index(edge.to());
+    if (from < 0 || to < 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "edge %d (%d -> %d) names an op that does not exist", e, edge.from(), edge.to()));
     }
-    ops_[from->second].successors.push_back(to->second);
-    ++ops_[to->second].deps_left;
+    edges.emplace_back(from, to);
+    ++successor_begin_[from + 1];
+    ++ops_[to].deps_left;
   }
+  for (int i = 0; i < n; ++i) successor_begin_[i + 1] += successor_begin_[i];
+  successors_.assign(successor_begin_[n], 0);
+  std::vector<int> fill(successor_begin_.begin(), successor_begin_.end() - 1);
+  for (int i = 0; i < n; ++i) {
+    if (next_on_stream[i] >= 0) successors_[fill[i]++] = next_on_stream[i];
+  }
+  for (const auto& [from, to] : edges) successors_[fill[from]++] = to;
   computing_.assign(schedule_.devices_size(), {});
   link_bytes_.assign(network_.links().size(), 0);
   link_busy_.assign(network_.links().size(), 0);
   link_flows_.assign(network_.links().size(), 0);
   return absl::OkStatus();
+}
+
+absl::StatusOr<const Path*> Engine::PeerPath(int from, int to) {
+  auto it = d2d_paths_.find({from, to});
+  if (it == d2d_paths_.end()) {
+    ASSIGN_OR_RETURN(Path path, network_.DeviceToDevice(from, to));
+    it = d2d_paths_.emplace(std::make_pair(from, to), std::move(path)).first;
+  }
+  return &it->second;
 }
 
 void Engine::Ready(int op, int64_t now) {
@@ -261,8 +317,8 @@ void Engine::Start(int op, int64_t now) {
     return;
   }
   SetCommActive(s.device, +1, now);
-  if (s.paths[0].latency_ns > 0) {
-    Push(now + s.paths[0].latency_ns, EventType::kLatencyDone, op);
+  if (s.path->latency_ns > 0) {
+    Push(now + s.path->latency_ns, EventType::kLatencyDone, op);
   } else {
     StartFlows(op, now);
   }
@@ -273,15 +329,17 @@ void Engine::StartFlows(int op, int64_t now) {
   const Op& proto = schedule_.ops(op);
   const double bytes =
       s.collective >= 0 ? collectives_[s.collective].plan.flow_bytes : proto.copy().bytes();
-  s.parts_left = s.paths.size();
-  for (const Path& path : s.paths) {
+  const Path* paths = s.collective >= 0 ? collectives_[s.collective].paths.data() : s.path;
+  const int count = s.collective >= 0 ? collectives_[s.collective].paths.size() : 1;
+  s.parts_left = count;
+  for (int p = 0; p < count; ++p) {
     if (bytes <= 0) {
       --s.parts_left;
       continue;
     }
-    flows_.push_back({op, &path.links, bytes, 0, 0});
+    flows_.push_back({op, &paths[p].links, bytes, 0, 0});
     active_.push_back(flows_.size() - 1);
-    for (int l : path.links) ++link_flows_[l];
+    for (int l : paths[p].links) ++link_flows_[l];
   }
   flows_changed_ = true;
   if (s.parts_left == 0) Finish(op, now);
@@ -289,9 +347,10 @@ void Engine::StartFlows(int op, int64_t now) {
 
 void Engine::Finish(int op, int64_t now) {
   const int instance = ops_[op].collective;
-  const std::vector<int> single = {op};
-  const std::vector<int>& members = instance >= 0 ? collectives_[instance].ops : single;
-  for (int m : members) {
+  const int* members = instance >= 0 ? collectives_[instance].ops.data() : &op;
+  const int count = instance >= 0 ? collectives_[instance].ops.size() : 1;
+  for (int k = 0; k < count; ++k) {
+    const int m = members[k];
     OpState& s = ops_[m];
     s.end = now;
     ++finished_;
@@ -303,8 +362,10 @@ void Engine::Finish(int op, int64_t now) {
       if (speed_.ComputeEnded(s.device)) RetimeGroup(s.device, now);
     }
   }
-  for (int m : members) {
-    for (int next : ops_[m].successors) {
+  for (int k = 0; k < count; ++k) {
+    const int m = members[k];
+    for (int j = successor_begin_[m]; j < successor_begin_[m + 1]; ++j) {
+      const int next = successors_[j];
       if (--ops_[next].deps_left == 0) Ready(next, now);
     }
   }
@@ -364,6 +425,11 @@ void Engine::ReshareFlows(int64_t now) {
 
 absl::StatusOr<SimResult> Engine::Run() {
   RETURN_IF_ERROR(Prepare());
+  {  // Room for the events in flight, so that pushing seldom reallocates.
+    std::vector<Event> storage;
+    storage.reserve(4 * ops_.size());
+    events_ = decltype(events_)(std::greater<Event>(), std::move(storage));
+  }
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
     if (ops_[i].deps_left == 0) Ready(i, 0);
   }
