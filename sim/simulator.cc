@@ -133,6 +133,24 @@ class Engine {
   std::vector<double> link_bytes_;
   std::vector<int64_t> link_busy_;
   std::vector<int> link_flows_;  // active flows per link, for busy time
+  // The links with active flows, and each link's place in it (-1: none), so
+  // that advancing time touches only busy links.
+  std::vector<int> busy_links_, busy_at_;
+  void AddLinkFlow(int link) {
+    if (link_flows_[link]++ == 0) {
+      busy_at_[link] = busy_links_.size();
+      busy_links_.push_back(link);
+    }
+  }
+  void RemoveLinkFlow(int link) {
+    if (--link_flows_[link] == 0) {
+      const int at = busy_at_[link];
+      busy_links_[at] = busy_links_.back();
+      busy_at_[busy_links_[at]] = at;
+      busy_links_.pop_back();
+      busy_at_[link] = -1;
+    }
+  }
   int finished_ = 0;
   int64_t processed_ = 0;
 };
@@ -263,6 +281,8 @@ absl::Status Engine::Prepare() {
   link_bytes_.assign(network_.links().size(), 0);
   link_busy_.assign(network_.links().size(), 0);
   link_flows_.assign(network_.links().size(), 0);
+  busy_links_.clear();
+  busy_at_.assign(network_.links().size(), -1);
   return absl::OkStatus();
 }
 
@@ -339,7 +359,7 @@ void Engine::StartFlows(int op, int64_t now) {
     }
     flows_.push_back({op, &paths[p].links, bytes, 0, 0});
     active_.push_back(flows_.size() - 1);
-    for (int l : paths[p].links) ++link_flows_[l];
+    for (int l : paths[p].links) AddLinkFlow(l);
   }
   flows_changed_ = true;
   if (s.parts_left == 0) Finish(op, now);
@@ -403,9 +423,7 @@ void Engine::AdvanceFlows(int64_t now) {
     flow.remaining -= moved;
     for (int l : *flow.links) link_bytes_[l] += moved;
   }
-  for (size_t l = 0; l < link_flows_.size(); ++l) {
-    if (link_flows_[l] > 0) link_busy_[l] += dt;
-  }
+  for (int l : busy_links_) link_busy_[l] += dt;
 }
 
 void Engine::ReshareFlows(int64_t now) {
@@ -462,7 +480,7 @@ absl::StatusOr<SimResult> Engine::Run() {
       Flow& flow = flows_[active_[i]];
       if (flow.remaining <= 1e-6 * std::max(1.0, flow.rate)) {
         done_flows.push_back(flow.op);
-        for (int l : *flow.links) --link_flows_[l];
+        for (int l : *flow.links) RemoveLinkFlow(l);
         active_[i] = active_.back();
         active_.pop_back();
         flows_changed_ = true;
