@@ -38,6 +38,7 @@ struct Flow {
   double remaining = 0;               // bytes
   double rate = 0;                    // bytes per ns
   int version = 0;
+  int64_t end_event = -1;             // time of its latest kFlowEnd event
 };
 
 struct OpState {
@@ -66,7 +67,7 @@ struct CollectiveInstance {
   std::vector<int> ops;
   int arrived = 0;
   CollectivePlan plan;
-  std::vector<Path> paths;  // one per edge of the plan
+  std::vector<const Path*> paths;  // one per edge of the plan (Engine::PeerPath's)
 };
 
 class Engine {
@@ -245,7 +246,7 @@ absl::Status Engine::Prepare() {
         for (const auto& [from, to] : instance.plan.edges) {
           ASSIGN_OR_RETURN(const Path* path,
                            PeerPath(costs_.ClusterIndex(from), costs_.ClusterIndex(to)));
-          instance.paths.push_back(*path);
+          instance.paths.push_back(path);
         }
       }
       s.collective = it->second;
@@ -349,7 +350,8 @@ void Engine::StartFlows(int op, int64_t now) {
   const Op& proto = schedule_.ops(op);
   const double bytes =
       s.collective >= 0 ? collectives_[s.collective].plan.flow_bytes : proto.copy().bytes();
-  const Path* paths = s.collective >= 0 ? collectives_[s.collective].paths.data() : s.path;
+  const Path* const* paths =
+      s.collective >= 0 ? collectives_[s.collective].paths.data() : &s.path;
   const int count = s.collective >= 0 ? collectives_[s.collective].paths.size() : 1;
   s.parts_left = count;
   for (int p = 0; p < count; ++p) {
@@ -357,9 +359,9 @@ void Engine::StartFlows(int op, int64_t now) {
       --s.parts_left;
       continue;
     }
-    flows_.push_back({op, &paths[p].links, bytes, 0, 0});
+    flows_.push_back({op, &paths[p]->links, bytes, 0, 0});
     active_.push_back(flows_.size() - 1);
-    for (int l : paths[p].links) AddLinkFlow(l);
+    for (int l : paths[p]->links) AddLinkFlow(l);
   }
   flows_changed_ = true;
   if (s.parts_left == 0) Finish(op, now);
@@ -435,8 +437,14 @@ void Engine::ReshareFlows(int64_t now) {
     flow.rate = rates_[i];
     ++flow.version;
     const double ns = flow.remaining / flow.rate;
-    Push(now + static_cast<int64_t>(std::ceil(std::max(0.0, ns) - 1e-6)),
-         EventType::kFlowEnd, active_[i], flow.version);
+    const int64_t end = now + static_cast<int64_t>(std::ceil(std::max(0.0, ns) - 1e-6));
+    // A kFlowEnd event only wakes the loop at its time (flows that are done
+    // are found by what they have left): a second one at the same time
+    // would change nothing but the sequence numbers of later events, whose
+    // order it keeps.
+    if (end == flow.end_event) continue;
+    flow.end_event = end;
+    Push(end, EventType::kFlowEnd, active_[i], flow.version);
   }
   flows_changed_ = false;
 }
