@@ -9,7 +9,9 @@ namespace zosched {
 FlowSharing::FlowSharing(std::vector<double> capacities)
     : capacity_(std::move(capacities)),
       residual_(capacity_.size(), 0),
-      unfrozen_(capacity_.size(), 0) {
+      unfrozen_(capacity_.size(), 0),
+      crossing_begin_(capacity_.size(), 0),
+      crossing_fill_(capacity_.size(), 0) {
   active_links_.reserve(capacity_.size());
 }
 
@@ -18,6 +20,7 @@ void FlowSharing::Share(const std::vector<const std::vector<int>*>& flow_links,
   const int flows = flow_links.size();
   rates->assign(flows, 0);
   active_links_.clear();
+  int crossings = 0;
   for (const std::vector<int>* path : flow_links) {
     for (int l : *path) {
       if (unfrozen_[l]++ == 0) {
@@ -25,30 +28,46 @@ void FlowSharing::Share(const std::vector<const std::vector<int>*>& flow_links,
         active_links_.push_back(l);
       }
     }
+    crossings += path->size();
   }
-  std::sort(active_links_.begin(), active_links_.end());
+  // Each link's crossing flows, in flow order.
+  int at = 0;
+  for (int l : active_links_) {
+    crossing_begin_[l] = crossing_fill_[l] = at;
+    at += unfrozen_[l];
+  }
+  crossing_.resize(crossings);
+  for (int f = 0; f < flows; ++f) {
+    for (int l : *flow_links[f]) crossing_[crossing_fill_[l]++] = f;
+  }
   frozen_.assign(flows, 0);
   int remaining = flows;
   while (remaining > 0) {
+    // The link with the smallest fair share; ties go to the lower index.
     int bottleneck = -1;
     double share = std::numeric_limits<double>::infinity();
-    for (int l : active_links_) {
-      if (unfrozen_[l] == 0) continue;
+    for (size_t i = 0; i < active_links_.size();) {
+      const int l = active_links_[i];
+      if (unfrozen_[l] == 0) {  // every flow through it is frozen: done with it
+        active_links_[i] = active_links_.back();
+        active_links_.pop_back();
+        continue;
+      }
       const double s = residual_[l] / unfrozen_[l];
-      if (s < share) {
+      if (s < share || (s == share && l < bottleneck)) {
         share = s;
         bottleneck = l;
       }
+      ++i;
     }
     if (bottleneck < 0) break;  // the flows left cross no link: rate 0
-    for (int f = 0; f < flows; ++f) {
+    for (int k = crossing_begin_[bottleneck]; k < crossing_fill_[bottleneck]; ++k) {
+      const int f = crossing_[k];
       if (frozen_[f]) continue;
-      const std::vector<int>& path = *flow_links[f];
-      if (std::find(path.begin(), path.end(), bottleneck) == path.end()) continue;
       frozen_[f] = 1;
       --remaining;
       (*rates)[f] = share;
-      for (int l : path) {
+      for (int l : *flow_links[f]) {
         residual_[l] -= share;
         --unfrozen_[l];
       }

@@ -27,8 +27,12 @@ class FlowSharing {
   // Per link: capacity not yet given out, unfrozen flows crossing it.
   std::vector<double> residual_;
   std::vector<int> unfrozen_;
-  std::vector<int> active_links_;  // the links some flow crosses, sorted
+  std::vector<int> active_links_;  // the links some unfrozen flow crosses
   std::vector<char> frozen_;       // per flow
+  // Per link: the flows crossing it, in flow order (CSR: the flows of link l
+  // are crossing_[crossing_begin_[l] .. crossing_begin_[l] + unfrozen count
+  // at the start)).
+  std::vector<int> crossing_begin_, crossing_fill_, crossing_;
 };
 
 }  // namespace zosched
