@@ -619,7 +619,8 @@ namespace {
 
 // First-order baselines are simulated, never executed: the runtime has no
 // backward pass.
-absl::Status RefuseFirstOrder(StrategyKind kind, const std::string& what, const std::string& simulate) {
+absl::Status RefuseFirstOrder(StrategyKind kind, const std::string& what,
+                              const std::string& simulate) {
   if (!IsFirstOrder(kind)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrFormat(
       "%s is the first-order baseline %s: zosched simulates first-order strategies (DDP, ZeRO, "

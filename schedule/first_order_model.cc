@@ -36,7 +36,9 @@ int64_t BlockSavedBytes(const ModelSpec& model, int64_t examples, int64_t seq,
   const int64_t sbh = SatMul(sb, model.hidden_size()), sbf = SatMul(sb, model.ffn_size());
   if (recompute) return SatMul(2, sbh);
   int64_t bytes = SatAdd(SatMul(18, sbh), SatMul(model.activation() == SWIGLU ? 8 : 4, sbf));
-  if (!flash_attention) bytes = SatAdd(bytes, SatMul(SatMul(5, model.num_heads()), SatMul(seq, sb)));
+  if (!flash_attention) {
+    bytes = SatAdd(bytes, SatMul(SatMul(5, model.num_heads()), SatMul(seq, sb)));
+  }
   return bytes;
 }
 

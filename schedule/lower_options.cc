@@ -106,7 +106,8 @@ absl::Status CheckGrid(const LowerOptions& options) {
         return InvalidArgument("pertp %d applies to DISTZO2 only (%s has no perturbations)",
                                options.pertp, StrategyKind_Name(options.strategy));
       }
-      if (options.dp < 1 || options.dp > 4096 || (options.strategy == SINGLE_DEVICE && options.dp != 1)) {
+      if (options.dp < 1 || options.dp > 4096 ||
+          (options.strategy == SINGLE_DEVICE && options.dp != 1)) {
         return InvalidArgument("dp is %d (expected %s)", options.dp,
                                options.strategy == SINGLE_DEVICE
                                    ? "1: SINGLE_DEVICE runs on one device"

@@ -437,9 +437,11 @@ absl::Status OpChecker::CheckFields(const Op& op) {
     return OpError(op, "compute.kind", ComputeKind_Name(k), "a kind of %s schedules (strategy %s)",
                    first_order_ ? "first-order" : "ZO", StrategyKind_Name(s_.strategy().kind()));
   }
-  if (c.recompute() != (k == BLOCK_BACKWARD && s_.strategy().recompute())) {
+  // Only a BLOCK_BACKWARD recomputes, and then as the strategy says.
+  const bool recompute = k == BLOCK_BACKWARD && s_.strategy().recompute();
+  if (c.recompute() != recompute) {
     return OpError(op, "compute.recompute", c.recompute() ? "true" : "false",
-                   "%s (strategy.recompute %s)", k == BLOCK_BACKWARD && s_.strategy().recompute() ? "true" : "false",
+                   "%s (strategy.recompute %s)", recompute ? "true" : "false",
                    s_.strategy().recompute() ? "true" : "false");
   }
   if (IsFirstOrderKind(k)) return CheckFirstOrderFields(op);
