@@ -29,11 +29,11 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/files.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
-#include "base/files.h"
 #include "experiments/predicted_case.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/schedule_stats.h"
@@ -204,16 +204,16 @@ absl::Status Study::Write(const std::vector<Row>& rows) {
     const double peer_gb = r.traffic.collective_bytes / 1e9;
     const std::string speedup = r.speedup > 0 ? absl::StrFormat("%.2f", r.speedup) : "";
     csv.push_back(absl::StrFormat(
-        "\"%s\",\"%s\",%.3f,%.0f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,%s",
-        r.section, r.label, metrics.step_ns / 1e6, metrics.tokens_per_s, 100 * d.overlap,
+        "\"%s\",\"%s\",%.3f,%.0f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,%s", r.section,
+        r.label, metrics.step_ns / 1e6, metrics.tokens_per_s, 100 * d.overlap,
         d.exposed_comm_ns / 1e6, d.idle_ns / 1e6, d.compute_ns / 1e6, d.host_link_ns / 1e6,
         d.peer_link_ns / 1e6, BindingResourceName(metrics.binding), host_gb, peer_gb,
         d.memory_bytes / 1e9, speedup));
     md.push_back(absl::StrFormat("| %s | %s | %.3f | %.0f | %.1f | %.3f | %s | %.3f | %.3f | %s |",
-                                 r.section, r.label, metrics.step_ns / 1e6,
-                                 metrics.tokens_per_s, 100 * d.overlap,
-                                 d.exposed_comm_ns / 1e6, BindingResourceName(metrics.binding),
-                                 host_gb, peer_gb, speedup.empty() ? "" : speedup + "x"));
+                                 r.section, r.label, metrics.step_ns / 1e6, metrics.tokens_per_s,
+                                 100 * d.overlap, d.exposed_comm_ns / 1e6,
+                                 BindingResourceName(metrics.binding), host_gb, peer_gb,
+                                 speedup.empty() ? "" : speedup + "x"));
     RETURN_IF_ERROR(WriteCaseArtifacts(r.predicted, out_dir_, Slug(r.section + "_" + r.label),
                                        r.section + ": " + r.label));
   }

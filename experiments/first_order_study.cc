@@ -102,8 +102,8 @@ absl::StatusOr<Row> Study::Predict(const std::string& setup, const std::string& 
                                    const LowerOptions& options) {
   Row row{setup, label, {}, 0};
   ASSIGN_OR_RETURN(row.predicted, PredictCase(model, cluster, options));
-  RETURN_IF_ERROR(WriteCaseArtifacts(row.predicted, out_dir_, Slug(setup + "_" + label),
-                                     setup + ": " + label));
+  RETURN_IF_ERROR(
+      WriteCaseArtifacts(row.predicted, out_dir_, Slug(setup + "_" + label), setup + ": " + label));
   return row;
 }
 
@@ -111,8 +111,7 @@ absl::Status Study::Run() {
   ASSIGN_OR_RETURN(const Cluster h100_x2, LoadCluster("h100_sxm_x2"));
   ASSIGN_OR_RETURN(const Cluster hgx_h100, LoadCluster("hgx_h100"));
   std::vector<std::string> md = {
-      "# First-order baselines (predicted)",
-      "",
+      "# First-order baselines (predicted)", "",
       "Every figure from the cluster catalog (clusters/*.pbtxt) and the model zoo; first-order "
       "schedules are simulated, never executed. Memory is device 0's plan: model states "
       "(weights, gradients, AdamW moments, master weights, gathered units), activations (saved "
@@ -134,12 +133,11 @@ absl::Status Study::Run() {
     rows_a.push_back(std::move(row));
   }
   for (Row& r : rows_a) {
-    r.speedup = static_cast<double>(rows_a[0].predicted.metrics.step_ns) /
-                r.predicted.metrics.step_ns;
+    r.speedup =
+        static_cast<double>(rows_a[0].predicted.metrics.step_ns) / r.predicted.metrics.step_ns;
   }
   md.insert(md.end(),
-            {"## A. GPT-2 Large on 2x H100 SXM5 (NVLink), PyTorch AMP (16 bytes per parameter)",
-             "",
+            {"## A. GPT-2 Large on 2x H100 SXM5 (NVLink), PyTorch AMP (16 bytes per parameter)", "",
              "Sequence 1024, micro-batch 8 per GPU, global batch 32, AdamW; FSDP wraps each "
              "block. Memory in GB per GPU; times in ms per step; compute efficiency = compute / "
              "step.",
@@ -154,9 +152,9 @@ absl::Status Study::Run() {
     const double step_ms = r.predicted.metrics.step_ns / 1e6;
     md.push_back(absl::StrFormat(
         "| %s | %s | %s | %s | %s | %.1f | %.2fx | %.1f | %.1f | %.1f | %.2f | %.2f | %.1f | %s |",
-        r.label, Gb(mem.model_states), Gb(mem.activations), Gb(mem.comm_buffers),
-        Gb(mem.total()), step_ms, r.speedup, d.compute_ns / 1e6, d.comm_ns / 1e6,
-        100 * d.overlap, d.exposed_comm_ns / 1e6, d.idle_ns / 1e6, 100 * d.compute_efficiency,
+        r.label, Gb(mem.model_states), Gb(mem.activations), Gb(mem.comm_buffers), Gb(mem.total()),
+        step_ms, r.speedup, d.compute_ns / 1e6, d.comm_ns / 1e6, 100 * d.overlap,
+        d.exposed_comm_ns / 1e6, d.idle_ns / 1e6, 100 * d.compute_efficiency,
         CollectivesText(r.predicted.schedule)));
   }
 
@@ -166,24 +164,26 @@ absl::Status Study::Run() {
                                           Options(SINGLE_DEVICE, 1, 1, 1, BF16_FP32_GRADS, false)));
   ASSIGN_OR_RETURN(const Row dp4, Predict(b, "DP 4", "gpt2-xl", hgx_h100,
                                           Options(DDP, 4, 4, 1, BF16_FP32_GRADS, false)));
-  md.insert(md.end(),
-            {"", "## B. gpt2-xl on H100 80GB, Megatron-LM's BF16 recipe (18 bytes per parameter)",
-             "", "Sequence 1024, batch 1 per GPU, attention that keeps its scores. DP = 4 adds "
-             "the gradient all-reduce of FP32 gradients.",
-             "",
-             "| case | model states GB | activations GB | peak GB | step ms | comm ms | exposed "
-             "ms | step-time cost of the all-reduce |",
-             "|---|---|---|---|---|---|---|---|"});
+  md.insert(
+      md.end(),
+      {"", "## B. gpt2-xl on H100 80GB, Megatron-LM's BF16 recipe (18 bytes per parameter)", "",
+       "Sequence 1024, batch 1 per GPU, attention that keeps its scores. DP = 4 adds "
+       "the gradient all-reduce of FP32 gradients.",
+       "",
+       "| case | model states GB | activations GB | peak GB | step ms | comm ms | exposed "
+       "ms | step-time cost of the all-reduce |",
+       "|---|---|---|---|---|---|---|---|"});
   for (const Row* r : {&dp1, &dp4}) {
     const MemoryBreakdown mem = DeviceMemory(r->predicted.schedule, 0);
     const DeviceMetrics& d = r->predicted.metrics.devices[0];
     const int64_t cost = r->predicted.metrics.step_ns - dp1.predicted.metrics.step_ns;
     md.push_back(absl::StrFormat(
         "| %s | %s | %s | %s | %.1f | %.1f | %.2f | %s |", r->label, Gb(mem.model_states),
-        Gb(mem.activations), Gb(mem.total()), r->predicted.metrics.step_ns / 1e6,
-        d.comm_ns / 1e6, d.exposed_comm_ns / 1e6,
-        r == &dp1 ? "" : absl::StrFormat("+%.2f ms (%.1f %%)", cost / 1e6,
-                                         100.0 * cost / dp1.predicted.metrics.step_ns)));
+        Gb(mem.activations), Gb(mem.total()), r->predicted.metrics.step_ns / 1e6, d.comm_ns / 1e6,
+        d.exposed_comm_ns / 1e6,
+        r == &dp1 ? ""
+                  : absl::StrFormat("+%.2f ms (%.1f %%)", cost / 1e6,
+                                    100.0 * cost / dp1.predicted.metrics.step_ns)));
   }
   md.insert(md.end(), {"", "ZeRO-2 as DP grows, global batch = DP (1 per GPU):", "",
                        "| DP | model states GB | activations GB | peak GB | step ms |",

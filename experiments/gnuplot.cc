@@ -63,9 +63,8 @@ absl::Status RunGnuplot(const std::string& script_path, const std::string& png_p
     }
   }
   if (failure.empty()) return absl::OkStatus();
-  return absl::InternalError(tail.empty()
-                                 ? absl::StrCat(failure, " (no output)")
-                                 : absl::StrCat(failure, "; its output ends:\n", tail));
+  return absl::InternalError(tail.empty() ? absl::StrCat(failure, " (no output)")
+                                          : absl::StrCat(failure, "; its output ends:\n", tail));
 }
 
 }  // namespace zosched

@@ -25,7 +25,14 @@ constexpr char kBoxHalfHeight[] = "0.4";  // rows are 1 apart
 // Op classes, in legend order; the value is the .dat "class" column.
 // kBackward (first-order schedules) and kOther appear only when drawn.
 enum OpClass {
-  kForward, kUpdate, kHostToDevice, kDeviceToHost, kPeer, kBackward, kOther, kNumClasses
+  kForward,
+  kUpdate,
+  kHostToDevice,
+  kDeviceToHost,
+  kPeer,
+  kBackward,
+  kOther,
+  kNumClasses
 };
 
 struct ClassStyle {
@@ -35,9 +42,12 @@ struct ClassStyle {
 
 // Okabe-Ito colours: told apart with the common colour-vision deficiencies.
 constexpr ClassStyle kClassStyles[kNumClasses] = {
-    {"compute forward", 0x0072B2},        {"update", 0x009E73},
-    {"host->device copy", 0xE69F00},      {"device->host copy", 0xCC79A7},
-    {"collective / peer copy", 0xD55E00}, {"compute backward", 0x56B4E9},
+    {"compute forward", 0x0072B2},
+    {"update", 0x009E73},
+    {"host->device copy", 0xE69F00},
+    {"device->host copy", 0xCC79A7},
+    {"collective / peer copy", 0xD55E00},
+    {"compute backward", 0x56B4E9},
     {"other", 0x999999},
 };
 
@@ -108,7 +118,6 @@ struct Box {
   OpClass op_class;
   int64_t op_id;
 };
-
 
 // Nanoseconds as milliseconds, exactly: 1234567 -> "1.234567".
 std::string Millis(int64_t ns) {
@@ -268,21 +277,16 @@ absl::Status PlotTimelines(const Schedule& schedule,
       "# %s: one line per op interval, \"start_ms end_ms row class op_id\";\n"
       "# times from the step start, rows from 0 at the top, classes as in `colour`.\n\n",
       Basename(gp_path), dat_name, dat_name);
-  absl::StrAppend(
-      &gp,
-      kGnuplotHere, "\n",
-      absl::StrFormat("set terminal pngcairo size %d,%d font 'sans,10' noenhanced\n",
-                      kWidthPx, kRowPx * num_rows + kMarginsPx),
-      "set output here.", GnuplotString(Basename(png_path)), "\n",
-      "set title ", GnuplotString(title), "\n",
-      "set xlabel 'time from step start (ms)'\n",
-      "set xrange [", Millis(lo_ns), ":", Millis(hi_ns), "]\n",
-      absl::StrFormat("set yrange [%d.5:-0.5]\n", num_rows - 1),
-      "set mxtics\n",
-      "set grid xtics mxtics back lc rgb '#e0e0e0', lc rgb '#f2f2f2'\n",
-      "set key below center horizontal reverse Left samplen 3 width 2 spacing 1.5\n",
-      "set bmargin 6\n",
-      "set ytics scale 0 nomirror ( \\\n");
+  absl::StrAppend(&gp, kGnuplotHere, "\n",
+                  absl::StrFormat("set terminal pngcairo size %d,%d font 'sans,10' noenhanced\n",
+                                  kWidthPx, kRowPx * num_rows + kMarginsPx),
+                  "set output here.", GnuplotString(Basename(png_path)), "\n", "set title ",
+                  GnuplotString(title), "\n", "set xlabel 'time from step start (ms)'\n",
+                  "set xrange [", Millis(lo_ns), ":", Millis(hi_ns), "]\n",
+                  absl::StrFormat("set yrange [%d.5:-0.5]\n", num_rows - 1), "set mxtics\n",
+                  "set grid xtics mxtics back lc rgb '#e0e0e0', lc rgb '#f2f2f2'\n",
+                  "set key below center horizontal reverse Left samplen 3 width 2 spacing 1.5\n",
+                  "set bmargin 6\n", "set ytics scale 0 nomirror ( \\\n");
   for (int r = 0; r < num_rows; ++r) {
     const std::string& label = timelines[r / rows_per_timeline].label;
     absl::StrAppend(&gp, "  ",

@@ -33,10 +33,10 @@ struct PlotTimeline {
 // adjacent ops stay apart and a zero-length op shows as a line). The x axis
 // is time in milliseconds from the step start, each timeline shifted so that
 // its own step starts at 0; a dashed line marks each timeline's step end,
-// and the axis runs from 0 (or an earlier op start) to the latest step end. A timeline's step spans its
-// StepInterval for `step` if it has one, else [earliest start, latest end]
-// of the step's op intervals (as timeline_metrics.h defines the step). Ops
-// of other steps are neither drawn nor checked.
+// and the axis runs from 0 (or an earlier op start) to the latest step end. A timeline's step spans
+// its StepInterval for `step` if it has one, else [earliest start, latest end] of the step's op
+// intervals (as timeline_metrics.h defines the step). Ops of other steps are neither drawn nor
+// checked.
 //
 // Colours, by op class (the legend names them): compute forward
 // (BLOCK_FORWARD, EMBED, HEAD_LOSS and their first-order TRAIN_ twins),

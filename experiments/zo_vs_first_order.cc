@@ -45,12 +45,11 @@ ABSL_FLAG(int32_t, seq, 512, "sequence length");
 namespace zosched {
 namespace {
 
-const std::vector<std::string> kModels = {"opt-1.3b", "opt-13b", "opt-30b", "opt-66b",
-                                          "opt-175b"};
+const std::vector<std::string> kModels = {"opt-1.3b", "opt-13b", "opt-30b", "opt-66b", "opt-175b"};
 const std::vector<std::string> kClusters = {"dgx_a100", "hgx_h100", "h100_sxm_x1"};
 // Strategy families, in table and chart order.
-const std::vector<std::string> kFamilies = {"MeZO", "ZO2", "DistZO2", "AdamW 1 GPU", "DDP",
-                                            "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+const std::vector<std::string> kFamilies = {"MeZO", "ZO2",    "DistZO2", "AdamW 1 GPU",
+                                            "DDP",  "ZeRO-1", "ZeRO-2",  "ZeRO-3"};
 
 // One configuration tried: fits (case set) or not (reason).
 struct Config {
@@ -159,8 +158,9 @@ absl::Status Chart(const std::string& dir, const std::string& cluster,
     std::string line = model;
     for (const std::string& family : kFamilies) {
       const Config* c = Best(by_model.at(model), family);
-      absl::StrAppend(&line, " ", c != nullptr && c->fits ? absl::StrFormat("%.1f", c->tokens_per_s)
-                                                          : std::string("-"));
+      absl::StrAppend(
+          &line, " ",
+          c != nullptr && c->fits ? absl::StrFormat("%.1f", c->tokens_per_s) : std::string("-"));
     }
     dat.push_back(line);
   }
@@ -178,7 +178,8 @@ absl::Status Chart(const std::string& dir, const std::string& cluster,
       cluster, kGnuplotHere, cluster,
       GnuplotString(absl::StrFormat("ZO vs first-order on %s: batch %d, sequence %d (predicted; "
                                     "no bar: does not fit)",
-                                    cluster, absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq))));
+                                    cluster, absl::GetFlag(FLAGS_batch),
+                                    absl::GetFlag(FLAGS_seq))));
   for (size_t f = 0; f < kFamilies.size(); ++f) {
     absl::StrAppend(&gp, f > 0 ? ", " : "", "here . '", cluster, ".dat' using ", f + 2,
                     f == 0 ? ":xtic(1)" : "", " title ", GnuplotString(kFamilies[f]));
@@ -214,9 +215,8 @@ absl::Status Run(const std::string& dir) {
       std::vector<Config> configs = Sweep(model, cluster);
       for (const Config& c : configs) {
         csv.push_back(absl::StrFormat("%s,%s,%s,\"%s\",%s,\"%s\",%d,%.3f,%.1f,%.2f,%.2f", c.model,
-                                      c.cluster, c.family, c.knobs, c.fits ? "yes" : "no",
-                                      c.reason, c.gpus, c.step_ms, c.tokens_per_s, c.gpu_gb,
-                                      c.host_gb));
+                                      c.cluster, c.family, c.knobs, c.fits ? "yes" : "no", c.reason,
+                                      c.gpus, c.step_ms, c.tokens_per_s, c.gpu_gb, c.host_gb));
       }
       for (const std::string& family : kFamilies) {
         const Config* c = Best(configs, family);
@@ -224,8 +224,8 @@ absl::Status Run(const std::string& dir) {
         md.push_back(c->fits ? absl::StrFormat("| %s | %s | %s | %s | %.1f | %.0f | %.1f | %.1f |",
                                                model, cluster_name, family, c->knobs, c->step_ms,
                                                c->tokens_per_s, c->gpu_gb, c->host_gb)
-                             : absl::StrFormat("| %s | %s | %s | does not fit: %s | | | | |",
-                                               model, cluster_name, family, c->reason));
+                             : absl::StrFormat("| %s | %s | %s | does not fit: %s | | | | |", model,
+                                               cluster_name, family, c->reason));
       }
       by_model[model] = std::move(configs);
     }
@@ -243,9 +243,9 @@ absl::Status CheckFlags() {
   RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 8, kMaxBatchSize,
                                  "examples per step, a multiple of 8"));
   if (absl::GetFlag(FLAGS_batch) % 8 != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--batch=%d: expected a multiple of 8 (it is split over up to 8 GPUs)",
-        absl::GetFlag(FLAGS_batch)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--batch=%d: expected a multiple of 8 (it is split over up to 8 GPUs)",
+                        absl::GetFlag(FLAGS_batch)));
   }
   return CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, 2048, "tokens, OPT's 2,048 at most");
 }

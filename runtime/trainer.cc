@@ -3,13 +3,12 @@
 #include <mpi.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cmath>
-#include <cstring>
-
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -21,14 +20,14 @@
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "models/model_zoo.h"
+#include "runtime/backend_factory.h"
 #include "runtime/checkpoint/run_checkpoint.h"
 #include "runtime/checkpoint/safetensors.h"
-#include "runtime/backend_factory.h"
 #include "runtime/collective_groups.h"
-#include "runtime/host_store_layout.h"
 #include "runtime/evaluate.h"
 #include "runtime/executor.h"
 #include "runtime/heartbeats.h"
+#include "runtime/host_store_layout.h"
 #include "runtime/model_state.h"
 #include "runtime/mpi_world.h"
 #include "runtime/stop_signals.h"

@@ -60,12 +60,13 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const TrainingSettings& traini
       cost.bytes_accessed = SatAdd(SatMul(BlockParams(model), c), SatMul(2, act_bytes));
       break;
     case HEAD_LOSS:
-      cost.flops = SatMul(op.examples(), SatAdd(SatAdd(SatMul(8, h), SatMul(2, ProjectionElements(model))),
-                                          SatMul(SatMul(2, training.num_label_words()), e)));
-      cost.bytes_accessed =
-          SatAdd(SatAdd(SatMul(PartElements(model, HEAD_PART), c),
-                  LabelHeadSliceBytes(model, training.num_label_words(), training.compute_dtype())),
-              SatMul(SatMul(op.examples(), h), c));
+      cost.flops =
+          SatMul(op.examples(), SatAdd(SatAdd(SatMul(8, h), SatMul(2, ProjectionElements(model))),
+                                       SatMul(SatMul(2, training.num_label_words()), e)));
+      cost.bytes_accessed = SatAdd(
+          SatAdd(SatMul(PartElements(model, HEAD_PART), c),
+                 LabelHeadSliceBytes(model, training.num_label_words(), training.compute_dtype())),
+          SatMul(SatMul(op.examples(), h), c));
       break;
     case PROJECTED_GRADIENT: {
       const int64_t losses = SatMul(2, training.batch_size());
@@ -83,8 +84,9 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const TrainingSettings& traini
 }
 
 int64_t MicroBatchActivationBytes(const ModelSpec& model, const TrainingSettings& training) {
-  return SatMul(SatMul(SatMul(training.micro_batch_size(), training.seq_len()), model.hidden_size()),
-             DTypeBytes(training.compute_dtype()));
+  return SatMul(
+      SatMul(SatMul(training.micro_batch_size(), training.seq_len()), model.hidden_size()),
+      DTypeBytes(training.compute_dtype()));
 }
 
 int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
@@ -92,9 +94,9 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
   const int64_t tokens = SatMul(training.micro_batch_size(), training.seq_len());
   switch (kind) {
     case BLOCK_FORWARD:
-      return SatMul(BlockForwardWorkspaceElements(model, training.micro_batch_size(),
-                                               training.seq_len()),
-                 DTypeBytes(training.compute_dtype()));
+      return SatMul(
+          BlockForwardWorkspaceElements(model, training.micro_batch_size(), training.seq_len()),
+          DTypeBytes(training.compute_dtype()));
     case EMBED: {
       const int64_t e = EmbedDim(model), h = model.hidden_size();
       const int64_t rows = e != h ? SatAdd(tokens, 3) / 4 * 4 : tokens;
@@ -102,7 +104,7 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
     }
     case HEAD_LOSS:
       return SatMul(4, SatAdd(model.hidden_size() + EmbedDim(model),
-                        SatMul(training.micro_batch_size(), training.num_label_words())));
+                              SatMul(training.micro_batch_size(), training.num_label_words())));
     default:
       return 0;
   }
@@ -113,13 +115,14 @@ int64_t PerturbedBytes(const ModelSpec& model, const TrainingSettings& training,
   const int64_t c = DTypeBytes(training.compute_dtype());
   switch (kind) {
     case EMBED:
-      return SatMul(SatAdd(SatMul(training.seq_len(), model.hidden_size()), ProjectionElements(model)), c);
+      return SatMul(
+          SatAdd(SatMul(training.seq_len(), model.hidden_size()), ProjectionElements(model)), c);
     case BLOCK_FORWARD:
       return SatMul(BlockPerturbedScratchElements(model), c);
     case HEAD_LOSS:
       return SatMul(SatAdd(SatAdd(FinalNormParams(model), ProjectionElements(model)),
-                     SatMul(training.num_label_words(), EmbedDim(model))),
-                 c);
+                           SatMul(training.num_label_words(), EmbedDim(model))),
+                    c);
     default:
       return 0;
   }

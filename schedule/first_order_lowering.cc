@@ -25,13 +25,14 @@ struct Unit {
   Part part;
   int block;
   int64_t elements;
-  int64_t chunk;      // each device's share, ⌈elements / n⌉
-  int64_t padded;     // chunk · n
-  int64_t full_at;    // element offset in the unsharded (padded) layout
-  int64_t shard_at;   // element offset in a device's shard layout
+  int64_t chunk;     // each device's share, ⌈elements / n⌉
+  int64_t padded;    // chunk · n
+  int64_t full_at;   // element offset in the unsharded (padded) layout
+  int64_t shard_at;  // element offset in a device's shard layout
   std::string Name() const {
-    return part == DECODER_BLOCK ? absl::StrCat("block ", block)
-                                 : part == EMBEDDING_PART ? "embedding" : "head";
+    return part == DECODER_BLOCK    ? absl::StrCat("block ", block)
+           : part == EMBEDDING_PART ? "embedding"
+                                    : "head";
   }
 };
 
@@ -50,8 +51,8 @@ class FirstOrderLowering {
         c_(DTypeBytes(t_.compute_dtype())),
         share_(t_.batch_size() / n_),
         micro_batches_(share_ / t_.micro_batch_size()),
-        block_saved_(BlockSavedBytes(model, t_.micro_batch_size(), t_.seq_len(),
-                                     o_.flash_attention, o_.recompute)),
+        block_saved_(BlockSavedBytes(model, t_.micro_batch_size(), t_.seq_len(), o_.flash_attention,
+                                     o_.recompute)),
         schedule_(schedule),
         builder_(schedule),
         link_(schedule->cluster().peer_domains().empty()
@@ -152,11 +153,11 @@ class FirstOrderLowering {
   const LinkClass link_;  // of the collectives: the peer domain's, else PCIe
 
   // Per-device state while lowering it.
-  std::map<size_t, const Op*> params_ready_;   // unit -> the op that gathered it
-  std::map<size_t, const Op*> reduced_;        // unit -> its last reduction
+  std::map<size_t, const Op*> params_ready_;      // unit -> the op that gathered it
+  std::map<size_t, const Op*> reduced_;           // unit -> its last reduction
   std::map<std::string, const Op*> region_free_;  // bucket region -> last reader
   std::vector<std::pair<size_t, const Op*>> pending_accumulates_;
-  std::vector<const Op*> slot_user_;           // ZERO_3: per slot, the compute that read it
+  std::vector<const Op*> slot_user_;  // ZERO_3: per slot, the compute that read it
   int gather_count_ = 0;
 };
 
@@ -185,9 +186,9 @@ void FirstOrderLowering::AddDevice(int r) {
 void FirstOrderLowering::PlanMemory(int r) {
   const DType pd = t_.host_dtype(), cd = t_.compute_dtype();
   const bool shard_params = GathersBlocks();
-  Buffer* params = builder_.AddBuffer(Buf(r, "params"), RESIDENT_PARAMS, r, "",
-                                      (shard_params ? ShardTotal() : FullElements()) * p_, pd,
-                                      true);
+  Buffer* params =
+      builder_.AddBuffer(Buf(r, "params"), RESIDENT_PARAMS, r, "",
+                         (shard_params ? ShardTotal() : FullElements()) * p_, pd, true);
   for (const Unit& u : units_) {
     const int64_t count = shard_params ? OwnedCount(u, r) : u.elements;
     if (count == 0) continue;
@@ -199,27 +200,29 @@ void FirstOrderLowering::PlanMemory(int r) {
                      (Sharded() ? ShardTotal() : FullElements()) * kGradBytes, FP32, false);
   const int64_t owned = OwnedAt(units_.size(), r);
   builder_.AddBuffer(Buf(r, "optimizer"), OPTIMIZER_STATE, r, "", owned * 8, FP32, true);
-  if (pd != FP32) builder_.AddBuffer(Buf(r, "master"), MASTER_WEIGHTS, r, "", owned * 4, FP32, true);
+  if (pd != FP32)
+    builder_.AddBuffer(Buf(r, "master"), MASTER_WEIGHTS, r, "", owned * 4, FP32, true);
   const int64_t tokens = static_cast<int64_t>(t_.micro_batch_size()) * t_.seq_len();
   builder_.AddBuffer(Buf(r, "act"), ACTIVATIONS, r, "", tokens * model_.hidden_size() * c_, cd,
                      false);
-  builder_.AddBuffer(Buf(r, "saved"), SAVED_ACTIVATIONS, r, "",
-                     layers_ * block_saved_ +
-                         HeadSavedBytes(model_, t_.micro_batch_size(), t_.seq_len()),
-                     cd, false);
+  builder_.AddBuffer(
+      Buf(r, "saved"), SAVED_ACTIVATIONS, r, "",
+      layers_ * block_saved_ + HeadSavedBytes(model_, t_.micro_batch_size(), t_.seq_len()), cd,
+      false);
   if (o_.recompute) {
-    builder_.AddBuffer(Buf(r, "recompute"), WORKSPACE, r, "",
-                       BlockRecomputeBytes(model_, t_.micro_batch_size(), t_.seq_len(),
-                                           o_.flash_attention),
-                       cd, false);
+    builder_.AddBuffer(
+        Buf(r, "recompute"), WORKSPACE, r, "",
+        BlockRecomputeBytes(model_, t_.micro_batch_size(), t_.seq_len(), o_.flash_attention), cd,
+        false);
   }
   const int64_t block_padded = units_[BlockUnit(0)].padded;
   if (Sharded()) {
     // Two block slots, then the embedding's and the head's full gradients.
-    builder_.AddBuffer(Buf(r, "bucket"), COMM_BUCKET, r, "",
-                       (2 * block_padded + units_[EmbeddingUnit()].padded +
-                        units_[HeadUnit()].padded) * kGradBytes,
-                       FP32, false);
+    builder_.AddBuffer(
+        Buf(r, "bucket"), COMM_BUCKET, r, "",
+        (2 * block_padded + units_[EmbeddingUnit()].padded + units_[HeadUnit()].padded) *
+            kGradBytes,
+        FP32, false);
   }
   if (shard_params) {
     for (const char* name : {"gathered0", "gathered1"}) {
@@ -235,7 +238,8 @@ void FirstOrderLowering::PlanMemory(int r) {
 ParamOperand FirstOrderLowering::ComputeParams(int r, size_t unit, int gather) const {
   const Unit& u = units_[unit];
   if (!GathersBlocks()) {
-    return Params(u.part, u.block, 0, u.elements, Range(Buf(r, "params"), u.full_at * p_, u.elements * p_));
+    return Params(u.part, u.block, 0, u.elements,
+                  Range(Buf(r, "params"), u.full_at * p_, u.elements * p_));
   }
   const std::string slot = u.part == DECODER_BLOCK ? Buf(r, gather % 2 ? "gathered1" : "gathered0")
                            : u.part == EMBEDDING_PART ? Buf(r, "gathered-embedding")
@@ -251,7 +255,8 @@ std::string FirstOrderLowering::RegionKey(size_t unit) const {
 
 BufferRange FirstOrderLowering::GradientOut(int r, size_t unit) const {
   const Unit& u = units_[unit];
-  if (!Sharded()) return Range(Buf(r, "gradients"), u.full_at * kGradBytes, u.elements * kGradBytes);
+  if (!Sharded())
+    return Range(Buf(r, "gradients"), u.full_at * kGradBytes, u.elements * kGradBytes);
   const int64_t block_padded = units_[BlockUnit(0)].padded;
   int64_t at = 0;
   if (u.part == DECODER_BLOCK) {
@@ -307,11 +312,10 @@ Op* FirstOrderLowering::AddCollective(int r, const char* stream, const std::stri
 const Op* FirstOrderLowering::GatherBlock(int r, int b, int g, const std::string& why) {
   const Unit& u = units_[BlockUnit(b)];
   const BufferRange slot = ComputeParams(r, BlockUnit(b), g).range();
-  Op* gather = AddCollective(
-      r, kGather, absl::StrCat("all-gather block ", b, " ", why), ALL_GATHER,
-      absl::StrCat("all-gather block ", b, " ", why),
-      Range(Buf(r, "params"), u.shard_at * p_, u.chunk * p_),
-      Range(slot.buffer(), 0, u.padded * p_));
+  Op* gather = AddCollective(r, kGather, absl::StrCat("all-gather block ", b, " ", why), ALL_GATHER,
+                             absl::StrCat("all-gather block ", b, " ", why),
+                             Range(Buf(r, "params"), u.shard_at * p_, u.chunk * p_),
+                             Range(slot.buffer(), 0, u.padded * p_));
   ScheduleBuilder::Reads(gather, Range(Buf(r, "params"), u.shard_at * p_, OwnedCount(u, r) * p_));
   ScheduleBuilder::Writes(gather, slot);
   builder_.AddEdge(slot_user_[g % 2], gather);
@@ -331,15 +335,15 @@ void FirstOrderLowering::LowerDevice(int r) {
     for (size_t unit = 0; unit < units_.size(); ++unit) {
       const Unit& u = units_[unit];
       if (GathersBlocks() && u.part == DECODER_BLOCK) continue;
-      const BufferRange recv = GathersBlocks()
-                                   ? Range(ComputeParams(r, unit, 0).range().buffer(), 0, u.padded * p_)
-                                   : Range(Buf(r, "params"), u.full_at * p_, u.padded * p_);
+      const BufferRange recv =
+          GathersBlocks() ? Range(ComputeParams(r, unit, 0).range().buffer(), 0, u.padded * p_)
+                          : Range(Buf(r, "params"), u.full_at * p_, u.padded * p_);
       const BufferRange send =
           GathersBlocks() ? Range(Buf(r, "params"), u.shard_at * p_, u.chunk * p_)
                           : Range(Buf(r, "params"), (u.full_at + r * u.chunk) * p_, u.chunk * p_);
-      Op* gather = AddCollective(r, GathersBlocks() ? kGather : kCollective,
-                                 "all-gather " + u.Name(), ALL_GATHER,
-                                 "all-gather " + u.Name(), send, recv);
+      Op* gather =
+          AddCollective(r, GathersBlocks() ? kGather : kCollective, "all-gather " + u.Name(),
+                        ALL_GATHER, "all-gather " + u.Name(), send, recv);
       const int64_t own = OwnedCount(u, r);
       if (own > 0) {
         ScheduleBuilder::Reads(gather, Range(send.buffer(), send.offset_bytes(), own * p_));
@@ -349,7 +353,8 @@ void FirstOrderLowering::LowerDevice(int r) {
         const int64_t count = OwnedCount(u, i);
         if (count > 0) {
           ScheduleBuilder::Writes(
-              gather, Range(recv.buffer(), recv.offset_bytes() + OwnedFirst(u, i) * p_, count * p_));
+              gather,
+              Range(recv.buffer(), recv.offset_bytes() + OwnedFirst(u, i) * p_, count * p_));
         }
       }
       params_ready_[unit] = gather;
@@ -364,8 +369,9 @@ void FirstOrderLowering::LowerDevice(int r) {
 }
 
 void FirstOrderLowering::Forward(int r, int m) {
-  const BufferRange act = Range(Buf(r, "act"), 0, static_cast<int64_t>(t_.micro_batch_size()) *
-                                                      t_.seq_len() * model_.hidden_size() * c_);
+  const BufferRange act =
+      Range(Buf(r, "act"), 0,
+            static_cast<int64_t>(t_.micro_batch_size()) * t_.seq_len() * model_.hidden_size() * c_);
   const size_t emb = EmbeddingUnit();
   Op* embed = AddCompute(r, MicroBatchName("embed", m), TRAIN_EMBED, m);
   *embed->mutable_compute()->mutable_params() = ComputeParams(r, emb, 0);
@@ -380,7 +386,8 @@ void FirstOrderLowering::Forward(int r, int m) {
     const Op* ready = params_ready_[unit];
     const int g = gather_count_;
     if (GathersBlocks()) ready = GatherBlock(r, b, gather_count_++, MicroBatchName("fwd", m));
-    Op* fwd = AddCompute(r, MicroBatchName(absl::StrCat("fwd block ", b), m), TRAIN_BLOCK_FORWARD, m);
+    Op* fwd =
+        AddCompute(r, MicroBatchName(absl::StrCat("fwd block ", b), m), TRAIN_BLOCK_FORWARD, m);
     ComputeOp* c = fwd->mutable_compute();
     *c->mutable_params() = ComputeParams(r, unit, g);
     *c->mutable_activations() = act;
@@ -400,9 +407,9 @@ void FirstOrderLowering::Forward(int r, int m) {
   *c->mutable_params() = ComputeParams(r, head, 0);
   if (model_.tied_lm_head()) {
     const BufferRange table = ComputeParams(r, emb, 0).range();
-    *c->mutable_lm_head() = Params(EMBEDDING_PART, 0, 0, TokenTableElements(model_),
-                                   Range(table.buffer(), table.offset_bytes(),
-                                         TokenTableElements(model_) * p_));
+    *c->mutable_lm_head() =
+        Params(EMBEDDING_PART, 0, 0, TokenTableElements(model_),
+               Range(table.buffer(), table.offset_bytes(), TokenTableElements(model_) * p_));
     ScheduleBuilder::Reads(loss, c->lm_head().range());
   }
   *c->mutable_activations() = act;
@@ -416,8 +423,9 @@ void FirstOrderLowering::Forward(int r, int m) {
 }
 
 void FirstOrderLowering::Backward(int r, int m) {
-  const BufferRange act = Range(Buf(r, "act"), 0, static_cast<int64_t>(t_.micro_batch_size()) *
-                                                      t_.seq_len() * model_.hidden_size() * c_);
+  const BufferRange act =
+      Range(Buf(r, "act"), 0,
+            static_cast<int64_t>(t_.micro_batch_size()) * t_.seq_len() * model_.hidden_size() * c_);
   const size_t head = HeadUnit(), emb = EmbeddingUnit();
   // Waits for the bucket region `unit` writes to be free again.
   auto claim = [&](Op* op, size_t unit) {
@@ -444,9 +452,9 @@ void FirstOrderLowering::Backward(int r, int m) {
     claim(hb, head);
     if (model_.tied_lm_head()) {
       const BufferRange table = ComputeParams(r, emb, 0).range();
-      *c->mutable_lm_head() = Params(EMBEDDING_PART, 0, 0, TokenTableElements(model_),
-                                     Range(table.buffer(), table.offset_bytes(),
-                                           TokenTableElements(model_) * p_));
+      *c->mutable_lm_head() =
+          Params(EMBEDDING_PART, 0, 0, TokenTableElements(model_),
+                 Range(table.buffer(), table.offset_bytes(), TokenTableElements(model_) * p_));
       ScheduleBuilder::Reads(hb, c->lm_head().range());
       // The token table's gradient: the start of the embedding's.
       const BufferRange out = GradientOut(r, emb);
@@ -473,9 +481,9 @@ void FirstOrderLowering::Backward(int r, int m) {
     *c->mutable_activations() = act;
     *c->mutable_gradients() = GradientOut(r, unit);
     if (o_.recompute) {
-      *c->mutable_workspace() =
-          Range(Buf(r, "recompute"), 0,
-                BlockRecomputeBytes(model_, t_.micro_batch_size(), t_.seq_len(), o_.flash_attention));
+      *c->mutable_workspace() = Range(
+          Buf(r, "recompute"), 0,
+          BlockRecomputeBytes(model_, t_.micro_batch_size(), t_.seq_len(), o_.flash_attention));
       ScheduleBuilder::Writes(bwd, c->workspace());
     }
     ScheduleBuilder::Reads(bwd, c->params().range());
@@ -522,7 +530,8 @@ void FirstOrderLowering::ReduceUnit(int r, size_t unit, int m, const Op* produce
   if (kind_ == DDP) return;  // its buckets: AllReduceBuckets, once the backward is done
   if (kind_ == ZERO_1) {
     if (!last) return;
-    const BufferRange send = Range(Buf(r, "gradients"), u.full_at * kGradBytes, u.padded * kGradBytes);
+    const BufferRange send =
+        Range(Buf(r, "gradients"), u.full_at * kGradBytes, u.padded * kGradBytes);
     const BufferRange recv =
         Range(Buf(r, "gradients"), (u.full_at + r * u.chunk) * kGradBytes, u.chunk * kGradBytes);
     Op* rs = AddCollective(r, kCollective, "reduce-scatter " + u.Name(), REDUCE_SCATTER,
@@ -547,7 +556,8 @@ void FirstOrderLowering::ReduceUnit(int r, size_t unit, int m, const Op* produce
                          "reduce-scatter " + u.Name() + mb, send, recv);
   ScheduleBuilder::Reads(rs, region);
   const int64_t own = OwnedCount(u, r);
-  if (own > 0) ScheduleBuilder::Writes(rs, Range(recv.buffer(), recv.offset_bytes(), own * kGradBytes));
+  if (own > 0)
+    ScheduleBuilder::Writes(rs, Range(recv.buffer(), recv.offset_bytes(), own * kGradBytes));
   builder_.AddEdge(producer, rs);
   if (m == 0 || own == 0) {
     region_free_[RegionKey(unit)] = rs;
@@ -568,13 +578,13 @@ void FirstOrderLowering::FlushAccumulates(int r, size_t keep) {
     const int64_t own = OwnedCount(u, r);
     Op* acc = AddCompute(r, "accumulate " + u.Name(), GRAD_ACCUMULATE, -1);
     ComputeOp* c = acc->mutable_compute();
-    const BufferRange shard = GathersBlocks()
-                                  ? Range(Buf(r, "params"), u.shard_at * p_, own * p_)
-                                  : Range(Buf(r, "params"), (u.full_at + OwnedFirst(u, r)) * p_, own * p_);
+    const BufferRange shard =
+        GathersBlocks() ? Range(Buf(r, "params"), u.shard_at * p_, own * p_)
+                        : Range(Buf(r, "params"), (u.full_at + OwnedFirst(u, r)) * p_, own * p_);
     *c->mutable_params() = Params(u.part, u.block, OwnedFirst(u, r), own, shard);
     const BufferRange region = GradientOut(r, unit);
-    *c->mutable_bucket() = Range(region.buffer(), region.offset_bytes() + r * u.chunk * kGradBytes,
-                                 own * kGradBytes);
+    *c->mutable_bucket() =
+        Range(region.buffer(), region.offset_bytes() + r * u.chunk * kGradBytes, own * kGradBytes);
     *c->mutable_gradients() = Range(Buf(r, "gradients"), u.shard_at * kGradBytes, own * kGradBytes);
     ScheduleBuilder::Reads(acc, c->bucket());
     ScheduleBuilder::Reads(acc, c->gradients());
@@ -594,7 +604,7 @@ void FirstOrderLowering::AllReduceBuckets(int r) {
   for (const Op& op : schedule_->ops()) {
     if (op.device() != r || !op.has_compute() || !op.compute().has_gradients()) continue;
     const ParamOperand& p = op.compute().params();
-    producer[p.part() == DECODER_BLOCK ? BlockUnit(p.block())
+    producer[p.part() == DECODER_BLOCK    ? BlockUnit(p.block())
              : p.part() == EMBEDDING_PART ? EmbeddingUnit()
                                           : HeadUnit()] = &op;
   }
@@ -611,9 +621,11 @@ void FirstOrderLowering::AllReduceBuckets(int r) {
     const BufferRange range = Range(Buf(r, "gradients"), lo.full_at * kGradBytes,
                                     (hi.full_at + hi.padded - lo.full_at) * kGradBytes);
     std::string names;
-    for (size_t unit : members) absl::StrAppend(&names, names.empty() ? "" : ", ", units_[unit].Name());
-    Op* ar = AddCollective(r, kCollective, absl::StrCat("all-reduce bucket ", bucket, " (", names, ")"),
-                           ALL_REDUCE, absl::StrCat("all-reduce bucket ", bucket), range, range);
+    for (size_t unit : members)
+      absl::StrAppend(&names, names.empty() ? "" : ", ", units_[unit].Name());
+    Op* ar =
+        AddCollective(r, kCollective, absl::StrCat("all-reduce bucket ", bucket, " (", names, ")"),
+                      ALL_REDUCE, absl::StrCat("all-reduce bucket ", bucket), range, range);
     for (size_t unit : members) {
       const BufferRange g = Range(Buf(r, "gradients"), units_[unit].full_at * kGradBytes,
                                   units_[unit].elements * kGradBytes);
@@ -639,9 +651,9 @@ void FirstOrderLowering::OptimizerSteps(int r) {
     if (count == 0) continue;
     Op* step = AddCompute(r, "adamw " + u.Name(), OPTIMIZER_STEP, -1);
     ComputeOp* c = step->mutable_compute();
-    const BufferRange weights =
-        GathersBlocks() ? Range(Buf(r, "params"), u.shard_at * p_, count * p_)
-                        : Range(Buf(r, "params"), (u.full_at + first) * p_, count * p_);
+    const BufferRange weights = GathersBlocks()
+                                    ? Range(Buf(r, "params"), u.shard_at * p_, count * p_)
+                                    : Range(Buf(r, "params"), (u.full_at + first) * p_, count * p_);
     *c->mutable_params() = Params(u.part, u.block, first, count, weights);
     *c->mutable_gradients() = OwnedGradient(r, unit);
     const int64_t at = OwnedAt(unit, r);

@@ -21,8 +21,8 @@ constexpr int64_t kH = 1280, kLayers = 36, kHeads = 20, kFfn = 5120, kVocab = 50
 // Token table + position table; one block (ln1 2h, qkv 3h²+3h, proj h²+h,
 // ln2 2h, fc 4h²+4h, proj 4h²+h); the final norm (the head is tied).
 constexpr int64_t kEmbedding = kVocab * kH + 1024 * kH;          // 65,639,680
-constexpr int64_t kBlock = 12 * kH * kH + 13 * kH;                // 19,677,440
-constexpr int64_t kHead = 2 * kH;                                 // 2,560
+constexpr int64_t kBlock = 12 * kH * kH + 13 * kH;               // 19,677,440
+constexpr int64_t kHead = 2 * kH;                                // 2,560
 constexpr int64_t kPsi = kEmbedding + kLayers * kBlock + kHead;  // 774,030,080
 
 LowerOptions Options(StrategyKind kind, int devices, int batch, int micro, int seq = 1024) {
@@ -77,7 +77,8 @@ std::map<CollectiveKind, Collectives> CollectivesOf(const Schedule& s) {
 
 int CountCompute(const Schedule& s, ComputeKind kind) {
   int n = 0;
-  for (const Op& op : s.ops()) n += op.device() == 0 && op.has_compute() && op.compute().kind() == kind;
+  for (const Op& op : s.ops())
+    n += op.device() == 0 && op.has_compute() && op.compute().kind() == kind;
   return n;
 }
 
@@ -103,7 +104,8 @@ TEST(FirstOrderLoweringTest, ModelStatePerDeviceByRecipeAndStage) {
   };
   for (const auto& [key, expected] : twice) {
     const auto [recipe, kind] = key;
-    LowerOptions o = Options(kind, kind == SINGLE_DEVICE ? 1 : 4, kind == SINGLE_DEVICE ? 8 : 32, 8);
+    LowerOptions o =
+        Options(kind, kind == SINGLE_DEVICE ? 1 : 4, kind == SINGLE_DEVICE ? 8 : 32, 8);
     o.precision = recipe;
     const Schedule s = Lower(o);
     const int64_t state = Bytes(s, RESIDENT_PARAMS) + Bytes(s, GRADIENTS) +
@@ -205,8 +207,8 @@ TEST(FirstOrderLoweringTest, ZeroThreeMovesAboutThreePsi) {
   EXPECT_EQ(c.at(REDUCE_SCATTER).count, 38);
   EXPECT_EQ(c.at(ALL_GATHER).bytes, 4 * (2 * kLayers * kBlock + kEmbedding + kHead));
   EXPECT_EQ(c.at(REDUCE_SCATTER).bytes, 4 * kPsi);
-  const double psis = static_cast<double>(c.at(ALL_GATHER).bytes + c.at(REDUCE_SCATTER).bytes) /
-                      (4.0 * kPsi);
+  const double psis =
+      static_cast<double>(c.at(ALL_GATHER).bytes + c.at(REDUCE_SCATTER).bytes) / (4.0 * kPsi);
   EXPECT_GT(psis, 2.9);
   EXPECT_LT(psis, 3.0);
   const auto two = CollectivesOf(Lower(Options(ZERO_3, 4, 32, 4)));

@@ -7,8 +7,7 @@
 namespace zosched {
 
 bool IsFirstOrder(StrategyKind kind) {
-  return kind == SINGLE_DEVICE || kind == DDP || kind == ZERO_1 || kind == ZERO_2 ||
-         kind == ZERO_3;
+  return kind == SINGLE_DEVICE || kind == DDP || kind == ZERO_1 || kind == ZERO_2 || kind == ZERO_3;
 }
 
 bool IsFirstOrderKind(ComputeKind kind) { return kind >= TRAIN_EMBED && kind <= OPTIMIZER_STEP; }
@@ -30,8 +29,8 @@ bool ShardsParams(StrategyKind kind) { return kind == ZERO_3; }
 
 int64_t ShardElements(int64_t elements, int n) { return (elements + n - 1) / n; }
 
-int64_t BlockSavedBytes(const ModelSpec& model, int64_t examples, int64_t seq,
-                        bool flash_attention, bool recompute) {
+int64_t BlockSavedBytes(const ModelSpec& model, int64_t examples, int64_t seq, bool flash_attention,
+                        bool recompute) {
   const int64_t sb = SatMul(seq, examples);
   const int64_t sbh = SatMul(sb, model.hidden_size()), sbf = SatMul(sb, model.ffn_size());
   if (recompute) return SatMul(2, sbh);

@@ -60,8 +60,8 @@ int64_t ShardElements(int64_t elements, int n);
 // `recompute` (full recomputation) only the block's input, 2sbh, is kept;
 // the rest is rebuilt during its backward (BlockRecomputeBytes).
 // Grouped-query attention's smaller K and V are not discounted.
-int64_t BlockSavedBytes(const ModelSpec& model, int64_t examples, int64_t seq,
-                        bool flash_attention, bool recompute);
+int64_t BlockSavedBytes(const ModelSpec& model, int64_t examples, int64_t seq, bool flash_attention,
+                        bool recompute);
 // What a recomputing backward rebuilds for the block it is in: the full
 // (non-recompute) BlockSavedBytes, live for one block at a time.
 int64_t BlockRecomputeBytes(const ModelSpec& model, int64_t examples, int64_t seq,

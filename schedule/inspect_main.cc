@@ -33,13 +33,12 @@ void Print(const Schedule& schedule) {
   const TrainingSettings& t = schedule.training();
   std::printf("schedule: %s\n", schedule.name().c_str());
   if (IsFirstOrder(s.kind())) {
-    std::printf("strategy: %s (first-order, simulated only) devices=%d precision=%s "
-                "recompute=%s flash_attention=%s%s\n",
-                StrategyKind_Name(s.kind()).c_str(), s.dp(),
-                PrecisionRecipe_Name(s.precision()).c_str(), s.recompute() ? "true" : "false",
-                s.flash_attention() ? "true" : "false",
-                s.kind() == DDP ? absl::StrFormat(" bucket_bytes=%d", s.bucket_bytes()).c_str()
-                                : "");
+    std::printf(
+        "strategy: %s (first-order, simulated only) devices=%d precision=%s "
+        "recompute=%s flash_attention=%s%s\n",
+        StrategyKind_Name(s.kind()).c_str(), s.dp(), PrecisionRecipe_Name(s.precision()).c_str(),
+        s.recompute() ? "true" : "false", s.flash_attention() ? "true" : "false",
+        s.kind() == DDP ? absl::StrFormat(" bucket_bytes=%d", s.bucket_bytes()).c_str() : "");
   } else {
     std::printf("strategy: %s P=%d D=%d slicing=%s block_slots=%d\n",
                 StrategyKind_Name(s.kind()).c_str(), s.pertp(), s.dp(),

@@ -101,8 +101,8 @@ absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
     return InvalidArgument("--pertp=%d applies to --strategy=distzo2 only", o.pertp);
   }
   if (o.strategy != DISTZO2 && !IsFirstOrder(o.strategy) && o.dp != 1) {
-    return InvalidArgument("--dp=%d applies to --strategy=distzo2 and the first-order strategies only",
-                           o.dp);
+    return InvalidArgument(
+        "--dp=%d applies to --strategy=distzo2 and the first-order strategies only", o.dp);
   }
   TrainingSettings& t = o.training;
   t = DefaultTrainingSettings();

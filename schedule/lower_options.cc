@@ -154,20 +154,20 @@ absl::StatusOr<ResolvedLowerOptions> ResolveLowerOptions(const ModelSpec& model,
   }
   ASSIGN_OR_RETURN(r.devices, SelectDevices(cluster, options));
   const bool first_order = IsFirstOrder(options.strategy);
-  const DType preferred = !first_order ? model.weight_dtype()
+  const DType preferred = !first_order                           ? model.weight_dtype()
                           : options.precision == BF16_FP32_GRADS ? BF16
                                                                  : FP16;
   ASSIGN_OR_RETURN(DType compute, ChooseComputeDType(preferred, t.compute_dtype(), r.devices));
   t.set_compute_dtype(compute);
   if (first_order) {
     const DType params = RecipeParamDType(options.precision);
-    for (const auto& [name, given] : {std::pair<const char*, DType>{"host", t.host_dtype()},
-                                      {"wire", t.wire_dtype()}}) {
+    for (const auto& [name, given] :
+         {std::pair<const char*, DType>{"host", t.host_dtype()}, {"wire", t.wire_dtype()}}) {
       if (given != DTYPE_UNSPECIFIED && given != params) {
-        return InvalidArgument("%s dtype %s: a first-order strategy keeps its parameters in the "
-                               "precision recipe's %s (%s); leave it unset",
-                               name, DType_Name(given), DType_Name(params),
-                               PrecisionRecipe_Name(options.precision));
+        return InvalidArgument(
+            "%s dtype %s: a first-order strategy keeps its parameters in the "
+            "precision recipe's %s (%s); leave it unset",
+            name, DType_Name(given), DType_Name(params), PrecisionRecipe_Name(options.precision));
       }
     }
     t.set_host_dtype(params);

@@ -417,8 +417,7 @@ std::string ScheduleName(const ModelSpec& model, const Cluster& cluster, const S
   if (s.kind() == DISTZO2) {
     knobs = absl::StrFormat(" P%dxD%d %s", s.pertp(), s.dp(), s.slicing() ? "sliced" : "naive");
   } else if (IsFirstOrder(s.kind())) {
-    knobs = absl::StrFormat(" x%d %s%s", s.dp(),
-                            s.precision() == BF16_FP32_GRADS ? "bf16" : "amp",
+    knobs = absl::StrFormat(" x%d %s%s", s.dp(), s.precision() == BF16_FP32_GRADS ? "bf16" : "amp",
                             s.recompute() ? " recompute" : "");
   }
   return absl::StrCat(model.name(), " ", absl::AsciiStrToLower(StrategyKind_Name(s.kind())), knobs,

@@ -1,4 +1,5 @@
-// Lowering: a training strategy (ZO, or a first-order baseline) for a model on a cluster -> a Schedule.
+// Lowering: a training strategy (ZO, or a first-order baseline) for a model on a cluster -> a
+// Schedule.
 //
 // Strategies (docs/ARCHITECTURE.md, 'The algorithms'):
 // - MEZO: all parameters resident on one device; per step the previous

@@ -17,9 +17,9 @@ absl::Status ValidateSchedule(const Schedule& schedule) {
   // Informative, but printed by the tools; proto3 enums are open, so a file
   // may hold any number here.
   if (!StrategyKind_IsValid(schedule.strategy().kind())) {
-    return absl::InvalidArgumentError(absl::StrCat(source, ": strategy.kind is ",
-                                                   schedule.strategy().kind(),
-                                                   ", not a StrategyKind (MEZO, ZO2, DISTZO2, SINGLE_DEVICE, DDP, ZERO_1, ZERO_2 or ZERO_3)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": strategy.kind is ", schedule.strategy().kind(),
+        ", not a StrategyKind (MEZO, ZO2, DISTZO2, SINGLE_DEVICE, DDP, ZERO_1, ZERO_2 or ZERO_3)"));
   }
   if (absl::Status s = ValidateTrainingSettings(schedule.model(), schedule.training()); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));

@@ -70,8 +70,8 @@ std::vector<Role> Roles(const ComputeOp& c) {
                            (k == CAST && c.cast_direction() == COMPUTE_TO_WIRE) ||
                            k == TRAIN_EMBED || k == TRAIN_BLOCK_FORWARD || k == TRAIN_HEAD_LOSS ||
                            k == HEAD_BACKWARD || k == BLOCK_BACKWARD || k == OPTIMIZER_STEP;
-  const bool params_written = k == UPDATE || (k == CAST && c.cast_direction() == WIRE_TO_COMPUTE) ||
-                              k == OPTIMIZER_STEP;
+  const bool params_written =
+      k == UPDATE || (k == CAST && c.cast_direction() == WIRE_TO_COMPUTE) || k == OPTIMIZER_STEP;
   const bool params_named = k == EMBED_BACKWARD || k == GRAD_ACCUMULATE;
   const bool head = k == HEAD_LOSS || k == TRAIN_HEAD_LOSS || k == HEAD_BACKWARD;
   int activations = 0;
@@ -96,16 +96,22 @@ std::vector<Role> Roles(const ComputeOp& c) {
        : k == BLOCK_BACKWARD                            ? kRead
                                                         : 0},
       {"compute.gradients", c.has_gradients(), &c.gradients(),
-       !gradients ? 0 : k == OPTIMIZER_STEP ? kRead : kWrite},
+       !gradients            ? 0
+       : k == OPTIMIZER_STEP ? kRead
+                             : kWrite},
       {"compute.optimizer_state", c.has_optimizer_state(), &c.optimizer_state(),
        k == OPTIMIZER_STEP ? kReadWrite : 0},
       {"compute.bucket", c.has_bucket(), &c.bucket(), k == GRAD_ACCUMULATE ? kRead : 0},
       // Only with FP32 master weights (BF16_FP32_GRADS): CheckCompute asks.
       {"compute.master", c.has_master(), &c.master(), k == OPTIMIZER_STEP ? kReadWrite : 0},
       {"compute.losses", c.has_losses(), &c.losses(),
-       k == HEAD_LOSS ? kWrite : k == PROJECTED_GRADIENT ? kRead : 0},
+       k == HEAD_LOSS            ? kWrite
+       : k == PROJECTED_GRADIENT ? kRead
+                                 : 0},
       {"compute.zo_state", c.has_zo_state(), &c.zo_state(),
-       k == UPDATE ? kRead : k == PROJECTED_GRADIENT ? kWrite : 0},
+       k == UPDATE               ? kRead
+       : k == PROJECTED_GRADIENT ? kWrite
+                                 : 0},
       {"compute.wire", c.has_wire(), &c.wire(),
        k == CAST ? (c.cast_direction() == WIRE_TO_COMPUTE ? kRead : kWrite) : 0},
   };
@@ -241,12 +247,13 @@ absl::Status OpChecker::CheckBuffers() {
   for (const Buffer& b : s_.buffers()) {
     const bool first_order_kind = b.kind() >= GRADIENTS && b.kind() <= COMM_BUCKET;
     const bool zo_kind = b.kind() == HOST_PARAMS || b.kind() == WIRE_STAGING ||
-                         b.kind() == LOSSES || b.kind() == ZO_STATE || b.kind() == PERTURBED_WEIGHTS;
+                         b.kind() == LOSSES || b.kind() == ZO_STATE ||
+                         b.kind() == PERTURBED_WEIGHTS;
     if (first_order_ ? zo_kind : first_order_kind) {
-      return InvalidArgument("buffer '%s' is a %s buffer, which %s schedules do not have (strategy %s)",
-                             b.name(), BufferKind_Name(b.kind()),
-                             first_order_ ? "first-order" : "ZO",
-                             StrategyKind_Name(s_.strategy().kind()));
+      return InvalidArgument(
+          "buffer '%s' is a %s buffer, which %s schedules do not have (strategy %s)", b.name(),
+          BufferKind_Name(b.kind()), first_order_ ? "first-order" : "ZO",
+          StrategyKind_Name(s_.strategy().kind()));
     }
   }
   std::vector<int> zo_states(s_.devices_size(), 0);
@@ -519,12 +526,12 @@ absl::Status OpChecker::CheckFirstOrderRoles(const Op& op) {
   const int64_t mb = t_.micro_batch_size(), seq = t_.seq_len();
   const Strategy& strategy = s_.strategy();
   if (c.has_saved()) {
-    const int64_t saved = k == TRAIN_HEAD_LOSS || k == HEAD_BACKWARD
-                              ? HeadSavedBytes(model_, mb, seq)
-                              : BlockSavedBytes(model_, mb, seq, strategy.flash_attention(),
-                                                strategy.recompute());
-    RETURN_IF_ERROR(CheckRole(op, "compute.saved", c.saved(), SAVED_ACTIVATIONS,
-                              DTYPE_UNSPECIFIED, saved, 0));
+    const int64_t saved =
+        k == TRAIN_HEAD_LOSS || k == HEAD_BACKWARD
+            ? HeadSavedBytes(model_, mb, seq)
+            : BlockSavedBytes(model_, mb, seq, strategy.flash_attention(), strategy.recompute());
+    RETURN_IF_ERROR(
+        CheckRole(op, "compute.saved", c.saved(), SAVED_ACTIVATIONS, DTYPE_UNSPECIFIED, saved, 0));
   }
   if (c.has_gradients()) {
     // Under ZERO_2/3 a backward writes its unit's whole gradient into a
@@ -539,15 +546,15 @@ absl::Status OpChecker::CheckFirstOrderRoles(const Op& op) {
     RETURN_IF_ERROR(CheckRole(op, "compute.bucket", c.bucket(), COMM_BUCKET, FP32, n * 4, 0));
   }
   if (c.has_optimizer_state()) {
-    RETURN_IF_ERROR(CheckRole(op, "compute.optimizer_state", c.optimizer_state(),
-                              OPTIMIZER_STATE, FP32, n * 8, 0));
+    RETURN_IF_ERROR(CheckRole(op, "compute.optimizer_state", c.optimizer_state(), OPTIMIZER_STATE,
+                              FP32, n * 8, 0));
   }
   if (c.has_master()) {
     RETURN_IF_ERROR(CheckRole(op, "compute.master", c.master(), MASTER_WEIGHTS, FP32, n * 4, 0));
   }
   if (c.has_workspace()) {
-    RETURN_IF_ERROR(CheckRole(op, "compute.workspace", c.workspace(), WORKSPACE,
-                              t_.compute_dtype(), -1,
+    RETURN_IF_ERROR(CheckRole(op, "compute.workspace", c.workspace(), WORKSPACE, t_.compute_dtype(),
+                              -1,
                               BlockRecomputeBytes(model_, mb, seq, strategy.flash_attention())));
   }
   return absl::OkStatus();
@@ -563,18 +570,18 @@ absl::Status OpChecker::CheckCompute(const Op& op) {
                         (std::string(role.name) != "compute.lm_head" || model_.tied_lm_head()) &&
                         (std::string(role.name) != "compute.master" || t_.host_dtype() != FP32);
     if (role.set != wanted) {
-      return OpError(op, role.name, role.set ? "set" : "unset", "%s for %s%s",
-                     wanted ? "set" : "unset", ComputeKind_Name(k),
-                     std::string(role.name) == "compute.lm_head"
-                         ? (model_.tied_lm_head() ? " with a tied LM head" : " without a tied LM head")
-                     : std::string(role.name) == "compute.master"
-                         ? absl::StrCat(" with ", DType_Name(t_.host_dtype()), " parameters")
-                         : "");
+      return OpError(
+          op, role.name, role.set ? "set" : "unset", "%s for %s%s", wanted ? "set" : "unset",
+          ComputeKind_Name(k),
+          std::string(role.name) == "compute.lm_head"
+              ? (model_.tied_lm_head() ? " with a tied LM head" : " without a tied LM head")
+          : std::string(role.name) == "compute.master"
+              ? absl::StrCat(" with ", DType_Name(t_.host_dtype()), " parameters")
+              : "");
     }
   }
   if (c.has_params()) {
-    const bool any_range =
-        k == UPDATE || k == CAST || k == GRAD_ACCUMULATE || k == OPTIMIZER_STEP;
+    const bool any_range = k == UPDATE || k == CAST || k == GRAD_ACCUMULATE || k == OPTIMIZER_STEP;
     RETURN_IF_ERROR(CheckParams(op, "compute.params", c.params(), !any_range));
     const Part wanted = k == EMBED || k == TRAIN_EMBED || k == EMBED_BACKWARD ? EMBEDDING_PART
                         : k == HEAD_LOSS || k == TRAIN_HEAD_LOSS || k == HEAD_BACKWARD ? HEAD_PART
@@ -770,8 +777,9 @@ absl::Status OpChecker::CheckCollective(const Op& op) {
   }
   // ZO runtimes gather in place; first-order schedules (simulated) may
   // gather a shard into another buffer, as FSDP does.
-  if (c.kind() == ALL_GATHER && !first_order_ && (c.send().buffer() != c.recv().buffer() ||
-                                 c.send().offset_bytes() != c.recv().offset_bytes() + rank * in)) {
+  if (c.kind() == ALL_GATHER && !first_order_ &&
+      (c.send().buffer() != c.recv().buffer() ||
+       c.send().offset_bytes() != c.recv().offset_bytes() + rank * in)) {
     return OpError(op, "collective.send", RangeText(c.send()),
                    "'%s' [%d, +%d): an all-gather is in place, rank %d sends its chunk of recv",
                    c.recv().buffer(), c.recv().offset_bytes() + rank * in, in, rank);

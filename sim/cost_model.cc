@@ -103,7 +103,8 @@ absl::StatusOr<CostModel::RingHops> CostModel::Ring(
     absl::StatusOr<Path> path = network.DeviceToDevice(cluster_index_[participants[i]],
                                                        cluster_index_[participants[(i + 1) % n]]);
     if (!path.ok()) return path.status();
-    for (int l : path->links) ring.edge_gbps = std::min(ring.edge_gbps, network.links()[l].capacity);
+    for (int l : path->links)
+      ring.edge_gbps = std::min(ring.edge_gbps, network.links()[l].capacity);
     if (ring.link_class == LINK_CLASS_UNSPECIFIED || path->link_class == NETWORK ||
         (path->link_class == PCIE && ring.link_class != NETWORK)) {
       ring.link_class = path->link_class;

@@ -39,12 +39,11 @@ struct Case {
 
 int Run() {
   const Case cases[] = {
-      {"OPT-175B distzo2 P2xD4 sliced, DGX A100 (target 0.5 ms)", "opt-175b", "dgx_a100",
-       DISTZO2, 2, 4, true},
+      {"OPT-175B distzo2 P2xD4 sliced, DGX A100 (target 0.5 ms)", "opt-175b", "dgx_a100", DISTZO2,
+       2, 4, true},
       {"OPT-175B zo2, 1 GPU of DGX A100", "opt-175b", "dgx_a100", ZO2, 1, 1, true},
       {"OPT-13B distzo2 P2xD4 naive, HGX H100", "opt-13b", "hgx_h100", DISTZO2, 2, 4, false},
-      {"OPT-1.3B distzo2 P1xD8 sliced, RTX 4090 x8", "opt-1.3b", "rtx4090_x8", DISTZO2, 1, 8,
-       true},
+      {"OPT-1.3B distzo2 P1xD8 sliced, RTX 4090 x8", "opt-1.3b", "rtx4090_x8", DISTZO2, 1, 8, true},
   };
   std::printf("%-58s %8s %10s %10s %10s %12s %14s\n", "case", "ops", "median_ms", "min_ms",
               "max_ms", "schedules/s", "sim_ops/s");

@@ -47,15 +47,15 @@ absl::Status Run() {
   std::printf("schedule: %s\n", schedule.name().c_str());
   std::printf("step time: %.3f ms   tokens/s: %.0f   bound by: %s\n", Ms(m.step_ns),
               m.tokens_per_s, BindingResourceName(m.binding));
-  std::printf("\n%-7s %-10s %11s %11s %9s %12s %10s %9s %11s %11s %-10s %11s\n", "device",
-              "name", "compute_ms", "comm_ms", "overlap%", "exposed_ms", "idle_ms", "compute%",
-              "host_ms", "peer_ms", "bound_by", "memory_GB");
+  std::printf("\n%-7s %-10s %11s %11s %9s %12s %10s %9s %11s %11s %-10s %11s\n", "device", "name",
+              "compute_ms", "comm_ms", "overlap%", "exposed_ms", "idle_ms", "compute%", "host_ms",
+              "peer_ms", "bound_by", "memory_GB");
   for (const DeviceMetrics& d : m.devices) {
     std::printf("%-7d %-10s %11.3f %11.3f %9.1f %12.3f %10.3f %9.1f %11.3f %11.3f %-10s %11.3f\n",
                 d.device, d.cluster_device.c_str(), Ms(d.compute_ns), Ms(d.comm_ns),
-                100 * d.overlap, Ms(d.exposed_comm_ns), Ms(d.idle_ns),
-                100 * d.compute_efficiency, Ms(d.host_link_ns),
-                Ms(d.peer_link_ns), BindingResourceName(d.binding), d.memory_bytes / 1e9);
+                100 * d.overlap, Ms(d.exposed_comm_ns), Ms(d.idle_ns), 100 * d.compute_efficiency,
+                Ms(d.host_link_ns), Ms(d.peer_link_ns), BindingResourceName(d.binding),
+                d.memory_bytes / 1e9);
   }
   std::printf("\n%-34s %-12s %14s %12s %10s\n", "link", "class", "capacity_GB/s", "moved_GB",
               "util%");

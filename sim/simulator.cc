@@ -38,7 +38,7 @@ struct Flow {
   double remaining = 0;               // bytes
   double rate = 0;                    // bytes per ns
   int version = 0;
-  int64_t end_event = -1;             // time of its latest kFlowEnd event
+  int64_t end_event = -1;  // time of its latest kFlowEnd event
 };
 
 struct OpState {
@@ -350,8 +350,7 @@ void Engine::StartFlows(int op, int64_t now) {
   const Op& proto = schedule_.ops(op);
   const double bytes =
       s.collective >= 0 ? collectives_[s.collective].plan.flow_bytes : proto.copy().bytes();
-  const Path* const* paths =
-      s.collective >= 0 ? collectives_[s.collective].paths.data() : &s.path;
+  const Path* const* paths = s.collective >= 0 ? collectives_[s.collective].paths.data() : &s.path;
   const int count = s.collective >= 0 ? collectives_[s.collective].paths.size() : 1;
   s.parts_left = count;
   for (int p = 0; p < count; ++p) {

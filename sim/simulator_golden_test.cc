@@ -90,7 +90,8 @@ TEST(SimulatorGolden, TimelinesAreBitForBitThoseOfTheReferenceEngine) {
       {"opt-13b", "hgx_h100", DISTZO2, 2, 4, false, 2048, DTYPE_UNSPECIFIED, 0xebbe54963afa8fdb},
       {"opt-1.3b", "rtx4090_x8", DISTZO2, 1, 8, true, 512, DTYPE_UNSPECIFIED, 0xecffb7e92a70d5ea},
       {"opt-13b", "h100_pcie_x4", ZO2, 1, 1, true, 256, FP16, 0xa0a3104432f409cd},
-      {"gpt2-large", "h100_sxm_x2", ZERO_3, 1, 2, true, 1024, DTYPE_UNSPECIFIED, 0x0b68152518aba83e},
+      {"gpt2-large", "h100_sxm_x2", ZERO_3, 1, 2, true, 1024, DTYPE_UNSPECIFIED,
+       0x0b68152518aba83e},
       {"opt-tiny", "local_cpu", DISTZO2, 2, 2, true, 32, DTYPE_UNSPECIFIED, 0xbbb0c3bef12ef09b},
   };
   for (const Case& c : cases) {

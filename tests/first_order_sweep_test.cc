@@ -33,8 +33,7 @@ TEST(FirstOrderSweep, EveryStrategyModelAndClusterLowersOrNamesTheShortfall) {
         o.training.set_batch_size(o.dp);
         o.training.set_micro_batch_size(1);
         o.training.set_seq_len(std::min<int64_t>(1024, model->max_positions()));
-        const std::string what =
-            StrategyKind_Name(kind) + " " + model_name + " on " + cluster_name;
+        const std::string what = StrategyKind_Name(kind) + " " + model_name + " on " + cluster_name;
         absl::StatusOr<Schedule> s = LowerSchedule(*model, *cluster, o);
         if (!s.ok()) {
           ASSERT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted)
