@@ -17,9 +17,10 @@
 //   each as soon as the last micro-batch's backward has produced it; the
 //   earlier micro-batches do not synchronise (no_sync()).
 // - ZERO_1: each unit's gradients reduce-scattered on the last micro-batch;
-//   AdamW on the owned chunk; the updated chunks all-gathered before the
-//   next forward uses the unit (the step's first micro-batch), one unit
-//   ahead of the compute that needs it.
+//   AdamW on the owned chunk; the updated chunks all-gathered at the start
+//   of the step, in the order the forward needs the units (the full weights
+//   stay resident, so each gather runs as far ahead as the link allows and
+//   each forward waits only for its own unit).
 // - ZERO_2: as ZERO_1, but gradients are reduce-scattered on every
 //   micro-batch from a double-buffered COMM_BUCKET (the embedding and head
 //   units, whose tied-table gradient lives through the whole backward, have
