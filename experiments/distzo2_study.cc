@@ -30,7 +30,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
-#include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
@@ -225,25 +224,12 @@ absl::Status Study::Write(const std::vector<Row>& rows) {
   return absl::OkStatus();
 }
 
-// The study's cases split the batch over up to 8 GPUs and run OPT models of
-// 2,048 positions.
-absl::Status CheckFlags() {
-  RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 8, kMaxBatchSize,
-                                 "examples per step, a multiple of 8"));
-  if (absl::GetFlag(FLAGS_batch) % 8 != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--batch=%d: expected a multiple of 8 (the study splits it over up to 8 GPUs)",
-        absl::GetFlag(FLAGS_batch)));
-  }
-  return CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, 2048, "tokens, OPT's 2,048 at most");
-}
-
 }  // namespace
 }  // namespace zosched
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  if (const absl::Status flags = zosched::CheckFlags(); !flags.ok()) {
+  if (const absl::Status flags = zosched::CheckStudyBatchAndSeq(absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq)); !flags.ok()) {
     std::fprintf(stderr, "distzo2_study: %s\n", std::string(flags.message()).c_str());
     return 2;
   }

@@ -2,13 +2,16 @@
 
 #include <map>
 
+#include "absl/strings/str_format.h"
 #include "base/files.h"
+#include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
 #include "schedule/chrome_trace.h"
 #include "schedule/lowering.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 
@@ -64,6 +67,16 @@ absl::Status WriteCaseArtifacts(const PredictedCase& c, const std::string& dir,
   RETURN_IF_ERROR(WriteFile(dir + "/traces/" + slug + ".json", json));
   return PlotTimelines(c.schedule, {{&c.result.timeline, "predicted"}}, 0,
                        title + " (" + c.schedule.name() + ")", dir + "/pictures/" + slug + ".png");
+}
+
+absl::Status CheckStudyBatchAndSeq(int batch, int seq) {
+  RETURN_IF_ERROR(
+      CheckFlagRange("batch", batch, 8, kMaxBatchSize, "examples per step, a multiple of 8"));
+  if (batch % 8 != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--batch=%d: expected a multiple of 8 (the study splits it over up to 8 GPUs)", batch));
+  }
+  return CheckFlagRange("seq", seq, 1, 2048, "tokens, OPT's 2,048 at most");
 }
 
 std::string Slug(const std::string& text) {

@@ -47,6 +47,11 @@ int64_t HostMemory(const Schedule& schedule);
 absl::Status WriteCaseArtifacts(const PredictedCase& c, const std::string& dir,
                                 const std::string& slug, const std::string& title);
 
+// The --batch and --seq flags of a study whose cases split the batch over up
+// to 8 GPUs and run OPT models (2,048 positions): batch a multiple of 8,
+// seq 1 to 2,048. Errors: InvalidArgument naming the flag and the range.
+absl::Status CheckStudyBatchAndSeq(int batch, int seq);
+
 // `text` made safe for a file name: spaces and punctuation become "_".
 std::string Slug(const std::string& text);
 

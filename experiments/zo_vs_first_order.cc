@@ -28,7 +28,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
-#include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
 #include "experiments/gnuplot.h"
@@ -239,23 +238,12 @@ absl::Status Run(const std::string& dir) {
   return absl::OkStatus();
 }
 
-absl::Status CheckFlags() {
-  RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 8, kMaxBatchSize,
-                                 "examples per step, a multiple of 8"));
-  if (absl::GetFlag(FLAGS_batch) % 8 != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--batch=%d: expected a multiple of 8 (it is split over up to 8 GPUs)",
-                        absl::GetFlag(FLAGS_batch)));
-  }
-  return CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, 2048, "tokens, OPT's 2,048 at most");
-}
-
 }  // namespace
 }  // namespace zosched
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  if (const absl::Status flags = zosched::CheckFlags(); !flags.ok()) {
+  if (const absl::Status flags = zosched::CheckStudyBatchAndSeq(absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq)); !flags.ok()) {
     std::fprintf(stderr, "zo_vs_first_order: %s\n", std::string(flags.message()).c_str());
     return 2;
   }

@@ -178,6 +178,9 @@ class OpChecker {
   absl::Status CheckCompute(const Op& op);
   absl::Status CheckFields(const Op& op);
   absl::Status CheckFirstOrderFields(const Op& op);
+  // An op over one micro-batch: `examples` is the micro-batch and they lie
+  // inside the batch.
+  absl::Status CheckMicroBatch(const Op& op);
   // The sizes of the first-order roles (saved, gradients, bucket, optimizer
   // state, master, the recompute workspace).
   absl::Status CheckFirstOrderRoles(const Op& op);
@@ -462,15 +465,7 @@ absl::Status OpChecker::CheckFields(const Op& op) {
                    IsForward(k) ? "the training seq_len" : "unset for this kind");
   }
   if (IsForward(k)) {
-    if (c.examples() != t_.micro_batch_size()) {
-      return OpError(op, "compute.examples", c.examples(), "%d, the training micro_batch_size",
-                     t_.micro_batch_size());
-    }
-    if (c.first_example() < 0 || c.first_example() > t_.batch_size() - c.examples()) {
-      return OpError(op, "compute.first_example", c.first_example(),
-                     "0 to %d (the op's %d examples lie inside the batch of %d)",
-                     t_.batch_size() - c.examples(), c.examples(), t_.batch_size());
-    }
+    RETURN_IF_ERROR(CheckMicroBatch(op));
   } else {
     const int examples = k == PROJECTED_GRADIENT ? t_.batch_size() : 0;
     if (c.examples() != examples || c.first_example() != 0) {
@@ -507,6 +502,11 @@ absl::Status OpChecker::CheckFirstOrderFields(const Op& op) {
     }
     return absl::OkStatus();
   }
+  return CheckMicroBatch(op);
+}
+
+absl::Status OpChecker::CheckMicroBatch(const Op& op) {
+  const ComputeOp& c = op.compute();
   if (c.examples() != t_.micro_batch_size()) {
     return OpError(op, "compute.examples", c.examples(), "%d, the training micro_batch_size",
                    t_.micro_batch_size());
