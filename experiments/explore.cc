@@ -1,0 +1,191 @@
+// The schedule explorer: sweeps models, training settings, clusters you may
+// not own (catalog clusters rewritten along axes) and strategies with their
+// knobs; lowers, validates and simulates every configuration on all cores;
+// ranks them by an objective under constraints.
+//
+//   bazel run //experiments:explore -- --sweep=experiments/sweeps/NAME.pbtxt
+//       [--out_dir=out/explore/NAME] [--threads=0] [--prune]
+//
+// The sweep is a textproto of zosched.Sweep (experiments/sweep.proto).
+// Writes, under the output directory:
+//   configurations.csv   every configuration: knobs, state (fits, does not
+//                        fit and why, invalid, pruned), step time, tokens/s,
+//                        cost, memory, overlap, exposed communication, binding
+//   best.md              the best `best` configurations, counts, throughput
+//   best/NN_*.pb         their schedules, ready for simulate (and train)
+//   clusters/*.pbtxt     every cluster the sweep built, for lower and simulate
+//   pareto_gpus.png      tokens/s against GPUs used; pareto_cost.png against
+//                        dollars per hour (priced sweeps); .csv and .gp beside
+//   heatmap_X_by_Y.png   the best objective over two knobs, per heat map
+// A progress bar with configurations per second goes to a terminal's stderr.
+// Exit status: 0; 1 if a configuration failed validation or simulation (a
+// bug, printed); 2 for bad flags or a bad sweep file (the error names it).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/files.h"
+#include "base/flag_checks.h"
+#include "base/output_dir.h"
+#include "base/proto_file.h"
+#include "base/status_macros.h"
+#include "base/user_path.h"
+#include "experiments/predicted_case.h"
+#include "experiments/sweep_evaluation.h"
+#include "experiments/sweep_report.h"
+#include "experiments/sweep_space.h"
+#include "schedule/lowering.h"
+
+ABSL_FLAG(std::string, sweep, "", "the Sweep textproto to explore (experiments/sweeps/*.pbtxt)");
+ABSL_FLAG(std::string, out_dir, "",
+          "where to write the results (default: out/explore/<sweep name> in the workspace)");
+ABSL_FLAG(int32_t, threads, 0, "threads evaluating configurations; 0: one per core");
+ABSL_FLAG(bool, prune, false,
+          "skip simulating configurations whose step floor shows they can neither win nor "
+          "meet the constraints (the best configurations stay the same)");
+
+namespace zosched {
+namespace {
+
+// "[#####.....] 1234/5000 configurations, 812/s" on one terminal line.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
+  void Update(int done, int total) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    constexpr int kWidth = 30;
+    const int filled = static_cast<int>(static_cast<int64_t>(kWidth) * done / total);
+    std::fprintf(stderr, "\r[%s%s] %d/%d configurations, %.0f/s", std::string(filled, '#').c_str(),
+                 std::string(kWidth - filled, '.').c_str(), done, total,
+                 seconds > 0 ? done / seconds : 0.0);
+    if (done == total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  const bool on_;
+  const std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Lowers the ranked configurations again and writes their schedules.
+absl::StatusOr<std::vector<std::string>> WriteBestSchedules(const SweepSpace& space,
+                                                            const std::vector<int>& ranked,
+                                                            const std::string& dir) {
+  RETURN_IF_ERROR(MakeDirectories(dir + "/best"));
+  std::vector<std::string> files;
+  for (size_t k = 0; k < ranked.size(); ++k) {
+    const SweepConfig& c = space.configs[ranked[k]];
+    ASSIGN_OR_RETURN(const Schedule schedule,
+                     LowerSchedule(space.models[c.model], space.members[c.member].cluster,
+                                   c.options));
+    const std::string file = absl::StrFormat(
+        "best/%02d_%s.pb", k + 1,
+        Slug(space.sweep.models(c.model) + " " + space.members[c.member].label + " " +
+             StrategyLabel(c)));
+    RETURN_IF_ERROR(WriteProtoFile(dir + "/" + file, schedule));
+    files.push_back(file);
+  }
+  return files;
+}
+
+absl::Status WriteClusters(const SweepSpace& space, const std::string& dir) {
+  RETURN_IF_ERROR(MakeDirectories(dir + "/clusters"));
+  for (const ClusterMember& m : space.members) {
+    RETURN_IF_ERROR(WriteProtoFile(dir + "/clusters/" + Slug(m.label) + ".pbtxt", m.cluster));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> Run() {
+  if (absl::GetFlag(FLAGS_sweep).empty()) {
+    return absl::InvalidArgumentError(
+        "--sweep is required: a Sweep textproto, e.g. experiments/sweeps/slicing_vs_host_link.pbtxt");
+  }
+  RETURN_IF_ERROR(CheckFlagRange("threads", absl::GetFlag(FLAGS_threads), 0, 1024,
+                                 "threads (0: one per core)"));
+  ASSIGN_OR_RETURN(const SweepSpace space,
+                   LoadSweep(ResolveUserPath(absl::GetFlag(FLAGS_sweep))));
+  const std::string dir =
+      OutputDir(absl::GetFlag(FLAGS_out_dir), "explore/" + Slug(space.sweep.name()));
+  int threads = absl::GetFlag(FLAGS_threads);
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::printf("sweep %s: %zu configurations (%zu clusters), %d threads%s\n",
+              space.sweep.name().c_str(), space.configs.size(), space.members.size(), threads,
+              absl::GetFlag(FLAGS_prune) ? ", pruning" : "");
+  std::fflush(stdout);
+
+  ProgressBar bar(isatty(STDERR_FILENO) != 0);
+  EvaluationOptions options;
+  options.threads = threads;
+  options.prune = absl::GetFlag(FLAGS_prune);
+  options.progress = [&bar](int done, int total) { bar.Update(done, total); };
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<ConfigResult> results = EvaluateSweep(space, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  double lower_s = 0, validate_s = 0, simulate_s = 0;
+  int simulated = 0, failed = 0;
+  for (const ConfigResult& r : results) {
+    lower_s += r.lower_s;
+    validate_s += r.validate_s;
+    simulate_s += r.simulate_s;
+    simulated += r.state == ConfigState::kFits;
+    if (r.state == ConfigState::kFailed) {
+      if (failed++ == 0) std::fprintf(stderr, "explore: %s\n", r.reason.c_str());
+    }
+  }
+  const double busy = lower_s + validate_s + simulate_s;
+  const std::string throughput = absl::StrFormat(
+      "Evaluated %zu configurations in %.2f s on %d threads: %.0f configurations per second "
+      "(lowering %.0f%%, validation %.0f%%, floor and simulation %.0f%% of the threads' time; "
+      "%d simulated).",
+      results.size(), seconds, threads, results.size() / std::max(seconds, 1e-9),
+      100 * lower_s / std::max(busy, 1e-9), 100 * validate_s / std::max(busy, 1e-9),
+      100 * simulate_s / std::max(busy, 1e-9), simulated);
+
+  RETURN_IF_ERROR(MakeDirectories(dir));
+  const std::vector<int> ranked = RankConfigs(results, space.sweep.best());
+  ASSIGN_OR_RETURN(const std::vector<std::string> files, WriteBestSchedules(space, ranked, dir));
+  RETURN_IF_ERROR(WriteClusters(space, dir));
+  RETURN_IF_ERROR(WriteFile(dir + "/configurations.csv", ConfigurationsCsv(space, results)));
+  const std::string md = BestMarkdown(space, results, ranked, files, {throughput});
+  RETURN_IF_ERROR(WriteFile(dir + "/best.md", md));
+  RETURN_IF_ERROR(WriteParetoFronts(space, results, dir));
+  RETURN_IF_ERROR(WriteHeatMaps(space, results, dir));
+
+  std::printf("\n%s\nwrote %s/{configurations.csv,best.md,best/,clusters/,pareto_*.png%s}\n",
+              md.c_str(), dir.c_str(), space.sweep.heat_maps().empty() ? "" : ",heatmap_*.png");
+  if (failed > 0) {
+    std::fprintf(stderr, "explore: %d configurations failed validation or simulation (a bug; "
+                         "their reasons are in configurations.csv)\n", failed);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace zosched
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  absl::StatusOr<int> rc = zosched::Run();
+  if (!rc.ok()) {
+    std::fprintf(stderr, "explore: %s\n", std::string(rc.status().message()).c_str());
+    return 2;
+  }
+  return *rc;
+}

@@ -1,0 +1,246 @@
+#include "experiments/sweep_evaluation.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "schedule/lowering.h"
+#include "schedule/timeline_metrics.h"
+#include "schedule/validate.h"
+#include "sim/simulator.h"
+#include "sim/step_floor.h"
+
+namespace zosched {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The plan's memory: the fullest device, the least headroom, the busiest host.
+void FillMemory(const Schedule& schedule, ConfigResult& r) {
+  std::vector<int64_t> device_bytes(schedule.devices_size());
+  std::map<std::string, int64_t> host_bytes;
+  for (const Buffer& b : schedule.buffers()) {
+    if (b.device() >= 0) {
+      device_bytes[b.device()] += b.size_bytes();
+    } else {
+      host_bytes[b.host()] += b.size_bytes();
+    }
+  }
+  std::map<std::string, int64_t> capacity;
+  for (const Device& d : schedule.cluster().devices()) capacity[d.name()] = d.memory_bytes();
+  double headroom = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < schedule.devices_size(); ++d) {
+    r.peak_device_gib = std::max(r.peak_device_gib, device_bytes[d] / kGiB);
+    headroom = std::min(
+        headroom, (capacity[schedule.devices(d).cluster_device()] - device_bytes[d]) / kGiB);
+  }
+  r.headroom_gib = schedule.devices_size() > 0 ? headroom : 0;
+  for (const auto& [host, bytes] : host_bytes) r.host_gib = std::max(r.host_gib, bytes / kGiB);
+}
+
+void FillMetrics(const StepMetrics& m, ConfigResult& r) {
+  r.step_ms = m.step_ns / 1e6;
+  r.tokens_per_s = m.tokens_per_s;
+  r.binding = BindingResourceName(m.binding);
+  int64_t overlap_ns = 0, comm_ns = 0, exposed_ns = 0;
+  for (const DeviceMetrics& d : m.devices) {
+    overlap_ns += d.overlap_ns;
+    comm_ns += d.comm_ns;
+    exposed_ns = std::max(exposed_ns, d.exposed_comm_ns);
+  }
+  r.overlap = comm_ns > 0 ? static_cast<double>(overlap_ns) / comm_ns : 0;
+  r.exposed_comm_ms = exposed_ns / 1e6;
+}
+
+// The objective as a score (higher is better) of a configuration taking
+// `step_ms` per step, or of its floor.
+double Score(Objective objective, const SweepConfig& config, double price_per_gpu_hour,
+             double step_ms, double headroom_gib) {
+  const TrainingSettings& t = config.options.training;
+  const double tokens_per_s = step_ms > 0 ? t.batch_size() * t.seq_len() * 1e3 / step_ms : 0;
+  switch (objective) {
+    case STEP_TIME:
+      return -step_ms;
+    case TOKENS_PER_DOLLAR:
+      return tokens_per_s * 3600 / (price_per_gpu_hour * config.gpus);
+    case MEMORY_HEADROOM:
+      return headroom_gib;
+    default:
+      return tokens_per_s;
+  }
+}
+
+// The constraints that the plan alone decides (GPUs, price, headroom).
+bool MeetsPlanConstraints(const Constraints& c, const SweepConfig& config,
+                          const ConfigResult& r) {
+  return (c.max_gpus() == 0 || config.gpus <= c.max_gpus()) &&
+         (c.max_dollars_per_hour() == 0 || r.dollars_per_hour <= c.max_dollars_per_hour()) &&
+         (c.min_headroom_gib() == 0 || r.headroom_gib >= c.min_headroom_gib());
+}
+
+// The `keep` best scores seen so far, shared by the threads.
+class BestScores {
+ public:
+  explicit BestScores(int keep) : keep_(keep) {}
+  void Add(double score) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lowest_kept_.push(score);
+    if (static_cast<int>(lowest_kept_.size()) > keep_) lowest_kept_.pop();
+  }
+  // Whether a configuration whose score is at most `bound` cannot enter the
+  // best (strictly worse than the last kept, so ties are never pruned).
+  bool CannotEnter(double bound) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int>(lowest_kept_.size()) == keep_ && bound < lowest_kept_.top();
+  }
+
+ private:
+  const int keep_;
+  std::mutex mu_;
+  std::priority_queue<double, std::vector<double>, std::greater<double>> lowest_kept_;
+};
+
+ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool prune,
+                      BestScores& best) {
+  ConfigResult r;
+  const ClusterMember& member = space.members[config.member];
+  const Sweep& sweep = space.sweep;
+  r.dollars_per_hour = member.price_per_gpu_hour * config.gpus;
+
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Schedule> schedule =
+      LowerSchedule(space.models[config.model], member.cluster, config.options);
+  r.lower_s = SecondsSince(start);
+  if (!schedule.ok()) {
+    const bool too_big = absl::IsResourceExhausted(schedule.status());
+    r.state = too_big ? ConfigState::kDoesNotFit : ConfigState::kInvalid;
+    r.reason = std::string(schedule.status().message());
+    return r;
+  }
+  FillMemory(*schedule, r);
+
+  start = std::chrono::steady_clock::now();
+  const absl::Status valid = ValidateSchedule(*schedule);
+  r.validate_s = SecondsSince(start);
+  if (!valid.ok()) {
+    r.reason = absl::StrCat("validation: ", valid.message());
+    return r;
+  }
+
+  start = std::chrono::steady_clock::now();
+  const absl::StatusOr<int64_t> floor_ns = StepFloorNs(*schedule);
+  if (!floor_ns.ok()) {
+    r.reason = absl::StrCat("step floor: ", floor_ns.status().message());
+    return r;
+  }
+  r.floor_ms = *floor_ns / 1e6;
+  const bool plan_ok = MeetsPlanConstraints(sweep.constraints(), config, r);
+  if (prune) {
+    const double bound =
+        Score(sweep.objective(), config, member.price_per_gpu_hour, r.floor_ms, r.headroom_gib);
+    const TrainingSettings& t = config.options.training;
+    const double most_tokens_per_s = t.batch_size() * t.seq_len() * 1e3 / r.floor_ms;
+    const double min_tokens = sweep.constraints().min_tokens_per_s();
+    if (!plan_ok || (min_tokens > 0 && most_tokens_per_s < min_tokens)) {
+      r.state = ConfigState::kPruned;
+      r.reason = !plan_ok ? "pruned: misses a GPU, price or headroom constraint"
+                          : absl::StrFormat("pruned: at most %.0f tokens/s by its floor",
+                                            most_tokens_per_s);
+      r.simulate_s = SecondsSince(start);
+      return r;
+    }
+    if (best.CannotEnter(bound)) {
+      r.state = ConfigState::kPruned;
+      r.reason = "pruned: its floor cannot beat the best found";
+      r.simulate_s = SecondsSince(start);
+      return r;
+    }
+  }
+  absl::StatusOr<SimResult> sim = Simulate(*schedule);
+  absl::StatusOr<StepMetrics> metrics =
+      sim.ok() ? ComputeStepMetrics(*schedule, sim->timeline, 0) : sim.status();
+  r.simulate_s = SecondsSince(start);
+  if (!metrics.ok()) {
+    r.reason = absl::StrCat("simulation: ", metrics.status().message());
+    return r;
+  }
+  r.state = ConfigState::kFits;
+  FillMetrics(*metrics, r);
+  if (r.dollars_per_hour > 0) r.tokens_per_dollar = r.tokens_per_s * 3600 / r.dollars_per_hour;
+  const double min_tokens = sweep.constraints().min_tokens_per_s();
+  r.meets_constraints = plan_ok && (min_tokens == 0 || r.tokens_per_s >= min_tokens);
+  r.score = Score(sweep.objective(), config, member.price_per_gpu_hour, r.step_ms,
+                  r.headroom_gib);
+  if (r.meets_constraints) best.Add(r.score);
+  return r;
+}
+
+}  // namespace
+
+const char* ConfigStateName(ConfigState s) {
+  switch (s) {
+    case ConfigState::kFits:
+      return "fits";
+    case ConfigState::kDoesNotFit:
+      return "does not fit";
+    case ConfigState::kInvalid:
+      return "invalid";
+    case ConfigState::kPruned:
+      return "pruned";
+    case ConfigState::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
+std::vector<ConfigResult> EvaluateSweep(const SweepSpace& space,
+                                        const EvaluationOptions& options) {
+  const int total = static_cast<int>(space.configs.size());
+  std::vector<ConfigResult> results(total);
+  BestScores best(space.sweep.best());
+  std::atomic<int> next{0};
+  std::mutex progress_mu;
+  int done = 0;
+  auto work = [&] {
+    for (int i = next++; i < total; i = next++) {
+      results[i] = Evaluate(space, space.configs[i], options.prune, best);
+      std::lock_guard<std::mutex> lock(progress_mu);
+      ++done;
+      if (options.progress) options.progress(done, total);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < std::min(options.threads, total); ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+std::vector<int> RankConfigs(const std::vector<ConfigResult>& results, int limit) {
+  std::vector<int> ranked;
+  for (int i = 0; i < static_cast<int>(results.size()); ++i) {
+    if (results[i].state == ConfigState::kFits && results[i].meets_constraints) {
+      ranked.push_back(i);
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](int a, int b) { return results[a].score > results[b].score; });
+  if (static_cast<int>(ranked.size()) > limit) ranked.resize(limit);
+  return ranked;
+}
+
+}  // namespace zosched

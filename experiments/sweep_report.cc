@@ -1,0 +1,346 @@
+#include "experiments/sweep_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/files.h"
+#include "base/status_macros.h"
+#include "experiments/gnuplot.h"
+
+namespace zosched {
+namespace {
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) {
+    if (c == '"') quoted += '"';
+    quoted += c == '\n' ? ' ' : c;
+  }
+  return quoted + "\"";
+}
+
+// A markdown table cell: pipes would end it.
+std::string MdCell(std::string s) {
+  std::replace(s.begin(), s.end(), '|', '/');
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
+bool Ranked(const ConfigResult& r) { return r.state == ConfigState::kFits && r.meets_constraints; }
+
+bool EveryMemberPriced(const SweepSpace& space) {
+  for (const ClusterMember& m : space.members) {
+    if (m.price_per_gpu_hour <= 0) return false;
+  }
+  return true;
+}
+
+std::string ConstraintsText(const Constraints& c) {
+  std::vector<std::string> parts;
+  if (c.min_tokens_per_s() > 0) parts.push_back(absl::StrFormat(">= %g tokens/s", c.min_tokens_per_s()));
+  if (c.max_gpus() > 0) parts.push_back(absl::StrFormat("<= %d GPUs", c.max_gpus()));
+  if (c.max_dollars_per_hour() > 0) {
+    parts.push_back(absl::StrFormat("<= $%g per hour", c.max_dollars_per_hour()));
+  }
+  if (c.min_headroom_gib() > 0) {
+    parts.push_back(absl::StrFormat(">= %g GiB free on every device", c.min_headroom_gib()));
+  }
+  return parts.empty() ? "none" : absl::StrJoin(parts, ", ");
+}
+
+// One point of a Pareto chart.
+struct ParetoPoint {
+  double x = 0, tokens_per_s = 0;
+  int config = 0;
+};
+
+// The points no other point dominates (as many tokens/s for as little x),
+// by x.
+std::vector<ParetoPoint> Front(std::vector<ParetoPoint> points) {
+  std::stable_sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
+    return a.x != b.x ? a.x < b.x : a.tokens_per_s > b.tokens_per_s;
+  });
+  std::vector<ParetoPoint> front;
+  for (const ParetoPoint& p : points) {
+    if (front.empty() || p.tokens_per_s > front.back().tokens_per_s) front.push_back(p);
+  }
+  return front;
+}
+
+absl::Status WriteParetoChart(const SweepSpace& space, const std::vector<ConfigResult>& results,
+                              const std::string& dir, const std::string& name,
+                              const std::string& x_label, double (*x_of)(const SweepConfig&,
+                                                                         const ConfigResult&)) {
+  std::vector<std::string> csv = {absl::StrCat("model,", name, ",tokens_per_s,cluster,strategy")};
+  std::vector<std::string> dat;
+  std::string plot;
+  for (int m = 0; m < space.sweep.models_size(); ++m) {
+    std::vector<ParetoPoint> points;
+    for (int i = 0; i < static_cast<int>(results.size()); ++i) {
+      if (space.configs[i].model != m || !Ranked(results[i])) continue;
+      points.push_back({x_of(space.configs[i], results[i]), results[i].tokens_per_s, i});
+    }
+    dat.push_back(absl::StrCat("# model ", space.sweep.models(m), ": every configuration"));
+    for (const ParetoPoint& p : points) dat.push_back(absl::StrFormat("%g %g", p.x, p.tokens_per_s));
+    dat.push_back("\n");
+    dat.push_back(absl::StrCat("# model ", space.sweep.models(m), ": the front"));
+    for (const ParetoPoint& p : Front(points)) {
+      dat.push_back(absl::StrFormat("%g %g", p.x, p.tokens_per_s));
+      const SweepConfig& c = space.configs[p.config];
+      csv.push_back(absl::StrJoin({CsvField(space.sweep.models(m)), absl::StrFormat("%g", p.x),
+                                   absl::StrFormat("%.3f", p.tokens_per_s),
+                                   CsvField(space.members[c.member].label),
+                                   CsvField(StrategyLabel(c))},
+                                  ","));
+    }
+    dat.push_back("\n");
+    absl::StrAppend(&plot, plot.empty() ? "plot " : ", ", "here . '", name, ".dat' index ", 2 * m,
+                    " with points pt 7 ps 0.6 lc ", m + 1, " notitle, here . '", name,
+                    ".dat' index ", 2 * m + 1, " with linespoints lw 2 pt 7 lc ", m + 1,
+                    " title ", GnuplotString(space.sweep.models(m) + " front"));
+  }
+  const std::string base = dir + "/" + name;
+  RETURN_IF_ERROR(WriteFile(base + ".csv", absl::StrJoin(csv, "\n") + "\n"));
+  RETURN_IF_ERROR(WriteFile(base + ".dat", absl::StrJoin(dat, "\n") + "\n"));
+  const std::string gp = absl::StrFormat(
+      "# Redraw with `gnuplot %s.gp` from any directory.\n%s"
+      "set terminal pngcairo size 1000,650 font 'sans,10' noenhanced\n"
+      "set output here . '%s.png'\nset title %s\nset xlabel %s\n"
+      "set ylabel 'tokens/s (predicted)'\nset grid\nset key top left\n%s\n",
+      name, kGnuplotHere, name,
+      GnuplotString(absl::StrFormat("%s: tokens/s against %s (points: every configuration "
+                                    "that fits and meets the constraints)",
+                                    space.sweep.name(), x_label)),
+      GnuplotString(x_label), plot);
+  RETURN_IF_ERROR(WriteFile(base + ".gp", gp));
+  if (plot.empty()) return absl::OkStatus();  // nothing fits: the CSV says so
+  return RunGnuplot(base + ".gp", base + ".png");
+}
+
+// The distinct values of a column, in numeric order when all are numbers.
+std::vector<std::string> AxisValues(const std::vector<std::string>& column) {
+  std::vector<std::string> values;
+  for (const std::string& v : column) {
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  bool numeric = true;
+  for (const std::string& v : values) {
+    double unused;
+    numeric &= absl::SimpleAtod(v, &unused);
+  }
+  if (numeric) {
+    std::stable_sort(values.begin(), values.end(), [](const std::string& a, const std::string& b) {
+      return std::strtod(a.c_str(), nullptr) < std::strtod(b.c_str(), nullptr);
+    });
+  }
+  return values;
+}
+
+std::string Tics(const std::vector<std::string>& values) {
+  std::vector<std::string> tics;
+  for (size_t i = 0; i < values.size(); ++i) {
+    tics.push_back(absl::StrCat(GnuplotString(values[i].empty() ? "(n/a)" : values[i]), " ", i));
+  }
+  return absl::StrCat("(", absl::StrJoin(tics, ", "), ")");
+}
+
+absl::Status WriteHeatMap(const SweepSpace& space, const std::vector<ConfigResult>& results,
+                          const HeatMap& map, const std::string& dir) {
+  const std::vector<std::string>& columns = SweepKnobColumns();
+  const int xi = std::find(columns.begin(), columns.end(), map.x()) - columns.begin();
+  const int yi = std::find(columns.begin(), columns.end(), map.y()) - columns.begin();
+  std::vector<std::string> xs, ys;
+  for (const SweepConfig& c : space.configs) {
+    const std::vector<std::string> knobs = SweepKnobValues(space, c);
+    xs.push_back(knobs[xi]);
+    ys.push_back(knobs[yi]);
+  }
+  const std::vector<std::string> x_values = AxisValues(xs), y_values = AxisValues(ys);
+  const Objective objective = space.sweep.objective();
+  std::map<std::pair<int, int>, double> best;  // (x, y) -> best score
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!Ranked(results[i])) continue;
+    const std::pair<int, int> cell = {
+        std::find(x_values.begin(), x_values.end(), xs[i]) - x_values.begin(),
+        std::find(y_values.begin(), y_values.end(), ys[i]) - y_values.begin()};
+    auto it = best.find(cell);
+    if (it == best.end() || results[i].score > it->second) best[cell] = results[i].score;
+  }
+  const std::string name = absl::StrCat("heatmap_", map.x(), "_by_", map.y());
+  std::vector<std::string> dat = {absl::StrFormat(
+      "# %s index, %s index, best %s (NaN: nothing fits and meets the constraints)", map.x(),
+      map.y(), ObjectiveName(objective))};
+  for (size_t y = 0; y < y_values.size(); ++y) {
+    for (size_t x = 0; x < x_values.size(); ++x) {
+      auto it = best.find({static_cast<int>(x), static_cast<int>(y)});
+      const double value = it == best.end() ? NAN
+                                            : (objective == STEP_TIME ? -it->second : it->second);
+      dat.push_back(absl::StrFormat("%d %d %g", x, y, value));
+    }
+    dat.push_back("");
+  }
+  const std::string base = dir + "/" + name;
+  RETURN_IF_ERROR(WriteFile(base + ".dat", absl::StrJoin(dat, "\n") + "\n"));
+  const std::string gp = absl::StrFormat(
+      "# Redraw with `gnuplot %s.gp` from any directory.\n%s"
+      "set terminal pngcairo size 1100,700 font 'sans,10' noenhanced\n"
+      "set output here . '%s.png'\nset title %s\n"
+      "set xlabel %s\nset ylabel %s\nset xtics %s rotate by -30\nset ytics %s\n"
+      "set xrange [-0.5:%d.5]\nset yrange [-0.5:%d.5]\nset cblabel %s\n"
+      "set palette rgbformulae 33,13,10\nset datafile missing 'NaN'\n"
+      "plot here . '%s.dat' using 1:2:3 with image notitle, "
+      "'' using 1:2:($3 == $3 ? sprintf('%%.3g', $3) : '') with labels notitle\n",
+      name, kGnuplotHere, name,
+      GnuplotString(absl::StrFormat("%s: best %s by %s and %s (blank: nothing fits)",
+                                    space.sweep.name(), ObjectiveName(objective), map.x(),
+                                    map.y())),
+      GnuplotString(map.x()), GnuplotString(map.y()), Tics(x_values), Tics(y_values),
+      static_cast<int>(x_values.size()) - 1, static_cast<int>(y_values.size()) - 1,
+      GnuplotString(ObjectiveName(objective)), name);
+  RETURN_IF_ERROR(WriteFile(base + ".gp", gp));
+  return RunGnuplot(base + ".gp", base + ".png");
+}
+
+}  // namespace
+
+double ObjectiveValue(Objective objective, const ConfigResult& r) {
+  return objective == STEP_TIME ? r.step_ms : r.score;
+}
+
+std::string ObjectiveName(Objective objective) {
+  switch (objective) {
+    case STEP_TIME:
+      return "step time (ms)";
+    case TOKENS_PER_DOLLAR:
+      return "tokens per dollar";
+    case MEMORY_HEADROOM:
+      return "memory headroom (GiB)";
+    default:
+      return "tokens/s";
+  }
+}
+
+std::string ConfigurationsCsv(const SweepSpace& space, const std::vector<ConfigResult>& results) {
+  std::vector<std::string> header = SweepKnobColumns();
+  for (const char* column :
+       {"state", "meets_constraints", "step_ms", "tokens_per_s", "dollars_per_hour",
+        "tokens_per_dollar", "peak_device_gib", "headroom_gib", "host_gib", "overlap",
+        "exposed_comm_ms", "binding", "floor_ms", "reason"}) {
+    header.push_back(column);
+  }
+  std::string csv = absl::StrJoin(header, ",") + "\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const ConfigResult& r = results[i];
+    std::vector<std::string> row;
+    for (const std::string& v : SweepKnobValues(space, space.configs[i])) row.push_back(CsvField(v));
+    const bool fits = r.state == ConfigState::kFits;
+    const bool planned = r.state != ConfigState::kInvalid && r.state != ConfigState::kDoesNotFit;
+    auto figure = [](bool has, const char* format, double v) {
+      return has ? absl::StrFormat(format, v) : std::string();
+    };
+    row.push_back(ConfigStateName(r.state));
+    row.push_back(fits ? (r.meets_constraints ? "yes" : "no") : "");
+    row.push_back(figure(fits, "%.6f", r.step_ms));
+    row.push_back(figure(fits, "%.3f", r.tokens_per_s));
+    row.push_back(figure(r.dollars_per_hour > 0, "%.4f", r.dollars_per_hour));
+    row.push_back(figure(fits && r.dollars_per_hour > 0, "%.1f", r.tokens_per_dollar));
+    row.push_back(figure(planned, "%.4f", r.peak_device_gib));
+    row.push_back(figure(planned, "%.4f", r.headroom_gib));
+    row.push_back(figure(planned, "%.4f", r.host_gib));
+    row.push_back(figure(fits, "%.4f", r.overlap));
+    row.push_back(figure(fits, "%.6f", r.exposed_comm_ms));
+    row.push_back(fits ? r.binding : "");
+    row.push_back(figure(planned && r.floor_ms > 0, "%.6f", r.floor_ms));
+    row.push_back(CsvField(r.reason));
+    absl::StrAppend(&csv, absl::StrJoin(row, ","), "\n");
+  }
+  return csv;
+}
+
+std::string BestMarkdown(const SweepSpace& space, const std::vector<ConfigResult>& results,
+                         const std::vector<int>& ranked,
+                         const std::vector<std::string>& schedule_files,
+                         const std::vector<std::string>& summary) {
+  const Sweep& sweep = space.sweep;
+  std::map<ConfigState, int> counts;
+  for (const ConfigResult& r : results) ++counts[r.state];
+  std::vector<std::string> md = {
+      absl::StrCat("# ", sweep.name(), ": the best configurations (predicted)"), ""};
+  if (!sweep.description().empty()) md.insert(md.end(), {sweep.description(), ""});
+  md.push_back(absl::StrFormat("Objective: %s. Constraints: %s.", ObjectiveName(sweep.objective()),
+                               ConstraintsText(sweep.constraints())));
+  md.push_back("");
+  md.push_back(absl::StrFormat(
+      "%d configurations: %d fit, %d do not fit, %d invalid, %d pruned, %d failed.",
+      static_cast<int>(results.size()), counts[ConfigState::kFits],
+      counts[ConfigState::kDoesNotFit], counts[ConfigState::kInvalid],
+      counts[ConfigState::kPruned], counts[ConfigState::kFailed]));
+  for (const std::string& line : summary) md.insert(md.end(), {"", line});
+  std::set<std::string> prices;
+  for (int i = 0; i < sweep.clusters_size(); ++i) {
+    const ClusterFamily& f = sweep.clusters(i);
+    if (f.price_per_gpu_hour() > 0) {
+      prices.insert(absl::StrFormat("%s: $%g per GPU-hour (%s)", f.base(), f.price_per_gpu_hour(),
+                                    f.price_source().empty() ? "no source given"
+                                                             : f.price_source()));
+    }
+    for (const GpuType& g : f.gpu_types()) {
+      if (g.price_per_gpu_hour() > 0) {
+        prices.insert(absl::StrFormat("%s GPUs: $%g per GPU-hour", g.cluster(),
+                                      g.price_per_gpu_hour()));
+      }
+    }
+  }
+  if (!prices.empty()) {
+    md.insert(md.end(), {"", "Prices: " + absl::StrJoin(prices, "; ") + "."});
+  }
+  md.insert(md.end(),
+            {"",
+             "| rank | model | cluster | strategy | GPUs | step ms | tokens/s | $/h | "
+             "tokens/$ | peak GiB | headroom GiB | overlap | exposed ms | bound by | schedule |",
+             "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"});
+  for (size_t k = 0; k < ranked.size(); ++k) {
+    const ConfigResult& r = results[ranked[k]];
+    const SweepConfig& c = space.configs[ranked[k]];
+    md.push_back(absl::StrFormat(
+        "| %d | %s | %s | %s | %d | %.2f | %.0f | %s | %s | %.1f | %.1f | %.0f%% | %.2f | %s | %s |",
+        k + 1, MdCell(sweep.models(c.model)), MdCell(space.members[c.member].label),
+        MdCell(StrategyLabel(c)), c.gpus, r.step_ms, r.tokens_per_s,
+        r.dollars_per_hour > 0 ? absl::StrFormat("%.2f", r.dollars_per_hour) : "-",
+        r.dollars_per_hour > 0 ? absl::StrFormat("%.0f", r.tokens_per_dollar) : "-",
+        r.peak_device_gib, r.headroom_gib, 100 * r.overlap, r.exposed_comm_ms, r.binding,
+        k < schedule_files.size() ? MdCell(schedule_files[k]) : ""));
+  }
+  if (ranked.empty()) md.push_back("| - | nothing fits and meets the constraints |||||||||||||");
+  return absl::StrJoin(md, "\n") + "\n";
+}
+
+absl::Status WriteParetoFronts(const SweepSpace& space, const std::vector<ConfigResult>& results,
+                               const std::string& dir) {
+  RETURN_IF_ERROR(WriteParetoChart(
+      space, results, dir, "pareto_gpus", "GPUs used",
+      [](const SweepConfig& c, const ConfigResult&) { return static_cast<double>(c.gpus); }));
+  if (!EveryMemberPriced(space)) return absl::OkStatus();
+  return WriteParetoChart(
+      space, results, dir, "pareto_cost", "dollars per hour",
+      [](const SweepConfig&, const ConfigResult& r) { return r.dollars_per_hour; });
+}
+
+absl::Status WriteHeatMaps(const SweepSpace& space, const std::vector<ConfigResult>& results,
+                           const std::string& dir) {
+  for (const HeatMap& map : space.sweep.heat_maps()) {
+    RETURN_IF_ERROR(WriteHeatMap(space, results, map, dir));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace zosched

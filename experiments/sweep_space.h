@@ -1,0 +1,70 @@
+// A sweep (experiments/sweep.proto) read, checked and expanded into the
+// configurations //experiments:explore evaluates.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "experiments/cluster_family.h"
+#include "experiments/sweep.pb.h"
+#include "models/model.pb.h"
+#include "schedule/lower_options.h"
+
+namespace zosched {
+
+// One configuration: a model and a cluster member (indices into the
+// space's lists) and everything lowering needs.
+struct SweepConfig {
+  int model = 0;
+  int member = 0;
+  LowerOptions options;  // strategy, knobs and training settings
+  int gpus = 0;          // devices the strategy uses
+};
+
+struct SweepSpace {
+  Sweep sweep;                       // as read, with defaults filled in (objective, best)
+  std::vector<ModelSpec> models;     // in sweep order
+  std::vector<ClusterMember> members;  // every family's members, in sweep order
+  std::vector<SweepConfig> configs;  // models × training × members × strategies × knobs
+};
+
+// Most configurations one sweep may expand to.
+constexpr int kMaxSweepConfigs = 1000000;
+
+// Reads the Sweep textproto at `path` and expands it (ExpandSweep).
+//
+// Errors: those of ReadTextProtoFile ("FILE:LINE:COLUMN: ..."), and of
+// ExpandSweep with `path` as the source.
+absl::StatusOr<SweepSpace> LoadSweep(const std::string& path);
+
+// Every configuration of `sweep`, in the order models, batch, seq_len,
+// micro_batch, cluster members, strategies, then each strategy's knobs
+// (SweepConfig). A knob that does not apply to a strategy is an error, so a
+// typo never silently sweeps nothing. DISTZO2 and the first-order strategies
+// without `dp` try every D (P·D within the member's devices; first-order D
+// from 2, SINGLE_DEVICE 1) whose share of the batch the micro-batch divides.
+//
+// Errors: InvalidArgument naming `source`, the field and the value: no
+// models, clusters or strategies; an unknown model (LoadModelSpec's
+// message); a family ExpandClusterFamily refuses; batch, seq_len or
+// micro_batch out of range; a strategy kind unspecified or a knob it has no
+// use for (e.g. "strategies[0] (MEZO): block_slots applies to ZO2 and
+// DISTZO2"); pertp other than 1 or 2; dp, block_slots < 1; a price-based
+// objective or constraint with an unpriced family; more than
+// kMaxSweepConfigs configurations; a heat map axis that is not a knob
+// column (SweepKnobColumns).
+absl::StatusOr<SweepSpace> ExpandSweep(const Sweep& sweep, const std::string& source);
+
+// The CSV columns that describe a configuration (not its results), the ones
+// a heat map may use, in CSV order.
+const std::vector<std::string>& SweepKnobColumns();
+
+// The knob columns' values for `config` in `space`, in SweepKnobColumns order.
+std::vector<std::string> SweepKnobValues(const SweepSpace& space, const SweepConfig& config);
+
+// "distzo2 P2xD4 sliced, 3 slots", "zo2, 2 slots, wire FP16", "ddp x8, amp,
+// recompute": the strategy and the knobs set, for tables.
+std::string StrategyLabel(const SweepConfig& config);
+
+}  // namespace zosched
