@@ -177,14 +177,16 @@ absl::Status WriteHeatMap(const SweepSpace& space, const std::vector<ConfigResul
   }
   const std::string name = absl::StrCat("heatmap_", map.x(), "_by_", map.y());
   std::vector<std::string> dat = {absl::StrFormat(
-      "# %s index, %s index, best %s (NaN: nothing fits and meets the constraints)", map.x(),
+      "# %s index, %s index, best %s, its label (NaN, -: nothing fits and meets the "
+      "constraints)", map.x(),
       map.y(), ObjectiveName(objective))};
   for (size_t y = 0; y < y_values.size(); ++y) {
     for (size_t x = 0; x < x_values.size(); ++x) {
       auto it = best.find({static_cast<int>(x), static_cast<int>(y)});
       const double value = it == best.end() ? NAN
                                             : (objective == STEP_TIME ? -it->second : it->second);
-      dat.push_back(absl::StrFormat("%d %d %g", x, y, value));
+      dat.push_back(absl::StrFormat("%d %d %g %s", x, y, value,
+                                    std::isnan(value) ? "-" : absl::StrFormat("%.3g", value)));
     }
     dat.push_back("");
   }
@@ -196,11 +198,11 @@ absl::Status WriteHeatMap(const SweepSpace& space, const std::vector<ConfigResul
       "set output here . '%s.png'\nset title %s\n"
       "set xlabel %s\nset ylabel %s\nset xtics %s rotate by -30\nset ytics %s\n"
       "set xrange [-0.5:%d.5]\nset yrange [-0.5:%d.5]\nset cblabel %s\n"
-      "set palette rgbformulae 33,13,10\nset datafile missing 'NaN'\n"
+      "set palette rgbformulae 33,13,10\n"
       "plot here . '%s.dat' using 1:2:3 with image notitle, "
-      "'' using 1:2:($3 == $3 ? sprintf('%%.3g', $3) : '') with labels notitle\n",
+      "'' using 1:2:4 with labels notitle\n",
       name, kGnuplotHere, name,
-      GnuplotString(absl::StrFormat("%s: best %s by %s and %s (blank: nothing fits)",
+      GnuplotString(absl::StrFormat("%s: best %s by %s and %s (-: nothing fits and meets the constraints)",
                                     space.sweep.name(), ObjectiveName(objective), map.x(),
                                     map.y())),
       GnuplotString(map.x()), GnuplotString(map.y()), Tics(x_values), Tics(y_values),
