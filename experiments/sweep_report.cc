@@ -115,7 +115,7 @@ absl::Status WriteParetoChart(const SweepSpace& space, const std::vector<ConfigR
       "# Redraw with `gnuplot %s.gp` from any directory.\n%s"
       "set terminal pngcairo size 1000,650 font 'sans,10' noenhanced\n"
       "set output here . '%s.png'\nset title %s\nset xlabel %s\n"
-      "set ylabel 'tokens/s (predicted)'\nset grid\nset key top left\n%s\n",
+      "set ylabel 'tokens/s (predicted)'\nset logscale x 2\nset grid\nset key top left\n%s\n",
       name, kGnuplotHere, name,
       GnuplotString(absl::StrFormat("%s: tokens/s against %s (points: every configuration "
                                     "that fits and meets the constraints)",

@@ -33,11 +33,11 @@ std::string BestMarkdown(const SweepSpace& space, const std::vector<ConfigResult
                          const std::vector<std::string>& schedule_files,
                          const std::vector<std::string>& summary);
 
-// Writes DIR/pareto_gpus.{csv,gp,png} (tokens/s against GPUs used) and,
-// when every cluster is priced, DIR/pareto_cost.{csv,gp,png} (against
-// dollars per hour): every configuration that fits and meets the
-// constraints as a point, and each model's front (no other configuration of
-// the model has as many tokens/s for as little) as a line.
+// Writes DIR/pareto_gpus.{csv,dat,gp,png} (tokens/s against GPUs used) and,
+// when every cluster is priced, DIR/pareto_cost.{csv,dat,gp,png} (against
+// dollars per hour), x on a log scale: every configuration that fits and
+// meets the constraints as a point, and each model's front (no other
+// configuration of the model has as many tokens/s for as little) as a line.
 absl::Status WriteParetoFronts(const SweepSpace& space, const std::vector<ConfigResult>& results,
                                const std::string& dir);
 
