@@ -32,12 +32,24 @@ int64_t BlockBytes(const ModelSpec& spec, DType dtype) {
   return BlockParams(spec) * DTypeBytes(dtype);
 }
 
-int64_t BlockForwardFlopsPerToken(const ModelSpec& spec, int64_t seq_len) {
+namespace {
+
+// M of BlockForwardFlopsPerToken: the elements of the block's matrices.
+int64_t BlockMatrixElements(const ModelSpec& spec) {
   int64_t matrix_elements = 0;
   for (const TensorSpec& t : BlockTensors(spec, /*layer=*/0)) {
     if (t.role == TensorRole::kMatrix) matrix_elements += t.elements();
   }
-  return 2 * matrix_elements + 4 * seq_len * spec.hidden_size();
+  return matrix_elements;
+}
+
+}  // namespace
+
+int64_t BlockForwardFlopsPerToken(const ModelSpec& spec, int64_t seq_len) {
+  ModelCounts counts;
+  counts.hidden_size = spec.hidden_size();
+  counts.block_matrix_elements = BlockMatrixElements(spec);
+  return counts.BlockForwardFlopsPerToken(seq_len);
 }
 
 DualForwardActivationBytes DualForwardActivationBytesPerToken(
@@ -71,6 +83,18 @@ int64_t BlockPerturbedScratchElements(const ModelSpec& spec) {
     }
   }
   return vectors + largest_matrix;
+}
+
+ModelCounts CountModel(const ModelSpec& spec) {
+  ModelCounts counts;
+  counts.hidden_size = spec.hidden_size();
+  counts.embedding_params = EmbeddingParams(spec);
+  counts.block_params = BlockParams(spec);
+  counts.final_norm_params = FinalNormParams(spec);
+  counts.head_params = HeadParams(spec);
+  counts.block_matrix_elements = BlockMatrixElements(spec);
+  counts.block_perturbed_scratch_elements = BlockPerturbedScratchElements(spec);
+  return counts;
 }
 
 int64_t LabelHeadSliceBytes(const ModelSpec& spec, int64_t num_label_words,

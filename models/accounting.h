@@ -82,6 +82,25 @@ int64_t BlockForwardWorkspaceElements(const ModelSpec& spec, int64_t examples, i
 // instead of 1.23 GB).
 int64_t BlockPerturbedScratchElements(const ModelSpec& spec);
 
+// The counts above that depend on the spec alone, derived once from its
+// tensors, for callers that need them for every op of a schedule (lowering,
+// validation). Each field equals the function it names.
+struct ModelCounts {
+  int64_t hidden_size = 0;                       // spec.hidden_size()
+  int64_t embedding_params = 0;                  // EmbeddingParams
+  int64_t block_params = 0;                      // BlockParams
+  int64_t final_norm_params = 0;                 // FinalNormParams
+  int64_t head_params = 0;                       // HeadParams
+  int64_t block_matrix_elements = 0;             // M of BlockForwardFlopsPerToken
+  int64_t block_perturbed_scratch_elements = 0;  // BlockPerturbedScratchElements
+
+  // BlockForwardFlopsPerToken(spec, seq_len).
+  int64_t BlockForwardFlopsPerToken(int64_t seq_len) const {
+    return 2 * block_matrix_elements + 4 * seq_len * hidden_size;
+  }
+};
+ModelCounts CountModel(const ModelSpec& spec);
+
 // Bytes of the rows of the LM head that prompt-based classification reads:
 // `num_label_words` rows (e.g. 2 for SST-2's " terrible" / " great") of the
 // head's input width (word_embed_proj_dim for OPT-350m, else h), in `dtype`.

@@ -19,14 +19,14 @@ int64_t ProjectionElements(const ModelSpec& model) {
 
 }  // namespace
 
-int64_t PartElements(const ModelSpec& model, Part part) {
+int64_t PartElements(const ModelCounts& counts, Part part) {
   switch (part) {
     case EMBEDDING_PART:
-      return EmbeddingParams(model);
+      return counts.embedding_params;
     case DECODER_BLOCK:
-      return BlockParams(model);
+      return counts.block_params;
     case HEAD_PART:
-      return FinalNormParams(model) + HeadParams(model);
+      return counts.final_norm_params + counts.head_params;
     default:
       return 0;
   }
@@ -36,9 +36,9 @@ int64_t TokenTableElements(const ModelSpec& model) {
   return SatMul(model.vocab_size(), EmbedDim(model));
 }
 
-ComputeCost ComputeOpCost(const ModelSpec& model, const TrainingSettings& training,
-                          const ComputeOp& op) {
-  if (IsFirstOrderKind(op.kind())) return FirstOrderOpCost(model, training, op);
+ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
+                          const TrainingSettings& training, const ComputeOp& op) {
+  if (IsFirstOrderKind(op.kind())) return FirstOrderOpCost(model, counts, training, op);
   const int64_t c = DTypeBytes(training.compute_dtype());
   const int64_t h = model.hidden_size();
   const int64_t e = EmbedDim(model);
@@ -56,15 +56,15 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const TrainingSettings& traini
       cost.bytes_accessed = SatMul(3, act_bytes);
       break;
     case BLOCK_FORWARD:
-      cost.flops = SatMul(BlockForwardFlopsPerToken(model, training.seq_len()), tokens);
-      cost.bytes_accessed = SatAdd(SatMul(BlockParams(model), c), SatMul(2, act_bytes));
+      cost.flops = SatMul(counts.BlockForwardFlopsPerToken(training.seq_len()), tokens);
+      cost.bytes_accessed = SatAdd(SatMul(counts.block_params, c), SatMul(2, act_bytes));
       break;
     case HEAD_LOSS:
       cost.flops =
           SatMul(op.examples(), SatAdd(SatAdd(SatMul(8, h), SatMul(2, ProjectionElements(model))),
                                        SatMul(SatMul(2, training.num_label_words()), e)));
       cost.bytes_accessed = SatAdd(
-          SatAdd(SatMul(PartElements(model, HEAD_PART), c),
+          SatAdd(SatMul(PartElements(counts, HEAD_PART), c),
                  LabelHeadSliceBytes(model, training.num_label_words(), training.compute_dtype())),
           SatMul(SatMul(op.examples(), h), c));
       break;
@@ -110,17 +110,17 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
   }
 }
 
-int64_t PerturbedBytes(const ModelSpec& model, const TrainingSettings& training,
-                       ComputeKind kind) {
+int64_t PerturbedBytes(const ModelSpec& model, const ModelCounts& counts,
+                       const TrainingSettings& training, ComputeKind kind) {
   const int64_t c = DTypeBytes(training.compute_dtype());
   switch (kind) {
     case EMBED:
       return SatMul(
           SatAdd(SatMul(training.seq_len(), model.hidden_size()), ProjectionElements(model)), c);
     case BLOCK_FORWARD:
-      return SatMul(BlockPerturbedScratchElements(model), c);
+      return SatMul(counts.block_perturbed_scratch_elements, c);
     case HEAD_LOSS:
-      return SatMul(SatAdd(SatAdd(FinalNormParams(model), ProjectionElements(model)),
+      return SatMul(SatAdd(SatAdd(counts.final_norm_params, ProjectionElements(model)),
                            SatMul(training.num_label_words(), EmbedDim(model))),
                     c);
     default:

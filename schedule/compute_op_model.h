@@ -7,12 +7,15 @@
 // EmbedDim, V = vocab_size, T = examples · seq_len tokens, c = bytes of the
 // compute dtype. Products saturate at INT64_MAX instead of overflowing (a
 // saturated figure only arises from a plan validation refuses anyway).
-// Every function takes a model that passed ValidateModelSpec and training
-// settings with a compute dtype set.
+// Every function takes a model that passed ValidateModelSpec, training
+// settings with a compute dtype set and, where it asks for them, the model's
+// counts (`counts` = CountModel(model), models/accounting.h: derived once by
+// the caller, since lowering and validation ask for every op).
 #pragma once
 
 #include <cstdint>
 
+#include "models/accounting.h"
 #include "models/model.pb.h"
 #include "schedule/schedule.pb.h"
 
@@ -21,7 +24,7 @@ namespace zosched {
 // Parameters of `part`: EMBEDDING_PART EmbeddingParams (token table, position
 // table, project_in), DECODER_BLOCK BlockParams, HEAD_PART FinalNormParams +
 // HeadParams (models/accounting.h); 0 for PART_UNSPECIFIED.
-int64_t PartElements(const ModelSpec& model, Part part);
+int64_t PartElements(const ModelCounts& counts, Part part);
 
 // Elements of the token table embed_tokens [V, e], which starts the
 // embedding part and is the LM head when the head is tied.
@@ -43,8 +46,8 @@ struct ComputeCost {
 //   PROJECTED_GRADIENT: 3 FLOPs and 4 bytes per loss (2 · batch losses)
 //   CAST:               no FLOPs, n · (wire + compute dtype bytes)
 //   first-order kinds:  FirstOrderOpCost (schedule/first_order_model.h)
-ComputeCost ComputeOpCost(const ModelSpec& model, const TrainingSettings& training,
-                          const ComputeOp& op);
+ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
+                          const TrainingSettings& training, const ComputeOp& op);
 
 // Bytes of one micro-batch's residual stream for one sign: T·h·c with
 // examples = training.micro_batch_size().
@@ -68,8 +71,8 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
 //   HEAD_LOSS:     the final norm, project_out and the label words' rows of
 //                  the head: (FinalNormParams + he [e != h] + labels·e)·c
 //   other kinds:   0.
-int64_t PerturbedBytes(const ModelSpec& model, const TrainingSettings& training,
-                       ComputeKind kind);
+int64_t PerturbedBytes(const ModelSpec& model, const ModelCounts& counts,
+                       const TrainingSettings& training, ComputeKind kind);
 
 // Bytes of the pending update a ZO_STATE buffer holds: seed (u64), g (f32),
 // η (f32).

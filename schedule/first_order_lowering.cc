@@ -41,6 +41,7 @@ class FirstOrderLowering {
   FirstOrderLowering(const ModelSpec& model, const ResolvedLowerOptions& resolved,
                      Schedule* schedule)
       : model_(model),
+        counts_(CountModel(model)),
         devices_(resolved.devices),
         o_(resolved.options),
         t_(resolved.options.training),
@@ -59,7 +60,7 @@ class FirstOrderLowering {
                   ? PCIE
                   : schedule->cluster().peer_domains(0).link_class()) {
     auto add = [&](Part part, int block) {
-      Unit u{part, block, PartElements(model, part), 0, 0, 0, 0};
+      Unit u{part, block, PartElements(counts_, part), 0, 0, 0, 0};
       u.chunk = ShardElements(u.elements, n_);
       u.padded = u.chunk * n_;
       if (!units_.empty()) {
@@ -139,6 +140,7 @@ class FirstOrderLowering {
   void FlushAccumulates(int r, size_t keep);
 
   const ModelSpec& model_;
+  const ModelCounts counts_;  // CountModel(model_)
   const std::vector<const Device*>& devices_;
   const LowerOptions& o_;
   const TrainingSettings& t_;
@@ -289,7 +291,7 @@ Op* FirstOrderLowering::AddCompute(int r, const std::string& name, ComputeKind k
 }
 
 void FirstOrderLowering::Finish(Op* op) const {
-  const ComputeCost cost = ComputeOpCost(model_, t_, op->compute());
+  const ComputeCost cost = ComputeOpCost(model_, counts_, t_, op->compute());
   op->mutable_compute()->set_flops(cost.flops);
   op->mutable_compute()->set_bytes_accessed(cost.bytes_accessed);
 }

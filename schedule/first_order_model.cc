@@ -55,8 +55,8 @@ int64_t HeadSavedBytes(const ModelSpec& model, int64_t examples, int64_t seq) {
 namespace {
 
 // Elements the head reads: the HEAD_PART, and the token table when tied.
-int64_t HeadElements(const ModelSpec& model) {
-  return SatAdd(PartElements(model, HEAD_PART),
+int64_t HeadElements(const ModelSpec& model, const ModelCounts& counts) {
+  return SatAdd(PartElements(counts, HEAD_PART),
                 model.tied_lm_head() ? TokenTableElements(model) : 0);
 }
 
@@ -73,16 +73,16 @@ int64_t HeadForwardFlops(const ModelSpec& model, int64_t tokens) {
 
 // Saturating throughout (base/saturating.h): a hand-edited model cannot
 // overflow a cost.
-ComputeCost FirstOrderOpCost(const ModelSpec& model, const TrainingSettings& training,
-                             const ComputeOp& op) {
+ComputeCost FirstOrderOpCost(const ModelSpec& model, const ModelCounts& counts,
+                             const TrainingSettings& training, const ComputeOp& op) {
   const int64_t c = DTypeBytes(training.compute_dtype());
   const int64_t p = DTypeBytes(training.host_dtype());
   const int64_t tokens = SatMul(op.examples(), training.seq_len());
   const int64_t th = SatMul(tokens, model.hidden_size());
   const int64_t logits = SatMul(SatMul(4, tokens), model.vocab_size());
   const int64_t n = op.params().elements();
-  const int64_t block = BlockParams(model);
-  const int64_t forward = SatMul(BlockForwardFlopsPerToken(model, training.seq_len()), tokens);
+  const int64_t block = counts.block_params;
+  const int64_t forward = SatMul(counts.BlockForwardFlopsPerToken(training.seq_len()), tokens);
   // The saved range's size is what the op writes or reads back (validation
   // checks it against BlockSavedBytes / HeadSavedBytes).
   const int64_t saved = op.saved().size_bytes();
@@ -98,12 +98,13 @@ ComputeCost FirstOrderOpCost(const ModelSpec& model, const TrainingSettings& tra
       break;
     case TRAIN_HEAD_LOSS:
       cost.flops = HeadForwardFlops(model, tokens);
-      cost.bytes_accessed = SatAdd(SatAdd(SatMul(p, HeadElements(model)), SatMul(c, th)), logits);
+      cost.bytes_accessed =
+          SatAdd(SatAdd(SatMul(p, HeadElements(model, counts)), SatMul(c, th)), logits);
       break;
     case HEAD_BACKWARD:
       cost.flops = SatMul(2, HeadForwardFlops(model, tokens));
       cost.bytes_accessed =
-          SatAdd(SatAdd(SatMul(p + 8, HeadElements(model)), logits), SatMul(2 * c, th));
+          SatAdd(SatAdd(SatMul(p + 8, HeadElements(model, counts)), logits), SatMul(2 * c, th));
       break;
     case BLOCK_BACKWARD:
       cost.flops = SatMul(op.recompute() ? 3 : 2, forward);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "models/accounting.h"
 #include "models/model.pb.h"
 #include "schedule/compute_op_model.h"
 #include "schedule/schedule.pb.h"
@@ -88,7 +89,8 @@ int64_t HeadSavedBytes(const ModelSpec& model, int64_t examples, int64_t seq);
 //   OPTIMIZER_STEP:      12n FLOPs; 4n (gradient) + 16n (m, v) + 2p·n
 //                        (weights) + 8n (master, when set) bytes
 // where (head) = the HEAD_PART's elements plus the token table when tied.
-ComputeCost FirstOrderOpCost(const ModelSpec& model, const TrainingSettings& training,
-                             const ComputeOp& op);
+// `counts` = CountModel(model) (models/accounting.h).
+ComputeCost FirstOrderOpCost(const ModelSpec& model, const ModelCounts& counts,
+                             const TrainingSettings& training, const ComputeOp& op);
 
 }  // namespace zosched

@@ -35,13 +35,14 @@ class OpLowering {
              std::vector<DevicePlan> plans, std::vector<DeviceBuffers> buffers,
              ScheduleBuilder* builder)
       : model_(model),
+        counts_(CountModel(model)),
         cluster_(cluster),
         options_(resolved.options),
         training_(resolved.options.training),
         plans_(std::move(plans)),
         buffers_(std::move(buffers)),
         builder_(builder),
-        block_elements_(BlockParams(model)),
+        block_elements_(counts_.block_params),
         cb_(DTypeBytes(training_.compute_dtype())),
         offloaded_(options_.strategy != MEZO),
         slots_(offloaded_ ? options_.block_slots : 0),
@@ -80,6 +81,7 @@ class OpLowering {
   int64_t LossOffset(const DevicePlan& plan, int sign_index, int m) const;
 
   const ModelSpec& model_;
+  const ModelCounts counts_;  // CountModel(model_)
   const Cluster& cluster_;
   const LowerOptions& options_;
   const TrainingSettings& training_;
@@ -110,7 +112,7 @@ Op* OpLowering::AddCompute(const DevicePlan& plan, const std::string& name, Comp
 }
 
 void OpLowering::Finish(Op* op) const {
-  const ComputeCost cost = ComputeOpCost(model_, training_, op->compute());
+  const ComputeCost cost = ComputeOpCost(model_, counts_, training_, op->compute());
   op->mutable_compute()->set_flops(cost.flops);
   op->mutable_compute()->set_bytes_accessed(cost.bytes_accessed);
 }
@@ -154,7 +156,7 @@ std::string OpLowering::MicroBatchName(const std::string& name, const DevicePlan
 }
 
 BufferRange OpLowering::PerturbedFor(const DevicePlan& plan, ComputeKind kind) const {
-  return Range(buffers_[plan.id].perturbed, 0, PerturbedBytes(model_, training_, kind));
+  return Range(buffers_[plan.id].perturbed, 0, PerturbedBytes(model_, counts_, training_, kind));
 }
 
 BufferRange OpLowering::WorkspaceFor(const DevicePlan& plan, ComputeKind kind) const {
@@ -162,8 +164,8 @@ BufferRange OpLowering::WorkspaceFor(const DevicePlan& plan, ComputeKind kind) c
 }
 
 ParamOperand OpLowering::ResidentPart(const DevicePlan& plan, Part part) const {
-  const int64_t embedding = PartElements(model_, EMBEDDING_PART);
-  const int64_t elements = PartElements(model_, part);
+  const int64_t embedding = PartElements(counts_, EMBEDDING_PART);
+  const int64_t elements = PartElements(counts_, part);
   const int64_t offset = part == EMBEDDING_PART ? 0 : embedding * cb_;
   return Params(part, 0, 0, elements, Range(buffers_[plan.id].resident, offset, elements * cb_));
 }

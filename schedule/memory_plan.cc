@@ -17,9 +17,10 @@ std::vector<DeviceBuffers> PlanMemory(const ModelSpec& model, const ResolvedLowe
   const DType compute = t.compute_dtype();
   const int64_t cb = DTypeBytes(compute);
   const int64_t wb = DTypeBytes(t.wire_dtype());
-  const int64_t block = BlockParams(model);
-  const int64_t embedding = PartElements(model, EMBEDDING_PART);
-  const int64_t head = PartElements(model, HEAD_PART);
+  const ModelCounts counts = CountModel(model);
+  const int64_t block = counts.block_params;
+  const int64_t embedding = PartElements(counts, EMBEDDING_PART);
+  const int64_t head = PartElements(counts, HEAD_PART);
   const int layers = model.num_layers();
   const bool offloaded = options.strategy != MEZO;
   const bool casts = t.wire_dtype() != compute;
@@ -28,7 +29,7 @@ std::vector<DeviceBuffers> PlanMemory(const ModelSpec& model, const ResolvedLowe
   for (const DevicePlan& plan : plans) total_losses += plan.examples * plan.signs.size();
   int64_t perturbed_bytes = 0, workspace_bytes = 0;
   for (ComputeKind kind : {EMBED, BLOCK_FORWARD, HEAD_LOSS}) {
-    perturbed_bytes = std::max(perturbed_bytes, PerturbedBytes(model, t, kind));
+    perturbed_bytes = std::max(perturbed_bytes, PerturbedBytes(model, counts, t, kind));
     workspace_bytes = std::max(workspace_bytes, WorkspaceBytes(model, t, kind));
   }
 

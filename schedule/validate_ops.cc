@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_format.h"
 #include "base/status_macros.h"
+#include "models/accounting.h"
 #include "models/model_spec.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/compute_op_model.h"
@@ -26,7 +27,7 @@ namespace {
 // "op 3 'fwd+ block 0' (device 0, stream compute): FIELD is FOUND; expected
 // EXPECTED".
 template <typename... Args>
-absl::Status OpError(const Op& op, const std::string& field, const absl::AlphaNum& found,
+absl::Status OpError(const Op& op, absl::string_view field, const absl::AlphaNum& found,
                      const absl::FormatSpec<Args...>& expected, const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(DescribeOp(op), ": ", field, " is ",
                                                  found.Piece(), "; expected ",
@@ -139,6 +140,7 @@ class OpChecker {
   explicit OpChecker(const Schedule& s)
       : s_(s),
         model_(s.model()),
+        counts_(CountModel(s.model())),
         t_(s.training()),
         layers_(s.model().num_layers()),
         first_order_(IsFirstOrder(s.strategy().kind())) {
@@ -187,11 +189,11 @@ class OpChecker {
   // A role's range: its buffer exists on the op's device with `kind` and
   // `dtype`, the range lies inside it, and its size is `exact` bytes (when
   // exact >= 0) or at least `at_least`.
-  absl::Status CheckRole(const Op& op, const std::string& role, const BufferRange& r,
+  absl::Status CheckRole(const Op& op, absl::string_view role, const BufferRange& r,
                          BufferKind kind, DType dtype, int64_t exact, int64_t at_least);
   // A parameter operand: part, block and elements valid (the whole part when
   // `whole`), and its buffer holds those elements at that range.
-  absl::Status CheckParams(const Op& op, const std::string& role, const ParamOperand& p,
+  absl::Status CheckParams(const Op& op, absl::string_view role, const ParamOperand& p,
                            bool whole);
   absl::Status CheckCopy(const Op& op);
   absl::Status CheckCollective(const Op& op);
@@ -200,6 +202,7 @@ class OpChecker {
 
   const Schedule& s_;
   const ModelSpec& model_;
+  const ModelCounts counts_;  // CountModel(model_)
   const TrainingSettings& t_;
   const int layers_;
   // A first-order schedule (simulated only): its own kinds, buffers and
@@ -314,7 +317,7 @@ absl::Status OpChecker::CheckPlacements(const Buffer& buffer) {
                          ? absl::StrFormat("0 to %d (the model has %d layers)", layers_ - 1, layers_)
                          : std::string("0 for the ") + Part_Name(p.part()));
     }
-    const int64_t part = PartElements(model_, p.part());
+    const int64_t part = PartElements(counts_, p.part());
     // First-order schedules shard parts (ZERO_3); ZO buffers hold whole parts.
     const bool fits = first_order_ ? p.first_element() >= 0 && p.elements() >= 1 &&
                                          p.first_element() <= part - p.elements()
@@ -345,11 +348,12 @@ absl::Status OpChecker::CheckPlacements(const Buffer& buffer) {
   return absl::OkStatus();
 }
 
-absl::Status OpChecker::CheckRole(const Op& op, const std::string& role, const BufferRange& r,
+absl::Status OpChecker::CheckRole(const Op& op, absl::string_view role, const BufferRange& r,
                                   BufferKind kind, DType dtype, int64_t exact, int64_t at_least) {
   const Buffer* b = Find(r.buffer());
   if (b == nullptr) {
-    return OpError(op, role + ".buffer", absl::StrCat("'", r.buffer(), "'"), "an existing buffer");
+    return OpError(op, absl::StrCat(role, ".buffer"), absl::StrCat("'", r.buffer(), "'"),
+                   "an existing buffer");
   }
   if (b->device() != op.device()) {
     return OpError(op, role, RangeText(r), "a buffer on the op's device %d (it is on %s)",
@@ -370,35 +374,36 @@ absl::Status OpChecker::CheckRole(const Op& op, const std::string& role, const B
                    b->size_bytes());
   }
   if (exact >= 0 && r.size_bytes() != exact) {
-    return OpError(op, role + ".size_bytes", r.size_bytes(), "%d", exact);
+    return OpError(op, absl::StrCat(role, ".size_bytes"), r.size_bytes(), "%d", exact);
   }
   if (r.size_bytes() < at_least) {
-    return OpError(op, role + ".size_bytes", r.size_bytes(), "at least %d", at_least);
+    return OpError(op, absl::StrCat(role, ".size_bytes"), r.size_bytes(), "at least %d", at_least);
   }
   return absl::OkStatus();
 }
 
-absl::Status OpChecker::CheckParams(const Op& op, const std::string& role, const ParamOperand& p,
+absl::Status OpChecker::CheckParams(const Op& op, absl::string_view role, const ParamOperand& p,
                                     bool whole) {
   if (p.part() == PART_UNSPECIFIED) {
-    return OpError(op, role + ".part", "PART_UNSPECIFIED", "EMBEDDING_PART, DECODER_BLOCK or HEAD_PART");
+    return OpError(op, absl::StrCat(role, ".part"), "PART_UNSPECIFIED",
+                   "EMBEDDING_PART, DECODER_BLOCK or HEAD_PART");
   }
   if (p.part() == DECODER_BLOCK ? (p.block() < 0 || p.block() >= layers_) : p.block() != 0) {
-    return OpError(op, role + ".block", p.block(), "%s",
+    return OpError(op, absl::StrCat(role, ".block"), p.block(), "%s",
                    p.part() == DECODER_BLOCK
                        ? absl::StrFormat("0 to %d (model '%s' has %d layers)", layers_ - 1,
                                          model_.name(), layers_)
                        : std::string("0 for the ") + Part_Name(p.part()));
   }
-  const int64_t part = PartElements(model_, p.part());
+  const int64_t part = PartElements(counts_, p.part());
   if (p.first_element() < 0 || p.elements() < 1 || p.first_element() > part ||
       p.elements() > part - p.first_element()) {
-    return OpError(op, role + " elements",
+    return OpError(op, absl::StrCat(role, " elements"),
                    absl::StrFormat("[%d, +%d)", p.first_element(), p.elements()),
                    "a non-empty range inside the %s's %d elements", Part_Name(p.part()), part);
   }
   if (whole && (p.first_element() != 0 || p.elements() != part)) {
-    return OpError(op, role + " elements",
+    return OpError(op, absl::StrCat(role, " elements"),
                    absl::StrFormat("[%d, +%d)", p.first_element(), p.elements()),
                    "the whole %s, [0, +%d)", Part_Name(p.part()), part);
   }
@@ -408,12 +413,13 @@ absl::Status OpChecker::CheckParams(const Op& op, const std::string& role, const
   // its recipe's (the training host_dtype).
   const DType dtype = first_order_ ? t_.host_dtype() : t_.compute_dtype();
   const int64_t c = DTypeBytes(dtype);
-  RETURN_IF_ERROR(CheckRole(op, role + ".range", p.range(), kind, dtype, p.elements() * c, 0));
+  RETURN_IF_ERROR(
+      CheckRole(op, absl::StrCat(role, ".range"), p.range(), kind, dtype, p.elements() * c, 0));
   if (kind == BLOCK_SLOT) {
     // ZO slots hold one block; first-order ones (gathered units) any part.
     if ((!first_order_ && p.part() != DECODER_BLOCK) ||
         p.range().offset_bytes() != p.first_element() * c) {
-      return OpError(op, role + ".range.offset_bytes", p.range().offset_bytes(),
+      return OpError(op, absl::StrCat(role, ".range.offset_bytes"), p.range().offset_bytes(),
                      "%d: a slot holds one %s, element i at byte i·%d", p.first_element() * c,
                      first_order_ ? "unit" : "DECODER_BLOCK", c);
     }
@@ -427,7 +433,7 @@ absl::Status OpChecker::CheckParams(const Op& op, const std::string& role, const
     }
     const int64_t at = placed.offset_bytes() + (p.first_element() - placed.first_element()) * c;
     if (p.range().offset_bytes() != at) {
-      return OpError(op, role + ".range.offset_bytes", p.range().offset_bytes(),
+      return OpError(op, absl::StrCat(role, ".range.offset_bytes"), p.range().offset_bytes(),
                      "%d, where buffer '%s' holds element %d of %s", at, b->name(),
                      p.first_element(), Part_Name(p.part()));
     }
@@ -605,7 +611,7 @@ absl::Status OpChecker::CheckCompute(const Op& op) {
   }
   if (c.has_perturbed()) {
     RETURN_IF_ERROR(CheckRole(op, "compute.perturbed", c.perturbed(), PERTURBED_WEIGHTS, compute,
-                              -1, PerturbedBytes(model_, t_, k)));
+                              -1, PerturbedBytes(model_, counts_, t_, k)));
   }
   if (c.has_activations()) {
     RETURN_IF_ERROR(CheckRole(op, "compute.activations", c.activations(), ACTIVATIONS, compute,
@@ -650,7 +656,7 @@ absl::Status OpChecker::CheckCompute(const Op& op) {
                      "writes to cover %s, which the op writes", RangeText(*role.range));
     }
   }
-  const ComputeCost cost = ComputeOpCost(model_, t_, c);
+  const ComputeCost cost = ComputeOpCost(model_, counts_, t_, c);
   if (c.flops() != cost.flops) {
     return OpError(op, "compute.flops", c.flops(), "%d, what the model and training settings "
                    "give (schedule/compute_op_model.h)", cost.flops);

@@ -105,15 +105,21 @@ class HappensBefore {
 // ---------------------------------------------------------------------------
 // Rule 1: references.
 
-// Checks one BufferRange of `op` (named `field` in messages) and returns its
-// buffer's index.
+// The name of an op's field in messages: `field`, or `field[element]` for
+// an element of a repeated field (element >= 0).
+std::string FieldName(absl::string_view field, int element) {
+  return element < 0 ? std::string(field) : absl::StrCat(field, "[", element, "]");
+}
+
+// Checks one BufferRange of `op` (field `field`, element `element` of it when
+// >= 0: see FieldName) and returns its buffer's index.
 absl::Status CheckRange(const Schedule& s, const Index& index, const Op& op,
-                        const std::string& field, const BufferRange& range,
+                        absl::string_view field, int element, const BufferRange& range,
                         int* buffer) {
   auto it = index.buffer_by_name.find(range.buffer());
   if (it == index.buffer_by_name.end()) {
     return InvalidArgument("%s: %s names buffer '%s', which does not exist",
-                   DescribeOp(op), field, range.buffer());
+                   DescribeOp(op), FieldName(field, element), range.buffer());
   }
   *buffer = it->second;
   const int64_t size = s.buffers(it->second).size_bytes();
@@ -123,7 +129,7 @@ absl::Status CheckRange(const Schedule& s, const Index& index, const Op& op,
     return InvalidArgument(
         "%s: %s (offset %d, size %d) lies outside buffer '%s' of %d bytes "
         "(need offset >= 0, size > 0, offset + size <= %d)",
-        DescribeOp(op), field, offset, range.size_bytes(), range.buffer(), size,
+        DescribeOp(op), FieldName(field, element), offset, range.size_bytes(), range.buffer(), size,
         size);
   }
   return absl::OkStatus();
@@ -249,15 +255,14 @@ absl::Status CheckOps(
     for (int r = 0; r < op.reads_size(); ++r) {
       const BufferRange& range = op.reads(r);
       RETURN_IF_ERROR(
-          CheckRange(s, *index, op, absl::StrCat("reads[", r, "]"), range, &b));
+          CheckRange(s, *index, op, "reads", r, range, &b));
       index->accesses[b].push_back(
           {range.offset_bytes(), range.offset_bytes() + range.size_bytes(), i,
            /*write=*/false});
     }
     for (int w = 0; w < op.writes_size(); ++w) {
       const BufferRange& range = op.writes(w);
-      RETURN_IF_ERROR(CheckRange(s, *index, op, absl::StrCat("writes[", w, "]"),
-                                 range, &b));
+      RETURN_IF_ERROR(CheckRange(s, *index, op, "writes", w, range, &b));
       index->accesses[b].push_back(
           {range.offset_bytes(), range.offset_bytes() + range.size_bytes(), i,
            /*write=*/true});
@@ -265,10 +270,10 @@ absl::Status CheckOps(
     if (op.has_copy()) {
       const CopyOp& copy = op.copy();
       if (copy.has_src()) {
-        RETURN_IF_ERROR(CheckRange(s, *index, op, "copy.src", copy.src(), &b));
+        RETURN_IF_ERROR(CheckRange(s, *index, op, "copy.src", -1, copy.src(), &b));
       }
       if (copy.has_dst()) {
-        RETURN_IF_ERROR(CheckRange(s, *index, op, "copy.dst", copy.dst(), &b));
+        RETURN_IF_ERROR(CheckRange(s, *index, op, "copy.dst", -1, copy.dst(), &b));
       }
       if (copy.direction() == DEVICE_TO_DEVICE &&
           (copy.peer_device() < 0 || copy.peer_device() >= s.devices_size())) {
@@ -282,11 +287,11 @@ absl::Status CheckOps(
       const CollectiveOp& c = op.collective();
       if (c.has_send()) {
         RETURN_IF_ERROR(
-            CheckRange(s, *index, op, "collective.send", c.send(), &b));
+            CheckRange(s, *index, op, "collective.send", -1, c.send(), &b));
       }
       if (c.has_recv()) {
         RETURN_IF_ERROR(
-            CheckRange(s, *index, op, "collective.recv", c.recv(), &b));
+            CheckRange(s, *index, op, "collective.recv", -1, c.recv(), &b));
       }
     }
   }
