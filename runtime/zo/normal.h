@@ -41,6 +41,30 @@ constexpr float kLn2Hi = 0.693145751953125f;
 constexpr float kLn2Lo = 1.42860682e-06f;
 constexpr float kSqrt2 = 1.41421354f;
 
+// 2 atanh(s) = 2 s (1 + s^2/3 + s^4/5 + ... + s^10/11): the coefficients 1/k.
+constexpr float kAtanh3 = 0.333333343f;
+constexpr float kAtanh5 = 0.200000003f;
+constexpr float kAtanh7 = 0.142857149f;
+constexpr float kAtanh9 = 0.111111112f;
+constexpr float kAtanh11 = 0.0909090936f;
+
+// sin(f pi/2) and cos(f pi/2): Taylor coefficients (pi/2)^k / k! with signs.
+constexpr float kSin1 = 1.57079633e+00f;    //  pi/2
+constexpr float kSin3 = -6.45964098e-01f;   // -(pi/2)^3 / 3!
+constexpr float kSin5 = 7.96926262e-02f;    //  (pi/2)^5 / 5!
+constexpr float kSin7 = -4.68175414e-03f;   // -(pi/2)^7 / 7!
+constexpr float kSin9 = 1.60441185e-04f;    //  (pi/2)^9 / 9!
+constexpr float kSin11 = -3.59884324e-06f;  // -(pi/2)^11 / 11!
+constexpr float kCos2 = -1.23370055e+00f;   // -(pi/2)^2 / 2!
+constexpr float kCos4 = 2.53669508e-01f;    //  (pi/2)^4 / 4!
+constexpr float kCos6 = -2.08634808e-02f;   // -(pi/2)^6 / 6!
+constexpr float kCos8 = 9.19260275e-04f;    //  (pi/2)^8 / 8!
+constexpr float kCos10 = -2.52020424e-05f;  // -(pi/2)^10 / 10!
+constexpr float kCos12 = 4.71087478e-07f;   //  (pi/2)^12 / 12!
+
+// 2^-24: scales a 24-bit integer into [0, 1], exactly.
+constexpr float kTwoM24 = 5.9604644775390625e-08f;
+
 }  // namespace normal_internal
 
 // Natural logarithm of a positive, normal, finite float x (0, subnormals,
@@ -63,11 +87,11 @@ ZS_HD inline float LogF(float x) {
   const float s = DivRn(num, den);
   const float s2 = MulRn(s, s);
   // q = s2/3 + s2^2/5 + ... + s2^5/11, by Horner from the highest power.
-  float p = 0.0909090936f;                // 1/11
-  p = AddRn(MulRn(p, s2), 0.111111112f);  // 1/9
-  p = AddRn(MulRn(p, s2), 0.142857149f);  // 1/7
-  p = AddRn(MulRn(p, s2), 0.200000003f);  // 1/5
-  p = AddRn(MulRn(p, s2), 0.333333343f);  // 1/3
+  float p = normal_internal::kAtanh11;
+  p = AddRn(MulRn(p, s2), normal_internal::kAtanh9);
+  p = AddRn(MulRn(p, s2), normal_internal::kAtanh7);
+  p = AddRn(MulRn(p, s2), normal_internal::kAtanh5);
+  p = AddRn(MulRn(p, s2), normal_internal::kAtanh3);
   const float q = MulRn(p, s2);
   const float atanh_s = AddRn(s, MulRn(s, q));
   const float log_m = MulRn(2.0f, atanh_s);             // exact
@@ -94,20 +118,20 @@ ZS_HD inline void SinCos2Pi(float u, float* s, float* c) {
   }
   const float f2 = MulRn(f, f);
   // sin(f pi/2) = f (S1 + S3 f^2 + ... + S11 f^10).
-  float ps = -3.59884324e-06f;                  // -(pi/2)^11 / 11!
-  ps = AddRn(MulRn(ps, f2), 1.60441185e-04f);   //  (pi/2)^9 / 9!
-  ps = AddRn(MulRn(ps, f2), -4.68175414e-03f);  // -(pi/2)^7 / 7!
-  ps = AddRn(MulRn(ps, f2), 7.96926262e-02f);   //  (pi/2)^5 / 5!
-  ps = AddRn(MulRn(ps, f2), -6.45964098e-01f);  // -(pi/2)^3 / 3!
-  ps = AddRn(MulRn(ps, f2), 1.57079633e+00f);   //  pi/2
+  float ps = normal_internal::kSin11;
+  ps = AddRn(MulRn(ps, f2), normal_internal::kSin9);
+  ps = AddRn(MulRn(ps, f2), normal_internal::kSin7);
+  ps = AddRn(MulRn(ps, f2), normal_internal::kSin5);
+  ps = AddRn(MulRn(ps, f2), normal_internal::kSin3);
+  ps = AddRn(MulRn(ps, f2), normal_internal::kSin1);
   const float sin_f = MulRn(ps, f);
   // cos(f pi/2) = 1 + f^2 (C2 + C4 f^2 + ... + C12 f^10).
-  float pc = 4.71087478e-07f;                   //  (pi/2)^12 / 12!
-  pc = AddRn(MulRn(pc, f2), -2.52020424e-05f);  // -(pi/2)^10 / 10!
-  pc = AddRn(MulRn(pc, f2), 9.19260275e-04f);   //  (pi/2)^8 / 8!
-  pc = AddRn(MulRn(pc, f2), -2.08634808e-02f);  // -(pi/2)^6 / 6!
-  pc = AddRn(MulRn(pc, f2), 2.53669508e-01f);   //  (pi/2)^4 / 4!
-  pc = AddRn(MulRn(pc, f2), -1.23370055e+00f);  // -(pi/2)^2 / 2!
+  float pc = normal_internal::kCos12;
+  pc = AddRn(MulRn(pc, f2), normal_internal::kCos10);
+  pc = AddRn(MulRn(pc, f2), normal_internal::kCos8);
+  pc = AddRn(MulRn(pc, f2), normal_internal::kCos6);
+  pc = AddRn(MulRn(pc, f2), normal_internal::kCos4);
+  pc = AddRn(MulRn(pc, f2), normal_internal::kCos2);
   const float cos_f = AddRn(1.0f, MulRn(pc, f2));
   switch (n & 3) {
     case 0:
@@ -133,7 +157,7 @@ ZS_HD inline void SinCos2Pi(float u, float* s, float* c) {
 // specified at the top of this file: *z_even = r cos, *z_odd = r sin.
 ZS_HD inline void BoxMuller(uint32_t a, uint32_t b, float* z_even, float* z_odd) {
   using namespace hd;
-  constexpr float kTwoM24 = 5.9604644775390625e-08f;                   // 2^-24
+  using normal_internal::kTwoM24;
   const float u1 = MulRn(static_cast<float>((a >> 8) + 1u), kTwoM24);  // (0, 1]
   const float u2 = MulRn(static_cast<float>(b >> 8), kTwoM24);         // [0, 1)
   const float r = SqrtRn(MulRn(-2.0f, LogF(u1)));                      // -2 ln u1 >= 0; scale exact
@@ -174,7 +198,8 @@ ZS_HD inline float StandardNormal(uint64_t seed, uint32_t stream, uint64_t index
 }
 
 // CPU bulk form: out[i] = StandardNormal(seed, stream, first + i) for i in
-// [0, count), bitwise, with one Philox call per group of four elements.
+// [0, count), bitwise, with one Philox call per group of four elements, on
+// SIMD lanes where the CPU has them (normal_simd.h: FastestNormalIsa).
 // `out` holds `count` floats; count <= 0 writes nothing. first + count must
 // not overflow uint64.
 void FillNormals(uint64_t seed, uint32_t stream, uint64_t first, int64_t count, float* out);
