@@ -42,8 +42,9 @@ struct Flow {
 };
 
 struct OpState {
+  bool is_compute = false;  // else a copy or a collective
   int device = 0;
-  int stream = 0;
+  int stream = 0;  // global stream index (Engine::stream_names_)
   int deps_left = 0;
   int collective = -1;  // instance index
   int64_t start = -1, end = -1;
@@ -54,7 +55,9 @@ struct OpState {
   double speed = 1;
   int64_t work_since = 0;
   int version = 0;
+  int64_t compute_ns = 0;      // compute ops: undisturbed duration
   const Path* path = nullptr;  // copies: the route (collectives: their instance's)
+  double copy_bytes = 0;       // copies: bytes over the route
 };
 
 std::vector<double> LinkCapacities(const Network& network) {
@@ -102,7 +105,7 @@ class Engine {
   void RetimeGroup(int device, int64_t now);
   void AdvanceFlows(int64_t now);
   void ReshareFlows(int64_t now);
-  bool IsComm(int op) const { return !schedule_.ops(op).has_compute(); }
+  bool IsComm(int op) const { return !ops_[op].is_compute; }
 
   const Schedule& schedule_;
   const Network& network_;
@@ -110,6 +113,9 @@ class Engine {
   ComputeSpeed speed_;
   FlowSharing sharing_;
   std::vector<OpState> ops_;
+  bool dense_ids_ = false;  // op i has id i (then the Timeline needs no lookup)
+  // Each global stream's name (the schedule's own strings).
+  std::vector<const std::string*> stream_names_;
   // Successors of op i: successors_[successor_begin_[i] .. successor_begin_[i + 1]),
   // the next op on its stream first, then its edges in schedule order.
   std::vector<int> successor_begin_, successors_;
@@ -120,7 +126,6 @@ class Engine {
   std::vector<bool> host_paths_built_;
   std::map<std::pair<int, int>, Path> d2d_paths_;
   std::vector<CollectiveInstance> collectives_;
-  std::vector<int64_t> compute_ns_;        // per op, compute ops only
   std::vector<std::vector<int>> computing_;  // per device: running compute ops
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   int64_t seq_ = 0;
@@ -159,11 +164,11 @@ class Engine {
 absl::Status Engine::Prepare() {
   const int n = schedule_.ops_size();
   ops_.resize(n);
-  compute_ns_.assign(n, 0);
   // Op ids -> indices: lowered schedules number their ops 0, 1, 2, ...; any
   // other numbering goes through a map.
   bool dense = true;
   for (int i = 0; i < n && dense; ++i) dense = schedule_.ops(i).id() == i;
+  dense_ids_ = dense;
   absl::flat_hash_map<int64_t, int> index_of;
   if (!dense) {
     index_of.reserve(n);
@@ -177,8 +182,12 @@ absl::Status Engine::Prepare() {
   // Streams: per device its (name, global index) pairs, a handful each.
   std::vector<std::vector<std::pair<absl::string_view, int>>> streams(schedule_.devices_size());
   int stream_count = 0;
+  stream_names_.clear();
   for (const ScheduleDevice& d : schedule_.devices()) {
-    for (const Stream& st : d.streams()) streams[d.id()].emplace_back(st.name(), stream_count++);
+    for (const Stream& st : d.streams()) {
+      streams[d.id()].emplace_back(st.name(), stream_count++);
+      stream_names_.push_back(&st.name());
+    }
   }
   std::vector<int> last_on_stream(stream_count, -1);
   // Successor counts, then the successors in the same order as before: each
@@ -219,9 +228,11 @@ absl::Status Engine::Prepare() {
       host_paths_built_[cluster_device] = true;
     }
     if (op.has_compute()) {
-      ASSIGN_OR_RETURN(compute_ns_[i], costs_.ComputeNs(op));
+      s.is_compute = true;
+      ASSIGN_OR_RETURN(s.compute_ns, costs_.ComputeNs(op));
     } else if (op.has_copy()) {
       const CopyOp& c = op.copy();
+      s.copy_bytes = c.bytes();
       switch (c.direction()) {
         case HOST_TO_DEVICE:
           s.path = &h2d_paths_[cluster_device];
@@ -322,7 +333,7 @@ void Engine::Start(int op, int64_t now) {
   OpState& s = ops_[op];
   s.start = now;
   if (!IsComm(op)) {
-    s.work_left = compute_ns_[op];
+    s.work_left = s.compute_ns;
     s.speed = 1;
     s.work_since = now;
     computing_[s.device].push_back(op);
@@ -347,9 +358,7 @@ void Engine::Start(int op, int64_t now) {
 
 void Engine::StartFlows(int op, int64_t now) {
   OpState& s = ops_[op];
-  const Op& proto = schedule_.ops(op);
-  const double bytes =
-      s.collective >= 0 ? collectives_[s.collective].plan.flow_bytes : proto.copy().bytes();
+  const double bytes = s.collective >= 0 ? collectives_[s.collective].plan.flow_bytes : s.copy_bytes;
   const Path* const* paths = s.collective >= 0 ? collectives_[s.collective].paths.data() : &s.path;
   const int count = s.collective >= 0 ? collectives_[s.collective].paths.size() : 1;
   s.parts_left = count;
@@ -530,9 +539,9 @@ absl::StatusOr<SimResult> Engine::Run() {
   t.mutable_ops()->Reserve(ops_.size());
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
     OpInterval* o = t.add_ops();
-    o->set_op_id(schedule_.ops(i).id());
+    o->set_op_id(dense_ids_ ? i : schedule_.ops(i).id());
     o->set_device(ops_[i].device);
-    o->set_stream(schedule_.ops(i).stream());
+    o->set_stream(*stream_names_[ops_[i].stream]);
     o->set_step(0);
     o->set_start_ns(ops_[i].start);
     o->set_end_ns(ops_[i].end);
