@@ -15,8 +15,68 @@ FlowSharing::FlowSharing(std::vector<double> capacities)
   active_links_.reserve(capacity_.size());
 }
 
+namespace {
+
+// The most links that the patterns keep in all (their rates take a few
+// more bytes per flow): a few hundred KB.
+constexpr int kMaxPatternLinks = 1 << 16;
+
+}  // namespace
+
+uint64_t FlowSharing::Hash(const std::vector<const std::vector<int>*>& flow_links) {
+  uint64_t hash = flow_links.size();
+  auto mix = [&hash](uint64_t v) { hash = (hash ^ v) * 0x9e3779b97f4a7c15ULL; };
+  for (const std::vector<int>* path : flow_links) {
+    mix(path->size());
+    for (int l : *path) mix(l);
+  }
+  return hash ^ (hash >> 29);
+}
+
+bool FlowSharing::Matches(const Pattern& pattern,
+                          const std::vector<const std::vector<int>*>& flow_links) const {
+  const int* at = pattern_links_.data() + pattern.links_begin;
+  const int* const end = pattern_links_.data() + pattern.links_end;
+  for (const std::vector<int>* path : flow_links) {
+    if (at == end || *at++ != static_cast<int>(path->size())) return false;
+    for (int l : *path) {
+      if (*at++ != l) return false;
+    }
+  }
+  return at == end;
+}
+
 void FlowSharing::Share(const std::vector<const std::vector<int>*>& flow_links,
                         std::vector<double>* rates) {
+  const uint64_t hash = Hash(flow_links);
+  const auto seen = pattern_of_hash_.find(hash);
+  if (seen != pattern_of_hash_.end()) {
+    const Pattern& pattern = patterns_[seen->second];
+    if (Matches(pattern, flow_links)) {
+      const double* first = pattern_rates_.data() + pattern.rates_begin;
+      rates->assign(first, first + flow_links.size());
+      return;
+    }
+  }
+  Fill(flow_links, rates);
+  // Keep it, unless its hash is another pattern's (too rare to matter) or
+  // the patterns are full.
+  if (seen != pattern_of_hash_.end() || pattern_links_.size() >= kMaxPatternLinks) return;
+  Pattern pattern;
+  pattern.links_begin = pattern_links_.size();
+  for (const std::vector<int>* path : flow_links) {
+    pattern_links_.push_back(path->size());
+    pattern_links_.insert(pattern_links_.end(), path->begin(), path->end());
+  }
+  pattern.links_end = pattern_links_.size();
+  pattern.rates_begin = pattern_rates_.size();
+  pattern_rates_.insert(pattern_rates_.end(), rates->begin(), rates->end());
+  pattern_of_hash_.emplace(hash, patterns_.size());
+  patterns_.push_back(pattern);
+}
+
+void FlowSharing::Fill(const std::vector<const std::vector<int>*>& flow_links,
+                       std::vector<double>* rates) {
   const int flows = flow_links.size();
   rates->assign(flows, 0);
   active_links_.clear();
