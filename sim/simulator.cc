@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <deque>
 #include <queue>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "base/status_macros.h"
 #include "sim/compute_speed.h"
 #include "sim/cost_model.h"
@@ -66,11 +68,17 @@ std::vector<double> LinkCapacities(const Network& network) {
   return capacities;
 }
 
+// How a collective runs: its plan and each plan edge's route (Engine::PeerPath's).
+// Collectives of the same kind, size and participants share one.
+struct CollectiveRoute {
+  CollectivePlan plan;
+  std::vector<const Path*> paths;
+};
+
 struct CollectiveInstance {
   std::vector<int> ops;
   int arrived = 0;
-  CollectivePlan plan;
-  std::vector<const Path*> paths;  // one per edge of the plan (Engine::PeerPath's)
+  const CollectiveRoute* route = nullptr;
 };
 
 class Engine {
@@ -87,9 +95,11 @@ class Engine {
 
  private:
   absl::Status Prepare();
-  // The route from cluster device `from` to `to`, built once (std::map's
-  // nodes stay put: ops and flows keep pointers into them).
+  // The route from cluster device `from` to `to`, built once.
   absl::StatusOr<const Path*> PeerPath(int from, int to);
+  // The route of collective op `op`, built once per kind, size and
+  // participants.
+  absl::StatusOr<const CollectiveRoute*> RouteOf(const Op& op);
   void Push(int64_t time, EventType type, int index, int version = 0) {
     events_.push({time, seq_++, type, index, version});
   }
@@ -120,11 +130,17 @@ class Engine {
   // the next op on its stream first, then its edges in schedule order.
   std::vector<int> successor_begin_, successors_;
   // Routes, built once per simulation: host<->device by cluster device,
-  // device->device by (from, to) cluster devices.
-  // (Sized once, filled on first use: the ops keep pointers into them.)
+  // device->device by (from, to) cluster devices, collectives by kind, size
+  // and participants. (Sized once or in deques, filled on first use: ops,
+  // flows and collective routes keep pointers into them.)
   std::vector<Path> h2d_paths_, d2h_paths_;
   std::vector<bool> host_paths_built_;
-  std::map<std::pair<int, int>, Path> d2d_paths_;
+  std::deque<Path> d2d_paths_;
+  std::vector<int> d2d_path_of_;  // [from × cluster devices + to]: index, or -1
+  std::deque<CollectiveRoute> collective_routes_;
+  absl::flat_hash_map<std::tuple<CollectiveKind, int64_t, absl::Span<const int32_t>>,
+                      const CollectiveRoute*>
+      collective_route_of_;
   std::vector<CollectiveInstance> collectives_;
   std::vector<std::vector<int>> computing_;  // per device: running compute ops
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
@@ -160,6 +176,21 @@ class Engine {
   int finished_ = 0;
   int64_t processed_ = 0;
 };
+
+// The global index of the last of a device's `streams` (name, global index)
+// named `name` (names are unique on a valid schedule's device), or -1.
+// Stream names are a few characters: compared inline, not by memcmp.
+int FindStream(const std::vector<std::pair<absl::string_view, int>>& streams,
+               absl::string_view name) {
+  for (auto it = streams.rbegin(); it != streams.rend(); ++it) {
+    const absl::string_view candidate = it->first;
+    if (candidate.size() != name.size()) continue;
+    size_t k = 0;
+    while (k < name.size() && candidate[k] == name[k]) ++k;
+    if (k == name.size()) return it->second;
+  }
+  return -1;
+}
 
 absl::Status Engine::Prepare() {
   const int n = schedule_.ops_size();
@@ -197,6 +228,7 @@ absl::Status Engine::Prepare() {
   h2d_paths_.assign(cluster_devices, Path());
   d2h_paths_.assign(cluster_devices, Path());
   host_paths_built_.assign(cluster_devices, false);
+  d2d_path_of_.assign(cluster_devices * cluster_devices, -1);
   absl::flat_hash_map<absl::string_view, int> instance_of;
   for (int i = 0; i < n; ++i) {
     const Op& op = schedule_.ops(i);
@@ -204,10 +236,7 @@ absl::Status Engine::Prepare() {
       return absl::InvalidArgumentError(
           absl::StrFormat("op %d '%s': no device %d", op.id(), op.name(), op.device()));
     }
-    int stream = -1;
-    for (const auto& [name, index] : streams[op.device()]) {
-      if (name == op.stream()) stream = index;
-    }
+    const int stream = FindStream(streams[op.device()], op.stream());
     if (stream < 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "op %d '%s': device %d has no stream '%s'", op.id(), op.name(), op.device(),
@@ -252,13 +281,7 @@ absl::Status Engine::Prepare() {
       auto [it, inserted] = instance_of.emplace(op.collective().key(), collectives_.size());
       if (inserted) {
         collectives_.emplace_back();
-        CollectiveInstance& instance = collectives_.back();
-        ASSIGN_OR_RETURN(instance.plan, costs_.Collective(op, network_));
-        for (const auto& [from, to] : instance.plan.edges) {
-          ASSIGN_OR_RETURN(const Path* path,
-                           PeerPath(costs_.ClusterIndex(from), costs_.ClusterIndex(to)));
-          instance.paths.push_back(path);
-        }
+        ASSIGN_OR_RETURN(collectives_.back().route, RouteOf(op));
       }
       s.collective = it->second;
       collectives_[it->second].ops.push_back(i);
@@ -299,12 +322,32 @@ absl::Status Engine::Prepare() {
 }
 
 absl::StatusOr<const Path*> Engine::PeerPath(int from, int to) {
-  auto it = d2d_paths_.find({from, to});
-  if (it == d2d_paths_.end()) {
+  int& index = d2d_path_of_[from * schedule_.cluster().devices_size() + to];
+  if (index < 0) {
     ASSIGN_OR_RETURN(Path path, network_.DeviceToDevice(from, to));
-    it = d2d_paths_.emplace(std::make_pair(from, to), std::move(path)).first;
+    index = d2d_paths_.size();
+    d2d_paths_.push_back(std::move(path));
   }
-  return &it->second;
+  return &d2d_paths_[index];
+}
+
+absl::StatusOr<const CollectiveRoute*> Engine::RouteOf(const Op& op) {
+  const CollectiveOp& c = op.collective();
+  const CollectiveRoute*& route = collective_route_of_[{
+      c.kind(), c.bytes(), absl::MakeConstSpan(c.participants().data(), c.participants_size())}];
+  if (route == nullptr) {
+    CollectiveRoute built;
+    ASSIGN_OR_RETURN(built.plan, costs_.Collective(op, network_));
+    built.paths.reserve(built.plan.edges.size());
+    for (const auto& [from, to] : built.plan.edges) {
+      ASSIGN_OR_RETURN(const Path* path,
+                       PeerPath(costs_.ClusterIndex(from), costs_.ClusterIndex(to)));
+      built.paths.push_back(path);
+    }
+    collective_routes_.push_back(std::move(built));
+    route = &collective_routes_.back();
+  }
+  return route;
 }
 
 void Engine::Ready(int op, int64_t now) {
@@ -320,10 +363,10 @@ void Engine::Ready(int op, int64_t now) {
     SetCommActive(ops_[member].device, +1, now);
   }
   const int first = c.ops[0];
-  if (c.plan.measured) {
-    Push(now + c.plan.measured_ns, EventType::kOpEnd, first);
-  } else if (c.plan.latency_ns > 0) {
-    Push(now + c.plan.latency_ns, EventType::kLatencyDone, first);
+  if (c.route->plan.measured) {
+    Push(now + c.route->plan.measured_ns, EventType::kOpEnd, first);
+  } else if (c.route->plan.latency_ns > 0) {
+    Push(now + c.route->plan.latency_ns, EventType::kLatencyDone, first);
   } else {
     StartFlows(first, now);
   }
@@ -358,9 +401,10 @@ void Engine::Start(int op, int64_t now) {
 
 void Engine::StartFlows(int op, int64_t now) {
   OpState& s = ops_[op];
-  const double bytes = s.collective >= 0 ? collectives_[s.collective].plan.flow_bytes : s.copy_bytes;
-  const Path* const* paths = s.collective >= 0 ? collectives_[s.collective].paths.data() : &s.path;
-  const int count = s.collective >= 0 ? collectives_[s.collective].paths.size() : 1;
+  const CollectiveRoute* route = s.collective >= 0 ? collectives_[s.collective].route : nullptr;
+  const double bytes = route != nullptr ? route->plan.flow_bytes : s.copy_bytes;
+  const Path* const* paths = route != nullptr ? route->paths.data() : &s.path;
+  const int count = route != nullptr ? route->paths.size() : 1;
   s.parts_left = count;
   for (int p = 0; p < count; ++p) {
     if (bytes <= 0) {
