@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <queue>
 #include <tuple>
 #include <utility>
 
@@ -14,6 +13,7 @@
 #include "base/status_macros.h"
 #include "sim/compute_speed.h"
 #include "sim/cost_model.h"
+#include "sim/event_queue.h"
 #include "sim/flow_sharing.h"
 #include "sim/network.h"
 
@@ -22,15 +22,11 @@ namespace {
 
 enum class EventType { kOpEnd, kLatencyDone, kFlowEnd };
 
-struct Event {
-  int64_t time;
-  int64_t seq;
+// What happens at an event's time (sim/event_queue.h orders them).
+struct EventPayload {
   EventType type;
   int index;    // op or flow
   int version;  // for kOpEnd of slowed compute ops and kFlowEnd
-  bool operator>(const Event& o) const {
-    return time != o.time ? time > o.time : seq > o.seq;
-  }
 };
 
 struct Flow {
@@ -101,7 +97,7 @@ class Engine {
   // participants.
   absl::StatusOr<const CollectiveRoute*> RouteOf(const Op& op);
   void Push(int64_t time, EventType type, int index, int version = 0) {
-    events_.push({time, seq_++, type, index, version});
+    events_.Push(time, {type, index, version});
   }
   void Ready(int op, int64_t now);
   void Start(int op, int64_t now);
@@ -143,8 +139,7 @@ class Engine {
       collective_route_of_;
   std::vector<CollectiveInstance> collectives_;
   std::vector<std::vector<int>> computing_;  // per device: running compute ops
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
-  int64_t seq_ = 0;
+  EventQueue<EventPayload> events_;
   std::vector<Flow> flows_;
   std::vector<int> active_;  // indices into flows_
   // ReshareFlows' scratch: the active flows' paths and their rates.
@@ -503,11 +498,7 @@ void Engine::ReshareFlows(int64_t now) {
 
 absl::StatusOr<SimResult> Engine::Run() {
   RETURN_IF_ERROR(Prepare());
-  {  // Room for the events in flight, so that pushing seldom reallocates.
-    std::vector<Event> storage;
-    storage.reserve(4 * ops_.size());
-    events_ = decltype(events_)(std::greater<Event>(), std::move(storage));
-  }
+  events_.Reserve(4 * ops_.size());  // room for the events in flight
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
     if (ops_[i].deps_left == 0) Ready(i, 0);
   }
@@ -518,8 +509,8 @@ absl::StatusOr<SimResult> Engine::Run() {
     now = events_.top().time;
     AdvanceFlows(now);
     while (!events_.empty() && events_.top().time == now) {
-      const Event e = events_.top();
-      events_.pop();
+      const EventPayload e = events_.top().payload;
+      events_.Pop();
       ++processed_;
       switch (e.type) {
         case EventType::kOpEnd:
