@@ -25,7 +25,9 @@ class FlowSharing {
   // The rates are a function of the paths' links alone, and a schedule's
   // flows in flight repeat a few patterns (every block moves the same
   // transfers), so each pattern's rates are kept, up to a bounded number of
-  // links in all, and given again bit for bit when it recurs. The scratch is
+  // links in all, and given again bit for bit when it recurs. Patterns are
+  // looked up by where their paths live and confirmed by their links, so
+  // callers that keep each route in one place find them most often. The scratch is
   // sized once per link and grows with the most flows seen, so a
   // simulation's calls stop allocating once it is warm.
   void Share(const std::vector<const std::vector<int>*>& flow_links, std::vector<double>* rates);
@@ -36,6 +38,7 @@ class FlowSharing {
     int links_begin, links_end;  // in pattern_links_
     int rates_begin;             // in pattern_rates_ (one per flow)
   };
+  // Of the paths' addresses.
   static uint64_t Hash(const std::vector<const std::vector<int>*>& flow_links);
   bool Matches(const Pattern& pattern,
                const std::vector<const std::vector<int>*>& flow_links) const;
