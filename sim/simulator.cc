@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
+#include <queue>
 #include <tuple>
 #include <utility>
 
@@ -20,13 +22,13 @@
 namespace zosched {
 namespace {
 
-enum class EventType { kOpEnd, kLatencyDone, kFlowEnd };
+enum class EventType { kOpEnd, kLatencyDone };
 
 // What happens at an event's time (sim/event_queue.h orders them).
 struct EventPayload {
   EventType type;
-  int index;    // op or flow
-  int version;  // for kOpEnd of slowed compute ops and kFlowEnd
+  int index;    // the op
+  int version;  // for kOpEnd of slowed compute ops
 };
 
 struct Flow {
@@ -35,8 +37,7 @@ struct Flow {
   const std::vector<int>* links = nullptr;
   double remaining = 0;               // bytes
   double rate = 0;                    // bytes per ns
-  int version = 0;
-  int64_t end_event = -1;  // time of its latest kFlowEnd event
+  int64_t end_wakeup = -1;            // its latest time in Engine::flow_wakeups_
 };
 
 struct OpState {
@@ -140,6 +141,12 @@ class Engine {
   std::vector<CollectiveInstance> collectives_;
   std::vector<std::vector<int>> computing_;  // per device: running compute ops
   EventQueue<EventPayload> events_;
+  // Times at which a flow may end, earliest first: the loop wakes then and
+  // finds the flows that are done. A flow's end moves when its rate changes;
+  // the time it was to end at still wakes the loop, whose flows then advance
+  // in two steps. (Apart from the op events: waking does nothing else, so
+  // it needs no place in their order.)
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> flow_wakeups_;
   std::vector<Flow> flows_;
   std::vector<int> active_;  // indices into flows_
   // ReshareFlows' scratch: the active flows' paths and their rates.
@@ -486,16 +493,12 @@ void Engine::ReshareFlows(int64_t now) {
   for (size_t i = 0; i < active_.size(); ++i) {
     Flow& flow = flows_[active_[i]];
     flow.rate = rates_[i];
-    ++flow.version;
     const double ns = flow.remaining / flow.rate;
     const int64_t end = now + static_cast<int64_t>(std::ceil(std::max(0.0, ns) - 1e-6));
-    // A kFlowEnd event only wakes the loop at its time (flows that are done
-    // are found by what they have left): a second one at the same time
-    // would change nothing but the sequence numbers of later events, whose
-    // order it keeps.
-    if (end == flow.end_event) continue;
-    flow.end_event = end;
-    Push(end, EventType::kFlowEnd, active_[i], flow.version);
+    // A second wake-up for it at the same time would change nothing.
+    if (end == flow.end_wakeup) continue;
+    flow.end_wakeup = end;
+    flow_wakeups_.push(end);
   }
   flows_changed_ = false;
 }
@@ -509,8 +512,10 @@ absl::StatusOr<SimResult> Engine::Run() {
   if (flows_changed_) ReshareFlows(0);
   int64_t now = 0;
   std::vector<int> done_flows;
-  while (!events_.empty()) {
-    now = events_.top().time;
+  while (!events_.empty() || !flow_wakeups_.empty()) {
+    now = events_.empty()         ? flow_wakeups_.top()
+          : flow_wakeups_.empty() ? events_.top().time
+                                  : std::min(events_.top().time, flow_wakeups_.top());
     AdvanceFlows(now);
     while (!events_.empty() && events_.top().time == now) {
       const EventPayload e = events_.top().payload;
@@ -524,12 +529,13 @@ absl::StatusOr<SimResult> Engine::Run() {
         case EventType::kLatencyDone:
           StartFlows(e.index, now);
           break;
-        case EventType::kFlowEnd:
-          // Handled below with every flow that has nothing left.
-          break;
       }
     }
-    // Flows done by now (their end event, or a tie with it).
+    while (!flow_wakeups_.empty() && flow_wakeups_.top() == now) {
+      flow_wakeups_.pop();
+      ++processed_;
+    }
+    // Flows done by now (their end, or a tie with it).
     done_flows.clear();
     for (size_t i = 0; i < active_.size();) {
       Flow& flow = flows_[active_[i]];
