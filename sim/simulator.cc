@@ -197,21 +197,9 @@ int FindStream(const std::vector<std::pair<absl::string_view, int>>& streams,
 absl::Status Engine::Prepare() {
   const int n = schedule_.ops_size();
   ops_.resize(n);
-  // Op ids -> indices: lowered schedules number their ops 0, 1, 2, ...; any
-  // other numbering goes through a map.
+  // Lowered schedules number their ops 0, 1, 2, ...: `dense`.
   bool dense = true;
-  for (int i = 0; i < n && dense; ++i) dense = schedule_.ops(i).id() == i;
-  dense_ids_ = dense;
-  absl::flat_hash_map<int64_t, int> index_of;
-  if (!dense) {
-    index_of.reserve(n);
-    for (int i = 0; i < n; ++i) index_of[schedule_.ops(i).id()] = i;
-  }
-  auto find_index = [&](int64_t id) -> int {
-    if (dense) return id >= 0 && id < n ? static_cast<int>(id) : -1;
-    auto it = index_of.find(id);
-    return it == index_of.end() ? -1 : it->second;
-  };
+  int flow_count = 0;  // at most: one per copy, one per edge of a collective's plan
   // Streams: per device its (name, global index) pairs, a handful each.
   std::vector<std::vector<std::pair<absl::string_view, int>>> streams(schedule_.devices_size());
   int stream_count = 0;
@@ -234,6 +222,7 @@ absl::Status Engine::Prepare() {
   absl::flat_hash_map<absl::string_view, int> instance_of;
   for (int i = 0; i < n; ++i) {
     const Op& op = schedule_.ops(i);
+    dense &= op.id() == i;
     if (op.device() < 0 || op.device() >= schedule_.devices_size()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("op %d '%s': no device %d", op.id(), op.name(), op.device()));
@@ -264,6 +253,7 @@ absl::Status Engine::Prepare() {
     } else if (op.has_copy()) {
       const CopyOp& c = op.copy();
       s.copy_bytes = c.bytes();
+      ++flow_count;
       switch (c.direction()) {
         case HOST_TO_DEVICE:
           s.path = &h2d_paths_[cluster_device];
@@ -283,7 +273,10 @@ absl::Status Engine::Prepare() {
       auto [it, inserted] = instance_of.emplace(op.collective().key(), collectives_.size());
       if (inserted) {
         collectives_.emplace_back();
-        ASSIGN_OR_RETURN(collectives_.back().route, RouteOf(op));
+        CollectiveInstance& instance = collectives_.back();
+        ASSIGN_OR_RETURN(instance.route, RouteOf(op));
+        instance.ops.reserve(op.collective().participants_size());
+        flow_count += instance.route->paths.size();
       }
       s.collective = it->second;
       collectives_[it->second].ops.push_back(i);
@@ -292,6 +285,20 @@ absl::Status Engine::Prepare() {
           absl::StrFormat("op %d '%s' has no kind", op.id(), op.name()));
     }
   }
+  flows_.reserve(flow_count);
+  // Op ids -> indices: `dense` ones are their own; any other numbering goes
+  // through a map.
+  dense_ids_ = dense;
+  absl::flat_hash_map<int64_t, int> index_of;
+  if (!dense) {
+    index_of.reserve(n);
+    for (int i = 0; i < n; ++i) index_of[schedule_.ops(i).id()] = i;
+  }
+  auto find_index = [&](int64_t id) -> int {
+    if (dense) return id >= 0 && id < n ? static_cast<int>(id) : -1;
+    auto it = index_of.find(id);
+    return it == index_of.end() ? -1 : it->second;
+  };
   successor_begin_.assign(n + 1, 0);
   for (int i = 0; i < n; ++i) successor_begin_[i + 1] += next_on_stream[i] >= 0;
   // The edges' op indices (their ids first: reading the Edge messages in a
@@ -591,6 +598,7 @@ absl::StatusOr<SimResult> Engine::Run() {
     o->set_start_ns(ops_[i].start);
     o->set_end_ns(ops_[i].end);
   }
+  result.links.reserve(network_.links().size());
   for (size_t l = 0; l < network_.links().size(); ++l) {
     const SimLink& link = network_.links()[l];
     LinkUsage u;
