@@ -17,9 +17,8 @@ FlowSharing::FlowSharing(std::vector<double> capacities)
 
 namespace {
 
-// The most links that the patterns keep in all (their rates take a few
-// more bytes per flow): a few hundred KB.
-constexpr int kMaxPatternLinks = 1 << 16;
+// The most flows that the patterns keep in all: 16 bytes each.
+constexpr int kMaxPatternFlows = 1 << 16;
 
 }  // namespace
 
@@ -33,15 +32,8 @@ uint64_t FlowSharing::Hash(const std::vector<const std::vector<int>*>& flow_link
 
 bool FlowSharing::Matches(const Pattern& pattern,
                           const std::vector<const std::vector<int>*>& flow_links) const {
-  const int* at = pattern_links_.data() + pattern.links_begin;
-  const int* const end = pattern_links_.data() + pattern.links_end;
-  for (const std::vector<int>* path : flow_links) {
-    if (at == end || *at++ != static_cast<int>(path->size())) return false;
-    for (int l : *path) {
-      if (*at++ != l) return false;
-    }
-  }
-  return at == end;
+  return pattern.end - pattern.begin == static_cast<int>(flow_links.size()) &&
+         std::equal(flow_links.begin(), flow_links.end(), pattern_paths_.begin() + pattern.begin);
 }
 
 void FlowSharing::Share(const std::vector<const std::vector<int>*>& flow_links,
@@ -51,7 +43,7 @@ void FlowSharing::Share(const std::vector<const std::vector<int>*>& flow_links,
   if (seen != pattern_of_hash_.end()) {
     const Pattern& pattern = patterns_[seen->second];
     if (Matches(pattern, flow_links)) {
-      const double* first = pattern_rates_.data() + pattern.rates_begin;
+      const double* first = pattern_rates_.data() + pattern.begin;
       rates->assign(first, first + flow_links.size());
       return;
     }
@@ -59,16 +51,12 @@ void FlowSharing::Share(const std::vector<const std::vector<int>*>& flow_links,
   Fill(flow_links, rates);
   // Keep it, unless its hash is another pattern's (too rare to matter) or
   // the patterns are full.
-  if (seen != pattern_of_hash_.end() || pattern_links_.size() >= kMaxPatternLinks) return;
+  if (seen != pattern_of_hash_.end() || pattern_paths_.size() >= kMaxPatternFlows) return;
   Pattern pattern;
-  pattern.links_begin = pattern_links_.size();
-  for (const std::vector<int>* path : flow_links) {
-    pattern_links_.push_back(path->size());
-    pattern_links_.insert(pattern_links_.end(), path->begin(), path->end());
-  }
-  pattern.links_end = pattern_links_.size();
-  pattern.rates_begin = pattern_rates_.size();
+  pattern.begin = pattern_paths_.size();
+  pattern_paths_.insert(pattern_paths_.end(), flow_links.begin(), flow_links.end());
   pattern_rates_.insert(pattern_rates_.end(), rates->begin(), rates->end());
+  pattern.end = pattern_paths_.size();
   pattern_of_hash_.emplace(hash, patterns_.size());
   patterns_.push_back(pattern);
 }

@@ -22,23 +22,21 @@ class FlowSharing {
   // Sets (*rates)[f] for each flow f, whose path is the links in
   // `*flow_links[f]`, to its max-min fair share.
   //
-  // The rates are a function of the paths' links alone, and a schedule's
-  // flows in flight repeat a few patterns (every block moves the same
-  // transfers), so each pattern's rates are kept, up to a bounded number of
-  // links in all, and given again bit for bit when it recurs. Patterns are
-  // looked up by where their paths live and confirmed by their links, so
-  // callers that keep each route in one place find them most often. The scratch is
-  // sized once per link and grows with the most flows seen, so a
+  // A path is known by its address: the links of a path given to Share must
+  // not change while this FlowSharing is in use (a simulation builds its
+  // routes once). The rates are a function of the paths alone, and a
+  // schedule's flows in flight repeat a few patterns (every block moves the
+  // same transfers), so each pattern's rates are kept, up to a bounded number
+  // of flows in all, and given again bit for bit when it recurs. The scratch
+  // is sized once per link and grows with the most flows seen, so a
   // simulation's calls stop allocating once it is warm.
   void Share(const std::vector<const std::vector<int>*>& flow_links, std::vector<double>* rates);
 
  private:
-  // A pattern's flows: for each, its path's length and then its links.
+  // A pattern: its flows' paths and their rates.
   struct Pattern {
-    int links_begin, links_end;  // in pattern_links_
-    int rates_begin;             // in pattern_rates_ (one per flow)
+    int begin, end;  // in pattern_paths_ and pattern_rates_
   };
-  // Of the paths' addresses.
   static uint64_t Hash(const std::vector<const std::vector<int>*>& flow_links);
   bool Matches(const Pattern& pattern,
                const std::vector<const std::vector<int>*>& flow_links) const;
@@ -58,7 +56,7 @@ class FlowSharing {
   // Patterns seen, by the hash of their paths.
   absl::flat_hash_map<uint64_t, int> pattern_of_hash_;
   std::vector<Pattern> patterns_;
-  std::vector<int> pattern_links_;
+  std::vector<const std::vector<int>*> pattern_paths_;
   std::vector<double> pattern_rates_;
 };
 

@@ -57,9 +57,9 @@ TEST(FlowSharing, RepeatedCallsGiveTheSameRates) {
   EXPECT_EQ(other, (std::vector<double>{10.0 / 3, 10.0 / 3, 10.0 / 3}));
 }
 
-// A pattern that recurs is known by its links (not by where its paths
-// live), and in its flows' order.
-TEST(FlowSharing, RecurringPatternsAreKnownByTheirLinksInOrder) {
+// A pattern that recurs is known by its paths, in its flows' order; a path
+// with the same links elsewhere gives the same rates.
+TEST(FlowSharing, RecurringPatternsAreKnownByTheirPathsInOrder) {
   FlowSharing sharing(Capacities(20));
   std::vector<double> rates;
   sharing.Share({&kToG0, &kToG1, &kToG1}, &rates);
