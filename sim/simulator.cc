@@ -41,20 +41,20 @@ struct Flow {
 };
 
 struct OpState {
-  bool is_compute = false;  // else a copy or a collective
   int device = 0;
   int stream = 0;  // global stream index (Engine::stream_names_)
   int deps_left = 0;
   int collective = -1;  // instance index
-  int64_t start = -1, end = -1;
   // Work in flight: latency phase + flows (copies, collectives).
   int parts_left = 0;
-  // Compute ops: undisturbed ns left, current speed, event version.
+  int version = 0;          // compute ops: of their latest end event
+  bool is_compute = false;  // else a copy or a collective
+  int64_t start = -1, end = -1;
+  // Compute ops: undisturbed ns left (from the start: all of its duration),
+  // current speed, since when.
   double work_left = 0;
   double speed = 1;
   int64_t work_since = 0;
-  int version = 0;
-  int64_t compute_ns = 0;      // compute ops: undisturbed duration
   const Path* path = nullptr;  // copies: the route (collectives: their instance's)
   double copy_bytes = 0;       // copies: bytes over the route
 };
@@ -249,7 +249,8 @@ absl::Status Engine::Prepare() {
     }
     if (op.has_compute()) {
       s.is_compute = true;
-      ASSIGN_OR_RETURN(s.compute_ns, costs_.ComputeNs(op));
+      ASSIGN_OR_RETURN(const int64_t ns, costs_.ComputeNs(op));
+      s.work_left = ns;
     } else if (op.has_copy()) {
       const CopyOp& c = op.copy();
       s.copy_bytes = c.bytes();
@@ -389,7 +390,6 @@ void Engine::Start(int op, int64_t now) {
   OpState& s = ops_[op];
   s.start = now;
   if (!IsComm(op)) {
-    s.work_left = s.compute_ns;
     s.speed = 1;
     s.work_since = now;
     computing_[s.device].push_back(op);
