@@ -139,7 +139,8 @@ class Engine {
                       const CollectiveRoute*>
       collective_route_of_;
   std::vector<CollectiveInstance> collectives_;
-  std::vector<std::vector<int>> computing_;  // per device: running compute ops
+  // Per device whose speed can change: its running compute ops.
+  std::vector<std::vector<int>> computing_;
   EventQueue<EventPayload> events_;
   // Times at which a flow may end, earliest first: the loop wakes then and
   // finds the flows that are done. A flow's end moves when its rate changes;
@@ -392,14 +393,15 @@ void Engine::Start(int op, int64_t now) {
   if (!IsComm(op)) {
     s.speed = 1;
     s.work_since = now;
-    computing_[s.device].push_back(op);
     if (speed_.Constant(s.device)) {
-      // The common case (a GPU): nothing changes its speed.
+      // The common case (a GPU): nothing changes its speed, so nothing
+      // retimes it and it need not be in computing_.
       ++s.version;
       Push(now + static_cast<int64_t>(std::ceil(s.work_left - 1e-9)), EventType::kOpEnd, op,
            s.version);
       return;
     }
+    computing_[s.device].push_back(op);
     speed_.ComputeStarted(s.device);
     RetimeGroup(s.device, now);  // this op, and its core-sharing neighbours
     return;
@@ -443,7 +445,7 @@ void Engine::Finish(int op, int64_t now) {
     ++finished_;
     if (IsComm(m)) {
       SetCommActive(s.device, -1, now);
-    } else {
+    } else if (!speed_.Constant(s.device)) {
       auto& running = computing_[s.device];
       running.erase(std::find(running.begin(), running.end(), m));
       if (speed_.ComputeEnded(s.device)) RetimeGroup(s.device, now);
