@@ -429,7 +429,11 @@ void Engine::StartFlows(int op, int64_t now) {
       --s.parts_left;
       continue;
     }
-    flows_.push_back({op, &paths[p]->links, bytes, 0, 0});
+    Flow flow;
+    flow.op = op;
+    flow.links = &paths[p]->links;
+    flow.remaining = bytes;
+    flows_.push_back(flow);
     active_.push_back(flows_.size() - 1);
     for (int l : paths[p]->links) AddLinkFlow(l);
   }
