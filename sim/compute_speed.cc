@@ -50,18 +50,7 @@ absl::StatusOr<ComputeSpeed> ComputeSpeed::Build(const Schedule& schedule,
   return s;
 }
 
-bool ComputeSpeed::Constant(int device) const {
-  return core_group_[device] < 0 && slowdown_under_comm_[device] == 1;
-}
-
 const std::vector<int>& ComputeSpeed::CoreMates(int device) const { return mates_[device]; }
-
-bool ComputeSpeed::CommChanged(int device, int delta) {
-  const bool was = comm_running_[device] > 0;
-  comm_running_[device] += delta;
-  const bool is = comm_running_[device] > 0;
-  return was != is && slowdown_under_comm_[device] != 1;
-}
 
 bool ComputeSpeed::ComputeStarted(int device) {
   if (core_group_[device] < 0) return false;

@@ -28,14 +28,21 @@ class ComputeSpeed {
 
   // True if nothing ever changes `device`'s speed (it stays 1: a GPU that
   // communication does not slow down).
-  bool Constant(int device) const;
+  bool Constant(int device) const {
+    return core_group_[device] < 0 && slowdown_under_comm_[device] == 1;
+  }
   // The devices whose speed changes with `device`'s compute: its core group
   // in device order, or just `device`.
   const std::vector<int>& CoreMates(int device) const;
 
   // A copy or collective of `device` started (+1) or ended (-1). Returns
   // true when `device`'s speed changed with it.
-  bool CommChanged(int device, int delta);
+  bool CommChanged(int device, int delta) {
+    const bool was = comm_running_[device] > 0;
+    comm_running_[device] += delta;
+    const bool is = comm_running_[device] > 0;
+    return was != is && slowdown_under_comm_[device] != 1;
+  }
   // A compute op of `device` started or ended. Returns true when the device
   // is in a core group, whose members' speeds then change with the count.
   bool ComputeStarted(int device);

@@ -40,6 +40,25 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
           d.id(), d.cluster_device(), cluster.name()));
     }
     model.cluster_index_.push_back(index);
+    Roofline roofline;
+    roofline.device = &cluster.devices(index);
+    const DType dtype = schedule.training().compute_dtype();
+    for (const ComputePeak& p : roofline.device->peaks()) {
+      if (p.dtype() == dtype) roofline.peak = &p;
+    }
+    if (roofline.peak != nullptr && roofline.peak->peak_tflops() > 0 &&
+        roofline.peak->efficiency() > 0) {
+      roofline.flops_per_s = roofline.peak->peak_tflops() * 1e12 * roofline.peak->efficiency();
+    } else {
+      roofline.peak = nullptr;
+    }
+    roofline.memory =
+        roofline.device->memory_bandwidth_gbps() > 0 && roofline.device->memory_efficiency() > 0;
+    if (roofline.memory) {
+      roofline.bytes_per_s =
+          roofline.device->memory_bandwidth_gbps() * 1e9 * roofline.device->memory_efficiency();
+    }
+    model.rooflines_.push_back(roofline);
   }
   for (const MeasuredCompute& m : cluster.measured_compute()) {
     model.measured_compute_[{m.op_class(), m.model(), m.examples(), m.seq_len(),
@@ -62,32 +81,27 @@ absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
     if (measured != measured_compute_.end()) return CeilNs(measured->second);
   }
 
-  const Device& device = schedule_->cluster().devices(cluster_index_[op.device()]);
-  const DType dtype = schedule_->training().compute_dtype();
+  const Roofline& roofline = rooflines_[op.device()];
   double flops_s = 0;
   if (c.flops() > 0) {
-    const ComputePeak* peak = nullptr;
-    for (const ComputePeak& p : device.peaks()) {
-      if (p.dtype() == dtype) peak = &p;
+    if (roofline.peak == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrFormat("device '%s' has no ComputePeak (peak_tflops and efficiency) for %s, "
+                          "which %s needs; add one to the cluster, or a measured_compute entry",
+                          roofline.device->name(),
+                          DType_Name(schedule_->training().compute_dtype()), Describe(op)));
     }
-    if (peak == nullptr || !(peak->peak_tflops() > 0) || !(peak->efficiency() > 0)) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "device '%s' has no ComputePeak (peak_tflops and efficiency) for %s, "
-          "which %s needs; add one to the cluster, or a measured_compute entry",
-          device.name(), DType_Name(dtype), Describe(op)));
-    }
-    flops_s = c.flops() / (peak->peak_tflops() * 1e12 * peak->efficiency());
+    flops_s = c.flops() / roofline.flops_per_s;
   }
   double bytes_s = 0;
   if (c.bytes_accessed() > 0) {
-    if (!(device.memory_bandwidth_gbps() > 0) || !(device.memory_efficiency() > 0)) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "device '%s' lacks memory_bandwidth_gbps or memory_efficiency, which "
-          "%s needs",
-          device.name(), Describe(op)));
+    if (!roofline.memory) {
+      return absl::FailedPreconditionError(
+          absl::StrFormat("device '%s' lacks memory_bandwidth_gbps or memory_efficiency, which "
+                          "%s needs",
+                          roofline.device->name(), Describe(op)));
     }
-    bytes_s = c.bytes_accessed() /
-              (device.memory_bandwidth_gbps() * 1e9 * device.memory_efficiency());
+    bytes_s = c.bytes_accessed() / roofline.bytes_per_s;
   }
   return CeilNs(std::max(flops_s, bytes_s));
 }

@@ -77,8 +77,20 @@ class CostModel {
   absl::StatusOr<RingHops> Ring(const google::protobuf::RepeatedField<int32_t>& participants,
                                 const Network& network) const;
 
+  // A schedule device's roofline for the schedule's compute dtype, its
+  // figures looked up once. `peak` is null when the device has no usable
+  // ComputePeak, `memory` false when it lacks a memory figure.
+  struct Roofline {
+    const Device* device = nullptr;
+    const ComputePeak* peak = nullptr;
+    double flops_per_s = 0;  // peak_tflops·1e12 · efficiency
+    bool memory = false;
+    double bytes_per_s = 0;  // memory_bandwidth_gbps·1e9 · memory_efficiency
+  };
+
   const Schedule* schedule_;
   std::vector<int> cluster_index_;
+  std::vector<Roofline> rooflines_;  // per schedule device
   // measured_compute by (op class, model, examples, seq_len, elements).
   std::map<std::tuple<std::string, std::string, int, int, int64_t>, double> measured_compute_;
   // measured_collectives by (kind, ranks): (bytes, seconds), sorted.

@@ -15,8 +15,54 @@ FlowSharing::FlowSharing(std::vector<double> capacities)
   active_links_.reserve(capacity_.size());
 }
 
+namespace {
+
+// The most flows that the patterns keep in all: 16 bytes each.
+constexpr int kMaxPatternFlows = 1 << 16;
+
+}  // namespace
+
+uint64_t FlowSharing::Hash(const std::vector<const std::vector<int>*>& flow_links) {
+  uint64_t hash = flow_links.size();
+  for (const std::vector<int>* path : flow_links) {
+    hash = (hash ^ reinterpret_cast<uintptr_t>(path)) * 0x9e3779b97f4a7c15ULL;
+  }
+  return hash ^ (hash >> 29);
+}
+
+bool FlowSharing::Matches(const Pattern& pattern,
+                          const std::vector<const std::vector<int>*>& flow_links) const {
+  return pattern.end - pattern.begin == static_cast<int>(flow_links.size()) &&
+         std::equal(flow_links.begin(), flow_links.end(), pattern_paths_.begin() + pattern.begin);
+}
+
 void FlowSharing::Share(const std::vector<const std::vector<int>*>& flow_links,
                         std::vector<double>* rates) {
+  const uint64_t hash = Hash(flow_links);
+  const auto seen = pattern_of_hash_.find(hash);
+  if (seen != pattern_of_hash_.end()) {
+    const Pattern& pattern = patterns_[seen->second];
+    if (Matches(pattern, flow_links)) {
+      const double* first = pattern_rates_.data() + pattern.begin;
+      rates->assign(first, first + flow_links.size());
+      return;
+    }
+  }
+  Fill(flow_links, rates);
+  // Keep it, unless its hash is another pattern's (too rare to matter) or
+  // the patterns are full.
+  if (seen != pattern_of_hash_.end() || pattern_paths_.size() >= kMaxPatternFlows) return;
+  Pattern pattern;
+  pattern.begin = pattern_paths_.size();
+  pattern_paths_.insert(pattern_paths_.end(), flow_links.begin(), flow_links.end());
+  pattern_rates_.insert(pattern_rates_.end(), rates->begin(), rates->end());
+  pattern.end = pattern_paths_.size();
+  pattern_of_hash_.emplace(hash, patterns_.size());
+  patterns_.push_back(pattern);
+}
+
+void FlowSharing::Fill(const std::vector<const std::vector<int>*>& flow_links,
+                       std::vector<double>* rates) {
   const int flows = flow_links.size();
   rates->assign(flows, 0);
   active_links_.clear();

@@ -7,7 +7,10 @@
 // Units: capacities and rates in bytes per nanosecond (= GB/s).
 #pragma once
 
+#include <cstdint>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 namespace zosched {
 
@@ -17,12 +20,29 @@ class FlowSharing {
   explicit FlowSharing(std::vector<double> capacities);
 
   // Sets (*rates)[f] for each flow f, whose path is the links in
-  // `*flow_links[f]`, to its max-min fair share. Its scratch is sized once
-  // per link and grows with the most flows seen, so a simulation's calls
-  // stop allocating once it is warm.
+  // `*flow_links[f]`, to its max-min fair share.
+  //
+  // A path is known by its address: the links of a path given to Share must
+  // not change while this FlowSharing is in use (a simulation builds its
+  // routes once). The rates are a function of the paths alone, and a
+  // schedule's flows in flight repeat a few patterns (every block moves the
+  // same transfers), so each pattern's rates are kept, up to a bounded number
+  // of flows in all, and given again bit for bit when it recurs. The scratch
+  // is sized once per link and grows with the most flows seen, so a
+  // simulation's calls stop allocating once it is warm.
   void Share(const std::vector<const std::vector<int>*>& flow_links, std::vector<double>* rates);
 
  private:
+  // A pattern: its flows' paths and their rates.
+  struct Pattern {
+    int begin, end;  // in pattern_paths_ and pattern_rates_
+  };
+  static uint64_t Hash(const std::vector<const std::vector<int>*>& flow_links);
+  bool Matches(const Pattern& pattern,
+               const std::vector<const std::vector<int>*>& flow_links) const;
+  // Progressive filling.
+  void Fill(const std::vector<const std::vector<int>*>& flow_links, std::vector<double>* rates);
+
   const std::vector<double> capacity_;
   // Per link: capacity not yet given out, unfrozen flows crossing it.
   std::vector<double> residual_;
@@ -33,6 +53,11 @@ class FlowSharing {
   // are crossing_[crossing_begin_[l] .. crossing_begin_[l] + unfrozen count
   // at the start)).
   std::vector<int> crossing_begin_, crossing_fill_, crossing_;
+  // Patterns seen, by the hash of their paths.
+  absl::flat_hash_map<uint64_t, int> pattern_of_hash_;
+  std::vector<Pattern> patterns_;
+  std::vector<const std::vector<int>*> pattern_paths_;
+  std::vector<double> pattern_rates_;
 };
 
 }  // namespace zosched

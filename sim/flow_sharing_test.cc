@@ -57,6 +57,25 @@ TEST(FlowSharing, RepeatedCallsGiveTheSameRates) {
   EXPECT_EQ(other, (std::vector<double>{10.0 / 3, 10.0 / 3, 10.0 / 3}));
 }
 
+// A pattern that recurs is known by its paths, in its flows' order; a path
+// with the same links elsewhere gives the same rates.
+TEST(FlowSharing, RecurringPatternsAreKnownByTheirPathsInOrder) {
+  FlowSharing sharing(Capacities(20));
+  std::vector<double> rates;
+  sharing.Share({&kToG0, &kToG1, &kToG1}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{10, 5, 5}));
+  const std::vector<int> to_g1_again = kToG1;
+  sharing.Share({&kToG0, &to_g1_again, &kToG1}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{10, 5, 5}));
+  sharing.Share({&kToG1, &kToG0, &kToG1}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{5, 10, 5}));
+  // Two flows of two links each, then the second over other links.
+  sharing.Share({&kToG0, &kToG0}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{5, 5}));
+  sharing.Share({&kToG0, &kPeer}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{10, 20}));
+}
+
 TEST(FlowSharing, NoFlowsNoRates) {
   FlowSharing sharing(Capacities(20));
   std::vector<double> rates = {1, 2};

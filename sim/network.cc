@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -47,19 +48,24 @@ int64_t CeilNs(double seconds) {
   return static_cast<int64_t>(std::ceil(seconds * 1e9 - 1e-6));
 }
 
-int Network::AddLink(const std::string& name, LinkClass link_class, double capacity) {
-  links_.push_back({name, link_class, capacity});
+int Network::AddLink(std::string name, LinkClass link_class, double capacity) {
+  links_.push_back({std::move(name), link_class, capacity});
   return links_.size() - 1;
 }
 
 absl::StatusOr<Network> Network::Build(const Cluster& cluster) {
   Network net;
   net.pcie_peer_access_ = cluster.pcie_peer_access();
-  std::map<std::string, int> host_memory, host_index, switch_index, domain_index, nic_index;
+  // At most: memory per host; down, up, duplex per switch uplink; out, in
+  // per NIC; down, up, duplex, peer out, peer in per device.
+  net.links_.reserve(cluster.hosts_size() + 3 * cluster.pcie_switches_size() +
+                     2 * cluster.nics_size() + 5 * cluster.devices_size());
+  absl::flat_hash_map<absl::string_view, int> host_memory, host_index, switch_index, domain_index,
+      nic_index;
   for (const Host& h : cluster.hosts()) {
     host_index[h.name()] = host_index.size();
     host_memory[h.name()] =
-        net.AddLink(h.name() + "/memory", HOST_MEMORY, h.memory_bandwidth_gbps());
+        net.AddLink(absl::StrCat(h.name(), "/memory"), HOST_MEMORY, h.memory_bandwidth_gbps());
   }
   struct SwitchLinks {
     int down, up, duplex;
@@ -69,11 +75,11 @@ absl::StatusOr<Network> Network::Build(const Cluster& cluster) {
     switch_index[s.name()] = switches.size();
     const LinkSpec& u = s.uplink();
     SwitchLinks l;
-    l.down = net.AddLink(s.name() + "/uplink down", u.link_class(), u.down_gbps());
-    l.up = net.AddLink(s.name() + "/uplink up", u.link_class(), u.up_gbps());
-    l.duplex = u.duplex_gbps() > 0
-                   ? net.AddLink(s.name() + "/uplink duplex", u.link_class(), u.duplex_gbps())
-                   : -1;
+    l.down = net.AddLink(absl::StrCat(s.name(), "/uplink down"), u.link_class(), u.down_gbps());
+    l.up = net.AddLink(absl::StrCat(s.name(), "/uplink up"), u.link_class(), u.up_gbps());
+    l.duplex = u.duplex_gbps() > 0 ? net.AddLink(absl::StrCat(s.name(), "/uplink duplex"),
+                                                 u.link_class(), u.duplex_gbps())
+                                   : -1;
     switches.push_back(l);
   }
   for (const PeerDomain& d : cluster.peer_domains()) {
@@ -84,12 +90,12 @@ absl::StatusOr<Network> Network::Build(const Cluster& cluster) {
   std::vector<std::pair<int, int>> nics;
   for (const Nic& n : cluster.nics()) {
     nic_index[n.name()] = nics.size();
-    nics.push_back({net.AddLink(n.name() + " out", NETWORK, n.gbps()),
-                    net.AddLink(n.name() + " in", NETWORK, n.gbps())});
+    nics.push_back({net.AddLink(absl::StrCat(n.name(), " out"), NETWORK, n.gbps()),
+                    net.AddLink(absl::StrCat(n.name(), " in"), NETWORK, n.gbps())});
     net.nic_latency_ns_.push_back(CeilNs(n.latency_s()));
   }
   // Measured host links, by device name.
-  std::map<std::string, std::vector<const MeasuredTransfer*>> measured;
+  absl::flat_hash_map<absl::string_view, std::vector<const MeasuredTransfer*>> measured;
   for (const MeasuredTransfer& m : cluster.measured_transfers()) {
     measured[m.link()].push_back(&m);
   }
@@ -99,17 +105,17 @@ absl::StatusOr<Network> Network::Build(const Cluster& cluster) {
     d.memory = host_memory.at(dev.host());
     const LinkSpec& h = dev.host_link();
     double down = h.down_gbps(), up = h.up_gbps(), latency_s = h.latency_s();
-    const std::string link_name = dev.name() + "/host_link";
+    const std::string link_name = absl::StrCat(dev.name(), "/host_link");
     if (auto it = measured.find(link_name); it != measured.end()) {
       absl::StatusOr<std::pair<double, double>> fit = FitTransfers(link_name, it->second);
       if (!fit.ok()) return fit.status();
       latency_s = fit->first;
       down = up = fit->second;
     }
-    d.down = net.AddLink(link_name + " down", h.link_class(), down);
-    d.up = net.AddLink(link_name + " up", h.link_class(), up);
+    d.down = net.AddLink(absl::StrCat(link_name, " down"), h.link_class(), down);
+    d.up = net.AddLink(absl::StrCat(link_name, " up"), h.link_class(), up);
     if (h.duplex_gbps() > 0) {
-      d.duplex = net.AddLink(link_name + " duplex", h.link_class(), h.duplex_gbps());
+      d.duplex = net.AddLink(absl::StrCat(link_name, " duplex"), h.link_class(), h.duplex_gbps());
     }
     d.host_link_latency_ns = CeilNs(latency_s);
     d.host_link_class = h.link_class();
@@ -123,9 +129,9 @@ absl::StatusOr<Network> Network::Build(const Cluster& cluster) {
     if (!dev.peer_domain().empty()) {
       d.peer_domain = domain_index.at(dev.peer_domain());
       const PeerDomain& pd = cluster.peer_domains(d.peer_domain);
-      d.peer_out = net.AddLink(dev.name() + "/" + pd.name() + " out", pd.link_class(),
+      d.peer_out = net.AddLink(absl::StrCat(dev.name(), "/", pd.name(), " out"), pd.link_class(),
                                pd.gbps_per_device());
-      d.peer_in = net.AddLink(dev.name() + "/" + pd.name() + " in", pd.link_class(),
+      d.peer_in = net.AddLink(absl::StrCat(dev.name(), "/", pd.name(), " in"), pd.link_class(),
                               pd.gbps_per_device());
     }
     if (!dev.nic().empty()) {

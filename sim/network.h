@@ -77,7 +77,7 @@ class Network {
     LinkClass host_link_class = LINK_CLASS_UNSPECIFIED;
   };
 
-  int AddLink(const std::string& name, LinkClass link_class, double capacity);
+  int AddLink(std::string name, LinkClass link_class, double capacity);
 
   std::vector<SimLink> links_;
   std::vector<DeviceLinks> devices_;

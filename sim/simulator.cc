@@ -2,33 +2,33 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <deque>
+#include <functional>
 #include <queue>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "base/status_macros.h"
 #include "sim/compute_speed.h"
 #include "sim/cost_model.h"
+#include "sim/event_queue.h"
 #include "sim/flow_sharing.h"
 #include "sim/network.h"
 
 namespace zosched {
 namespace {
 
-enum class EventType { kOpEnd, kLatencyDone, kFlowEnd };
+enum class EventType { kOpEnd, kLatencyDone };
 
-struct Event {
-  int64_t time;
-  int64_t seq;
+// What happens at an event's time (sim/event_queue.h orders them).
+struct EventPayload {
   EventType type;
-  int index;    // op or flow
-  int version;  // for kOpEnd of slowed compute ops and kFlowEnd
-  bool operator>(const Event& o) const {
-    return time != o.time ? time > o.time : seq > o.seq;
-  }
+  int index;    // the op
+  int version;  // for kOpEnd of slowed compute ops
 };
 
 struct Flow {
@@ -37,24 +37,26 @@ struct Flow {
   const std::vector<int>* links = nullptr;
   double remaining = 0;               // bytes
   double rate = 0;                    // bytes per ns
-  int version = 0;
-  int64_t end_event = -1;  // time of its latest kFlowEnd event
+  int64_t end_wakeup = -1;            // its latest time in Engine::flow_wakeups_
 };
 
 struct OpState {
   int device = 0;
-  int stream = 0;
+  int stream = 0;  // global stream index (Engine::stream_names_)
   int deps_left = 0;
   int collective = -1;  // instance index
-  int64_t start = -1, end = -1;
   // Work in flight: latency phase + flows (copies, collectives).
   int parts_left = 0;
-  // Compute ops: undisturbed ns left, current speed, event version.
+  int version = 0;          // compute ops: of their latest end event
+  bool is_compute = false;  // else a copy or a collective
+  int64_t start = -1, end = -1;
+  // Compute ops: undisturbed ns left (from the start: all of its duration),
+  // current speed, since when.
   double work_left = 0;
   double speed = 1;
   int64_t work_since = 0;
-  int version = 0;
   const Path* path = nullptr;  // copies: the route (collectives: their instance's)
+  double copy_bytes = 0;       // copies: bytes over the route
 };
 
 std::vector<double> LinkCapacities(const Network& network) {
@@ -63,11 +65,17 @@ std::vector<double> LinkCapacities(const Network& network) {
   return capacities;
 }
 
+// How a collective runs: its plan and each plan edge's route (Engine::PeerPath's).
+// Collectives of the same kind, size and participants share one.
+struct CollectiveRoute {
+  CollectivePlan plan;
+  std::vector<const Path*> paths;
+};
+
 struct CollectiveInstance {
   std::vector<int> ops;
   int arrived = 0;
-  CollectivePlan plan;
-  std::vector<const Path*> paths;  // one per edge of the plan (Engine::PeerPath's)
+  const CollectiveRoute* route = nullptr;
 };
 
 class Engine {
@@ -84,11 +92,13 @@ class Engine {
 
  private:
   absl::Status Prepare();
-  // The route from cluster device `from` to `to`, built once (std::map's
-  // nodes stay put: ops and flows keep pointers into them).
+  // The route from cluster device `from` to `to`, built once.
   absl::StatusOr<const Path*> PeerPath(int from, int to);
+  // The route of collective op `op`, built once per kind, size and
+  // participants.
+  absl::StatusOr<const CollectiveRoute*> RouteOf(const Op& op);
   void Push(int64_t time, EventType type, int index, int version = 0) {
-    events_.push({time, seq_++, type, index, version});
+    events_.Push(time, {type, index, version});
   }
   void Ready(int op, int64_t now);
   void Start(int op, int64_t now);
@@ -102,7 +112,7 @@ class Engine {
   void RetimeGroup(int device, int64_t now);
   void AdvanceFlows(int64_t now);
   void ReshareFlows(int64_t now);
-  bool IsComm(int op) const { return !schedule_.ops(op).has_compute(); }
+  bool IsComm(int op) const { return !ops_[op].is_compute; }
 
   const Schedule& schedule_;
   const Network& network_;
@@ -110,20 +120,34 @@ class Engine {
   ComputeSpeed speed_;
   FlowSharing sharing_;
   std::vector<OpState> ops_;
+  bool dense_ids_ = false;  // op i has id i (then the Timeline needs no lookup)
+  // Each global stream's name (the schedule's own strings).
+  std::vector<const std::string*> stream_names_;
   // Successors of op i: successors_[successor_begin_[i] .. successor_begin_[i + 1]),
   // the next op on its stream first, then its edges in schedule order.
   std::vector<int> successor_begin_, successors_;
   // Routes, built once per simulation: host<->device by cluster device,
-  // device->device by (from, to) cluster devices.
-  // (Sized once, filled on first use: the ops keep pointers into them.)
+  // device->device by (from, to) cluster devices, collectives by kind, size
+  // and participants. (Sized once or in deques, filled on first use: ops,
+  // flows and collective routes keep pointers into them.)
   std::vector<Path> h2d_paths_, d2h_paths_;
   std::vector<bool> host_paths_built_;
-  std::map<std::pair<int, int>, Path> d2d_paths_;
+  std::deque<Path> d2d_paths_;
+  std::vector<int> d2d_path_of_;  // [from × cluster devices + to]: index, or -1
+  std::deque<CollectiveRoute> collective_routes_;
+  absl::flat_hash_map<std::tuple<CollectiveKind, int64_t, absl::Span<const int32_t>>,
+                      const CollectiveRoute*>
+      collective_route_of_;
   std::vector<CollectiveInstance> collectives_;
-  std::vector<int64_t> compute_ns_;        // per op, compute ops only
-  std::vector<std::vector<int>> computing_;  // per device: running compute ops
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
-  int64_t seq_ = 0;
+  // Per device whose speed can change: its running compute ops.
+  std::vector<std::vector<int>> computing_;
+  EventQueue<EventPayload> events_;
+  // Times at which a flow may end, earliest first: the loop wakes then and
+  // finds the flows that are done. A flow's end moves when its rate changes;
+  // the time it was to end at still wakes the loop, whose flows then advance
+  // in two steps. (Apart from the op events: waking does nothing else, so
+  // it needs no place in their order.)
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> flow_wakeups_;
   std::vector<Flow> flows_;
   std::vector<int> active_;  // indices into flows_
   // ReshareFlows' scratch: the active flows' paths and their rates.
@@ -156,29 +180,36 @@ class Engine {
   int64_t processed_ = 0;
 };
 
+// The global index of the last of a device's `streams` (name, global index)
+// named `name` (names are unique on a valid schedule's device), or -1.
+// Stream names are a few characters: compared inline, not by memcmp.
+int FindStream(const std::vector<std::pair<absl::string_view, int>>& streams,
+               absl::string_view name) {
+  for (auto it = streams.rbegin(); it != streams.rend(); ++it) {
+    const absl::string_view candidate = it->first;
+    if (candidate.size() != name.size()) continue;
+    size_t k = 0;
+    while (k < name.size() && candidate[k] == name[k]) ++k;
+    if (k == name.size()) return it->second;
+  }
+  return -1;
+}
+
 absl::Status Engine::Prepare() {
   const int n = schedule_.ops_size();
   ops_.resize(n);
-  compute_ns_.assign(n, 0);
-  // Op ids -> indices: lowered schedules number their ops 0, 1, 2, ...; any
-  // other numbering goes through a map.
+  // Lowered schedules number their ops 0, 1, 2, ...: `dense`.
   bool dense = true;
-  for (int i = 0; i < n && dense; ++i) dense = schedule_.ops(i).id() == i;
-  absl::flat_hash_map<int64_t, int> index_of;
-  if (!dense) {
-    index_of.reserve(n);
-    for (int i = 0; i < n; ++i) index_of[schedule_.ops(i).id()] = i;
-  }
-  auto find_index = [&](int64_t id) -> int {
-    if (dense) return id >= 0 && id < n ? static_cast<int>(id) : -1;
-    auto it = index_of.find(id);
-    return it == index_of.end() ? -1 : it->second;
-  };
+  int flow_count = 0;  // at most: one per copy, one per edge of a collective's plan
   // Streams: per device its (name, global index) pairs, a handful each.
   std::vector<std::vector<std::pair<absl::string_view, int>>> streams(schedule_.devices_size());
   int stream_count = 0;
+  stream_names_.clear();
   for (const ScheduleDevice& d : schedule_.devices()) {
-    for (const Stream& st : d.streams()) streams[d.id()].emplace_back(st.name(), stream_count++);
+    for (const Stream& st : d.streams()) {
+      streams[d.id()].emplace_back(st.name(), stream_count++);
+      stream_names_.push_back(&st.name());
+    }
   }
   std::vector<int> last_on_stream(stream_count, -1);
   // Successor counts, then the successors in the same order as before: each
@@ -188,17 +219,19 @@ absl::Status Engine::Prepare() {
   h2d_paths_.assign(cluster_devices, Path());
   d2h_paths_.assign(cluster_devices, Path());
   host_paths_built_.assign(cluster_devices, false);
+  d2d_path_of_.assign(cluster_devices * cluster_devices, -1);
   absl::flat_hash_map<absl::string_view, int> instance_of;
   for (int i = 0; i < n; ++i) {
+    // Each op's stream name lives in a string of its own, read below: ask
+    // for it a few ops ahead, so that the misses overlap.
+    if (i + 4 < n) __builtin_prefetch(&schedule_.ops(i + 4).stream());
     const Op& op = schedule_.ops(i);
+    dense &= op.id() == i;
     if (op.device() < 0 || op.device() >= schedule_.devices_size()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("op %d '%s': no device %d", op.id(), op.name(), op.device()));
     }
-    int stream = -1;
-    for (const auto& [name, index] : streams[op.device()]) {
-      if (name == op.stream()) stream = index;
-    }
+    const int stream = FindStream(streams[op.device()], op.stream());
     if (stream < 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "op %d '%s': device %d has no stream '%s'", op.id(), op.name(), op.device(),
@@ -219,9 +252,13 @@ absl::Status Engine::Prepare() {
       host_paths_built_[cluster_device] = true;
     }
     if (op.has_compute()) {
-      ASSIGN_OR_RETURN(compute_ns_[i], costs_.ComputeNs(op));
+      s.is_compute = true;
+      ASSIGN_OR_RETURN(const int64_t ns, costs_.ComputeNs(op));
+      s.work_left = ns;
     } else if (op.has_copy()) {
       const CopyOp& c = op.copy();
+      s.copy_bytes = c.bytes();
+      ++flow_count;
       switch (c.direction()) {
         case HOST_TO_DEVICE:
           s.path = &h2d_paths_[cluster_device];
@@ -242,12 +279,9 @@ absl::Status Engine::Prepare() {
       if (inserted) {
         collectives_.emplace_back();
         CollectiveInstance& instance = collectives_.back();
-        ASSIGN_OR_RETURN(instance.plan, costs_.Collective(op, network_));
-        for (const auto& [from, to] : instance.plan.edges) {
-          ASSIGN_OR_RETURN(const Path* path,
-                           PeerPath(costs_.ClusterIndex(from), costs_.ClusterIndex(to)));
-          instance.paths.push_back(path);
-        }
+        ASSIGN_OR_RETURN(instance.route, RouteOf(op));
+        instance.ops.reserve(op.collective().participants_size());
+        flow_count += instance.route->paths.size();
       }
       s.collective = it->second;
       collectives_[it->second].ops.push_back(i);
@@ -256,18 +290,36 @@ absl::Status Engine::Prepare() {
           absl::StrFormat("op %d '%s' has no kind", op.id(), op.name()));
     }
   }
+  flows_.reserve(flow_count);
+  // Op ids -> indices: `dense` ones are their own; any other numbering goes
+  // through a map.
+  dense_ids_ = dense;
+  absl::flat_hash_map<int64_t, int> index_of;
+  if (!dense) {
+    index_of.reserve(n);
+    for (int i = 0; i < n; ++i) index_of[schedule_.ops(i).id()] = i;
+  }
+  auto find_index = [&](int64_t id) -> int {
+    if (dense) return id >= 0 && id < n ? static_cast<int>(id) : -1;
+    auto it = index_of.find(id);
+    return it == index_of.end() ? -1 : it->second;
+  };
   successor_begin_.assign(n + 1, 0);
   for (int i = 0; i < n; ++i) successor_begin_[i + 1] += next_on_stream[i] >= 0;
-  std::vector<std::pair<int, int>> edges;
-  edges.reserve(schedule_.edges_size());
+  // The edges' op indices (their ids first: reading the Edge messages in a
+  // loop of their own lets their cache misses overlap).
+  std::vector<std::pair<int64_t, int64_t>> edges(schedule_.edges_size());
   for (int e = 0; e < schedule_.edges_size(); ++e) {
-    const Edge& edge = schedule_.edges(e);
-    const int from = find_index(edge.from()), to = find_index(edge.to());
+    edges[e] = {schedule_.edges(e).from(), schedule_.edges(e).to()};
+  }
+  for (int e = 0; e < schedule_.edges_size(); ++e) {
+    const int from = find_index(edges[e].first), to = find_index(edges[e].second);
     if (from < 0 || to < 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "edge %d (%d -> %d) names an op that does not exist", e, edge.from(), edge.to()));
+          "edge %d (%d -> %d) names an op that does not exist", e, edges[e].first,
+          edges[e].second));
     }
-    edges.emplace_back(from, to);
+    edges[e] = {from, to};
     ++successor_begin_[from + 1];
     ++ops_[to].deps_left;
   }
@@ -288,12 +340,32 @@ absl::Status Engine::Prepare() {
 }
 
 absl::StatusOr<const Path*> Engine::PeerPath(int from, int to) {
-  auto it = d2d_paths_.find({from, to});
-  if (it == d2d_paths_.end()) {
+  int& index = d2d_path_of_[from * schedule_.cluster().devices_size() + to];
+  if (index < 0) {
     ASSIGN_OR_RETURN(Path path, network_.DeviceToDevice(from, to));
-    it = d2d_paths_.emplace(std::make_pair(from, to), std::move(path)).first;
+    index = d2d_paths_.size();
+    d2d_paths_.push_back(std::move(path));
   }
-  return &it->second;
+  return &d2d_paths_[index];
+}
+
+absl::StatusOr<const CollectiveRoute*> Engine::RouteOf(const Op& op) {
+  const CollectiveOp& c = op.collective();
+  const CollectiveRoute*& route = collective_route_of_[{
+      c.kind(), c.bytes(), absl::MakeConstSpan(c.participants().data(), c.participants_size())}];
+  if (route == nullptr) {
+    CollectiveRoute built;
+    ASSIGN_OR_RETURN(built.plan, costs_.Collective(op, network_));
+    built.paths.reserve(built.plan.edges.size());
+    for (const auto& [from, to] : built.plan.edges) {
+      ASSIGN_OR_RETURN(const Path* path,
+                       PeerPath(costs_.ClusterIndex(from), costs_.ClusterIndex(to)));
+      built.paths.push_back(path);
+    }
+    collective_routes_.push_back(std::move(built));
+    route = &collective_routes_.back();
+  }
+  return route;
 }
 
 void Engine::Ready(int op, int64_t now) {
@@ -309,10 +381,10 @@ void Engine::Ready(int op, int64_t now) {
     SetCommActive(ops_[member].device, +1, now);
   }
   const int first = c.ops[0];
-  if (c.plan.measured) {
-    Push(now + c.plan.measured_ns, EventType::kOpEnd, first);
-  } else if (c.plan.latency_ns > 0) {
-    Push(now + c.plan.latency_ns, EventType::kLatencyDone, first);
+  if (c.route->plan.measured) {
+    Push(now + c.route->plan.measured_ns, EventType::kOpEnd, first);
+  } else if (c.route->plan.latency_ns > 0) {
+    Push(now + c.route->plan.latency_ns, EventType::kLatencyDone, first);
   } else {
     StartFlows(first, now);
   }
@@ -322,17 +394,17 @@ void Engine::Start(int op, int64_t now) {
   OpState& s = ops_[op];
   s.start = now;
   if (!IsComm(op)) {
-    s.work_left = compute_ns_[op];
     s.speed = 1;
     s.work_since = now;
-    computing_[s.device].push_back(op);
     if (speed_.Constant(s.device)) {
-      // The common case (a GPU): nothing changes its speed.
+      // The common case (a GPU): nothing changes its speed, so nothing
+      // retimes it and it need not be in computing_.
       ++s.version;
       Push(now + static_cast<int64_t>(std::ceil(s.work_left - 1e-9)), EventType::kOpEnd, op,
            s.version);
       return;
     }
+    computing_[s.device].push_back(op);
     speed_.ComputeStarted(s.device);
     RetimeGroup(s.device, now);  // this op, and its core-sharing neighbours
     return;
@@ -347,18 +419,21 @@ void Engine::Start(int op, int64_t now) {
 
 void Engine::StartFlows(int op, int64_t now) {
   OpState& s = ops_[op];
-  const Op& proto = schedule_.ops(op);
-  const double bytes =
-      s.collective >= 0 ? collectives_[s.collective].plan.flow_bytes : proto.copy().bytes();
-  const Path* const* paths = s.collective >= 0 ? collectives_[s.collective].paths.data() : &s.path;
-  const int count = s.collective >= 0 ? collectives_[s.collective].paths.size() : 1;
+  const CollectiveRoute* route = s.collective >= 0 ? collectives_[s.collective].route : nullptr;
+  const double bytes = route != nullptr ? route->plan.flow_bytes : s.copy_bytes;
+  const Path* const* paths = route != nullptr ? route->paths.data() : &s.path;
+  const int count = route != nullptr ? route->paths.size() : 1;
   s.parts_left = count;
   for (int p = 0; p < count; ++p) {
     if (bytes <= 0) {
       --s.parts_left;
       continue;
     }
-    flows_.push_back({op, &paths[p]->links, bytes, 0, 0});
+    Flow flow;
+    flow.op = op;
+    flow.links = &paths[p]->links;
+    flow.remaining = bytes;
+    flows_.push_back(flow);
     active_.push_back(flows_.size() - 1);
     for (int l : paths[p]->links) AddLinkFlow(l);
   }
@@ -377,7 +452,7 @@ void Engine::Finish(int op, int64_t now) {
     ++finished_;
     if (IsComm(m)) {
       SetCommActive(s.device, -1, now);
-    } else {
+    } else if (!speed_.Constant(s.device)) {
       auto& running = computing_[s.device];
       running.erase(std::find(running.begin(), running.end(), m));
       if (speed_.ComputeEnded(s.device)) RetimeGroup(s.device, now);
@@ -434,39 +509,33 @@ void Engine::ReshareFlows(int64_t now) {
   for (size_t i = 0; i < active_.size(); ++i) {
     Flow& flow = flows_[active_[i]];
     flow.rate = rates_[i];
-    ++flow.version;
     const double ns = flow.remaining / flow.rate;
     const int64_t end = now + static_cast<int64_t>(std::ceil(std::max(0.0, ns) - 1e-6));
-    // A kFlowEnd event only wakes the loop at its time (flows that are done
-    // are found by what they have left): a second one at the same time
-    // would change nothing but the sequence numbers of later events, whose
-    // order it keeps.
-    if (end == flow.end_event) continue;
-    flow.end_event = end;
-    Push(end, EventType::kFlowEnd, active_[i], flow.version);
+    // A second wake-up for it at the same time would change nothing.
+    if (end == flow.end_wakeup) continue;
+    flow.end_wakeup = end;
+    flow_wakeups_.push(end);
   }
   flows_changed_ = false;
 }
 
 absl::StatusOr<SimResult> Engine::Run() {
   RETURN_IF_ERROR(Prepare());
-  {  // Room for the events in flight, so that pushing seldom reallocates.
-    std::vector<Event> storage;
-    storage.reserve(4 * ops_.size());
-    events_ = decltype(events_)(std::greater<Event>(), std::move(storage));
-  }
+  events_.Reserve(4 * ops_.size());  // room for the events in flight
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
     if (ops_[i].deps_left == 0) Ready(i, 0);
   }
   if (flows_changed_) ReshareFlows(0);
   int64_t now = 0;
   std::vector<int> done_flows;
-  while (!events_.empty()) {
-    now = events_.top().time;
+  while (!events_.empty() || !flow_wakeups_.empty()) {
+    now = events_.empty()         ? flow_wakeups_.top()
+          : flow_wakeups_.empty() ? events_.top().time
+                                  : std::min(events_.top().time, flow_wakeups_.top());
     AdvanceFlows(now);
     while (!events_.empty() && events_.top().time == now) {
-      const Event e = events_.top();
-      events_.pop();
+      const EventPayload e = events_.top().payload;
+      events_.Pop();
       ++processed_;
       switch (e.type) {
         case EventType::kOpEnd:
@@ -476,12 +545,13 @@ absl::StatusOr<SimResult> Engine::Run() {
         case EventType::kLatencyDone:
           StartFlows(e.index, now);
           break;
-        case EventType::kFlowEnd:
-          // Handled below with every flow that has nothing left.
-          break;
       }
     }
-    // Flows done by now (their end event, or a tie with it).
+    while (!flow_wakeups_.empty() && flow_wakeups_.top() == now) {
+      flow_wakeups_.pop();
+      ++processed_;
+    }
+    // Flows done by now (their end, or a tie with it).
     done_flows.clear();
     for (size_t i = 0; i < active_.size();) {
       Flow& flow = flows_[active_[i]];
@@ -530,13 +600,14 @@ absl::StatusOr<SimResult> Engine::Run() {
   t.mutable_ops()->Reserve(ops_.size());
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
     OpInterval* o = t.add_ops();
-    o->set_op_id(schedule_.ops(i).id());
+    o->set_op_id(dense_ids_ ? i : schedule_.ops(i).id());
     o->set_device(ops_[i].device);
-    o->set_stream(schedule_.ops(i).stream());
+    o->set_stream(*stream_names_[ops_[i].stream]);
     o->set_step(0);
     o->set_start_ns(ops_[i].start);
     o->set_end_ns(ops_[i].end);
   }
+  result.links.reserve(network_.links().size());
   for (size_t l = 0; l < network_.links().size(); ++l) {
     const SimLink& link = network_.links()[l];
     LinkUsage u;

@@ -1,9 +1,10 @@
 // The analytical simulator: Schedule -> predicted Timeline
 // (docs/ARCHITECTURE.md, 'Simulator').
 //
-// Discrete events in a binary heap keyed by (time, sequence number), so the
-// same schedule always gives the same timeline. Time is integer nanoseconds
-// from the start of the step.
+// Discrete events in a heap keyed by (time, sequence number)
+// (sim/event_queue.h), so the same schedule always gives the same timeline;
+// the times at which flows may end wake the loop from a heap of their own.
+// Time is integer nanoseconds from the start of the step.
 //
 // - An op starts when the previous op on its stream has finished and every
 //   edge into it is satisfied; a collective starts when all its participants
