@@ -70,36 +70,60 @@ struct Graph {
   std::vector<int> topo_order;  // filled by CheckAcyclic
 };
 
-// Ancestor sets, one bitset row per node, filled in topological order:
-// Before(u, v) iff node u happens strictly before node v.
+// Happens-before as vector clocks. The ops of a lane are totally ordered, so
+// each node keeps, per lane, the position (in lane order) of the last op of
+// that lane that happens strictly before it; rows are filled in topological
+// order. Before(u, v) iff node u happens strictly before node v: iff an op
+// of u (any one: all of a node's ops run together) is at or before v's
+// entry for its lane.
 class HappensBefore {
  public:
-  explicit HappensBefore(const Graph& g)
-      : words_((static_cast<size_t>(g.num_nodes) + 63) / 64),
-        bits_(static_cast<size_t>(g.num_nodes) * words_, 0) {
+  HappensBefore(const Graph& g, const Index& index)
+      : lanes_(index.num_lanes),
+        lane_of_node_(g.num_nodes),
+        position_of_node_(g.num_nodes),
+        clock_(static_cast<size_t>(g.num_nodes) * lanes_, -1) {
     CHECK(static_cast<int>(g.topo_order.size()) == g.num_nodes);
+    const int n = static_cast<int>(g.node_of_op.size());
+    // A node's own ops, as (lane, position) pairs: node v's are
+    // own[own_begin[v] .. own_begin[v + 1]).
+    std::vector<int> own_begin(g.num_nodes + 1, 0);
+    for (int i = 0; i < n; ++i) ++own_begin[g.node_of_op[i] + 1];
+    for (int v = 0; v < g.num_nodes; ++v) own_begin[v + 1] += own_begin[v];
+    std::vector<std::pair<int, int>> own(n);
+    std::vector<int> next(own_begin.begin(), own_begin.end() - 1);
+    std::vector<int> lane_length(lanes_, 0);
+    for (int i = 0; i < n; ++i) {
+      const int v = g.node_of_op[i], lane = index.lane_of_op[i];
+      own[next[v]++] = {lane, lane_length[lane]};
+      lane_of_node_[v] = lane;
+      position_of_node_[v] = lane_length[lane]++;
+    }
+    std::vector<int> through(lanes_);  // u's clock with u's own ops
     for (int u : g.topo_order) {
-      const uint64_t* from = Row(u);
+      std::copy(Row(u), Row(u) + lanes_, through.begin());
+      for (int k = own_begin[u]; k < own_begin[u + 1]; ++k) {
+        through[own[k].first] = std::max(through[own[k].first], own[k].second);
+      }
       for (int k = g.out_begin[u]; k < g.out_begin[u + 1]; ++k) {
-        uint64_t* to = Row(g.node_of_op[g.arcs[g.out_arcs[k]].to_op]);
-        for (size_t w = 0; w < words_; ++w) to[w] |= from[w];
-        to[u / 64] |= uint64_t{1} << (u % 64);
+        int* to = Row(g.node_of_op[g.arcs[g.out_arcs[k]].to_op]);
+        for (int l = 0; l < lanes_; ++l) to[l] = std::max(to[l], through[l]);
       }
     }
   }
 
-  bool Before(int u, int v) const { return (Row(v)[u / 64] >> (u % 64)) & 1; }
+  bool Before(int u, int v) const {
+    return position_of_node_[u] <= Row(v)[lane_of_node_[u]];
+  }
 
  private:
-  uint64_t* Row(int v) {
-    return bits_.data() + static_cast<size_t>(v) * words_;
-  }
-  const uint64_t* Row(int v) const {
-    return bits_.data() + static_cast<size_t>(v) * words_;
-  }
+  int* Row(int v) { return clock_.data() + static_cast<size_t>(v) * lanes_; }
+  const int* Row(int v) const { return clock_.data() + static_cast<size_t>(v) * lanes_; }
 
-  size_t words_;
-  std::vector<uint64_t> bits_;
+  int lanes_;
+  std::vector<int> lane_of_node_;      // the lane of one op of each node
+  std::vector<int> position_of_node_;  // that op's position in its lane
+  std::vector<int> clock_;             // node-major, -1 where no op of the lane
 };
 
 // ---------------------------------------------------------------------------
@@ -839,7 +863,7 @@ absl::Status ValidateScheduleStructure(const Schedule& schedule) {
   RETURN_IF_ERROR(CheckCollectives(schedule, &groups));
   Graph graph = BuildGraph(schedule, index, groups);
   RETURN_IF_ERROR(CheckAcyclic(schedule, &graph));
-  const HappensBefore hb(graph);
+  const HappensBefore hb(graph, index);
   const std::vector<std::vector<PieceAccess>> pieces = PiecesOfBuffers(index, graph);
   RETURN_IF_ERROR(CheckReadsBeforeWrites(schedule, index, graph, hb, pieces));
   RETURN_IF_ERROR(CheckRaces(schedule, index, graph, hb, pieces));
