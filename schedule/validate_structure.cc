@@ -70,36 +70,60 @@ struct Graph {
   std::vector<int> topo_order;  // filled by CheckAcyclic
 };
 
-// Ancestor sets, one bitset row per node, filled in topological order:
-// Before(u, v) iff node u happens strictly before node v.
+// Happens-before as vector clocks. The ops of a lane are totally ordered, so
+// each node keeps, per lane, the position (in lane order) of the last op of
+// that lane that happens strictly before it; rows are filled in topological
+// order. Before(u, v) iff node u happens strictly before node v: iff an op
+// of u (any one: all of a node's ops run together) is at or before v's
+// entry for its lane.
 class HappensBefore {
  public:
-  explicit HappensBefore(const Graph& g)
-      : words_((static_cast<size_t>(g.num_nodes) + 63) / 64),
-        bits_(static_cast<size_t>(g.num_nodes) * words_, 0) {
+  HappensBefore(const Graph& g, const Index& index)
+      : lanes_(index.num_lanes),
+        lane_of_node_(g.num_nodes),
+        position_of_node_(g.num_nodes),
+        clock_(static_cast<size_t>(g.num_nodes) * lanes_, -1) {
     CHECK(static_cast<int>(g.topo_order.size()) == g.num_nodes);
+    const int n = static_cast<int>(g.node_of_op.size());
+    // A node's own ops, as (lane, position) pairs: node v's are
+    // own[own_begin[v] .. own_begin[v + 1]).
+    std::vector<int> own_begin(g.num_nodes + 1, 0);
+    for (int i = 0; i < n; ++i) ++own_begin[g.node_of_op[i] + 1];
+    for (int v = 0; v < g.num_nodes; ++v) own_begin[v + 1] += own_begin[v];
+    std::vector<std::pair<int, int>> own(n);
+    std::vector<int> next(own_begin.begin(), own_begin.end() - 1);
+    std::vector<int> lane_length(lanes_, 0);
+    for (int i = 0; i < n; ++i) {
+      const int v = g.node_of_op[i], lane = index.lane_of_op[i];
+      own[next[v]++] = {lane, lane_length[lane]};
+      lane_of_node_[v] = lane;
+      position_of_node_[v] = lane_length[lane]++;
+    }
+    std::vector<int> through(lanes_);  // u's clock with u's own ops
     for (int u : g.topo_order) {
-      const uint64_t* from = Row(u);
+      std::copy(Row(u), Row(u) + lanes_, through.begin());
+      for (int k = own_begin[u]; k < own_begin[u + 1]; ++k) {
+        through[own[k].first] = std::max(through[own[k].first], own[k].second);
+      }
       for (int k = g.out_begin[u]; k < g.out_begin[u + 1]; ++k) {
-        uint64_t* to = Row(g.node_of_op[g.arcs[g.out_arcs[k]].to_op]);
-        for (size_t w = 0; w < words_; ++w) to[w] |= from[w];
-        to[u / 64] |= uint64_t{1} << (u % 64);
+        int* to = Row(g.node_of_op[g.arcs[g.out_arcs[k]].to_op]);
+        for (int l = 0; l < lanes_; ++l) to[l] = std::max(to[l], through[l]);
       }
     }
   }
 
-  bool Before(int u, int v) const { return (Row(v)[u / 64] >> (u % 64)) & 1; }
+  bool Before(int u, int v) const {
+    return position_of_node_[u] <= Row(v)[lane_of_node_[u]];
+  }
 
  private:
-  uint64_t* Row(int v) {
-    return bits_.data() + static_cast<size_t>(v) * words_;
-  }
-  const uint64_t* Row(int v) const {
-    return bits_.data() + static_cast<size_t>(v) * words_;
-  }
+  int* Row(int v) { return clock_.data() + static_cast<size_t>(v) * lanes_; }
+  const int* Row(int v) const { return clock_.data() + static_cast<size_t>(v) * lanes_; }
 
-  size_t words_;
-  std::vector<uint64_t> bits_;
+  int lanes_;
+  std::vector<int> lane_of_node_;      // the lane of one op of each node
+  std::vector<int> position_of_node_;  // that op's position in its lane
+  std::vector<int> clock_;             // node-major, -1 where no op of the lane
 };
 
 // ---------------------------------------------------------------------------
@@ -566,7 +590,85 @@ absl::Status CheckAcyclic(const Schedule& s, Graph* g) {
 }
 
 // ---------------------------------------------------------------------------
+// Rules 5 and 6 first decide, per buffer and in linear time after a sort,
+// whether the buffer has a problem at all (which is the common case to be
+// fast for); only then do they search for the first problem in the order
+// their messages promise, comparing accesses pairwise.
+
+// One access restricted to one piece of its buffer. Cutting a buffer at
+// every access's start and end leaves pieces whose bytes are all touched by
+// the same accesses, so two accesses overlap iff they share a piece.
+struct PieceAccess {
+  int piece;  // index of the piece, in offset order
+  int rank;   // position of the access's node in Graph::topo_order
+  int node;
+  bool write;
+};
+
+// The pieces of a buffer with accesses `accesses` (sorted by offset), each
+// access once per piece it covers, sorted by (piece, rank, write): in a
+// piece, an op's reads come before its writes and before every access of a
+// node that comes later in topological order. `rank_of_node` inverts
+// Graph::topo_order. Reuses `boundaries` and `pieces` as storage.
+void CutIntoPieces(const std::vector<Access>& accesses, const Graph& g,
+                   const std::vector<int>& rank_of_node, std::vector<int64_t>* boundaries,
+                   std::vector<PieceAccess>* pieces) {
+  boundaries->clear();
+  for (const Access& a : accesses) {
+    boundaries->push_back(a.offset);
+    boundaries->push_back(a.end);
+  }
+  std::sort(boundaries->begin(), boundaries->end());
+  boundaries->erase(std::unique(boundaries->begin(), boundaries->end()), boundaries->end());
+  pieces->clear();
+  for (const Access& a : accesses) {
+    const int node = g.node_of_op[a.op];
+    const int first = static_cast<int>(
+        std::lower_bound(boundaries->begin(), boundaries->end(), a.offset) - boundaries->begin());
+    for (int p = first; (*boundaries)[p] < a.end; ++p) {
+      pieces->push_back({p, rank_of_node[node], node, a.write});
+    }
+  }
+  std::sort(pieces->begin(), pieces->end(), [](const PieceAccess& a, const PieceAccess& b) {
+    return std::tie(a.piece, a.rank, a.write) < std::tie(b.piece, b.rank, b.write);
+  });
+}
+
+// Per buffer, its accesses cut into pieces (CutIntoPieces).
+std::vector<std::vector<PieceAccess>> PiecesOfBuffers(const Index& index, const Graph& g) {
+  std::vector<int> rank_of_node(g.num_nodes);
+  for (int k = 0; k < g.num_nodes; ++k) rank_of_node[g.topo_order[k]] = k;
+  std::vector<std::vector<PieceAccess>> pieces(index.accesses.size());
+  std::vector<int64_t> boundaries;
+  for (size_t b = 0; b < index.accesses.size(); ++b) {
+    CutIntoPieces(index.accesses[b], g, rank_of_node, &boundaries, &pieces[b]);
+  }
+  return pieces;
+}
+
+// ---------------------------------------------------------------------------
 // Rule 5: reads before writes.
+
+// Whether every read in `pieces` (one buffer's, from CutIntoPieces) has, in
+// its piece, a write by an op that happens before it. Such a write comes
+// earlier in topological order; the nearest one usually is the one.
+bool EveryReadWritten(const std::vector<PieceAccess>& pieces, const HappensBefore& hb) {
+  std::vector<int> writes;  // nodes writing the current piece so far, in rank order
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    const PieceAccess& a = pieces[k];
+    if (k == 0 || a.piece != pieces[k - 1].piece) writes.clear();
+    if (a.write) {
+      writes.push_back(a.node);
+      continue;
+    }
+    bool written = false;
+    for (auto w = writes.rbegin(); w != writes.rend() && !written; ++w) {
+      written = hb.Before(*w, a.node);
+    }
+    if (!written) return false;
+  }
+  return true;
+}
 
 // Finds the first bytes of [offset, end) that no write in `accesses` (sorted
 // by offset) by an op happening before `reader_node` covers. Returns false
@@ -595,8 +697,16 @@ bool FirstUnwritten(const std::vector<Access>& accesses, int64_t offset,
   return true;
 }
 
-absl::Status CheckReadsBeforeWrites(const Schedule& s, const Index& index,
-                                    const Graph& g, const HappensBefore& hb) {
+// `pieces`: PiecesOfBuffers. Searches for the first unwritten read (in op
+// order, then read order) only when some buffer has one.
+absl::Status CheckReadsBeforeWrites(const Schedule& s, const Index& index, const Graph& g,
+                                    const HappensBefore& hb,
+                                    const std::vector<std::vector<PieceAccess>>& pieces) {
+  bool all_written = true;
+  for (int b = 0; b < s.buffers_size() && all_written; ++b) {
+    all_written = s.buffers(b).persistent() || EveryReadWritten(pieces[b], hb);
+  }
+  if (all_written) return absl::OkStatus();
   for (int i = 0; i < s.ops_size(); ++i) {
     const Op& op = s.ops(i);
     for (const BufferRange& read : op.reads()) {
@@ -619,12 +729,44 @@ absl::Status CheckReadsBeforeWrites(const Schedule& s, const Index& index,
 }
 
 // ---------------------------------------------------------------------------
-// Rule 6: races. Sweeps each buffer's accesses in offset order, comparing
-// each with the later ones that start before it ends.
+// Rule 6: races.
 
+// Whether no two accesses in `pieces` (one buffer's, from CutIntoPieces)
+// race. In each piece, in topological order: every write happens after the
+// piece's previous write, and every read after the previous write and before
+// the next one; by transitivity that orders every pair with a write.
+bool RaceFree(const std::vector<PieceAccess>& pieces, const HappensBefore& hb) {
+  auto ordered = [&hb](int u, int v) { return u == v || hb.Before(u, v); };
+  int last_write = -1;     // node
+  std::vector<int> reads;  // nodes reading the piece since last_write
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    const PieceAccess& a = pieces[k];
+    if (k == 0 || a.piece != pieces[k - 1].piece) {
+      last_write = -1;
+      reads.clear();
+    }
+    if (last_write >= 0 && !ordered(last_write, a.node)) return false;
+    if (!a.write) {
+      reads.push_back(a.node);
+      continue;
+    }
+    for (int r : reads) {
+      if (!ordered(r, a.node)) return false;
+    }
+    reads.clear();
+    last_write = a.node;
+  }
+  return true;
+}
+
+// `pieces`: PiecesOfBuffers. Searches a buffer with a race for its first
+// one, sweeping its accesses in offset order and comparing each with the
+// later ones that start before it ends.
 absl::Status CheckRaces(const Schedule& s, const Index& index, const Graph& g,
-                        const HappensBefore& hb) {
+                        const HappensBefore& hb,
+                        const std::vector<std::vector<PieceAccess>>& pieces) {
   for (int b = 0; b < s.buffers_size(); ++b) {
+    if (RaceFree(pieces[b], hb)) continue;
     const std::vector<Access>& acc = index.accesses[b];
     for (size_t i = 0; i < acc.size(); ++i) {
       for (size_t j = i + 1; j < acc.size() && acc[j].offset < acc[i].end;
@@ -721,9 +863,10 @@ absl::Status ValidateScheduleStructure(const Schedule& schedule) {
   RETURN_IF_ERROR(CheckCollectives(schedule, &groups));
   Graph graph = BuildGraph(schedule, index, groups);
   RETURN_IF_ERROR(CheckAcyclic(schedule, &graph));
-  const HappensBefore hb(graph);
-  RETURN_IF_ERROR(CheckReadsBeforeWrites(schedule, index, graph, hb));
-  RETURN_IF_ERROR(CheckRaces(schedule, index, graph, hb));
+  const HappensBefore hb(graph, index);
+  const std::vector<std::vector<PieceAccess>> pieces = PiecesOfBuffers(index, graph);
+  RETURN_IF_ERROR(CheckReadsBeforeWrites(schedule, index, graph, hb, pieces));
+  RETURN_IF_ERROR(CheckRaces(schedule, index, graph, hb, pieces));
   return CheckMemory(schedule);
 }
 
