@@ -18,7 +18,7 @@
 //                        dollars per hour (priced sweeps); .csv and .gp beside
 //   heatmap_X_by_Y.png   the best objective over two knobs, per heat map
 // A progress bar with configurations per second goes to a terminal's stderr.
-// Exit status: 0; 1 if a configuration failed validation or simulation (a
+// Exit status: 0; 1 if a configuration's step floor or simulation failed (a
 // bug, printed); 2 for bad flags or a bad sweep file (the error names it).
 #include <unistd.h>
 
@@ -137,25 +137,23 @@ absl::StatusOr<int> Run() {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  double lower_s = 0, validate_s = 0, simulate_s = 0;
+  double lower_s = 0, simulate_s = 0;
   int simulated = 0, failed = 0;
   for (const ConfigResult& r : results) {
     lower_s += r.lower_s;
-    validate_s += r.validate_s;
     simulate_s += r.simulate_s;
     simulated += r.state == ConfigState::kFits;
     if (r.state == ConfigState::kFailed) {
       if (failed++ == 0) std::fprintf(stderr, "explore: %s\n", r.reason.c_str());
     }
   }
-  const double busy = lower_s + validate_s + simulate_s;
+  const double busy = lower_s + simulate_s;
   const std::string throughput = absl::StrFormat(
       "Evaluated %zu configurations in %.2f s on %d threads: %.0f configurations per second "
-      "(lowering %.0f%%, validation %.0f%%, floor and simulation %.0f%% of the threads' time; "
+      "(lowering and validation %.0f%%, floor and simulation %.0f%% of the threads' time; "
       "%d simulated).",
       results.size(), seconds, threads, results.size() / std::max(seconds, 1e-9),
-      100 * lower_s / std::max(busy, 1e-9), 100 * validate_s / std::max(busy, 1e-9),
-      100 * simulate_s / std::max(busy, 1e-9), simulated);
+      100 * lower_s / std::max(busy, 1e-9), 100 * simulate_s / std::max(busy, 1e-9), simulated);
 
   RETURN_IF_ERROR(MakeDirectories(dir));
   const std::vector<int> ranked = RankConfigs(results, space.sweep.best());
@@ -170,7 +168,7 @@ absl::StatusOr<int> Run() {
   std::printf("\n%s\nwrote %s/{configurations.csv,best.md,best/,clusters/,pareto_*.png%s}\n",
               md.c_str(), dir.c_str(), space.sweep.heat_maps().empty() ? "" : ",heatmap_*.png");
   if (failed > 0) {
-    std::fprintf(stderr, "explore: %d configurations failed validation or simulation (a bug; "
+    std::fprintf(stderr, "explore: %d configurations failed their step floor or simulation (a bug; "
                          "their reasons are in configurations.csv)\n", failed);
     return 1;
   }

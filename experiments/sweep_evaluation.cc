@@ -16,7 +16,6 @@
 #include "absl/strings/str_format.h"
 #include "schedule/lowering.h"
 #include "schedule/timeline_metrics.h"
-#include "schedule/validate.h"
 #include "sim/simulator.h"
 #include "sim/step_floor.h"
 
@@ -132,14 +131,6 @@ ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool p
     return r;
   }
   FillMemory(*schedule, r);
-
-  start = std::chrono::steady_clock::now();
-  const absl::Status valid = ValidateSchedule(*schedule);
-  r.validate_s = SecondsSince(start);
-  if (!valid.ok()) {
-    r.reason = absl::StrCat("validation: ", valid.message());
-    return r;
-  }
 
   start = std::chrono::steady_clock::now();
   const absl::StatusOr<int64_t> floor_ns = StepFloorNs(*schedule);

@@ -1,4 +1,5 @@
-// Evaluating a sweep's configurations: each is lowered, validated and
+// Evaluating a sweep's configurations: each is lowered and validated
+// (LowerSchedule validates every schedule it returns, completely) and
 // simulated (or pruned by its step floor), on all cores.
 #pragma once
 
@@ -15,7 +16,7 @@ enum class ConfigState {
   kDoesNotFit,  // the plan is over a device's or host's memory (reason says by how much)
   kInvalid,     // the options cannot be lowered (e.g. a batch D does not divide)
   kPruned,      // its floor shows it can neither win nor meet the constraints
-  kFailed,      // validation or simulation failed: a bug (explore exits non-zero)
+  kFailed,      // the floor or the simulation failed: a bug (explore exits non-zero)
 };
 const char* ConfigStateName(ConfigState s);  // "fits", "does not fit", ...
 
@@ -39,7 +40,8 @@ struct ConfigResult {
   bool meets_constraints = false;
   double score = 0;  // the objective, higher is better (step time negated); kFits only
   // Seconds spent, for the throughput report:
-  double lower_s = 0, validate_s = 0, simulate_s = 0;
+  double lower_s = 0;     // lowering and its validation
+  double simulate_s = 0;  // the step floor and the simulation
 };
 
 struct EvaluationOptions {
