@@ -1,23 +1,19 @@
 #include "runtime/zo/normal_simd.h"
 
 #include <cstdint>
-#include <cstring>
 #include <iostream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "base/hd.h"
 #include "runtime/zo/normal.h"
 
 namespace zosched {
 namespace {
 
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
+using hd::FloatToBits;
 
 constexpr float kUnwritten = -12345.0f;
 
@@ -48,7 +44,7 @@ class NormalIsaTest : public testing::TestWithParam<NormalIsa> {
     float* out = buffer.data() + 1;
     FillNormalsWithIsa(GetParam(), seed, stream, first, count, out);
     for (int64_t i = 0; i < count; ++i) {
-      ASSERT_EQ(Bits(out[i]), Bits(StandardNormal(seed, stream, first + i)))
+      ASSERT_EQ(FloatToBits(out[i]), FloatToBits(StandardNormal(seed, stream, first + i)))
           << NormalIsaName(GetParam()) << ": seed " << seed << " stream " << stream << " first "
           << first << " count " << count << " element " << i;
     }
@@ -96,7 +92,7 @@ TEST_P(NormalIsaTest, EqualsFillNormals) {
   std::vector<float> with_isa(n), default_isa(n);
   FillNormalsWithIsa(GetParam(), 5, 9, 2, n, with_isa.data());
   FillNormals(5, 9, 2, n, default_isa.data());
-  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(Bits(with_isa[i]), Bits(default_isa[i])) << i;
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(FloatToBits(with_isa[i]), FloatToBits(default_isa[i])) << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPaths, NormalIsaTest,
