@@ -47,7 +47,8 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(const BackendOptions& opt
   }
 #endif
   absl::StatusOr<std::unique_ptr<CpuBackend>> b =
-      CpuBackend::Create(schedule, device, label_words, host_memory, collectives);
+      CpuBackend::Create(schedule, device, label_words, host_memory, collectives,
+                         options.cpu_threads);
   if (!b.ok()) return b.status();
   return std::unique_ptr<Backend>(std::move(*b));
 }

@@ -19,6 +19,7 @@ namespace zosched {
 struct BackendOptions {
   std::string name = "cpu";  // "cpu" or "cuda"
   bool allow_tf32 = false;   // cuda: FP32 GEMMs may use TF32 tensor cores
+  int cpu_threads = 1;       // cpu: cores each device computes on (bitwise the same result)
 };
 
 // OK when this build and machine can run backend `name`. Errors:

@@ -80,6 +80,8 @@ ABSL_FLAG(std::string, cluster, "",
 ABSL_FLAG(std::string, model, "opt-tiny", "the model whose op shapes to measure");
 ABSL_FLAG(int32_t, batch, 16, "examples per step of the schedules to calibrate for");
 ABSL_FLAG(int32_t, seq, 32, "sequence length of the schedules to calibrate for");
+ABSL_FLAG(int32_t, threads, 1,
+          "cpu: cores each device computes on, as train --threads will run it");
 ABSL_FLAG(int32_t, repeats, 7, "timed runs per measurement");
 ABSL_FLAG(std::string, compute_dtype, "",
           "cuda: FP32, FP16 or BF16 (default: lowering's, the model's weight dtype)");
@@ -212,12 +214,14 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
           const std::string& host_name =
               FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
           ASSIGN_OR_RETURN(host, NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
-          ASSIGN_OR_RETURN(backend, CpuBackend::Create(s, device, words, host.get(), nullptr));
+          const int threads = absl::GetFlag(FLAGS_threads);
+          ASSIGN_OR_RETURN(backend,
+                           CpuBackend::Create(s, device, words, host.get(), nullptr, threads));
           backend->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
           // Measure on the core the runtime's compute stream of this device
           // is pinned to (at normal priority: the op's own cost, not what
           // else runs on the machine).
-          PinThreadToCore(device);
+          PinThreadToCore(device * threads);
         }
         const int batch = s.training().batch_size(), seq = s.training().seq_len();
         std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
@@ -448,6 +452,8 @@ absl::Status CheckCountFlags() {
       CheckFlagRange("repeats", absl::GetFlag(FLAGS_repeats), 1, 1000, "timed runs"));
   RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 1, kMaxBatchSize,
                                  "examples per step"));
+  RETURN_IF_ERROR(
+      CheckFlagRange("threads", absl::GetFlag(FLAGS_threads), 1, 256, "cores per device"));
   return CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, kMaxPositions, "tokens");
 }
 

@@ -34,8 +34,13 @@ float* Floats(char* p) { return reinterpret_cast<float*>(p); }
 
 absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     const Schedule& schedule, int device, const std::vector<int32_t>& label_words,
-    NodeSharedMemory* host_memory, MpiCollectives* collectives) {
+    NodeSharedMemory* host_memory, MpiCollectives* collectives, int threads) {
+  if (threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("a CPU device computes on at least 1 thread, not %d", threads));
+  }
   std::unique_ptr<CpuBackend> b(new CpuBackend(schedule, device));
+  b->threads_ = threads;
   b->model_ = &schedule.model();
   const ModelSpec& model = schedule.model();
   RETURN_IF_ERROR(CheckRuntimeSupports(model));
@@ -111,6 +116,11 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     peer_latency_ns = static_cast<int64_t>(p.latency_s() * 1e9);
   }
   b->peer_ = std::make_unique<EmulatedLink>(peer_gbps, peer_latency_ns);
+  if (threads > 1) {
+    CpuBackend* backend = b.get();
+    b->team_ = std::make_unique<ThreadTeam>(
+        threads, [backend](int worker) { backend->PrepareComputeThread(worker); });
+  }
   return b;
 }
 
@@ -225,19 +235,22 @@ void PinThreadToCore(int index) {
   sched_setaffinity(0, sizeof(set), &set);
 }
 
-void CpuBackend::PrepareStreamThread(const Stream& stream) {
-  if (stream.kind() == COMPUTE) {
-    // SCHED_IDLE: any other runnable thread (a copy or collective due now)
-    // preempts compute at once. Lowering one's own priority needs no
-    // privilege; failure only costs timing fidelity, so it is not an error.
-    sched_param param{};
-    if (sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
-      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
-    }
-    // Pin device d's compute to core d mod cores: devices then share cores
-    // evenly and keep their caches, as the simulator's core sharing assumes.
-    PinThreadToCore(device_);
+void CpuBackend::PrepareComputeThread(int member) const {
+  // SCHED_IDLE: any other runnable thread (a copy or collective due now)
+  // preempts compute at once. Lowering one's own priority needs no
+  // privilege; failure only costs timing fidelity, so it is not an error.
+  sched_param param{};
+  if (sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
   }
+  // Pin device d's compute to its own cores, mod the cores there are:
+  // devices then share cores evenly and keep their caches, as the
+  // simulator's core sharing assumes.
+  PinThreadToCore(device_ * threads_ + member);
+}
+
+void CpuBackend::PrepareStreamThread(const Stream& stream) {
+  if (stream.kind() == COMPUTE) PrepareComputeThread(0);
 }
 
 absl::Status CpuBackend::RunCopy(const Op& op) {
@@ -292,7 +305,7 @@ absl::Status CpuBackend::RunCompute(const Op& op, const StepInputs& inputs,
 
 void CpuBackend::Update(const ComputeOp& c, const Operands& o) {
   UpdateRange(*o.zo_state, o.stream, *o.spans, schedule_.training().weight_decay(),
-              c.params().first_element(), c.params().elements(), o.params);
+              c.params().first_element(), c.params().elements(), o.params, team_.get());
 }
 
 void CpuBackend::Embed(const ComputeOp& c, const Operands& o, const StepInputs& inputs) {
@@ -305,22 +318,24 @@ void CpuBackend::Embed(const ComputeOp& c, const Operands& o, const StepInputs& 
   // [token rows | their projection].
   float* positions = o.perturbed;
   PerturbRange(inputs.seed, o.stream, positions_at_, seq * h, o.params + positions_at_, eps, sign,
-               positions);
+               positions, team_.get());
   const float* project_in = nullptr;
   if (project_in_at_ >= 0) {
     float* perturbed_project_in = o.perturbed + seq * h;
     PerturbRange(inputs.seed, o.stream, project_in_at_, h * e, o.params + project_in_at_, eps,
-                 sign, perturbed_project_in);
+                 sign, perturbed_project_in, team_.get());
     project_in = perturbed_project_in;
   }
   const int64_t row_count = EmbedTokenRows(*model_, c.examples(), seq);
   float* rows = o.workspace;
   const int32_t* tokens = inputs.tokens + static_cast<int64_t>(c.first_example()) * seq;
   const int64_t token_count = static_cast<int64_t>(c.examples()) * seq;
-  for (int64_t t = 0; t < token_count; ++t) {
-    const int64_t at = tokens_at_ + static_cast<int64_t>(tokens[t]) * e;
-    PerturbRange(inputs.seed, o.stream, at, e, o.params + at, eps, sign, rows + t * e);
-  }
+  ParallelFor(team_.get(), token_count, 1, [&](int64_t begin, int64_t end, int) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t at = tokens_at_ + static_cast<int64_t>(tokens[t]) * e;
+      PerturbRange(inputs.seed, o.stream, at, e, o.params + at, eps, sign, rows + t * e);
+    }
+  });
   std::fill(rows + token_count * e, rows + row_count * e, 0.0f);
   EmbedRows(*model_, rows, positions, project_in, c.examples(), seq, rows + row_count * e,
             o.activations);
@@ -335,9 +350,10 @@ namespace {
 class PerturbedBlockWeights : public BlockWeightSource {
  public:
   PerturbedBlockWeights(const PerturbedBlockLayout& layout, uint64_t seed, uint32_t stream,
-                        const float* theta, float eps, int sign, float* scratch)
+                        const float* theta, float eps, int sign, float* scratch,
+                        ThreadTeam* team)
       : layout_(layout), seed_(seed), stream_(stream), theta_(theta), eps_(eps), sign_(sign),
-        scratch_(scratch) {
+        scratch_(scratch), team_(team) {
     for (const TensorSlice& t : layout.vectors()) Perturb(t);
   }
   const float* Get(const TensorSlice& t) override {
@@ -347,7 +363,8 @@ class PerturbedBlockWeights : public BlockWeightSource {
  private:
   const float* Perturb(const TensorSlice& t) {
     float* out = scratch_ + layout_.ScratchOffset(t.offset);
-    PerturbRange(seed_, stream_, t.offset, t.elements(), theta_ + t.offset, eps_, sign_, out);
+    PerturbRange(seed_, stream_, t.offset, t.elements(), theta_ + t.offset, eps_, sign_, out,
+                 team_);
     return out;
   }
 
@@ -358,6 +375,7 @@ class PerturbedBlockWeights : public BlockWeightSource {
   const float eps_;
   const int sign_;
   float* scratch_;
+  ThreadTeam* team_;
 };
 
 }  // namespace
@@ -365,9 +383,9 @@ class PerturbedBlockWeights : public BlockWeightSource {
 void CpuBackend::Forward(const ComputeOp& c, const Operands& o, const StepInputs& inputs) {
   const TrainingSettings& t = schedule_.training();
   PerturbedBlockWeights weights(*perturbed_block_, inputs.seed, o.stream, o.params, t.epsilon(),
-                                SignOf(c.sign()), o.perturbed);
+                                SignOf(c.sign()), o.perturbed, team_.get());
   BlockForward(*model_, weights, inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
-               o.activations, o.workspace);
+               o.activations, o.workspace, team_.get());
 }
 
 void CpuBackend::HeadLoss(const ComputeOp& c, const Operands& o, const StepInputs& inputs) {
@@ -375,7 +393,8 @@ void CpuBackend::HeadLoss(const ComputeOp& c, const Operands& o, const StepInput
   const int sign = SignOf(c.sign());
   const int64_t e = EmbedDim(*model_);
   // perturbed: [head part | label words' rows of the tied head].
-  PerturbRange(inputs.seed, o.stream, 0, head_floats_, o.params, t.epsilon(), sign, o.perturbed);
+  PerturbRange(inputs.seed, o.stream, 0, head_floats_, o.params, t.epsilon(), sign, o.perturbed,
+               team_.get());
   float* rows = o.perturbed + head_floats_;
   const uint32_t table_stream = PartStream(*model_, EMBEDDING_PART, 0);
   const int64_t table_first = c.lm_head().first_element();

@@ -34,6 +34,7 @@
 #include "runtime/model_parts.h"
 #include "runtime/mpi_world.h"
 #include "runtime/nn/perturbed_block_layout.h"
+#include "runtime/nn/thread_team.h"
 #include "runtime/zo_ranges.h"
 #include "schedule/loss_layout.h"
 #include "schedule/schedule.pb.h"
@@ -61,9 +62,15 @@ class CpuBackend : public ThreadedBackend {
   // other than ALL_GATHER; label words the schedule was not lowered for, or
   // out of the vocabulary); ResourceExhausted when the plan exceeds the
   // device's memory; Internal when the node's shared memory is too small.
+  //
+  // `threads` >= 1: the cores the device computes on. Its compute ops then
+  // run on a ThreadTeam (runtime/nn/thread_team.h) of the compute stream's
+  // thread and threads - 1 workers, bitwise as on one thread; the team's
+  // members other than the first keep attention scores (seq² floats each)
+  // outside the plan's arena.
   static absl::StatusOr<std::unique_ptr<CpuBackend>> Create(
       const Schedule& schedule, int device, const std::vector<int32_t>& label_words,
-      NodeSharedMemory* host_memory, MpiCollectives* collectives);
+      NodeSharedMemory* host_memory, MpiCollectives* collectives, int threads = 1);
 
   ~CpuBackend() override { StopStreams(); }
 
@@ -72,10 +79,11 @@ class CpuBackend : public ThreadedBackend {
   absl::Status RunCopy(const Op& op) override;
   absl::Status RunCollective(const Op& op) override;
   absl::Status RunCompute(const Op& op, const StepInputs& inputs, StepResult* result) override;
-  // Compute threads run at the lowest priority (SCHED_IDLE) and pinned to
-  // core `device mod cores`; the copy and collective threads, which mostly
-  // sleep, then wake at once when a transfer is due instead of waiting for
-  // a compute thread's time slice.
+  // Compute threads (the stream's and its team's workers) run at the
+  // lowest priority (SCHED_IDLE), member w of device d's team pinned to core
+  // (d · threads + w) mod cores; the copy and collective threads, which
+  // mostly sleep, then wake at once when a transfer is due instead of
+  // waiting for a compute thread's time slice.
   void PrepareStreamThread(const Stream& stream) override;
 
   // The memory of buffer `index` (into Schedule.buffers) as this rank maps
@@ -117,6 +125,9 @@ class CpuBackend : public ThreadedBackend {
   // needs (a disagreement of the plan's formula with runtime/nn: a bug).
   absl::Status CheckWorkspace(const Op& op) const;
   char* At(const BufferRange& range) const;
+  // Priority and pinning of member `member` of this device's compute team
+  // (0: the compute stream's thread), see PrepareStreamThread.
+  void PrepareComputeThread(int member) const;
   void Update(const ComputeOp& c, const Operands& o);
   void Embed(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
   void Forward(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
@@ -146,6 +157,8 @@ class CpuBackend : public ThreadedBackend {
   std::vector<float> loss_plus_, loss_minus_;  // PROJECTED_GRADIENT scratch
   MpiCollectives* collectives_ = nullptr;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
+  int threads_ = 1;
+  std::unique_ptr<ThreadTeam> team_;  // null with one thread
 };
 
 }  // namespace zosched

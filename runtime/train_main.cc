@@ -48,6 +48,8 @@
 
 ABSL_FLAG(std::string, backend, "cpu", "cpu (the testbed) or cuda (NVIDIA GPUs; --config=cuda builds)");
 ABSL_FLAG(bool, tf32, false, "cuda: let FP32 GEMMs use TF32 tensor cores (changes the numbers)");
+ABSL_FLAG(int32_t, threads, 1,
+          "cpu: cores each device computes on (the result is bitwise the same for any count)");
 ABSL_FLAG(int32_t, ranks, 0,
           "start this many ranks through mpirun; must equal the schedule's devices (0: as "
           "launched)");
@@ -90,6 +92,11 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   o.backend.name = absl::GetFlag(FLAGS_backend);
   o.backend.allow_tf32 = absl::GetFlag(FLAGS_tf32);
   RETURN_IF_ERROR(CheckBackendAvailable(o.backend.name));
+  o.backend.cpu_threads = absl::GetFlag(FLAGS_threads);
+  RETURN_IF_ERROR(CheckFlagRange("threads", o.backend.cpu_threads, 1, 256, "cores per device"));
+  if (o.backend.cpu_threads != 1 && o.backend.name != "cpu") {
+    return absl::InvalidArgumentError("--threads applies to --backend=cpu only");
+  }
   if (o.backend.allow_tf32 && o.backend.name != "cuda") {
     return absl::InvalidArgumentError("--tf32 applies to --backend=cuda only");
   }

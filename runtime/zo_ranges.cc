@@ -25,24 +25,29 @@ void ForEachNormal(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
 }  // namespace
 
 void PerturbRange(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
-                  const float* theta, float eps, int sign, float* out) {
-  ForEachNormal(seed, stream, first, count, [&](int64_t index, float z) {
-    out[index - first] = Perturbed(theta[index - first], z, eps, sign);
+                  const float* theta, float eps, int sign, float* out, ThreadTeam* team) {
+  ParallelFor(team, count, kZChunk, [&](int64_t begin, int64_t end, int) {
+    ForEachNormal(seed, stream, first + begin, end - begin, [&](int64_t index, float z) {
+      out[index - first] = Perturbed(theta[index - first], z, eps, sign);
+    });
   });
 }
 
 void UpdateRange(const ZoState& pending, uint32_t stream, const std::vector<DecaySpan>& spans,
-                 float weight_decay, int64_t first, int64_t count, float* theta) {
+                 float weight_decay, int64_t first, int64_t count, float* theta,
+                 ThreadTeam* team) {
   if (pending.learning_rate == 0) return;
-  const int64_t end = first + count;
-  for (const DecaySpan& span : spans) {
-    const int64_t lo = std::max(first, span.begin), hi = std::min(end, span.end);
-    if (lo >= hi) continue;
-    ForEachNormal(pending.seed, stream, lo, hi - lo, [&](int64_t index, float z) {
-      float& t = theta[index - first];
-      t = Updated(t, z, pending.learning_rate, pending.g, weight_decay, span.decays);
-    });
-  }
+  ParallelFor(team, count, kZChunk, [&](int64_t begin, int64_t end, int) {
+    for (const DecaySpan& span : spans) {
+      const int64_t lo = std::max(first + begin, span.begin);
+      const int64_t hi = std::min(first + end, span.end);
+      if (lo >= hi) continue;
+      ForEachNormal(pending.seed, stream, lo, hi - lo, [&](int64_t index, float z) {
+        float& t = theta[index - first];
+        t = Updated(t, z, pending.learning_rate, pending.g, weight_decay, span.decays);
+      });
+    }
+  });
 }
 
 }  // namespace zosched

@@ -1,12 +1,14 @@
 // MeZO's per-element math (runtime/zo/zo_math.h) over ranges of a part's
 // elements on the CPU: z regenerated in chunks from (seed, stream, element
-// index), so a range gives the same bits however a part is sliced.
+// index), so a range gives the same bits however a part is sliced, and
+// whatever the team of threads that shares it (null: the calling thread).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "runtime/model_parts.h"
+#include "runtime/nn/thread_team.h"
 #include "runtime/zo/zo_state.h"
 
 namespace zosched {
@@ -14,13 +16,15 @@ namespace zosched {
 // out[i] = θ[i] ± ε z(first + i) for i in [0, count): the perturbed copy of
 // elements [first, first + count) of stream `stream` (θ at `theta`).
 void PerturbRange(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
-                  const float* theta, float eps, int sign, float* out);
+                  const float* theta, float eps, int sign, float* out,
+                  ThreadTeam* team = nullptr);
 
 // θ[i] ← Updated(θ[i], z(first + i), η, g, λ, decays(first + i)) for i in
 // [0, count), in place: the pending update over elements [first, first +
 // count) of a part whose decay spans are `spans` (DecaySpans of its
 // tensors). Nothing when pending.learning_rate is 0.
 void UpdateRange(const ZoState& pending, uint32_t stream, const std::vector<DecaySpan>& spans,
-                 float weight_decay, int64_t first, int64_t count, float* theta);
+                 float weight_decay, int64_t first, int64_t count, float* theta,
+                 ThreadTeam* team = nullptr);
 
 }  // namespace zosched

@@ -2,30 +2,39 @@
 # The determinism contract end to end: the same seeds, data and micro-batch
 # shape give bitwise-identical final weights (the same checksum) after 50
 # steps under every strategy: mezo and zo2 on 1 rank; distzo2 P=2xD=1,
-# P=1xD=2 and P=2xD=2 on 2 and 4 real MPI ranks, each sliced and naive.
+# P=1xD=2 and P=2xD=2 on 2 and 4 real MPI ranks, each sliced and naive;
+# and on the CPU testbed, devices computing on several cores (--threads:
+# mezo on 2, zo2 on 3, distzo2 P=2xD=1 on 2 per rank).
 # Arguments are passed to every run: `--backend=cuda` runs the same check on
 # the GPU (ranks sharing it), and skips, saying so, without a GPU.
 set -uo pipefail
 train=runtime/train
 fail() { echo "FAIL: $*" >&2; exit 1; }
 extra=("$@")
+configs=("mezo 1 1 true" "zo2 1 1 true"
+         "distzo2 2 1 true" "distzo2 2 1 false"
+         "distzo2 1 2 true" "distzo2 1 2 false"
+         "distzo2 2 2 true" "distzo2 2 2 false")
 if [[ " ${extra[*]} " == *" --backend=cuda "* ]]; then
   gpus=$(runtime/cuda/gpu_count)
   [ "${gpus:-0}" -gt 0 ] || { echo "no GPU: skipped"; exit 0; }
+else
+  configs+=("mezo 1 1 true 2" "zo2 1 1 true 3" "distzo2 2 1 true 2")
 fi
 
 common=(--batch=8 --micro_batch=2 --seq=24 --steps=50 --lr=2e-4 --seed=7
         --eval_examples=64 --collective_timeout_s=60)
 reference=""
-for cfg in "mezo 1 1 true" "zo2 1 1 true" \
-           "distzo2 2 1 true" "distzo2 2 1 false" \
-           "distzo2 1 2 true" "distzo2 1 2 false" \
-           "distzo2 2 2 true" "distzo2 2 2 false"; do
+for cfg in "${configs[@]}"; do
   set -- $cfg
   ranks=$(($2 * $3))
-  out="$TEST_TMPDIR/$1_P$2_D$3_$4"
+  threads=${5:-1}
+  out="$TEST_TMPDIR/$1_P$2_D$3_$4_threads$threads"
+  threads_flag=()
+  [ "$threads" -gt 1 ] && threads_flag=(--threads="$threads")
   log=$(timeout 240 $train --strategy=$1 --pertp=$2 --dp=$3 --slicing=$4 --ranks=$ranks \
-        --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) || fail "$cfg exited $?: $log"
+        "${threads_flag[@]}" --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) ||
+    fail "$cfg exited $?: $log"
   sum=$(sed -n 's/^final weights checksum: //p' <<<"$log")
   [ -n "$sum" ] || fail "$cfg printed no checksum: $log"
   echo "$cfg ($ranks ranks): $sum"
@@ -35,6 +44,6 @@ for cfg in "mezo 1 1 true" "zo2 1 1 true" \
 done
 # The trajectories agree too, line by line (seed, g, lr of every step).
 for log in "$TEST_TMPDIR"/*/trajectory.log; do
-  cmp -s "$log" "$TEST_TMPDIR/mezo_P1_D1_true/trajectory.log" || fail "$log differs"
+  cmp -s "$log" "$TEST_TMPDIR/mezo_P1_D1_true_threads1/trajectory.log" || fail "$log differs"
 done
 echo PASS

@@ -41,6 +41,8 @@ out=$(timeout 60 "$train" --backend=cuda --out_dir="$TEST_TMPDIR/run" 2>&1); cod
 [ "$code" -eq 2 ] || fail "--backend=cuda without a GPU exited $code: $out"
 grep -q -e "--config=cuda" -e "no CUDA GPU is visible" <<<"$out" || fail "--backend=cuda: $out"
 expect "applies to --backend=cuda only" "$train" --tf32
+# A device computes on 1 to 256 cores.
+expect "threads=0: expected 1 to 256 (cores per device)" "$train" --threads=0
 # Waits need a deadline: 0, negative or not a number is a flag error.
 expect "collective_timeout_s=0: expected 1 to 86400" "$train" --collective_timeout_s=0
 expect "collective_timeout_s=-1: expected 1 to 86400" "$train" --collective_timeout_s=-1

@@ -328,10 +328,11 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
 }
 
 void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
-                  int examples, int seq, float* hidden, float* workspace) {
+                  int examples, int seq, float* hidden, float* workspace, ThreadTeam* team) {
   CheckBatch(spec, lengths, examples, seq);
   const PartLayout layout = BlockPartLayout(spec);
-  // Each tensor asked for right before it is read (matrices one at a time).
+  // Each tensor asked for right before it is read (matrices one at a time),
+  // on the calling thread.
   auto w = [&](const char* suffix) { return weights.Get(layout.Get(suffix)); };
   const int64_t h = spec.hidden_size();
   const int64_t f = spec.ffn_size();
@@ -339,6 +340,20 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
   const int64_t d = HeadDim(spec);
   const int64_t T = static_cast<int64_t>(examples) * seq;
   const int64_t T4 = RoundUp(T, kTokenPanel);
+  // Row-wise steps over token rows [0, rows), and projections over whole
+  // token panels: the GEMM of a range of panels gives each token the bits
+  // of the whole batch's GEMM (see kTokenPanel).
+  auto rows = [&](int64_t count, auto fn) {
+    ParallelFor(team, count, 1, [&](int64_t begin, int64_t end, int) { fn(begin, end); });
+  };
+  auto linear = [&](const float* x, int64_t in, const float* weight, const float* bias,
+                    int64_t out, float* y, auto epilogue) {
+    ParallelFor(team, T4, kTokenPanel, [&](int64_t begin, int64_t end, int) {
+      Linear(x + begin * in, end - begin, in, weight, bias, out, y + begin * out);
+      epilogue(begin, end);
+    });
+  };
+  auto no_epilogue = [](int64_t, int64_t) {};
 
   // Workspace (floats), attention phase:
   float* a = workspace;        // [T4, h]  LN1(x), then attention context
@@ -348,45 +363,63 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
   float* scores = v + T4 * h;  // [L, L]   one (example, head)
   // FFN phase (reuses the same memory):
   float* inner = workspace + T4 * h;  // [T4, f]  relu(fc1(LN2(x)))
+  auto layer_norm = [&](const float* weight, const float* bias) {
+    rows(T, [&](int64_t begin, int64_t end) {
+      LayerNormRows(hidden + begin * h, end - begin, end - begin, h, weight, bias, a + begin * h);
+    });
+    std::fill(a + T * h, a + T4 * h, 0.0f);  // the GEMM's padding rows
+  };
 
   // ---- attention: x += out_proj(attn(LN1(x))) ----
-  LayerNormRows(hidden, T, T4, h, w("self_attn_layer_norm.weight"),
-                w("self_attn_layer_norm.bias"), a);
-  Linear(a, T4, h, w("self_attn.q_proj.weight"), w("self_attn.q_proj.bias"), h, q);
-  Linear(a, T4, h, w("self_attn.k_proj.weight"), w("self_attn.k_proj.bias"), h, k);
-  Linear(a, T4, h, w("self_attn.v_proj.weight"), w("self_attn.v_proj.bias"), h, v);
+  layer_norm(w("self_attn_layer_norm.weight"), w("self_attn_layer_norm.bias"));
   const float scaling = 1.0f / std::sqrt(static_cast<float>(d));
-  for (int64_t i = 0; i < T4 * h; ++i) q[i] *= scaling;  // OPT scales q
+  linear(a, h, w("self_attn.q_proj.weight"), w("self_attn.q_proj.bias"), h, q,
+         [&](int64_t begin, int64_t end) {
+           for (int64_t i = begin * h; i < end * h; ++i) q[i] *= scaling;  // OPT scales q
+         });
+  linear(a, h, w("self_attn.k_proj.weight"), w("self_attn.k_proj.bias"), h, k, no_epilogue);
+  linear(a, h, w("self_attn.v_proj.weight"), w("self_attn.v_proj.bias"), h, v, no_epilogue);
 
   // The context goes into `a` (LN1(x) is no longer needed); rows at padding
   // positions and the GEMM padding rows stay 0.
   std::fill(a, a + T4 * h, 0.0f);
-  for (int e = 0; e < examples; ++e) {
-    const int64_t L = lengths[e];
-    const int64_t row0 = static_cast<int64_t>(e) * seq;
-    for (int64_t head = 0; head < heads; ++head) {
+  ParallelFor(team, examples * heads, 1, [&](int64_t begin, int64_t end, int worker) {
+    thread_local std::vector<float> own_scores;
+    float* s = scores;
+    if (worker != 0) {
+      if (own_scores.size() < static_cast<size_t>(seq) * seq) own_scores.resize(seq * seq);
+      s = own_scores.data();
+    }
+    for (int64_t pair = begin; pair < end; ++pair) {
+      const int64_t e = pair / heads, head = pair % heads;
+      const int64_t L = lengths[e];
+      const int64_t row0 = e * seq;
       const int64_t col0 = head * d;
       const float* qh = q + row0 * h + col0;  // [L, d], row stride h
       const float* kh = k + row0 * h + col0;  // [L, d], row stride h
       const float* vh = v + row0 * h + col0;  // [L, d], row stride h
       float* ctx = a + row0 * h + col0;       // [L, d], row stride h
-      // scores[L, L] = qh · khᵀ
-      std::fill(scores, scores + L * L, 0.0f);
-      GemmAcc<kRhsTransposed>(L, L, d, qh, h, kh, h, scores, L);
-      CausalSoftmaxRows(scores, L);
+      // s[L, L] = qh · khᵀ
+      std::fill(s, s + L * L, 0.0f);
+      GemmAcc<kRhsTransposed>(L, L, d, qh, h, kh, h, s, L);
+      CausalSoftmaxRows(s, L);
       // ctx[L, d] = P · vh
-      GemmAcc<kRhsRowMajor>(L, d, L, scores, L, vh, h, ctx, h);
+      GemmAcc<kRhsRowMajor>(L, d, L, s, L, vh, h, ctx, h);
     }
-  }
-  Linear(a, T4, h, w("self_attn.out_proj.weight"), w("self_attn.out_proj.bias"), h, q);
-  for (int64_t i = 0; i < T * h; ++i) hidden[i] += q[i];
+  });
+  linear(a, h, w("self_attn.out_proj.weight"), w("self_attn.out_proj.bias"), h, q,
+         [&](int64_t begin, int64_t end) {
+           for (int64_t i = begin * h; i < std::min(end, T) * h; ++i) hidden[i] += q[i];
+         });
 
   // ---- FFN: x += fc2(relu(fc1(LN2(x)))) ----
-  LayerNormRows(hidden, T, T4, h, w("final_layer_norm.weight"), w("final_layer_norm.bias"), a);
-  Linear(a, T4, h, w("fc1.weight"), w("fc1.bias"), f, inner);
-  for (int64_t i = 0; i < T4 * f; ++i) inner[i] = std::max(inner[i], 0.0f);
-  Linear(inner, T4, f, w("fc2.weight"), w("fc2.bias"), h, a);
-  for (int64_t i = 0; i < T * h; ++i) hidden[i] += a[i];
+  layer_norm(w("final_layer_norm.weight"), w("final_layer_norm.bias"));
+  linear(a, h, w("fc1.weight"), w("fc1.bias"), f, inner, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin * f; i < end * f; ++i) inner[i] = std::max(inner[i], 0.0f);
+  });
+  linear(inner, f, w("fc2.weight"), w("fc2.bias"), h, a, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin * h; i < std::min(end, T) * h; ++i) hidden[i] += a[i];
+  });
 }
 
 int64_t HeadLossWorkspaceFloats(const ModelSpec& spec, int examples, int n_labels) {

@@ -22,7 +22,11 @@
 // with the token count rounded up to a multiple of 4 so that every token
 // takes the same GEMM micro-kernel whatever its position in the batch (see
 // opt_forward.cc). Attention runs per example and head over its real tokens
-// only. Single-threaded; no global state.
+// only. No global state. BlockForward may spread its work over a
+// ThreadTeam: the projections over token ranges of whole 4-token panels,
+// attention over (example, head) pairs, the row-wise steps over rows; each
+// value is computed by the same code whatever range holds it, so the bits
+// do not depend on the team's size.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +34,7 @@
 #include "absl/status/status.h"
 #include "models/model.pb.h"
 #include "runtime/nn/param_layout.h"
+#include "runtime/nn/thread_team.h"
 
 namespace zosched {
 
@@ -104,9 +109,13 @@ class BlockWeightSource {
 void BlockForward(const ModelSpec& spec, const float* block_part,
                   const int32_t* lengths, int examples, int seq, float* hidden,
                   float* workspace);
-// The same with the weights from `weights`.
+// The same with the weights from `weights`, on `team`'s threads (null: the
+// calling thread only; bitwise the same either way). With a team, attention
+// scores of members other than 0 live in a per-thread buffer of seq² floats
+// (grown once), outside `workspace`.
 void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
-                  int examples, int seq, float* hidden, float* workspace);
+                  int examples, int seq, float* hidden, float* workspace,
+                  ThreadTeam* team = nullptr);
 
 // Floats of workspace LabelLogitsFromRows and HeadLossFromRows need:
 // h + e + examples · n_labels.

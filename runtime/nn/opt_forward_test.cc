@@ -348,6 +348,16 @@ TEST(OptForward, MatchesNaiveReferenceWithoutFinalNorm) {
   ExpectMatchesReference(spec);
 }
 
+// A block's weights read in place from its flat part.
+class PartWeightsForTest : public BlockWeightSource {
+ public:
+  explicit PartWeightsForTest(const float* part) : part_(part) {}
+  const float* Get(const TensorSlice& tensor) override { return part_ + tensor.offset; }
+
+ private:
+  const float* part_;
+};
+
 bool BitwiseEqual(const float* a, const float* b, int64_t n) {
   return std::memcmp(a, b, sizeof(float) * n) == 0;
 }
@@ -446,6 +456,42 @@ TEST(OptForward, BatchIndependent) {
                    {lengths[e]}, seq, {labels[e]});
         EXPECT_EQ(std::memcmp(&alone[0], &batch[e], sizeof(float)), 0)
             << "example " << e << ": " << alone[0] << " vs " << batch[e];
+      }
+    }
+  }
+}
+
+// BlockForward on a team of any size gives the bits of the calling thread
+// alone: projections split at token panels, attention at (example, head)
+// pairs, row-wise steps at rows; token counts that are and are not
+// multiples of the panel, and a team larger than the panels.
+TEST(OptForward, ThreadTeamBitwiseSameAsOneThread) {
+  for (const ModelSpec& spec : {TinySpec(), MediumSpec()}) {
+    const Model m = RandomModel(spec);
+    for (int seq : {1, 7, 12}) {
+      for (int examples : {1, 5, 16}) {
+        SCOPED_TRACE(spec.name() + " seq " + std::to_string(seq) + " examples " +
+                     std::to_string(examples));
+        std::mt19937 rng(seq * 31 + examples);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        std::uniform_int_distribution<int32_t> length(1, seq);
+        std::vector<float> input(static_cast<int64_t>(examples) * seq * spec.hidden_size());
+        for (float& x : input) x = normal(rng);
+        std::vector<int32_t> lengths(examples);
+        for (int32_t& l : lengths) l = length(rng);
+        std::vector<float> workspace(BlockWorkspaceFloats(spec, examples, seq));
+        std::vector<float> alone = input;
+        BlockForward(spec, m.blocks[0].data(), lengths.data(), examples, seq, alone.data(),
+                     workspace.data());
+        for (int threads : {2, 3, 5}) {
+          ThreadTeam team(threads);
+          PartWeightsForTest weights(m.blocks[0].data());
+          std::vector<float> together = input;
+          BlockForward(spec, weights, lengths.data(), examples, seq, together.data(),
+                       workspace.data(), &team);
+          EXPECT_TRUE(BitwiseEqual(alone.data(), together.data(), alone.size()))
+              << threads << " threads";
+        }
       }
     }
   }

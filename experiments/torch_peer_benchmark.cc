@@ -1,0 +1,161 @@
+// zosched's CPU testbed against what a user would run instead: MeZO on
+// PyTorch (experiments/peer/torch_mezo_cpu.py, MeZO's in-place scheme), on
+// the same OPT-shaped model (experiments/peer/opt-peer-51m.pbtxt: hidden
+// 512, 8 layers, vocabulary 50,272, 51 M parameters), batch 16, sequence 64.
+//
+//   bazel run //experiments:torch_peer_benchmark [-- --rounds=3 --steps=5 --threads=1]
+//
+// Each round runs, one after the other, the PyTorch peer, `train
+// --strategy=mezo` and `train --strategy=zo2` (one rank on local_cpu; the
+// device's compute on --threads cores), so a slow spell of the machine
+// falls on all three alike. A run's figure is its median step over --steps
+// timed steps (PyTorch's after 2 untimed steps; zosched's after 1, from the
+// measured timeline). Prints each round, then the medians over rounds and
+// the ratios zosched MeZO / PyTorch (issue 15's target: <= 0.6 on one
+// thread) and zosched ZO2 / zosched MeZO (target: <= 1.10).
+//
+// Needs Debian's python3-torch and an optimised BLAS for it
+// (libopenblas0-pthread; the reference BLAS is about 10x slower): the
+// program says so and exits 2 when `import torch` fails.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/files.h"
+#include "base/flag_checks.h"
+#include "base/proto_file.h"
+#include "base/status_macros.h"
+#include "experiments/testbed_cycle.h"
+#include "schedule/timeline.pb.h"
+
+ABSL_FLAG(int32_t, rounds, 3, "rounds of (PyTorch, zosched MeZO, zosched ZO2)");
+ABSL_FLAG(int32_t, steps, 5, "timed steps per run");
+ABSL_FLAG(int32_t, threads, 1, "cores per run: torch.set_num_threads and train --threads");
+ABSL_FLAG(std::string, python, "/usr/bin/python3", "the interpreter with Debian's python3-torch");
+ABSL_FLAG(std::string, out_dir, "", "the runs' outputs (default: a fresh /tmp directory)");
+
+namespace zosched {
+namespace {
+
+constexpr char kModel[] = "experiments/peer/opt-peer-51m.pbtxt";
+constexpr char kPeer[] = "experiments/peer/torch_mezo_cpu.py";
+constexpr int kBatch = 16, kSeq = 64;
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The peer's median step in seconds, parsed from its one output line
+// ("... step_s=S ...").
+absl::StatusOr<double> RunPeer(const std::string& log) {
+  const int threads = absl::GetFlag(FLAGS_threads);
+  RETURN_IF_ERROR(RunRuntimeProgram(
+      "the PyTorch peer",
+      {absl::GetFlag(FLAGS_python), kPeer, "--batch", absl::StrCat(kBatch), "--seq",
+       absl::StrCat(kSeq), "--steps", absl::StrCat(absl::GetFlag(FLAGS_steps)), "--threads",
+       absl::StrCat(threads)},
+      log));
+  std::string text;
+  RETURN_IF_ERROR(ReadFileToString(log, &text));
+  const size_t at = text.rfind("step_s=");
+  double seconds = 0;
+  if (at == std::string::npos ||
+      !absl::SimpleAtod(text.substr(at + 7, text.find(' ', at) - at - 7), &seconds)) {
+    return absl::InternalError(absl::StrCat("the PyTorch peer printed no step_s=; see ", log));
+  }
+  return seconds;
+}
+
+// zosched's median step in seconds: `train --strategy=STRATEGY` for
+// steps + 1 steps, the first left out, from the measured timeline.
+absl::StatusOr<double> RunZosched(const std::string& strategy, const std::string& dir) {
+  const int steps = absl::GetFlag(FLAGS_steps) + 1;
+  RETURN_IF_ERROR(RunRuntimeProgram(
+      absl::StrCat("zosched's ", strategy, " run"),
+      {"runtime/train", absl::StrCat("--model=", kModel), "--strategy=" + strategy,
+       absl::StrCat("--batch=", kBatch), absl::StrCat("--seq=", kSeq),
+       absl::StrCat("--steps=", steps), absl::StrCat("--threads=", absl::GetFlag(FLAGS_threads)),
+       "--checkpoint_every=0", "--final_outputs=false", "--out_dir=" + dir},
+      dir + ".log"));
+  Timeline timeline;
+  RETURN_IF_ERROR(ReadProtoFile(dir + "/timeline.pb", &timeline));
+  std::vector<double> seconds;
+  for (const StepInterval& step : timeline.steps()) {
+    if (step.step() > 0) seconds.push_back((step.end_ns() - step.start_ns()) * 1e-9);
+  }
+  if (seconds.empty()) {
+    return absl::InternalError(absl::StrCat("no timed steps in ", dir, "/timeline.pb"));
+  }
+  return Median(seconds);
+}
+
+absl::Status CheckFlags() {
+  RETURN_IF_ERROR(CheckFlagRange("rounds", absl::GetFlag(FLAGS_rounds), 1, 100, "rounds"));
+  RETURN_IF_ERROR(CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), 1, 1000, "steps"));
+  return CheckFlagRange("threads", absl::GetFlag(FLAGS_threads), 1, 256, "cores");
+}
+
+absl::Status CheckTorch(const std::string& log) {
+  const absl::Status s =
+      RunRuntimeProgram("python", {absl::GetFlag(FLAGS_python), "-c", "import torch"}, log);
+  if (s.ok()) return s;
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the PyTorch peer needs ", absl::GetFlag(FLAGS_python),
+      " with torch: apt-get install python3-torch libopenblas0-pthread (", s.message(), ")"));
+}
+
+absl::Status Run() {
+  std::string out = absl::GetFlag(FLAGS_out_dir);
+  if (out.empty()) {
+    char dir[] = "/tmp/zosched_torch_peer_XXXXXX";
+    if (mkdtemp(dir) == nullptr) return absl::InternalError("cannot make a temporary directory");
+    out = dir;
+  }
+  RETURN_IF_ERROR(CheckTorch(out + "/import_torch.log"));
+  const int threads = absl::GetFlag(FLAGS_threads);
+  std::printf("MeZO step, %s, batch %d x seq %d, %d thread(s); outputs in %s\n", kModel, kBatch,
+              kSeq, threads, out.c_str());
+  std::printf("%-6s %12s %14s %13s\n", "round", "PyTorch s", "zosched MeZO", "zosched ZO2");
+  std::vector<double> torch, mezo, zo2;
+  for (int round = 0; round < absl::GetFlag(FLAGS_rounds); ++round) {
+    const std::string prefix = absl::StrCat(out, "/round", round, "_");
+    ASSIGN_OR_RETURN(const double t, RunPeer(prefix + "torch.log"));
+    ASSIGN_OR_RETURN(const double m, RunZosched("mezo", prefix + "mezo"));
+    ASSIGN_OR_RETURN(const double z, RunZosched("zo2", prefix + "zo2"));
+    torch.push_back(t), mezo.push_back(m), zo2.push_back(z);
+    std::printf("%-6d %12.3f %14.3f %13.3f\n", round, t, m, z);
+    std::fflush(stdout);
+  }
+  const double t = Median(torch), m = Median(mezo), z = Median(zo2);
+  std::printf("%-6s %12.3f %14.3f %13.3f\n", "median", t, m, z);
+  std::printf("zosched MeZO / PyTorch = %.2f (target <= 0.60)\n", m / t);
+  std::printf("zosched ZO2 / zosched MeZO = %.2f (target <= 1.10)\n", z / m);
+  return absl::OkStatus();
+}
+
+int Main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  if (absl::Status s = CheckFlags(); !s.ok()) {
+    std::fprintf(stderr, "torch_peer_benchmark: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  if (absl::Status s = Run(); !s.ok()) {
+    std::fprintf(stderr, "torch_peer_benchmark: %s\n", std::string(s.message()).c_str());
+    return s.code() == absl::StatusCode::kFailedPrecondition ? 2 : 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace zosched
+
+int main(int argc, char** argv) { return zosched::Main(argc, argv); }
