@@ -10,11 +10,17 @@ compared with runtime/nn (e.g. a GEMM-peak benchmark), so that both run the
 same kernels. (runtime/nn's own GEMM instantiations are private to it, see
 opt_forward.cc, so mixing flags in one binary is safe, only not comparable.)
 
-AVX-512 (-mavx512f) would add about a third on CPUs that have it; it is left
-out so that objects built here also run on AVX2-only hosts.
+AVX-512 is not among them, so that objects built here also run on AVX2-only
+hosts: the forward's GEMM has an AVX-512 kernel of its own (NN_AVX512_COPTS,
+gemm_avx512.cc), chosen at run time on CPUs that have it (gemm.h).
 """
 
 NN_EIGEN_COPTS = select({
     "//runtime/nn:x86_64": ["-mavx2", "-mfma"],
+    "//conditions:default": [],
+})
+
+NN_AVX512_COPTS = select({
+    "//runtime/nn:x86_64": ["-mavx512f", "-mavx512dq", "-mavx512vl", "-mavx512bw", "-mavx2", "-mfma"],
     "//conditions:default": [],
 })

@@ -6,79 +6,28 @@
 #include <cstring>
 #include <vector>
 
-// Eigen is compiled into this file under a private namespace name, so that
-// its template instantiations here (built with NN_EIGEN_COPTS, see
-// eigen_copts.bzl) are symbols of their own. Otherwise another translation
-// unit of the same binary that multiplies float matrices with other SIMD
-// flags could lend the linker its body of a shared symbol (same name,
-// different code): GEMM speed would then depend on link order, and Eigen's
-// blocking heuristic made for another register panel could make a token's
-// bits depend on the batch. Nothing of Eigen appears in opt_forward.h.
-#define Eigen zosched_nn_eigen
-#include <Eigen/Core>
-#undef Eigen
 
 #include "absl/strings/str_format.h"
 #include "base/check.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
+#include "runtime/nn/gemm.h"
 #include "runtime/nn/param_layout.h"
 
 namespace zosched {
 namespace {
 
-namespace eigen = ::zosched_nn_eigen;
-
 constexpr float kLayerNormEps = 1e-5f;  // OPT's LayerNorm eps
 constexpr int kOptPositionOffset = 2;  // OPT's learned positions start at row 2
 
-// Eigen's GEMM micro-kernels take the result's columns in panels of
-// gebp_traits::nr = 4 and the leftover columns (n % 4) one by one, and the
-// two paths accumulate the depth in different orders (the 4-wide 1-packet
-// kernel splits even and odd depth steps over two accumulators). With
-// tokens as the GEMM's columns (see GemmAcc), a token's bits would depend on
-// its position in the batch. Padding the token count to a multiple of 4
-// puts every token into a 4-wide panel, which computes each column
-// independently of its neighbours and of the column count.
+// GemmAcc (gemm.h) takes tokens as its kernel's columns in panels of 4 and
+// the leftover ones one by one, in two depth orders. Padding the token count
+// to a multiple of 4 puts every token into a 4-wide panel, which computes
+// each column independently of its neighbours and of the column count.
 constexpr int64_t kTokenPanel = 4;
 
 int64_t RoundUp(int64_t n, int64_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
-}
-
-// C[m x n] (row-major, row stride ldc) += A[m x k] (row-major, lda) · B[k x n]
-// where B is stored row-major (kRhsRowMajor, element (k, j) at b[k*ldb + j])
-// or as the row-major [n x k] matrix Bᵀ (kRhsTransposed, element (k, j) at
-// b[j*ldb + k]: an nn.Linear weight [out, in] gives y = x Wᵀ).
-//
-// This calls Eigen's blocked GEMM directly (what `C.noalias() += A * B`
-// reaches for large operands), not through Eigen's expression dispatch,
-// which switches to a coefficient-based product for small shapes and to GEMV
-// for one row or column; those reduce in orders that depend on the shape and
-// on the operands' addresses. The blocked GEMM packs its operands, so its
-// result depends only on the values, the shape and this machine's cache
-// sizes (which set the blocking). It computes column-major Cᵀ = Bᵀ · Aᵀ, so
-// the m rows of C (the tokens) are the kernel's columns.
-enum RhsLayout { kRhsRowMajor, kRhsTransposed };
-
-template <RhsLayout kLayout>
-void GemmAcc(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-             const float* b, int64_t ldb, float* c, int64_t ldc) {
-  using Index = eigen::Index;
-  // Column-major problem: lhs Bᵀ [n x k], rhs Aᵀ [k x m], result Cᵀ [n x m]
-  // (Eigen's own row-major-result GEMM makes the same transposition).
-  constexpr int kLhsOrder =
-      kLayout == kRhsRowMajor ? eigen::ColMajor : eigen::RowMajor;
-  using Product = eigen::internal::general_matrix_matrix_product<
-      Index, float, kLhsOrder, /*ConjugateLhs=*/false, float, eigen::ColMajor,
-      /*ConjugateRhs=*/false, eigen::ColMajor, /*ResInnerStride=*/1>;
-  // Eigen's cache blocking (packing buffers are allocated by the GEMM).
-  eigen::internal::gemm_blocking_space<eigen::ColMajor, float, float,
-                                       eigen::Dynamic, eigen::Dynamic,
-                                       eigen::Dynamic, /*KcFactor=*/1, false>
-      blocking(n, m, k, /*num_threads=*/1, /*l3_blocking=*/true);
-  Product::run(n, m, k, b, ldb, a, lda, c, /*resIncr=*/1, ldc, /*alpha=*/1.0f,
-               blocking, /*info=*/nullptr);
 }
 
 // y[rows x out] = x[rows x in] · wᵀ + b, w [out, in] row-major (nn.Linear);
@@ -94,7 +43,7 @@ void Linear(const float* x, int64_t rows, int64_t in, const float* w,
       std::fill(yr, yr + out, 0.0f);
     }
   }
-  GemmAcc<kRhsTransposed>(rows, out, in, x, in, w, in, y, out);
+  GemmAcc(kRhsTransposed, rows, out, in, x, in, w, in, y, out);
 }
 
 // Sums in a fixed order (16 interleaved partial sums, then a fixed tree) so
@@ -401,10 +350,10 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
       float* ctx = a + row0 * h + col0;       // [L, d], row stride h
       // s[L, L] = qh · khᵀ
       std::fill(s, s + L * L, 0.0f);
-      GemmAcc<kRhsTransposed>(L, L, d, qh, h, kh, h, s, L);
+      GemmAcc(kRhsTransposed, L, L, d, qh, h, kh, h, s, L);
       CausalSoftmaxRows(s, L);
       // ctx[L, d] = P · vh
-      GemmAcc<kRhsRowMajor>(L, d, L, s, L, vh, h, ctx, h);
+      GemmAcc(kRhsRowMajor, L, d, L, s, L, vh, h, ctx, h);
     }
   });
   linear(a, h, w("self_attn.out_proj.weight"), w("self_attn.out_proj.bias"), h, q,
