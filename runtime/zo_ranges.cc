@@ -10,15 +10,36 @@ namespace {
 
 constexpr int64_t kZChunk = 4096;  // normals generated at a time
 
-// fn(index, z) for each element of [first, first + count) of `stream`, in
-// order, z generated chunk by chunk into a per-thread buffer.
+// fn(offset, z, n) for consecutive chunks of [first, first + count) of
+// `stream`, in order: z[i] is the normal of element first + offset + i,
+// generated into a per-thread buffer.
 template <typename Fn>
-void ForEachNormal(uint64_t seed, uint32_t stream, int64_t first, int64_t count, Fn fn) {
+void ForEachNormalChunk(uint64_t seed, uint32_t stream, int64_t first, int64_t count, Fn fn) {
   thread_local std::vector<float> z(kZChunk);
   for (int64_t done = 0; done < count; done += kZChunk) {
     const int64_t n = std::min(kZChunk, count - done);
     FillNormals(seed, stream, first + done, n, z.data());
-    for (int64_t i = 0; i < n; ++i) fn(first + done + i, z[i]);
+    fn(done, z.data(), n);
+  }
+}
+
+// The per-element loops, over arrays that do not overlap, so that the
+// compiler vectorises them (this file is built with the full vectoriser
+// cost model): lane-wise the same correctly rounded operations, so the same
+// bits as one element at a time.
+void PerturbChunk(const float* __restrict theta, const float* __restrict z, int64_t n, float eps,
+                  int sign, float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = Perturbed(theta[i], z[i], eps, sign);
+}
+
+void UpdateChunk(const float* __restrict z, int64_t n, const ZoState& pending, float weight_decay,
+                 bool decays, float* __restrict theta) {
+  const float lr = pending.learning_rate, g = pending.g;
+  // One loop per value of `decays`, so that neither has a branch.
+  if (decays) {
+    for (int64_t i = 0; i < n; ++i) theta[i] = Updated(theta[i], z[i], lr, g, weight_decay, true);
+  } else {
+    for (int64_t i = 0; i < n; ++i) theta[i] = Updated(theta[i], z[i], lr, g, weight_decay, false);
   }
 }
 
@@ -27,9 +48,11 @@ void ForEachNormal(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
 void PerturbRange(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
                   const float* theta, float eps, int sign, float* out, ThreadTeam* team) {
   ParallelFor(team, count, kZChunk, [&](int64_t begin, int64_t end, int) {
-    ForEachNormal(seed, stream, first + begin, end - begin, [&](int64_t index, float z) {
-      out[index - first] = Perturbed(theta[index - first], z, eps, sign);
-    });
+    ForEachNormalChunk(seed, stream, first + begin, end - begin,
+                       [&](int64_t offset, const float* z, int64_t n) {
+                         const int64_t at = begin + offset;
+                         PerturbChunk(theta + at, z, n, eps, sign, out + at);
+                       });
   });
 }
 
@@ -42,10 +65,11 @@ void UpdateRange(const ZoState& pending, uint32_t stream, const std::vector<Deca
       const int64_t lo = std::max(first + begin, span.begin);
       const int64_t hi = std::min(first + end, span.end);
       if (lo >= hi) continue;
-      ForEachNormal(pending.seed, stream, lo, hi - lo, [&](int64_t index, float z) {
-        float& t = theta[index - first];
-        t = Updated(t, z, pending.learning_rate, pending.g, weight_decay, span.decays);
-      });
+      ForEachNormalChunk(pending.seed, stream, lo, hi - lo,
+                         [&](int64_t offset, const float* z, int64_t n) {
+                           UpdateChunk(z, n, pending, weight_decay, span.decays,
+                                       theta + (lo - first) + offset);
+                         });
     }
   });
 }
