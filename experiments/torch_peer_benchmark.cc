@@ -14,6 +14,10 @@
 // the ratios zosched MeZO / PyTorch (issue 15's target: <= 0.6 on one
 // thread) and zosched ZO2 / zosched MeZO (target: <= 1.10).
 //
+// The peer's BLAS and OpenMP pools are held to --threads too
+// (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS), so that no idle pool thread
+// spins on a core the run does not own.
+//
 // Needs Debian's python3-torch and an optimised BLAS for it
 // (libopenblas0-pthread; the reference BLAS is about 10x slower): the
 // program says so and exits 2 when `import torch` fails.
@@ -120,8 +124,11 @@ absl::Status Run() {
     if (mkdtemp(dir) == nullptr) return absl::InternalError("cannot make a temporary directory");
     out = dir;
   }
-  RETURN_IF_ERROR(CheckTorch(out + "/import_torch.log"));
   const int threads = absl::GetFlag(FLAGS_threads);
+  for (const char* pool : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    setenv(pool, absl::StrCat(threads).c_str(), /*overwrite=*/1);
+  }
+  RETURN_IF_ERROR(CheckTorch(out + "/import_torch.log"));
   std::printf("MeZO step, %s, batch %d x seq %d, %d thread(s); outputs in %s\n", kModel, kBatch,
               kSeq, threads, out.c_str());
   std::printf("%-6s %12s %14s %13s\n", "round", "PyTorch s", "zosched MeZO", "zosched ZO2");
