@@ -74,16 +74,19 @@ int Run() {
                    std::string(schedule.status().message()).c_str());
       return 1;
     }
+    // As a sweep's thread simulates: one Simulator, one result reused.
+    Simulator simulator;
+    SimResult result;
     for (int i = 0; i < absl::GetFlag(FLAGS_warmup); ++i) {
-      if (!Simulate(*schedule).ok()) return 1;
+      if (!simulator.Simulate(*schedule, &result).ok()) return 1;
     }
     std::vector<double> seconds;
     for (int i = 0; i < absl::GetFlag(FLAGS_repeats); ++i) {
       const auto start = std::chrono::steady_clock::now();
-      absl::StatusOr<SimResult> r = Simulate(*schedule);
+      const absl::Status status = simulator.Simulate(*schedule, &result);
       const auto end = std::chrono::steady_clock::now();
-      if (!r.ok()) {
-        std::fprintf(stderr, "sim_benchmark: %s\n", std::string(r.status().message()).c_str());
+      if (!status.ok()) {
+        std::fprintf(stderr, "sim_benchmark: %s\n", std::string(status.message()).c_str());
         return 1;
       }
       seconds.push_back(std::chrono::duration<double>(end - start).count());
