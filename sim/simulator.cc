@@ -168,25 +168,16 @@ class Simulator::Engine {
   bool flows_changed_ = false;
   int64_t flows_since_ = 0;
   std::vector<double> link_bytes_;
+  // Per link: the time with at least one flow on it. Each span it is busy
+  // adds its end and takes away its start (whole ns: exact), so the total
+  // is complete once the links are idle again.
   std::vector<int64_t> link_busy_;
-  std::vector<int> link_flows_;  // active flows per link, for busy time
-  // The links with active flows, and each link's place in it (-1: none), so
-  // that advancing time touches only busy links.
-  std::vector<int> busy_links_, busy_at_;
-  void AddLinkFlow(int link) {
-    if (link_flows_[link]++ == 0) {
-      busy_at_[link] = busy_links_.size();
-      busy_links_.push_back(link);
-    }
+  std::vector<int> link_flows_;  // active flows per link
+  void AddLinkFlow(int link, int64_t now) {
+    if (link_flows_[link]++ == 0) link_busy_[link] -= now;
   }
-  void RemoveLinkFlow(int link) {
-    if (--link_flows_[link] == 0) {
-      const int at = busy_at_[link];
-      busy_links_[at] = busy_links_.back();
-      busy_at_[busy_links_[at]] = at;
-      busy_links_.pop_back();
-      busy_at_[link] = -1;
-    }
+  void RemoveLinkFlow(int link, int64_t now) {
+    if (--link_flows_[link] == 0) link_busy_[link] += now;
   }
   int finished_ = 0;
   int64_t processed_ = 0;
@@ -361,8 +352,6 @@ absl::Status Simulator::Engine::Prepare() {
   link_bytes_.assign(network_->links().size(), 0);
   link_busy_.assign(network_->links().size(), 0);
   link_flows_.assign(network_->links().size(), 0);
-  busy_links_.clear();
-  busy_at_.assign(network_->links().size(), -1);
   finished_ = 0;
   processed_ = 0;
   return absl::OkStatus();
@@ -464,7 +453,7 @@ void Simulator::Engine::StartFlows(int op, int64_t now) {
     flow.remaining = bytes;
     flows_.push_back(flow);
     active_.push_back(flows_.size() - 1);
-    for (int l : paths[p]->links) AddLinkFlow(l);
+    for (int l : paths[p]->links) AddLinkFlow(l, now);
   }
   flows_changed_ = true;
   if (s.parts_left == 0) Finish(op, now);
@@ -528,7 +517,6 @@ void Simulator::Engine::AdvanceFlows(int64_t now) {
     flow.remaining -= moved;
     for (int l : *flow.links) link_bytes_[l] += moved;
   }
-  for (int l : busy_links_) link_busy_[l] += dt;
 }
 
 void Simulator::Engine::ReshareFlows(int64_t now) {
@@ -591,7 +579,7 @@ absl::Status Simulator::Engine::Run(const Schedule& schedule, const Network& net
       Flow& flow = flows_[active_[i]];
       if (flow.remaining <= 1e-6 * std::max(1.0, flow.rate)) {
         done_flows_.push_back(flow.op);
-        for (int l : *flow.links) RemoveLinkFlow(l);
+        for (int l : *flow.links) RemoveLinkFlow(l, now);
         active_[i] = active_.back();
         active_.pop_back();
         flows_changed_ = true;
