@@ -523,14 +523,19 @@ void Simulator::Engine::ReshareFlows(int64_t now) {
   active_paths_.clear();
   for (int f : active_) active_paths_.push_back(flows_[f].links);
   sharing_.Share(active_paths_, &rates_);
+  int64_t queued = -1;  // the last wake-up queued here
   for (size_t i = 0; i < active_.size(); ++i) {
     Flow& flow = flows_[active_[i]];
     flow.rate = rates_[i];
     const double ns = flow.remaining / flow.rate;
     const int64_t end = now + static_cast<int64_t>(std::ceil(std::max(0.0, ns) - 1e-6));
-    // A second wake-up for it at the same time would change nothing.
+    // A second wake-up at the same time would change nothing: not for it,
+    // nor for the flows before it that end then too (a collective's ring
+    // edges, flows of equal size and share).
     if (end == flow.end_wakeup) continue;
     flow.end_wakeup = end;
+    if (end == queued) continue;
+    queued = end;
     flow_wakeups_.push(end);
   }
   flows_changed_ = false;
