@@ -634,7 +634,7 @@ void Simulator::Engine::Report(int64_t now, SimResult* result) const {
     OpInterval* o = t.add_ops();
     o->set_op_id(dense_ids_ ? i : schedule_->ops(i).id());
     o->set_device(ops_[i].device);
-    o->set_stream(*stream_names_[ops_[i].stream]);
+    *o->mutable_stream() = *stream_names_[ops_[i].stream];  // in place: cheaper than set_stream
     o->set_step(0);
     o->set_start_ns(ops_[i].start);
     o->set_end_ns(ops_[i].end);
