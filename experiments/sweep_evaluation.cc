@@ -113,8 +113,10 @@ class BestScores {
   std::priority_queue<double, std::vector<double>, std::greater<double>> lowest_kept_;
 };
 
+// `simulator` and `sim`: the calling thread's own, reused from one
+// configuration to the next.
 ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool prune,
-                      BestScores& best) {
+                      BestScores& best, Simulator& simulator, SimResult& sim) {
   ConfigResult r;
   const ClusterMember& member = space.members[config.member];
   const Sweep& sweep = space.sweep;
@@ -161,9 +163,9 @@ ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool p
       return r;
     }
   }
-  absl::StatusOr<SimResult> sim = Simulate(*schedule);
+  const absl::Status simulated = simulator.Simulate(*schedule, &sim);
   absl::StatusOr<StepMetrics> metrics =
-      sim.ok() ? ComputeStepMetrics(*schedule, sim->timeline, 0) : sim.status();
+      simulated.ok() ? ComputeStepMetrics(*schedule, sim.timeline, 0) : simulated;
   r.simulate_s = SecondsSince(start);
   if (!metrics.ok()) {
     r.reason = absl::StrCat("simulation: ", metrics.status().message());
@@ -207,8 +209,10 @@ std::vector<ConfigResult> EvaluateSweep(const SweepSpace& space,
   std::mutex progress_mu;
   int done = 0;
   auto work = [&] {
+    Simulator simulator;
+    SimResult sim;
     for (int i = next++; i < total; i = next++) {
-      results[i] = Evaluate(space, space.configs[i], options.prune, best);
+      results[i] = Evaluate(space, space.configs[i], options.prune, best, simulator, sim);
       std::lock_guard<std::mutex> lock(progress_mu);
       ++done;
       if (options.progress) options.progress(done, total);

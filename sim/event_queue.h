@@ -31,6 +31,11 @@ class EventQueue {
   int64_t pushed() const { return seq_; }
 
   void Reserve(size_t events) { heap_.reserve(events); }
+  // Drops every event and starts the count of pushes again (keeps the memory).
+  void Clear() {
+    heap_.clear();
+    seq_ = 0;
+  }
 
   void Push(int64_t time, const Payload& payload) {
     const Event event{time, seq_++, payload};

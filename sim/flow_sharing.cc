@@ -2,17 +2,23 @@
 
 #include <algorithm>
 #include <limits>
-#include <utility>
 
 namespace zosched {
 
-FlowSharing::FlowSharing(std::vector<double> capacities)
-    : capacity_(std::move(capacities)),
-      residual_(capacity_.size(), 0),
-      unfrozen_(capacity_.size(), 0),
-      crossing_begin_(capacity_.size(), 0),
-      crossing_fill_(capacity_.size(), 0) {
+FlowSharing::FlowSharing(std::vector<double> capacities) { Reset(capacities); }
+
+void FlowSharing::Reset(const std::vector<double>& capacities) {
+  capacity_ = capacities;
+  residual_.assign(capacity_.size(), 0);
+  unfrozen_.assign(capacity_.size(), 0);
+  crossing_begin_.assign(capacity_.size(), 0);
+  crossing_fill_.assign(capacity_.size(), 0);
+  active_links_.clear();
   active_links_.reserve(capacity_.size());
+  pattern_of_hash_.clear();
+  patterns_.clear();
+  pattern_paths_.clear();
+  pattern_rates_.clear();
 }
 
 namespace {

@@ -17,7 +17,12 @@ namespace zosched {
 class FlowSharing {
  public:
   // `capacities[l]`: the capacity of link l (Network::links() order).
-  explicit FlowSharing(std::vector<double> capacities);
+  explicit FlowSharing(std::vector<double> capacities = {});
+
+  // Starts again for links of `capacities`: as if newly constructed, but
+  // keeping the memory (for a simulator that simulates one schedule after
+  // another; the patterns kept are forgotten, as their paths are).
+  void Reset(const std::vector<double>& capacities);
 
   // Sets (*rates)[f] for each flow f, whose path is the links in
   // `*flow_links[f]`, to its max-min fair share.
@@ -43,7 +48,7 @@ class FlowSharing {
   // Progressive filling.
   void Fill(const std::vector<const std::vector<int>*>& flow_links, std::vector<double>* rates);
 
-  const std::vector<double> capacity_;
+  std::vector<double> capacity_;
   // Per link: capacity not yet given out, unfrozen flows crossing it.
   std::vector<double> residual_;
   std::vector<int> unfrozen_;

@@ -76,6 +76,18 @@ TEST(FlowSharing, RecurringPatternsAreKnownByTheirPathsInOrder) {
   EXPECT_EQ(rates, (std::vector<double>{10, 20}));
 }
 
+// Reset starts again for other links: a pattern kept before, whose paths
+// now stand for other capacities, is forgotten.
+TEST(FlowSharing, ResetForgetsThePatternsKept) {
+  FlowSharing sharing(Capacities(20));
+  std::vector<double> rates;
+  sharing.Share({&kToG0, &kToG1, &kToG1}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{10, 5, 5}));
+  sharing.Reset(Capacities(12));
+  sharing.Share({&kToG0, &kToG1, &kToG1}, &rates);
+  EXPECT_EQ(rates, (std::vector<double>{4, 4, 4}));
+}
+
 TEST(FlowSharing, NoFlowsNoRates) {
   FlowSharing sharing(Capacities(20));
   std::vector<double> rates = {1, 2};

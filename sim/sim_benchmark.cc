@@ -2,19 +2,25 @@
 //
 //   bazel run //sim:sim_benchmark [-- --repeats=200]
 //
-// For each case: lower once, simulate `--warmup` times untimed, then time
+// For each case: lower once, then simulate as a sweep's thread does, with
+// one Simulator and one SimResult reused: `--warmup` times untimed, then time
 // `--repeats` simulations one by one and report the median (and min, max)
 // time per schedule, schedules per second (1 / median) and simulated ops per
 // second (ops / median). Single-threaded: one core.
 // Target (issue 14, for sweeps): OPT-175B DistZO2 on 8 GPUs of a DGX A100
 // (P=2, D=4, sliced) at 2,000 schedules per second (0.5 ms), with timelines
 // bit-identical to the reference engine's (sim/simulator_golden_test).
-// Measured on the 2-core development machine: 0.52 ms median (1,920
-// schedules per second; 0.93 ms before the second round of tuning, 1.82 ms
-// before the first). What remains, by perf: setting up from the Schedule
-// (~27%: one pass over its ops and edges), the event loop (~45%: advancing
-// flows and their link bytes, the heaps, flow sharing) and building the
-// Timeline's 3,888 OpIntervals (~25%, two allocations each).
+// Measured on the 2-core development machine, its other core busy with
+// other builds: medians of 0.351-0.411 ms over six runs (2,430-2,850
+// schedules per second); alternating with the engine before this round,
+// 0.40 ms against its 0.62 ms (0.52-0.58 ms on a quieter machine; 0.93 ms
+// before the second round of tuning, 1.82 ms before the first). Callgrind:
+// 5.61M instructions per simulation, from 8.55M. What remains, by
+// instructions: setting up from the Schedule (~28%: one pass over its ops
+// and edges, whose messages miss the cache, so about a third of the time by
+// perf), the event loop (~61%: finishing and starting ops, the event heap,
+// advancing flows and their link bytes, flow sharing) and writing the
+// Timeline's 3,888 op intervals in place (~11%).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -74,16 +80,19 @@ int Run() {
                    std::string(schedule.status().message()).c_str());
       return 1;
     }
+    // As a sweep's thread simulates: one Simulator, one result reused.
+    Simulator simulator;
+    SimResult result;
     for (int i = 0; i < absl::GetFlag(FLAGS_warmup); ++i) {
-      if (!Simulate(*schedule).ok()) return 1;
+      if (!simulator.Simulate(*schedule, &result).ok()) return 1;
     }
     std::vector<double> seconds;
     for (int i = 0; i < absl::GetFlag(FLAGS_repeats); ++i) {
       const auto start = std::chrono::steady_clock::now();
-      absl::StatusOr<SimResult> r = Simulate(*schedule);
+      const absl::Status status = simulator.Simulate(*schedule, &result);
       const auto end = std::chrono::steady_clock::now();
-      if (!r.ok()) {
-        std::fprintf(stderr, "sim_benchmark: %s\n", std::string(r.status().message()).c_str());
+      if (!status.ok()) {
+        std::fprintf(stderr, "sim_benchmark: %s\n", std::string(status.message()).c_str());
         return 1;
       }
       seconds.push_back(std::chrono::duration<double>(end - start).count());

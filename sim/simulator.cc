@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <tuple>
 #include <utility>
@@ -78,20 +79,22 @@ struct CollectiveInstance {
   const CollectiveRoute* route = nullptr;
 };
 
-class Engine {
- public:
-  Engine(const Schedule& schedule, const Network& network, const CostModel& costs,
-         ComputeSpeed speed)
-      : schedule_(schedule),
-        network_(network),
-        costs_(costs),
-        speed_(std::move(speed)),
-        sharing_(LinkCapacities(network)) {}
+}  // namespace
 
-  absl::StatusOr<SimResult> Run();
+// The simulation's state. Prepare resets every member (but flow_wakeups_,
+// which every Run leaves empty), so a simulation depends on its schedule
+// alone; their memory stays for the next one.
+class Simulator::Engine {
+ public:
+  // Simulates `schedule` on `network` at `costs` (both built from it) into
+  // `*result` (Simulator::Simulate's contract).
+  absl::Status Run(const Schedule& schedule, const Network& network, const CostModel& costs,
+                   ComputeSpeed speed, SimResult* result);
 
  private:
   absl::Status Prepare();
+  // Writes the finished simulation, which ended at `now`, into `*result`.
+  void Report(int64_t now, SimResult* result) const;
   // The route from cluster device `from` to `to`, built once.
   absl::StatusOr<const Path*> PeerPath(int from, int to);
   // The route of collective op `op`, built once per kind, size and
@@ -114,12 +117,20 @@ class Engine {
   void ReshareFlows(int64_t now);
   bool IsComm(int op) const { return !ops_[op].is_compute; }
 
-  const Schedule& schedule_;
-  const Network& network_;
-  const CostModel& costs_;
+  // This simulation's schedule, network and costs.
+  const Schedule* schedule_ = nullptr;
+  const Network* network_ = nullptr;
+  const CostModel* costs_ = nullptr;
   ComputeSpeed speed_;
   FlowSharing sharing_;
   std::vector<OpState> ops_;
+  // Prepare's scratch. Streams: per device its (name, global index) pairs,
+  // a handful each.
+  std::vector<std::vector<std::pair<absl::string_view, int>>> streams_;
+  std::vector<int> last_on_stream_, next_on_stream_;  // op indices, or -1
+  absl::flat_hash_map<absl::string_view, int> instance_of_;  // collective key -> instance
+  std::vector<std::pair<int64_t, int64_t>> edges_;  // (from, to): ids, then indices
+  std::vector<int> fill_;
   bool dense_ids_ = false;  // op i has id i (then the Timeline needs no lookup)
   // Each global stream's name (the schedule's own strings).
   std::vector<const std::string*> stream_names_;
@@ -149,36 +160,30 @@ class Engine {
   // it needs no place in their order.)
   std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> flow_wakeups_;
   std::vector<Flow> flows_;
-  std::vector<int> active_;  // indices into flows_
+  std::vector<int> active_;      // indices into flows_
+  std::vector<int> done_flows_;  // the event loop's scratch: their ops
   // ReshareFlows' scratch: the active flows' paths and their rates.
   std::vector<const std::vector<int>*> active_paths_;
   std::vector<double> rates_;
   bool flows_changed_ = false;
   int64_t flows_since_ = 0;
   std::vector<double> link_bytes_;
+  // Per link: the time with at least one flow on it. Each span it is busy
+  // adds its end and takes away its start (whole ns: exact), so the total
+  // is complete once the links are idle again.
   std::vector<int64_t> link_busy_;
-  std::vector<int> link_flows_;  // active flows per link, for busy time
-  // The links with active flows, and each link's place in it (-1: none), so
-  // that advancing time touches only busy links.
-  std::vector<int> busy_links_, busy_at_;
-  void AddLinkFlow(int link) {
-    if (link_flows_[link]++ == 0) {
-      busy_at_[link] = busy_links_.size();
-      busy_links_.push_back(link);
-    }
+  std::vector<int> link_flows_;  // active flows per link
+  void AddLinkFlow(int link, int64_t now) {
+    if (link_flows_[link]++ == 0) link_busy_[link] -= now;
   }
-  void RemoveLinkFlow(int link) {
-    if (--link_flows_[link] == 0) {
-      const int at = busy_at_[link];
-      busy_links_[at] = busy_links_.back();
-      busy_at_[busy_links_[at]] = at;
-      busy_links_.pop_back();
-      busy_at_[link] = -1;
-    }
+  void RemoveLinkFlow(int link, int64_t now) {
+    if (--link_flows_[link] == 0) link_busy_[link] += now;
   }
   int finished_ = 0;
   int64_t processed_ = 0;
 };
+
+namespace {
 
 // The global index of the last of a device's `streams` (name, global index)
 // named `name` (names are unique on a valid schedule's device), or -1.
@@ -195,43 +200,49 @@ int FindStream(const std::vector<std::pair<absl::string_view, int>>& streams,
   return -1;
 }
 
-absl::Status Engine::Prepare() {
-  const int n = schedule_.ops_size();
-  ops_.resize(n);
+}  // namespace
+
+absl::Status Simulator::Engine::Prepare() {
+  const int n = schedule_->ops_size();
+  ops_.assign(n, OpState());
   // Lowered schedules number their ops 0, 1, 2, ...: `dense`.
   bool dense = true;
   int flow_count = 0;  // at most: one per copy, one per edge of a collective's plan
-  // Streams: per device its (name, global index) pairs, a handful each.
-  std::vector<std::vector<std::pair<absl::string_view, int>>> streams(schedule_.devices_size());
+  streams_.resize(schedule_->devices_size());
+  for (auto& device_streams : streams_) device_streams.clear();
   int stream_count = 0;
   stream_names_.clear();
-  for (const ScheduleDevice& d : schedule_.devices()) {
+  for (const ScheduleDevice& d : schedule_->devices()) {
     for (const Stream& st : d.streams()) {
-      streams[d.id()].emplace_back(st.name(), stream_count++);
+      streams_[d.id()].emplace_back(st.name(), stream_count++);
       stream_names_.push_back(&st.name());
     }
   }
-  std::vector<int> last_on_stream(stream_count, -1);
+  last_on_stream_.assign(stream_count, -1);
   // Successor counts, then the successors in the same order as before: each
   // op's next op on its stream, then its edges in schedule order.
-  std::vector<int> next_on_stream(n, -1);
-  const int cluster_devices = schedule_.cluster().devices_size();
+  next_on_stream_.assign(n, -1);
+  const int cluster_devices = schedule_->cluster().devices_size();
   h2d_paths_.assign(cluster_devices, Path());
   d2h_paths_.assign(cluster_devices, Path());
   host_paths_built_.assign(cluster_devices, false);
+  d2d_paths_.clear();
   d2d_path_of_.assign(cluster_devices * cluster_devices, -1);
-  absl::flat_hash_map<absl::string_view, int> instance_of;
+  collective_routes_.clear();
+  collective_route_of_.clear();
+  collectives_.clear();
+  instance_of_.clear();
   for (int i = 0; i < n; ++i) {
     // Each op's stream name lives in a string of its own, read below: ask
     // for it a few ops ahead, so that the misses overlap.
-    if (i + 4 < n) __builtin_prefetch(&schedule_.ops(i + 4).stream());
-    const Op& op = schedule_.ops(i);
+    if (i + 4 < n) __builtin_prefetch(&schedule_->ops(i + 4).stream());
+    const Op& op = schedule_->ops(i);
     dense &= op.id() == i;
-    if (op.device() < 0 || op.device() >= schedule_.devices_size()) {
+    if (op.device() < 0 || op.device() >= schedule_->devices_size()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("op %d '%s': no device %d", op.id(), op.name(), op.device()));
     }
-    const int stream = FindStream(streams[op.device()], op.stream());
+    const int stream = FindStream(streams_[op.device()], op.stream());
     if (stream < 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "op %d '%s': device %d has no stream '%s'", op.id(), op.name(), op.device(),
@@ -240,20 +251,20 @@ absl::Status Engine::Prepare() {
     OpState& s = ops_[i];
     s.device = op.device();
     s.stream = stream;
-    if (last_on_stream[stream] >= 0) {
-      next_on_stream[last_on_stream[stream]] = i;
+    if (last_on_stream_[stream] >= 0) {
+      next_on_stream_[last_on_stream_[stream]] = i;
       ++s.deps_left;
     }
-    last_on_stream[stream] = i;
-    const int cluster_device = costs_.ClusterIndex(op.device());
+    last_on_stream_[stream] = i;
+    const int cluster_device = costs_->ClusterIndex(op.device());
     if (op.has_copy() && !host_paths_built_[cluster_device]) {
-      h2d_paths_[cluster_device] = network_.HostToDevice(cluster_device);
-      d2h_paths_[cluster_device] = network_.DeviceToHost(cluster_device);
+      h2d_paths_[cluster_device] = network_->HostToDevice(cluster_device);
+      d2h_paths_[cluster_device] = network_->DeviceToHost(cluster_device);
       host_paths_built_[cluster_device] = true;
     }
     if (op.has_compute()) {
       s.is_compute = true;
-      ASSIGN_OR_RETURN(const int64_t ns, costs_.ComputeNs(op));
+      ASSIGN_OR_RETURN(const int64_t ns, costs_->ComputeNs(op));
       s.work_left = ns;
     } else if (op.has_copy()) {
       const CopyOp& c = op.copy();
@@ -267,15 +278,15 @@ absl::Status Engine::Prepare() {
           s.path = &d2h_paths_[cluster_device];
           break;
         default: {
-          if (c.peer_device() < 0 || c.peer_device() >= schedule_.devices_size()) {
+          if (c.peer_device() < 0 || c.peer_device() >= schedule_->devices_size()) {
             return absl::InvalidArgumentError(absl::StrFormat(
                 "op %d '%s': no peer device %d", op.id(), op.name(), c.peer_device()));
           }
-          ASSIGN_OR_RETURN(s.path, PeerPath(cluster_device, costs_.ClusterIndex(c.peer_device())));
+          ASSIGN_OR_RETURN(s.path, PeerPath(cluster_device, costs_->ClusterIndex(c.peer_device())));
         }
       }
     } else if (op.has_collective()) {
-      auto [it, inserted] = instance_of.emplace(op.collective().key(), collectives_.size());
+      auto [it, inserted] = instance_of_.emplace(op.collective().key(), collectives_.size());
       if (inserted) {
         collectives_.emplace_back();
         CollectiveInstance& instance = collectives_.back();
@@ -290,14 +301,16 @@ absl::Status Engine::Prepare() {
           absl::StrFormat("op %d '%s' has no kind", op.id(), op.name()));
     }
   }
+  flows_.clear();
   flows_.reserve(flow_count);
+  active_.clear();
   // Op ids -> indices: `dense` ones are their own; any other numbering goes
   // through a map.
   dense_ids_ = dense;
   absl::flat_hash_map<int64_t, int> index_of;
   if (!dense) {
     index_of.reserve(n);
-    for (int i = 0; i < n; ++i) index_of[schedule_.ops(i).id()] = i;
+    for (int i = 0; i < n; ++i) index_of[schedule_->ops(i).id()] = i;
   }
   auto find_index = [&](int64_t id) -> int {
     if (dense) return id >= 0 && id < n ? static_cast<int>(id) : -1;
@@ -305,61 +318,66 @@ absl::Status Engine::Prepare() {
     return it == index_of.end() ? -1 : it->second;
   };
   successor_begin_.assign(n + 1, 0);
-  for (int i = 0; i < n; ++i) successor_begin_[i + 1] += next_on_stream[i] >= 0;
+  for (int i = 0; i < n; ++i) successor_begin_[i + 1] += next_on_stream_[i] >= 0;
   // The edges' op indices (their ids first: reading the Edge messages in a
   // loop of their own lets their cache misses overlap).
-  std::vector<std::pair<int64_t, int64_t>> edges(schedule_.edges_size());
-  for (int e = 0; e < schedule_.edges_size(); ++e) {
-    edges[e] = {schedule_.edges(e).from(), schedule_.edges(e).to()};
+  edges_.resize(schedule_->edges_size());
+  for (int e = 0; e < schedule_->edges_size(); ++e) {
+    edges_[e] = {schedule_->edges(e).from(), schedule_->edges(e).to()};
   }
-  for (int e = 0; e < schedule_.edges_size(); ++e) {
-    const int from = find_index(edges[e].first), to = find_index(edges[e].second);
+  for (int e = 0; e < schedule_->edges_size(); ++e) {
+    const int from = find_index(edges_[e].first), to = find_index(edges_[e].second);
     if (from < 0 || to < 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "edge %d (%d -> %d) names an op that does not exist", e, edges[e].first,
-          edges[e].second));
+          "edge %d (%d -> %d) names an op that does not exist", e, edges_[e].first,
+          edges_[e].second));
     }
-    edges[e] = {from, to};
+    edges_[e] = {from, to};
     ++successor_begin_[from + 1];
     ++ops_[to].deps_left;
   }
   for (int i = 0; i < n; ++i) successor_begin_[i + 1] += successor_begin_[i];
   successors_.assign(successor_begin_[n], 0);
-  std::vector<int> fill(successor_begin_.begin(), successor_begin_.end() - 1);
+  fill_.assign(successor_begin_.begin(), successor_begin_.end() - 1);
   for (int i = 0; i < n; ++i) {
-    if (next_on_stream[i] >= 0) successors_[fill[i]++] = next_on_stream[i];
+    if (next_on_stream_[i] >= 0) successors_[fill_[i]++] = next_on_stream_[i];
   }
-  for (const auto& [from, to] : edges) successors_[fill[from]++] = to;
-  computing_.assign(schedule_.devices_size(), {});
-  link_bytes_.assign(network_.links().size(), 0);
-  link_busy_.assign(network_.links().size(), 0);
-  link_flows_.assign(network_.links().size(), 0);
-  busy_links_.clear();
-  busy_at_.assign(network_.links().size(), -1);
+  for (const auto& [from, to] : edges_) successors_[fill_[from]++] = to;
+  computing_.resize(schedule_->devices_size());
+  for (std::vector<int>& running : computing_) running.clear();
+  events_.Clear();
+  sharing_.Reset(LinkCapacities(*network_));
+  flows_changed_ = false;
+  flows_since_ = 0;
+  link_bytes_.assign(network_->links().size(), 0);
+  link_busy_.assign(network_->links().size(), 0);
+  link_flows_.assign(network_->links().size(), 0);
+  finished_ = 0;
+  processed_ = 0;
   return absl::OkStatus();
 }
 
-absl::StatusOr<const Path*> Engine::PeerPath(int from, int to) {
-  int& index = d2d_path_of_[from * schedule_.cluster().devices_size() + to];
+absl::StatusOr<const Path*> Simulator::Engine::PeerPath(int from, int to) {
+  int& index = d2d_path_of_[from * schedule_->cluster().devices_size() + to];
   if (index < 0) {
-    ASSIGN_OR_RETURN(Path path, network_.DeviceToDevice(from, to));
+    ASSIGN_OR_RETURN(Path path, network_->DeviceToDevice(from, to));
     index = d2d_paths_.size();
     d2d_paths_.push_back(std::move(path));
   }
   return &d2d_paths_[index];
 }
 
-absl::StatusOr<const CollectiveRoute*> Engine::RouteOf(const Op& op) {
+absl::StatusOr<const CollectiveRoute*> Simulator::Engine::RouteOf(const Op& op) {
   const CollectiveOp& c = op.collective();
   const CollectiveRoute*& route = collective_route_of_[{
       c.kind(), c.bytes(), absl::MakeConstSpan(c.participants().data(), c.participants_size())}];
   if (route == nullptr) {
     CollectiveRoute built;
-    ASSIGN_OR_RETURN(built.plan, costs_.Collective(op, network_));
+    ASSIGN_OR_RETURN(built.plan, costs_->Collective(op, *network_));
     built.paths.reserve(built.plan.edges.size());
     for (const auto& [from, to] : built.plan.edges) {
       ASSIGN_OR_RETURN(const Path* path,
-                       PeerPath(costs_.ClusterIndex(from), costs_.ClusterIndex(to)));
+                       PeerPath(costs_->ClusterIndex(from), costs_->ClusterIndex(to)));
       built.paths.push_back(path);
     }
     collective_routes_.push_back(std::move(built));
@@ -368,7 +386,7 @@ absl::StatusOr<const CollectiveRoute*> Engine::RouteOf(const Op& op) {
   return route;
 }
 
-void Engine::Ready(int op, int64_t now) {
+void Simulator::Engine::Ready(int op, int64_t now) {
   const int instance = ops_[op].collective;
   if (instance < 0) {
     Start(op, now);
@@ -390,7 +408,7 @@ void Engine::Ready(int op, int64_t now) {
   }
 }
 
-void Engine::Start(int op, int64_t now) {
+void Simulator::Engine::Start(int op, int64_t now) {
   OpState& s = ops_[op];
   s.start = now;
   if (!IsComm(op)) {
@@ -417,7 +435,7 @@ void Engine::Start(int op, int64_t now) {
   }
 }
 
-void Engine::StartFlows(int op, int64_t now) {
+void Simulator::Engine::StartFlows(int op, int64_t now) {
   OpState& s = ops_[op];
   const CollectiveRoute* route = s.collective >= 0 ? collectives_[s.collective].route : nullptr;
   const double bytes = route != nullptr ? route->plan.flow_bytes : s.copy_bytes;
@@ -435,13 +453,13 @@ void Engine::StartFlows(int op, int64_t now) {
     flow.remaining = bytes;
     flows_.push_back(flow);
     active_.push_back(flows_.size() - 1);
-    for (int l : paths[p]->links) AddLinkFlow(l);
+    for (int l : paths[p]->links) AddLinkFlow(l, now);
   }
   flows_changed_ = true;
   if (s.parts_left == 0) Finish(op, now);
 }
 
-void Engine::Finish(int op, int64_t now) {
+void Simulator::Engine::Finish(int op, int64_t now) {
   const int instance = ops_[op].collective;
   const int* members = instance >= 0 ? collectives_[instance].ops.data() : &op;
   const int count = instance >= 0 ? collectives_[instance].ops.size() : 1;
@@ -467,11 +485,11 @@ void Engine::Finish(int op, int64_t now) {
   }
 }
 
-void Engine::SetCommActive(int device, int delta, int64_t now) {
+void Simulator::Engine::SetCommActive(int device, int delta, int64_t now) {
   if (speed_.CommChanged(device, delta)) Retime(device, now);
 }
 
-void Engine::Retime(int device, int64_t now) {
+void Simulator::Engine::Retime(int device, int64_t now) {
   const double speed = speed_.Speed(device);
   for (int op : computing_[device]) {
     OpState& s = ops_[op];
@@ -485,11 +503,11 @@ void Engine::Retime(int device, int64_t now) {
   }
 }
 
-void Engine::RetimeGroup(int device, int64_t now) {
+void Simulator::Engine::RetimeGroup(int device, int64_t now) {
   for (int d : speed_.CoreMates(device)) Retime(d, now);
 }
 
-void Engine::AdvanceFlows(int64_t now) {
+void Simulator::Engine::AdvanceFlows(int64_t now) {
   const int64_t dt = now - flows_since_;
   flows_since_ = now;
   if (dt <= 0) return;
@@ -499,27 +517,37 @@ void Engine::AdvanceFlows(int64_t now) {
     flow.remaining -= moved;
     for (int l : *flow.links) link_bytes_[l] += moved;
   }
-  for (int l : busy_links_) link_busy_[l] += dt;
 }
 
-void Engine::ReshareFlows(int64_t now) {
+void Simulator::Engine::ReshareFlows(int64_t now) {
   active_paths_.clear();
   for (int f : active_) active_paths_.push_back(flows_[f].links);
   sharing_.Share(active_paths_, &rates_);
+  int64_t queued = -1;  // the last wake-up queued here
   for (size_t i = 0; i < active_.size(); ++i) {
     Flow& flow = flows_[active_[i]];
     flow.rate = rates_[i];
     const double ns = flow.remaining / flow.rate;
     const int64_t end = now + static_cast<int64_t>(std::ceil(std::max(0.0, ns) - 1e-6));
-    // A second wake-up for it at the same time would change nothing.
+    // A second wake-up at the same time would change nothing: not for it,
+    // nor for the flows before it that end then too (a collective's ring
+    // edges, flows of equal size and share).
     if (end == flow.end_wakeup) continue;
     flow.end_wakeup = end;
+    if (end == queued) continue;
+    queued = end;
     flow_wakeups_.push(end);
   }
   flows_changed_ = false;
 }
 
-absl::StatusOr<SimResult> Engine::Run() {
+absl::Status Simulator::Engine::Run(const Schedule& schedule, const Network& network,
+                                    const CostModel& costs, ComputeSpeed speed,
+                                    SimResult* result) {
+  schedule_ = &schedule;
+  network_ = &network;
+  costs_ = &costs;
+  speed_ = std::move(speed);
   RETURN_IF_ERROR(Prepare());
   events_.Reserve(4 * ops_.size());  // room for the events in flight
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
@@ -527,7 +555,6 @@ absl::StatusOr<SimResult> Engine::Run() {
   }
   if (flows_changed_) ReshareFlows(0);
   int64_t now = 0;
-  std::vector<int> done_flows;
   while (!events_.empty() || !flow_wakeups_.empty()) {
     now = events_.empty()         ? flow_wakeups_.top()
           : flow_wakeups_.empty() ? events_.top().time
@@ -552,12 +579,12 @@ absl::StatusOr<SimResult> Engine::Run() {
       ++processed_;
     }
     // Flows done by now (their end, or a tie with it).
-    done_flows.clear();
+    done_flows_.clear();
     for (size_t i = 0; i < active_.size();) {
       Flow& flow = flows_[active_[i]];
       if (flow.remaining <= 1e-6 * std::max(1.0, flow.rate)) {
-        done_flows.push_back(flow.op);
-        for (int l : *flow.links) RemoveLinkFlow(l);
+        done_flows_.push_back(flow.op);
+        for (int l : *flow.links) RemoveLinkFlow(l, now);
         active_[i] = active_.back();
         active_.pop_back();
         flows_changed_ = true;
@@ -565,7 +592,7 @@ absl::StatusOr<SimResult> Engine::Run() {
         ++i;
       }
     }
-    for (int op : done_flows) {
+    for (int op : done_flows_) {
       if (--ops_[op].parts_left == 0) Finish(op, now);
     }
     if (flows_changed_) ReshareFlows(now);
@@ -575,8 +602,8 @@ absl::StatusOr<SimResult> Engine::Run() {
     std::vector<std::string> stuck;
     for (int i = 0; i < static_cast<int>(ops_.size()) && stuck.size() < 3; ++i) {
       if (ops_[i].end < 0) {
-        stuck.push_back(absl::StrFormat("op %d '%s'", schedule_.ops(i).id(),
-                                        schedule_.ops(i).name()));
+        stuck.push_back(absl::StrFormat("op %d '%s'", schedule_->ops(i).id(),
+                                        schedule_->ops(i).name()));
       }
     }
     return absl::FailedPreconditionError(absl::StrFormat(
@@ -586,13 +613,18 @@ absl::StatusOr<SimResult> Engine::Run() {
         ops_.size() - finished_, ops_.size(), absl::StrJoin(stuck, ", ")));
   }
 
-  SimResult result;
-  result.events = processed_;
-  Timeline& t = result.timeline;
+  Report(now, result);
+  return absl::OkStatus();
+}
+
+void Simulator::Engine::Report(int64_t now, SimResult* result) const {
+  result->events = processed_;
+  Timeline& t = result->timeline;
+  t.Clear();  // keeps its op intervals for reuse
   t.set_source(PREDICTED);
   t.set_producer("zosched sim");
-  t.set_schedule_name(schedule_.name());
-  t.set_cluster_name(schedule_.cluster().name());
+  t.set_schedule_name(schedule_->name());
+  t.set_cluster_name(schedule_->cluster().name());
   StepInterval* step = t.add_steps();
   step->set_step(0);
   step->set_start_ns(0);
@@ -600,38 +632,44 @@ absl::StatusOr<SimResult> Engine::Run() {
   t.mutable_ops()->Reserve(ops_.size());
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
     OpInterval* o = t.add_ops();
-    o->set_op_id(dense_ids_ ? i : schedule_.ops(i).id());
+    o->set_op_id(dense_ids_ ? i : schedule_->ops(i).id());
     o->set_device(ops_[i].device);
-    o->set_stream(*stream_names_[ops_[i].stream]);
+    *o->mutable_stream() = *stream_names_[ops_[i].stream];  // in place: cheaper than set_stream
     o->set_step(0);
     o->set_start_ns(ops_[i].start);
     o->set_end_ns(ops_[i].end);
   }
-  result.links.reserve(network_.links().size());
-  for (size_t l = 0; l < network_.links().size(); ++l) {
-    const SimLink& link = network_.links()[l];
-    LinkUsage u;
-    u.name = link.name;
-    u.link_class = link.link_class;
-    u.capacity_gbps = link.capacity;
+  const std::vector<SimLink>& links = network_->links();
+  result->links.resize(links.size());
+  for (size_t l = 0; l < links.size(); ++l) {
+    LinkUsage& u = result->links[l];
+    u.name = links[l].name;
+    u.link_class = links[l].link_class;
+    u.capacity_gbps = links[l].capacity;
     u.bytes = link_bytes_[l];
     u.busy_ns = link_busy_[l];
-    u.utilisation = now > 0 ? link_bytes_[l] / (link.capacity * now) : 0;
-    result.links.push_back(u);
+    u.utilisation = now > 0 ? link_bytes_[l] / (links[l].capacity * now) : 0;
   }
-  return result;
 }
 
-}  // namespace
+Simulator::Simulator() : engine_(std::make_unique<Engine>()) {}
 
-absl::StatusOr<SimResult> Simulate(const Schedule& schedule) {
+Simulator::~Simulator() = default;
+
+absl::Status Simulator::Simulate(const Schedule& schedule, SimResult* result) {
   ASSIGN_OR_RETURN(Network network, Network::Build(schedule.cluster()));
   ASSIGN_OR_RETURN(CostModel costs, CostModel::Build(schedule));
   std::vector<int> cluster_index;
   for (int d = 0; d < schedule.devices_size(); ++d) cluster_index.push_back(costs.ClusterIndex(d));
   ASSIGN_OR_RETURN(ComputeSpeed speed, ComputeSpeed::Build(schedule, cluster_index));
-  Engine engine(schedule, network, costs, std::move(speed));
-  return engine.Run();
+  return engine_->Run(schedule, network, costs, std::move(speed), result);
+}
+
+absl::StatusOr<SimResult> Simulate(const Schedule& schedule) {
+  Simulator simulator;
+  SimResult result;
+  RETURN_IF_ERROR(simulator.Simulate(schedule, &result));
+  return result;
 }
 
 }  // namespace zosched

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,15 +52,39 @@ struct SimResult {
   int64_t events = 0;            // events processed (for benchmarks)
 };
 
-// Simulates one step of `schedule` on its embedded cluster. The schedule
-// should have passed ValidateSchedule; the simulator re-checks only what it
-// needs to run.
-//
-// Errors: FailedPrecondition naming the figure when the cluster lacks one
-// that an op needs (no silent defaults), or when the schedule cannot finish
-// (ops that never become ready: a cycle or a collective a participant never
-// reaches), naming the first such ops; InvalidArgument for an op whose
-// device, stream or edge does not exist.
+// Simulates schedules one after another, keeping its working memory from
+// one simulation to the next (and reusing the result it writes), so that a
+// sweep's simulations stop allocating once warm. Each simulation depends on
+// its schedule alone: the same schedule gives the same result bit for bit,
+// whatever was simulated before. Not thread-safe: each thread that
+// simulates needs a Simulator of its own.
+class Simulator {
+ public:
+  Simulator();
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // Simulates one step of `schedule` on its embedded cluster into `*result`,
+  // replacing all of its contents (and reusing its memory: the Timeline's
+  // op intervals, the link usage). The schedule should have passed
+  // ValidateSchedule; the simulator re-checks only what it needs to run.
+  //
+  // Errors: FailedPrecondition naming the figure when the cluster lacks one
+  // that an op needs (no silent defaults), or when the schedule cannot
+  // finish (ops that never become ready: a cycle or a collective a
+  // participant never reaches), naming the first such ops; InvalidArgument
+  // for an op whose device, stream or edge does not exist. On an error
+  // `*result` holds no meaningful contents.
+  absl::Status Simulate(const Schedule& schedule, SimResult* result);
+
+ private:
+  class Engine;
+  std::unique_ptr<Engine> engine_;
+};
+
+// Simulator::Simulate with a Simulator of its own, for a one-off simulation:
+// the result of one step of `schedule`, or Simulator::Simulate's errors.
 absl::StatusOr<SimResult> Simulate(const Schedule& schedule);
 
 }  // namespace zosched

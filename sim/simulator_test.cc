@@ -265,6 +265,63 @@ TEST(Simulate, SameInputSameTimeline) {
   EXPECT_EQ(a->timeline.SerializeAsString(), b->timeline.SerializeAsString());
 }
 
+// One Simulator and one result for schedules of every size and mechanism in
+// turn (failing ones among them): each result is the one a fresh simulation
+// gives, whatever came before.
+TEST(Simulator, EachSimulationDependsOnItsScheduleAlone) {
+  Schedule big = Tiny(4, AllGather(4, 4000000, 10) + R"pb(
+    ops { id: 1 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 777777 } }
+    ops { id: 2 device: 0 stream: "h2d2" copy { direction: HOST_TO_DEVICE bytes: 333333 } }
+    ops { id: 3 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    edges { from: 1 to: 3 }
+  )pb");
+  Schedule shared_cores = Tiny(2, R"pb(
+    ops { id: 0 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 1 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
+    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
+  )pb");
+  shared_cores.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) {
+    shared_cores.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+    shared_cores.mutable_cluster()->mutable_devices(d)->set_compute_slowdown_under_comm(2);
+  }
+  Schedule cycle = Tiny(1, R"pb(
+    ops { id: 1 name: "a" device: 0 stream: "compute" compute { flops: 1 } }
+    ops { id: 2 name: "b" device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1 } }
+    edges { from: 2 to: 1 }
+    edges { from: 1 to: 2 }
+  )pb");
+  Schedule no_peak = Tiny(1, R"pb(
+    ops { id: 1 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
+    ops { id: 2 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000 } }
+  )pb");
+  no_peak.mutable_training()->set_compute_dtype(BF16);
+  Schedule small = Tiny(1, R"pb(
+    ops { id: 1 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000001 } }
+  )pb");
+
+  Simulator simulator;
+  SimResult result;
+  (*result.timeline.mutable_metadata())["left"] = "over";
+  for (const Schedule* s : {&big, &cycle, &shared_cores, &no_peak, &small, &big, &shared_cores}) {
+    const absl::Status status = simulator.Simulate(*s, &result);
+    const absl::StatusOr<SimResult> fresh = Simulate(*s);
+    ASSERT_EQ(status, fresh.status());
+    if (!status.ok()) continue;
+    EXPECT_EQ(result.timeline.SerializeAsString(), fresh->timeline.SerializeAsString());
+    EXPECT_EQ(result.events, fresh->events);
+    ASSERT_EQ(result.links.size(), fresh->links.size());
+    for (size_t l = 0; l < result.links.size(); ++l) {
+      EXPECT_EQ(result.links[l].name, fresh->links[l].name);
+      EXPECT_EQ(result.links[l].link_class, fresh->links[l].link_class);
+      EXPECT_EQ(result.links[l].capacity_gbps, fresh->links[l].capacity_gbps);
+      EXPECT_EQ(result.links[l].bytes, fresh->links[l].bytes);
+      EXPECT_EQ(result.links[l].busy_ns, fresh->links[l].busy_ns);
+      EXPECT_EQ(result.links[l].utilisation, fresh->links[l].utilisation);
+    }
+  }
+}
+
 // ZO2 on a 2-block toy model, lowered for real, against the schedule derived
 // by hand from each op's cost fields on the tiny cluster.
 TEST(Simulate, Zo2OnATwoBlockToyModelMatchesTheHandDerivedSchedule) {
