@@ -21,6 +21,8 @@
 // Needs Debian's python3-torch and an optimised BLAS for it
 // (libopenblas0-pthread; the reference BLAS is about 10x slower): the
 // program says so and exits 2 when `import torch` fails.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -108,6 +110,19 @@ absl::Status CheckFlags() {
   return CheckFlagRange("threads", absl::GetFlag(FLAGS_threads), 1, 256, "cores");
 }
 
+// The programs and files come from the runfiles, where `bazel run` starts
+// the benchmark.
+absl::Status CheckRunfiles() {
+  for (const char* path : {"runtime/train", kModel, kPeer}) {
+    if (access(path, R_OK) != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          path, " is not here: start the benchmark with bazel run "
+                "//experiments:torch_peer_benchmark"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckTorch(const std::string& log) {
   const absl::Status s =
       RunRuntimeProgram("python", {absl::GetFlag(FLAGS_python), "-c", "import torch"}, log);
@@ -128,6 +143,7 @@ absl::Status Run() {
   for (const char* pool : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
     setenv(pool, absl::StrCat(threads).c_str(), /*overwrite=*/1);
   }
+  RETURN_IF_ERROR(CheckRunfiles());
   RETURN_IF_ERROR(CheckTorch(out + "/import_torch.log"));
   std::printf("MeZO step, %s, batch %d x seq %d, %d thread(s); outputs in %s\n", kModel, kBatch,
               kSeq, threads, out.c_str());
