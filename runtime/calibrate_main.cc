@@ -60,6 +60,7 @@
 #include "runtime/host_store_layout.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
+#include "runtime/precise_sleep.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/cluster_validate.h"
@@ -261,6 +262,7 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
   std::vector<int32_t> words = {10, 11};
   ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
                    CpuBackend::Create(zo2, 0, words, host.get(), nullptr));
+  UsePreciseSleeps();  // as the runtime's copy streams sleep
   const Op* upload = nullptr;
   const Op* offload = nullptr;
   for (const Op& op : zo2.ops()) {

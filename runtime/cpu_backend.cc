@@ -15,6 +15,7 @@
 #include "runtime/host_store_layout.h"
 #include "runtime/nn/opt_forward.h"
 #include "runtime/nn/param_layout.h"
+#include "runtime/precise_sleep.h"
 #include "runtime/zo/zo_math.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
@@ -251,6 +252,11 @@ void CpuBackend::PrepareComputeThread(int member) const {
 
 void CpuBackend::PrepareStreamThread(const Stream& stream) {
   if (stream.kind() == COMPUTE) PrepareComputeThread(0);
+  // A throttled copy sleeps once, until its transfer is due: it should end
+  // then, not up to 50 µs later. (Polling threads keep the default slack,
+  // which lets the kernel batch their wake-ups: precise polls of waiting
+  // ranks take the cores computing ranks share.)
+  if (stream.kind() == H2D || stream.kind() == D2H) UsePreciseSleeps();
 }
 
 absl::Status CpuBackend::RunCopy(const Op& op) {

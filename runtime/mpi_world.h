@@ -20,10 +20,8 @@
 namespace zosched {
 
 // Initialises MPI for threads (once per process) and returns the world rank
-// and size. Also makes the calling thread's sleeps, and those of the
-// threads it starts afterwards, end when due (runtime/precise_sleep.h): the
-// polls of MPI waits and the testbed's throttled copies. Errors: Internal if
-// MPI cannot give at least MPI_THREAD_SERIALIZED.
+// and size. Errors: Internal if MPI cannot give at least
+// MPI_THREAD_SERIALIZED.
 absl::Status InitMpi(int* argc, char*** argv, int* rank, int* size);
 
 // Aborts every rank of the job with `code` after printing `message` (the
