@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "google/protobuf/arena.h"
 #include "schedule/lowering.h"
 #include "schedule/timeline_metrics.h"
 #include "sim/simulator.h"
@@ -23,6 +24,10 @@ namespace zosched {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// A configuration's arena grows from 64 KiB blocks to 1 MiB ones: a large
+// schedule takes a few dozen blocks.
+constexpr size_t kArenaStartBlockBytes = 64 << 10;
+constexpr size_t kArenaMaxBlockBytes = 1 << 20;
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -121,13 +126,20 @@ ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool p
   r.dollars_per_hour = member.price_per_gpu_hour * config.gpus;
 
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Schedule> schedule =
-      LowerSchedule(space.models[config.model], member.cluster, config.options);
+  // The schedule's thousands of small messages live on an arena, freed at
+  // once when the configuration is done.
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = kArenaStartBlockBytes;
+  arena_options.max_block_size = kArenaMaxBlockBytes;
+  google::protobuf::Arena arena(arena_options);
+  Schedule* schedule = google::protobuf::Arena::CreateMessage<Schedule>(&arena);
+  const absl::Status lowered =
+      LowerScheduleInto(space.models[config.model], member.cluster, config.options, schedule);
   r.lower_s = SecondsSince(start);
-  if (!schedule.ok()) {
-    const bool too_big = absl::IsResourceExhausted(schedule.status());
+  if (!lowered.ok()) {
+    const bool too_big = absl::IsResourceExhausted(lowered);
     r.state = too_big ? ConfigState::kDoesNotFit : ConfigState::kInvalid;
-    r.reason = std::string(schedule.status().message());
+    r.reason = std::string(lowered.message());
     return r;
   }
   FillMemory(*schedule, r);
