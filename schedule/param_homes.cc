@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
@@ -11,16 +10,18 @@
 namespace zosched {
 absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int device) {
   const int layers = schedule.model().num_layers();
-  absl::flat_hash_map<absl::string_view, int> buffer_index;
-  for (int b = 0; b < schedule.buffers_size(); ++b) buffer_index[schedule.buffers(b).name()] = b;
-  // The host stores this device uploads from.
-  absl::flat_hash_set<int> stores;
+  // The host stores this device uploads from: the buffers its H2D copies
+  // read (by name; names are unique).
+  absl::flat_hash_set<absl::string_view> sources;
   for (const Op& op : schedule.ops()) {
     if (op.device() != device || !op.has_copy() || op.copy().direction() != HOST_TO_DEVICE) {
       continue;
     }
-    auto it = buffer_index.find(op.copy().src().buffer());
-    if (it != buffer_index.end()) stores.insert(it->second);
+    sources.insert(op.copy().src().buffer());
+  }
+  absl::flat_hash_set<int> stores;
+  for (int b = 0; b < schedule.buffers_size() && !sources.empty(); ++b) {
+    if (sources.contains(schedule.buffers(b).name())) stores.insert(b);
   }
   DeviceParamHomes homes;
   homes.blocks.resize(layers);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -82,7 +83,7 @@ class HappensBefore {
       : lanes_(index.num_lanes),
         lane_of_node_(g.num_nodes),
         position_of_node_(g.num_nodes),
-        clock_(static_cast<size_t>(g.num_nodes) * lanes_, -1) {
+        clock_(new int[static_cast<size_t>(g.num_nodes) * lanes_]) {
     CHECK(static_cast<int>(g.topo_order.size()) == g.num_nodes);
     const int n = static_cast<int>(g.node_of_op.size());
     // A node's own ops, as (lane, position) pairs: node v's are
@@ -99,14 +100,24 @@ class HappensBefore {
       lane_of_node_[v] = lane;
       position_of_node_[v] = lane_length[lane]++;
     }
+    // A row is written by the first arc into its node (a copy) and merged
+    // with by the others; a node without arcs into it has every entry -1.
+    std::vector<char> reached(g.num_nodes, 0);
     std::vector<int> through(lanes_);  // u's clock with u's own ops
     for (int u : g.topo_order) {
+      if (!reached[u]) std::fill(Row(u), Row(u) + lanes_, -1);
       std::copy(Row(u), Row(u) + lanes_, through.begin());
       for (int k = own_begin[u]; k < own_begin[u + 1]; ++k) {
         through[own[k].first] = std::max(through[own[k].first], own[k].second);
       }
       for (int k = g.out_begin[u]; k < g.out_begin[u + 1]; ++k) {
-        int* to = Row(g.node_of_op[g.arcs[g.out_arcs[k]].to_op]);
+        const int v = g.node_of_op[g.arcs[g.out_arcs[k]].to_op];
+        int* to = Row(v);
+        if (!reached[v]) {
+          std::copy(through.begin(), through.end(), to);
+          reached[v] = 1;
+          continue;
+        }
         for (int l = 0; l < lanes_; ++l) to[l] = std::max(to[l], through[l]);
       }
     }
@@ -117,13 +128,13 @@ class HappensBefore {
   }
 
  private:
-  int* Row(int v) { return clock_.data() + static_cast<size_t>(v) * lanes_; }
-  const int* Row(int v) const { return clock_.data() + static_cast<size_t>(v) * lanes_; }
+  int* Row(int v) { return clock_.get() + static_cast<size_t>(v) * lanes_; }
+  const int* Row(int v) const { return clock_.get() + static_cast<size_t>(v) * lanes_; }
 
   int lanes_;
   std::vector<int> lane_of_node_;      // the lane of one op of each node
   std::vector<int> position_of_node_;  // that op's position in its lane
-  std::vector<int> clock_;             // node-major, -1 where no op of the lane
+  std::unique_ptr<int[]> clock_;       // node-major, -1 where no op of the lane
 };
 
 // ---------------------------------------------------------------------------
@@ -609,10 +620,10 @@ struct PieceAccess {
 // access once per piece it covers, sorted by (piece, rank, write): in a
 // piece, an op's reads come before its writes and before every access of a
 // node that comes later in topological order. `rank_of_node` inverts
-// Graph::topo_order. Reuses `boundaries` and `pieces` as storage.
+// Graph::topo_order. Reuses `boundaries` and `keys` as storage.
 void CutIntoPieces(const std::vector<Access>& accesses, const Graph& g,
                    const std::vector<int>& rank_of_node, std::vector<int64_t>* boundaries,
-                   std::vector<PieceAccess>* pieces) {
+                   std::vector<uint64_t>* keys, std::vector<PieceAccess>* pieces) {
   boundaries->clear();
   for (const Access& a : accesses) {
     boundaries->push_back(a.offset);
@@ -620,18 +631,24 @@ void CutIntoPieces(const std::vector<Access>& accesses, const Graph& g,
   }
   std::sort(boundaries->begin(), boundaries->end());
   boundaries->erase(std::unique(boundaries->begin(), boundaries->end()), boundaries->end());
-  pieces->clear();
+  // Each piece access as one integer that sorts as (piece, rank, write);
+  // the rank gives the node back.
+  keys->clear();
   for (const Access& a : accesses) {
-    const int node = g.node_of_op[a.op];
+    const uint64_t rank = rank_of_node[g.node_of_op[a.op]];
     const int first = static_cast<int>(
         std::lower_bound(boundaries->begin(), boundaries->end(), a.offset) - boundaries->begin());
     for (int p = first; (*boundaries)[p] < a.end; ++p) {
-      pieces->push_back({p, rank_of_node[node], node, a.write});
+      keys->push_back(static_cast<uint64_t>(p) << 32 | rank << 1 | (a.write ? 1 : 0));
     }
   }
-  std::sort(pieces->begin(), pieces->end(), [](const PieceAccess& a, const PieceAccess& b) {
-    return std::tie(a.piece, a.rank, a.write) < std::tie(b.piece, b.rank, b.write);
-  });
+  std::sort(keys->begin(), keys->end());
+  pieces->clear();
+  pieces->reserve(keys->size());
+  for (const uint64_t key : *keys) {
+    const int rank = static_cast<int>((key & 0xffffffffu) >> 1);
+    pieces->push_back({static_cast<int>(key >> 32), rank, g.topo_order[rank], (key & 1) != 0});
+  }
 }
 
 // Per buffer, its accesses cut into pieces (CutIntoPieces).
@@ -640,8 +657,9 @@ std::vector<std::vector<PieceAccess>> PiecesOfBuffers(const Index& index, const 
   for (int k = 0; k < g.num_nodes; ++k) rank_of_node[g.topo_order[k]] = k;
   std::vector<std::vector<PieceAccess>> pieces(index.accesses.size());
   std::vector<int64_t> boundaries;
+  std::vector<uint64_t> keys;
   for (size_t b = 0; b < index.accesses.size(); ++b) {
-    CutIntoPieces(index.accesses[b], g, rank_of_node, &boundaries, &pieces[b]);
+    CutIntoPieces(index.accesses[b], g, rank_of_node, &boundaries, &keys, &pieces[b]);
   }
   return pieces;
 }
