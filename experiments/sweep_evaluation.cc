@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <queue>
 #include <thread>
 #include <utility>
@@ -215,11 +216,22 @@ std::vector<ConfigResult> EvaluateSweep(const SweepSpace& space,
   const int total = static_cast<int>(space.configs.size());
   std::vector<ConfigResult> results(total);
   BestScores best(space.sweep.best());
+  // The largest schedules first (devices × layers: validation grows faster
+  // than linearly in the devices), so that no thread is left with a large
+  // one at the end while the others idle.
+  std::vector<int> order(total);
+  std::iota(order.begin(), order.end(), 0);
+  auto size = [&](int i) {
+    return static_cast<int64_t>(space.configs[i].gpus) *
+           space.models[space.configs[i].model].num_layers();
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return size(a) > size(b); });
   std::atomic<int> next{0};
   std::mutex progress_mu;
   int done = 0;
   auto work = [&] {
-    for (int i = next++; i < total; i = next++) {
+    for (int k = next++; k < total; k = next++) {
+      const int i = order[k];
       results[i] = Evaluate(space, space.configs[i], options.prune, best);
       std::lock_guard<std::mutex> lock(progress_mu);
       ++done;
