@@ -348,7 +348,7 @@ const Op* FirstOrderLowering::GatherBlock(int r, int b, int g, const std::string
   Op* gather = AddCollective(r, kGather, absl::StrCat("all-gather block ", b, " ", why), ALL_GATHER,
                              absl::StrCat("all-gather block ", b, " ", why),
                              Range(Buf(r, kParams), u.shard_at * p_, u.chunk * p_),
-                             Range(slot.buffer, 0, u.padded * p_));
+                             Range(*slot.buffer, 0, u.padded * p_));
   ScheduleBuilder::Reads(gather, Range(Buf(r, kParams), u.shard_at * p_, OwnedCount(u, r) * p_));
   ScheduleBuilder::Writes(gather, slot);
   builder_.AddEdge(slot_user_[g % 2], gather);
@@ -369,7 +369,7 @@ void FirstOrderLowering::LowerDevice(int r) {
       const Unit& u = units_[unit];
       if (GathersBlocks() && u.part == DECODER_BLOCK) continue;
       const ByteRange recv = GathersBlocks()
-                                 ? Range(ComputeParams(r, unit, 0).range.buffer, 0, u.padded * p_)
+                                 ? Range(*ComputeParams(r, unit, 0).range.buffer, 0, u.padded * p_)
                                  : Range(Buf(r, kParams), u.full_at * p_, u.padded * p_);
       const ByteRange send =
           GathersBlocks() ? Range(Buf(r, kParams), u.shard_at * p_, u.chunk * p_)
@@ -379,14 +379,14 @@ void FirstOrderLowering::LowerDevice(int r) {
                         ALL_GATHER, "all-gather " + u.Name(), send, recv);
       const int64_t own = OwnedCount(u, r);
       if (own > 0) {
-        ScheduleBuilder::Reads(gather, Range(send.buffer, send.offset_bytes, own * p_));
+        ScheduleBuilder::Reads(gather, Range(*send.buffer, send.offset_bytes, own * p_));
       }
       for (int i = 0; i < n_; ++i) {
         if (!GathersBlocks() && i == r) continue;  // in place: its own chunk is there
         const int64_t count = OwnedCount(u, i);
         if (count > 0) {
           ScheduleBuilder::Writes(
-              gather, Range(recv.buffer, recv.offset_bytes + OwnedFirst(u, i) * p_, count * p_));
+              gather, Range(*recv.buffer, recv.offset_bytes + OwnedFirst(u, i) * p_, count * p_));
         }
       }
       params_ready_[unit] = gather;
@@ -445,7 +445,7 @@ void FirstOrderLowering::Forward(int r, int m) {
     const ByteRange table = embedding.range;
     const ParamRange lm_head =
         Params(EMBEDDING_PART, 0, 0, TokenTableElements(model_),
-               Range(table.buffer, table.offset_bytes, TokenTableElements(model_) * p_));
+               Range(*table.buffer, table.offset_bytes, TokenTableElements(model_) * p_));
     Set(lm_head, c->mutable_lm_head());
     ScheduleBuilder::Reads(loss, lm_head.range);
   }
@@ -494,13 +494,13 @@ void FirstOrderLowering::Backward(int r, int m) {
       const ByteRange table = ComputeParams(r, emb, 0).range;
       const ParamRange lm_head =
           Params(EMBEDDING_PART, 0, 0, TokenTableElements(model_),
-                 Range(table.buffer, table.offset_bytes, TokenTableElements(model_) * p_));
+                 Range(*table.buffer, table.offset_bytes, TokenTableElements(model_) * p_));
       Set(lm_head, c->mutable_lm_head());
       ScheduleBuilder::Reads(hb, lm_head.range);
       // The token table's gradient: the start of the embedding's.
       const ByteRange out = GradientOut(r, emb);
       const ByteRange table_grad =
-          Range(out.buffer, out.offset_bytes, TokenTableElements(model_) * kGradBytes);
+          Range(*out.buffer, out.offset_bytes, TokenTableElements(model_) * kGradBytes);
       if (accumulates) ScheduleBuilder::Reads(hb, table_grad);
       ScheduleBuilder::Writes(hb, table_grad);
       claim(hb, emb);
@@ -556,7 +556,7 @@ void FirstOrderLowering::Backward(int r, int m) {
     if (m > 0 && !Sharded()) {
       ScheduleBuilder::Reads(eb, gradients);
     } else if (model_.tied_lm_head()) {  // the head wrote the token table's part
-      ScheduleBuilder::Reads(eb, Range(gradients.buffer, gradients.offset_bytes,
+      ScheduleBuilder::Reads(eb, Range(*gradients.buffer, gradients.offset_bytes,
                                        TokenTableElements(model_) * kGradBytes));
     }
     ScheduleBuilder::Writes(eb, gradients);
@@ -581,9 +581,9 @@ void FirstOrderLowering::ReduceUnit(int r, size_t unit, int m, const Op* produce
         Range(Buf(r, kGradients), (u.full_at + r * u.chunk) * kGradBytes, u.chunk * kGradBytes);
     Op* rs = AddCollective(r, kCollective, "reduce-scatter " + u.Name(), REDUCE_SCATTER,
                            "reduce-scatter " + u.Name(), send, recv);
-    ScheduleBuilder::Reads(rs, Range(send.buffer, send.offset_bytes, u.elements * kGradBytes));
+    ScheduleBuilder::Reads(rs, Range(*send.buffer, send.offset_bytes, u.elements * kGradBytes));
     if (OwnedCount(u, r) > 0) {
-      ScheduleBuilder::Writes(rs, Range(recv.buffer, (u.full_at + OwnedFirst(u, r)) * kGradBytes,
+      ScheduleBuilder::Writes(rs, Range(*recv.buffer, (u.full_at + OwnedFirst(u, r)) * kGradBytes,
                                         OwnedCount(u, r) * kGradBytes));
     }
     builder_.AddEdge(producer, rs);
@@ -592,17 +592,17 @@ void FirstOrderLowering::ReduceUnit(int r, size_t unit, int m, const Op* produce
   }
   // ZERO_2 / ZERO_3: every micro-batch, from the bucket region.
   const ByteRange region = GradientOut(r, unit);
-  const ByteRange send = Range(region.buffer, region.offset_bytes, u.padded * kGradBytes);
+  const ByteRange send = Range(*region.buffer, region.offset_bytes, u.padded * kGradBytes);
   const ByteRange recv =
       m == 0 ? Range(Buf(r, kGradients), u.shard_at * kGradBytes, u.chunk * kGradBytes)
-             : Range(region.buffer, region.offset_bytes + r * u.chunk * kGradBytes,
+             : Range(*region.buffer, region.offset_bytes + r * u.chunk * kGradBytes,
                      u.chunk * kGradBytes);
   Op* rs = AddCollective(r, kCollective, "reduce-scatter " + u.Name() + mb, REDUCE_SCATTER,
                          "reduce-scatter " + u.Name() + mb, send, recv);
   ScheduleBuilder::Reads(rs, region);
   const int64_t own = OwnedCount(u, r);
   if (own > 0)
-    ScheduleBuilder::Writes(rs, Range(recv.buffer, recv.offset_bytes, own * kGradBytes));
+    ScheduleBuilder::Writes(rs, Range(*recv.buffer, recv.offset_bytes, own * kGradBytes));
   builder_.AddEdge(producer, rs);
   if (m == 0 || own == 0) {
     region_free_[RegionKey(unit)] = rs;
@@ -629,7 +629,7 @@ void FirstOrderLowering::FlushAccumulates(int r, size_t keep) {
     Set(Params(u.part, u.block, OwnedFirst(u, r), own, shard), c->mutable_params());
     const ByteRange region = GradientOut(r, unit);
     const ByteRange bucket =
-        Range(region.buffer, region.offset_bytes + r * u.chunk * kGradBytes, own * kGradBytes);
+        Range(*region.buffer, region.offset_bytes + r * u.chunk * kGradBytes, own * kGradBytes);
     const ByteRange gradients =
         Range(Buf(r, kGradients), u.shard_at * kGradBytes, own * kGradBytes);
     Set(bucket, c->mutable_bucket());

@@ -363,7 +363,7 @@ void OpLowering::LowerHeadLosses(const DevicePlan& plan) {
     const ParamRange embedding = ResidentPart(plan, EMBEDDING_PART);
     const int64_t table = TokenTableElements(model_);
     lm_head = Params(EMBEDDING_PART, 0, 0, table,
-                     Range(embedding.range.buffer, embedding.range.offset_bytes, table * cb_));
+                     Range(*embedding.range.buffer, embedding.range.offset_bytes, table * cb_));
   }
   const ByteRange perturbed = PerturbedFor(plan, HEAD_LOSS);
   const ByteRange workspace = WorkspaceFor(plan, HEAD_LOSS);

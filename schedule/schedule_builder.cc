@@ -5,7 +5,7 @@
 namespace zosched {
 
 void Set(const ByteRange& range, BufferRange* out) {
-  out->set_buffer(range.buffer.data(), range.buffer.size());
+  out->set_buffer(*range.buffer);
   out->set_offset_bytes(range.offset_bytes);
   out->set_size_bytes(range.size_bytes);
 }

@@ -11,24 +11,24 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/strings/string_view.h"
 #include "models/model.pb.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
 
 // Bytes [offset_bytes, offset_bytes + size_bytes) of the buffer named
-// `buffer`. The name is borrowed: the string it views must outlive the value.
+// `*buffer`. The name is borrowed: it must outlive the value.
 struct ByteRange {
-  absl::string_view buffer;
+  const std::string* buffer = nullptr;
   int64_t offset_bytes = 0;
   int64_t size_bytes = 0;
 };
 
 // Bytes [offset, offset + size) of `buffer`.
-inline ByteRange Range(absl::string_view buffer, int64_t offset_bytes, int64_t size_bytes) {
-  return ByteRange{buffer, offset_bytes, size_bytes};
+inline ByteRange Range(const std::string& buffer, int64_t offset_bytes, int64_t size_bytes) {
+  return ByteRange{&buffer, offset_bytes, size_bytes};
 }
+ByteRange Range(std::string&& buffer, int64_t offset_bytes, int64_t size_bytes) = delete;
 
 // Elements [first, first + count) of `part` (block `block`), stored in `range`.
 struct ParamRange {

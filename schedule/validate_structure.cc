@@ -634,10 +634,10 @@ void CutIntoPieces(const std::vector<Access>& accesses, const Graph& g,
   // Each piece access as one integer that sorts as (piece, rank, write);
   // the rank gives the node back.
   keys->clear();
+  int first = 0;  // the piece an access starts at: accesses come by offset
   for (const Access& a : accesses) {
     const uint64_t rank = rank_of_node[g.node_of_op[a.op]];
-    const int first = static_cast<int>(
-        std::lower_bound(boundaries->begin(), boundaries->end(), a.offset) - boundaries->begin());
+    while ((*boundaries)[first] < a.offset) ++first;
     for (int p = first; (*boundaries)[p] < a.end; ++p) {
       keys->push_back(static_cast<uint64_t>(p) << 32 | rank << 1 | (a.write ? 1 : 0));
     }
