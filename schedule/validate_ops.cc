@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -176,9 +175,16 @@ class OpChecker {
     RETURN_IF_ERROR(CheckDataflow());
     if (first_order_) return absl::OkStatus();
     ASSIGN_OR_RETURN(const std::vector<LossLayout> layouts, AllLossLayouts(s_));
+    std::vector<std::vector<const Op*>> gradients(s_.devices_size());  // in op order
+    for (const Op& op : s_.ops()) {
+      if (op.has_compute() && op.compute().kind() == PROJECTED_GRADIENT) {
+        gradients[op.device()].push_back(&op);
+      }
+    }
+    const std::vector<absl::StatusOr<DeviceParamHomes>> homes = AllParamHomes(s_);
     for (int d = 0; d < s_.devices_size(); ++d) {
-      RETURN_IF_ERROR(CheckLosses(d, layouts[d]));
-      RETURN_IF_ERROR(FindParamHomes(s_, d).status());
+      RETURN_IF_ERROR(CheckLosses(d, layouts[d], gradients[d]));
+      RETURN_IF_ERROR(homes[d].status());
     }
     return absl::OkStatus();
   }
@@ -215,7 +221,9 @@ class OpChecker {
   absl::Status CheckCopy(const Op& op);
   absl::Status CheckCollective(const Op& op);
   absl::Status CheckDataflow();
-  absl::Status CheckLosses(int device, const LossLayout& layout);
+  // `gradients`: the device's PROJECTED_GRADIENT ops, in op order.
+  absl::Status CheckLosses(int device, const LossLayout& layout,
+                           const std::vector<const Op*>& gradients);
 
   const Schedule& s_;
   const ModelSpec& model_;
@@ -841,9 +849,10 @@ absl::Status OpChecker::CheckDataflow() {
     const Op* last;
   };
   // Per device: elements of each (part, block) updated so far in the step.
-  std::vector<std::map<std::pair<int, int>, std::vector<std::pair<int64_t, int64_t>>>> updated(
+  std::vector<absl::flat_hash_map<std::pair<int, int>, std::vector<std::pair<int64_t, int64_t>>>>
+      updated(s_.devices_size());
+  std::vector<absl::flat_hash_map<std::pair<absl::string_view, int64_t>, Path>> paths(
       s_.devices_size());
-  std::vector<std::map<std::tuple<absl::string_view, int64_t>, Path>> paths(s_.devices_size());
   for (const Op& op : s_.ops()) {
     if (!op.has_compute()) continue;
     const ComputeOp& c = op.compute();
@@ -862,8 +871,8 @@ absl::Status OpChecker::CheckDataflow() {
       continue;
     }
     if (!IsForward(c.kind())) continue;
-    const auto key = std::make_tuple(absl::string_view(c.activations().buffer()),
-                                     c.activations().offset_bytes());
+    const std::pair<absl::string_view, int64_t> key(c.activations().buffer(),
+                                                    c.activations().offset_bytes());
     auto& device_paths = paths[op.device()];
     if (c.kind() == EMBED) {
       device_paths[key] = {c.sign(), c.first_example(), c.examples(), 0, &op};
@@ -901,22 +910,17 @@ absl::Status OpChecker::CheckDataflow() {
   return absl::OkStatus();
 }
 
-absl::Status OpChecker::CheckLosses(int device, const LossLayout& layout) {
-  const Op* gradient = nullptr;
-  for (const Op& op : s_.ops()) {
-    if (op.device() != device || !op.has_compute() || op.compute().kind() != PROJECTED_GRADIENT) {
-      continue;
-    }
-    if (gradient != nullptr) {
-      return InvalidArgument("device %d has two PROJECTED_GRADIENT ops, %s and %s; expected one per step",
-                     device, DescribeOp(*gradient), DescribeOp(op));
-    }
-    gradient = &op;
+absl::Status OpChecker::CheckLosses(int device, const LossLayout& layout,
+                                    const std::vector<const Op*>& gradients) {
+  if (gradients.size() > 1) {
+    return InvalidArgument("device %d has two PROJECTED_GRADIENT ops, %s and %s; expected one per step",
+                   device, DescribeOp(*gradients[0]), DescribeOp(*gradients[1]));
   }
-  if (gradient == nullptr) {
+  if (gradients.empty()) {
     return InvalidArgument("device %d has no PROJECTED_GRADIENT op; every device computes g each step",
                    device);
   }
+  const Op* gradient = gradients[0];
   const BufferRange& read = gradient->compute().losses();
   const std::string& name = s_.buffers(layout.buffer).name();
   for (const std::vector<int64_t>* side : {&layout.plus, &layout.minus}) {
