@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
@@ -19,7 +19,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "base/check.h"
 #include "google/protobuf/arena.h"
 #include "schedule/lowering.h"
 #include "schedule/timeline_metrics.h"
@@ -39,19 +38,22 @@ constexpr size_t kScheduleBlockBytes = 16 << 20;
 constexpr size_t kHugePageBytes = 2 << 20;
 constexpr size_t kArenaMaxBlockBytes = 1 << 20;
 
-struct FreeDeleter {
-  void operator()(char* p) const { std::free(p); }
-};
-using ScheduleBlock = std::unique_ptr<char, FreeDeleter>;
-
-ScheduleBlock NewScheduleBlock() {
-  ScheduleBlock block(static_cast<char*>(std::aligned_alloc(kHugePageBytes, kScheduleBlockBytes)));
-  CHECK(block != nullptr) << "out of memory for a " << kScheduleBlockBytes << "-byte block";
+// One thread's kScheduleBlockBytes, aligned to a huge page.
+class ScheduleBlock {
+ public:
+  ScheduleBlock() : memory_(new char[kScheduleBlockBytes + kHugePageBytes]) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(memory_.get());
+    block_ = memory_.get() + (kHugePageBytes - at % kHugePageBytes) % kHugePageBytes;
 #ifdef MADV_HUGEPAGE
-  madvise(block.get(), kScheduleBlockBytes, MADV_HUGEPAGE);  // advice: its failure is harmless
+    madvise(block_, kScheduleBlockBytes, MADV_HUGEPAGE);  // advice: its failure is harmless
 #endif
-  return block;
-}
+  }
+  char* get() const { return block_; }
+
+ private:
+  std::unique_ptr<char[]> memory_;
+  char* block_;
+};
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -255,7 +257,7 @@ std::vector<ConfigResult> EvaluateSweep(const SweepSpace& space,
   std::mutex progress_mu;
   int done = 0;
   auto work = [&] {
-    const ScheduleBlock schedule_block = NewScheduleBlock();
+    const ScheduleBlock schedule_block;
     for (int k = next++; k < total; k = next++) {
       const int i = order[k];
       results[i] = Evaluate(space, space.configs[i], options.prune, best, schedule_block.get());
