@@ -52,7 +52,9 @@ struct EvaluationOptions {
 };
 
 // Evaluates every configuration of `space`, results in configuration order
-// (whatever the thread count). With `prune`, a configuration is not
+// (whatever the thread count; the threads take the configurations with the
+// most devices × layers first, so that a large one does not finish alone
+// at the end). With `prune`, a configuration is not
 // simulated when its optimistic objective (from StepFloorNs) is worse than
 // the `best`-th best found so far, or it cannot meet a constraint; the best
 // `best` configurations are the same as without pruning.

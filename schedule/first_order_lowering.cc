@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -19,6 +20,27 @@ constexpr char kCompute[] = "compute";
 constexpr char kCollective[] = "collective";
 constexpr char kGather[] = "gather";
 constexpr int64_t kGradBytes = 4;  // FP32 gradients
+
+// A device's buffers; device r's is named "d<r>/" + its kBufferNames entry.
+enum DeviceBuffer {
+  kParams,
+  kGradients,
+  kOptimizer,
+  kMaster,
+  kAct,
+  kSaved,
+  kRecompute,
+  kBucket,
+  kGathered0,
+  kGathered1,
+  kGatheredEmbedding,
+  kGatheredHead,
+  kDeviceBuffers,
+};
+constexpr const char* kBufferNames[kDeviceBuffers] = {
+    "params",    "gradients", "optimizer", "master",    "act",                "saved",
+    "recompute", "bucket",    "gathered0", "gathered1", "gathered-embedding", "gathered-head",
+};
 
 // One sharding unit: the embedding part, a decoder block or the head part.
 struct Unit {
@@ -72,6 +94,11 @@ class FirstOrderLowering {
     add(EMBEDDING_PART, 0);
     for (int b = 0; b < layers_; ++b) add(DECODER_BLOCK, b);
     add(HEAD_PART, 0);
+    buffer_names_.reserve(n_ * kDeviceBuffers);
+    for (int r = 0; r < n_; ++r) {
+      for (const char* name : kBufferNames)
+        buffer_names_.push_back(absl::StrCat("d", r, "/", name));
+    }
   }
 
   void Run() {
@@ -102,7 +129,9 @@ class FirstOrderLowering {
     return std::min(u.elements, (r + 1) * u.chunk) - OwnedFirst(u, r);
   }
   int64_t OwnedAt(size_t unit, int r) const;  // element offset in optimizer/master
-  std::string Buf(int r, const char* name) const { return absl::StrCat("d", r, "/", name); }
+  const std::string& Buf(int r, DeviceBuffer b) const {
+    return buffer_names_[r * kDeviceBuffers + b];
+  }
   std::string MicroBatchName(const std::string& name, int m) const {
     return micro_batches_ == 1 ? name : absl::StrCat(name, " mb ", m);
   }
@@ -123,15 +152,15 @@ class FirstOrderLowering {
   void OptimizerSteps(int r);
 
   // Where compute reads unit u's parameters (for ZERO_3 blocks: gather g's slot).
-  ParamOperand ComputeParams(int r, size_t unit, int gather) const;
+  ParamRange ComputeParams(int r, size_t unit, int gather) const;
   // Where the backward writes unit u's gradient (the whole unit).
-  BufferRange GradientOut(int r, size_t unit) const;
+  ByteRange GradientOut(int r, size_t unit) const;
   // The bucket region (ZERO_2/3) of unit u's full gradient; "" key when none.
   std::string RegionKey(size_t unit) const;
-  BufferRange OwnedGradient(int r, size_t unit) const;
-  Op* AddCompute(int r, const std::string& name, ComputeKind kind, int m);
-  Op* AddCollective(int r, const char* stream, const std::string& name, CollectiveKind kind,
-                    const std::string& key, const BufferRange& send, const BufferRange& recv);
+  ByteRange OwnedGradient(int r, size_t unit) const;
+  Op* AddCompute(int r, std::string name, ComputeKind kind, int m);
+  Op* AddCollective(int r, const char* stream, std::string name, CollectiveKind kind,
+                    const std::string& key, const ByteRange& send, const ByteRange& recv);
   void Finish(Op* op) const;
   // ZERO_3: the all-gather of block b into slot g % 2, after the slot's last user.
   const Op* GatherBlock(int r, int b, int g, const std::string& why);
@@ -152,6 +181,7 @@ class FirstOrderLowering {
   Schedule* schedule_;
   ScheduleBuilder builder_;
   std::vector<Unit> units_;
+  std::vector<std::string> buffer_names_;  // Buf
   const LinkClass link_;  // of the collectives: the peer domain's, else PCIe
 
   // Per-device state while lowering it.
@@ -189,7 +219,7 @@ void FirstOrderLowering::PlanMemory(int r) {
   const DType pd = t_.host_dtype(), cd = t_.compute_dtype();
   const bool shard_params = GathersBlocks();
   Buffer* params =
-      builder_.AddBuffer(Buf(r, "params"), RESIDENT_PARAMS, r, "",
+      builder_.AddBuffer(Buf(r, kParams), RESIDENT_PARAMS, r, "",
                          (shard_params ? ShardTotal() : FullElements()) * p_, pd, true);
   for (const Unit& u : units_) {
     const int64_t count = shard_params ? OwnedCount(u, r) : u.elements;
@@ -198,22 +228,22 @@ void FirstOrderLowering::PlanMemory(int r) {
     *placed = Placement(u.part, u.block, count, (shard_params ? u.shard_at : u.full_at) * p_);
     placed->set_first_element(shard_params ? OwnedFirst(u, r) : 0);
   }
-  builder_.AddBuffer(Buf(r, "gradients"), GRADIENTS, r, "",
+  builder_.AddBuffer(Buf(r, kGradients), GRADIENTS, r, "",
                      (Sharded() ? ShardTotal() : FullElements()) * kGradBytes, FP32, false);
   const int64_t owned = OwnedAt(units_.size(), r);
-  builder_.AddBuffer(Buf(r, "optimizer"), OPTIMIZER_STATE, r, "", owned * 8, FP32, true);
+  builder_.AddBuffer(Buf(r, kOptimizer), OPTIMIZER_STATE, r, "", owned * 8, FP32, true);
   if (pd != FP32)
-    builder_.AddBuffer(Buf(r, "master"), MASTER_WEIGHTS, r, "", owned * 4, FP32, true);
+    builder_.AddBuffer(Buf(r, kMaster), MASTER_WEIGHTS, r, "", owned * 4, FP32, true);
   const int64_t tokens = static_cast<int64_t>(t_.micro_batch_size()) * t_.seq_len();
-  builder_.AddBuffer(Buf(r, "act"), ACTIVATIONS, r, "", tokens * model_.hidden_size() * c_, cd,
+  builder_.AddBuffer(Buf(r, kAct), ACTIVATIONS, r, "", tokens * model_.hidden_size() * c_, cd,
                      false);
   builder_.AddBuffer(
-      Buf(r, "saved"), SAVED_ACTIVATIONS, r, "",
+      Buf(r, kSaved), SAVED_ACTIVATIONS, r, "",
       layers_ * block_saved_ + HeadSavedBytes(model_, t_.micro_batch_size(), t_.seq_len()), cd,
       false);
   if (o_.recompute) {
     builder_.AddBuffer(
-        Buf(r, "recompute"), WORKSPACE, r, "",
+        Buf(r, kRecompute), WORKSPACE, r, "",
         BlockRecomputeBytes(model_, t_.micro_batch_size(), t_.seq_len(), o_.flash_attention), cd,
         false);
   }
@@ -221,31 +251,31 @@ void FirstOrderLowering::PlanMemory(int r) {
   if (Sharded()) {
     // Two block slots, then the embedding's and the head's full gradients.
     builder_.AddBuffer(
-        Buf(r, "bucket"), COMM_BUCKET, r, "",
+        Buf(r, kBucket), COMM_BUCKET, r, "",
         (2 * block_padded + units_[EmbeddingUnit()].padded + units_[HeadUnit()].padded) *
             kGradBytes,
         FP32, false);
   }
   if (shard_params) {
-    for (const char* name : {"gathered0", "gathered1"}) {
-      builder_.AddBuffer(Buf(r, name), BLOCK_SLOT, r, "", block_padded * p_, pd, false);
+    for (DeviceBuffer slot : {kGathered0, kGathered1}) {
+      builder_.AddBuffer(Buf(r, slot), BLOCK_SLOT, r, "", block_padded * p_, pd, false);
     }
-    builder_.AddBuffer(Buf(r, "gathered-embedding"), BLOCK_SLOT, r, "",
+    builder_.AddBuffer(Buf(r, kGatheredEmbedding), BLOCK_SLOT, r, "",
                        units_[EmbeddingUnit()].padded * p_, pd, false);
-    builder_.AddBuffer(Buf(r, "gathered-head"), BLOCK_SLOT, r, "", units_[HeadUnit()].padded * p_,
+    builder_.AddBuffer(Buf(r, kGatheredHead), BLOCK_SLOT, r, "", units_[HeadUnit()].padded * p_,
                        pd, false);
   }
 }
 
-ParamOperand FirstOrderLowering::ComputeParams(int r, size_t unit, int gather) const {
+ParamRange FirstOrderLowering::ComputeParams(int r, size_t unit, int gather) const {
   const Unit& u = units_[unit];
   if (!GathersBlocks()) {
     return Params(u.part, u.block, 0, u.elements,
-                  Range(Buf(r, "params"), u.full_at * p_, u.elements * p_));
+                  Range(Buf(r, kParams), u.full_at * p_, u.elements * p_));
   }
-  const std::string slot = u.part == DECODER_BLOCK ? Buf(r, gather % 2 ? "gathered1" : "gathered0")
-                           : u.part == EMBEDDING_PART ? Buf(r, "gathered-embedding")
-                                                      : Buf(r, "gathered-head");
+  const std::string& slot = u.part == DECODER_BLOCK ? Buf(r, gather % 2 ? kGathered1 : kGathered0)
+                            : u.part == EMBEDDING_PART ? Buf(r, kGatheredEmbedding)
+                                                       : Buf(r, kGatheredHead);
   return Params(u.part, u.block, 0, u.elements, Range(slot, 0, u.elements * p_));
 }
 
@@ -255,10 +285,10 @@ std::string FirstOrderLowering::RegionKey(size_t unit) const {
   return u.block % 2 ? "slot1" : "slot0";
 }
 
-BufferRange FirstOrderLowering::GradientOut(int r, size_t unit) const {
+ByteRange FirstOrderLowering::GradientOut(int r, size_t unit) const {
   const Unit& u = units_[unit];
   if (!Sharded())
-    return Range(Buf(r, "gradients"), u.full_at * kGradBytes, u.elements * kGradBytes);
+    return Range(Buf(r, kGradients), u.full_at * kGradBytes, u.elements * kGradBytes);
   const int64_t block_padded = units_[BlockUnit(0)].padded;
   int64_t at = 0;
   if (u.part == DECODER_BLOCK) {
@@ -266,20 +296,20 @@ BufferRange FirstOrderLowering::GradientOut(int r, size_t unit) const {
   } else {
     at = 2 * block_padded + (u.part == HEAD_PART ? units_[EmbeddingUnit()].padded : 0);
   }
-  return Range(Buf(r, "bucket"), at * kGradBytes, u.elements * kGradBytes);
+  return Range(Buf(r, kBucket), at * kGradBytes, u.elements * kGradBytes);
 }
 
-BufferRange FirstOrderLowering::OwnedGradient(int r, size_t unit) const {
+ByteRange FirstOrderLowering::OwnedGradient(int r, size_t unit) const {
   const Unit& u = units_[unit];
   const int64_t count = OwnedCount(u, r);
-  if (Sharded()) return Range(Buf(r, "gradients"), u.shard_at * kGradBytes, count * kGradBytes);
+  if (Sharded()) return Range(Buf(r, kGradients), u.shard_at * kGradBytes, count * kGradBytes);
   const int64_t first = ShardsOptimizer(kind_) ? OwnedFirst(u, r) : 0;
-  return Range(Buf(r, "gradients"), (u.full_at + first) * kGradBytes,
+  return Range(Buf(r, kGradients), (u.full_at + first) * kGradBytes,
                (ShardsOptimizer(kind_) ? count : u.elements) * kGradBytes);
 }
 
-Op* FirstOrderLowering::AddCompute(int r, const std::string& name, ComputeKind kind, int m) {
-  Op* op = builder_.AddOp(r, kCompute, name);
+Op* FirstOrderLowering::AddCompute(int r, std::string name, ComputeKind kind, int m) {
+  Op* op = builder_.AddOp(r, kCompute, std::move(name));
   ComputeOp* c = op->mutable_compute();
   c->set_kind(kind);
   if (m >= 0) {
@@ -296,29 +326,30 @@ void FirstOrderLowering::Finish(Op* op) const {
   op->mutable_compute()->set_bytes_accessed(cost.bytes_accessed);
 }
 
-Op* FirstOrderLowering::AddCollective(int r, const char* stream, const std::string& name,
+Op* FirstOrderLowering::AddCollective(int r, const char* stream, std::string name,
                                       CollectiveKind kind, const std::string& key,
-                                      const BufferRange& send, const BufferRange& recv) {
-  Op* op = builder_.AddOp(r, stream, name);
+                                      const ByteRange& send, const ByteRange& recv) {
+  Op* op = builder_.AddOp(r, stream, std::move(name));
   CollectiveOp* c = op->mutable_collective();
   c->set_kind(kind);
   c->set_key(key);
+  c->mutable_participants()->Reserve(n_);
   for (int i = 0; i < n_; ++i) c->add_participants(i);
-  c->set_bytes(kind == REDUCE_SCATTER ? send.size_bytes() : recv.size_bytes());
-  *c->mutable_send() = send;
-  *c->mutable_recv() = recv;
+  c->set_bytes(kind == REDUCE_SCATTER ? send.size_bytes : recv.size_bytes);
+  Set(send, c->mutable_send());
+  Set(recv, c->mutable_recv());
   c->set_link_class(link_);
   return op;
 }
 
 const Op* FirstOrderLowering::GatherBlock(int r, int b, int g, const std::string& why) {
   const Unit& u = units_[BlockUnit(b)];
-  const BufferRange slot = ComputeParams(r, BlockUnit(b), g).range();
+  const ByteRange slot = ComputeParams(r, BlockUnit(b), g).range;
   Op* gather = AddCollective(r, kGather, absl::StrCat("all-gather block ", b, " ", why), ALL_GATHER,
                              absl::StrCat("all-gather block ", b, " ", why),
-                             Range(Buf(r, "params"), u.shard_at * p_, u.chunk * p_),
-                             Range(slot.buffer(), 0, u.padded * p_));
-  ScheduleBuilder::Reads(gather, Range(Buf(r, "params"), u.shard_at * p_, OwnedCount(u, r) * p_));
+                             Range(Buf(r, kParams), u.shard_at * p_, u.chunk * p_),
+                             Range(*slot.buffer, 0, u.padded * p_));
+  ScheduleBuilder::Reads(gather, Range(Buf(r, kParams), u.shard_at * p_, OwnedCount(u, r) * p_));
   ScheduleBuilder::Writes(gather, slot);
   builder_.AddEdge(slot_user_[g % 2], gather);
   return gather;
@@ -337,26 +368,25 @@ void FirstOrderLowering::LowerDevice(int r) {
     for (size_t unit = 0; unit < units_.size(); ++unit) {
       const Unit& u = units_[unit];
       if (GathersBlocks() && u.part == DECODER_BLOCK) continue;
-      const BufferRange recv =
-          GathersBlocks() ? Range(ComputeParams(r, unit, 0).range().buffer(), 0, u.padded * p_)
-                          : Range(Buf(r, "params"), u.full_at * p_, u.padded * p_);
-      const BufferRange send =
-          GathersBlocks() ? Range(Buf(r, "params"), u.shard_at * p_, u.chunk * p_)
-                          : Range(Buf(r, "params"), (u.full_at + r * u.chunk) * p_, u.chunk * p_);
+      const ByteRange recv = GathersBlocks()
+                                 ? Range(*ComputeParams(r, unit, 0).range.buffer, 0, u.padded * p_)
+                                 : Range(Buf(r, kParams), u.full_at * p_, u.padded * p_);
+      const ByteRange send =
+          GathersBlocks() ? Range(Buf(r, kParams), u.shard_at * p_, u.chunk * p_)
+                          : Range(Buf(r, kParams), (u.full_at + r * u.chunk) * p_, u.chunk * p_);
       Op* gather =
           AddCollective(r, GathersBlocks() ? kGather : kCollective, "all-gather " + u.Name(),
                         ALL_GATHER, "all-gather " + u.Name(), send, recv);
       const int64_t own = OwnedCount(u, r);
       if (own > 0) {
-        ScheduleBuilder::Reads(gather, Range(send.buffer(), send.offset_bytes(), own * p_));
+        ScheduleBuilder::Reads(gather, Range(*send.buffer, send.offset_bytes, own * p_));
       }
       for (int i = 0; i < n_; ++i) {
         if (!GathersBlocks() && i == r) continue;  // in place: its own chunk is there
         const int64_t count = OwnedCount(u, i);
         if (count > 0) {
           ScheduleBuilder::Writes(
-              gather,
-              Range(recv.buffer(), recv.offset_bytes() + OwnedFirst(u, i) * p_, count * p_));
+              gather, Range(*recv.buffer, recv.offset_bytes + OwnedFirst(u, i) * p_, count * p_));
         }
       }
       params_ready_[unit] = gather;
@@ -371,14 +401,15 @@ void FirstOrderLowering::LowerDevice(int r) {
 }
 
 void FirstOrderLowering::Forward(int r, int m) {
-  const BufferRange act =
-      Range(Buf(r, "act"), 0,
+  const ByteRange act =
+      Range(Buf(r, kAct), 0,
             static_cast<int64_t>(t_.micro_batch_size()) * t_.seq_len() * model_.hidden_size() * c_);
   const size_t emb = EmbeddingUnit();
+  const ParamRange embedding = ComputeParams(r, emb, 0);
   Op* embed = AddCompute(r, MicroBatchName("embed", m), TRAIN_EMBED, m);
-  *embed->mutable_compute()->mutable_params() = ComputeParams(r, emb, 0);
-  *embed->mutable_compute()->mutable_activations() = act;
-  ScheduleBuilder::Reads(embed, ComputeParams(r, emb, 0).range());
+  Set(embedding, embed->mutable_compute()->mutable_params());
+  Set(act, embed->mutable_compute()->mutable_activations());
+  ScheduleBuilder::Reads(embed, embedding.range);
   ScheduleBuilder::Writes(embed, act);
   Finish(embed);
   builder_.AddEdge(params_ready_[emb], embed);
@@ -391,13 +422,15 @@ void FirstOrderLowering::Forward(int r, int m) {
     Op* fwd =
         AddCompute(r, MicroBatchName(absl::StrCat("fwd block ", b), m), TRAIN_BLOCK_FORWARD, m);
     ComputeOp* c = fwd->mutable_compute();
-    *c->mutable_params() = ComputeParams(r, unit, g);
-    *c->mutable_activations() = act;
-    *c->mutable_saved() = Range(Buf(r, "saved"), b * block_saved_, block_saved_);
-    ScheduleBuilder::Reads(fwd, c->params().range());
+    const ParamRange params = ComputeParams(r, unit, g);
+    const ByteRange saved = Range(Buf(r, kSaved), b * block_saved_, block_saved_);
+    Set(params, c->mutable_params());
+    Set(act, c->mutable_activations());
+    Set(saved, c->mutable_saved());
+    ScheduleBuilder::Reads(fwd, params.range);
     ScheduleBuilder::Reads(fwd, act);
     ScheduleBuilder::Writes(fwd, act);
-    ScheduleBuilder::Writes(fwd, c->saved());
+    ScheduleBuilder::Writes(fwd, saved);
     Finish(fwd);
     builder_.AddEdge(ready, fwd);
     if (GathersBlocks()) slot_user_[g % 2] = fwd;
@@ -406,27 +439,30 @@ void FirstOrderLowering::Forward(int r, int m) {
   const size_t head = HeadUnit();
   Op* loss = AddCompute(r, MicroBatchName("head loss", m), TRAIN_HEAD_LOSS, m);
   ComputeOp* c = loss->mutable_compute();
-  *c->mutable_params() = ComputeParams(r, head, 0);
+  const ParamRange params = ComputeParams(r, head, 0);
+  Set(params, c->mutable_params());
   if (model_.tied_lm_head()) {
-    const BufferRange table = ComputeParams(r, emb, 0).range();
-    *c->mutable_lm_head() =
+    const ByteRange table = embedding.range;
+    const ParamRange lm_head =
         Params(EMBEDDING_PART, 0, 0, TokenTableElements(model_),
-               Range(table.buffer(), table.offset_bytes(), TokenTableElements(model_) * p_));
-    ScheduleBuilder::Reads(loss, c->lm_head().range());
+               Range(*table.buffer, table.offset_bytes, TokenTableElements(model_) * p_));
+    Set(lm_head, c->mutable_lm_head());
+    ScheduleBuilder::Reads(loss, lm_head.range);
   }
-  *c->mutable_activations() = act;
-  *c->mutable_saved() = Range(Buf(r, "saved"), layers_ * block_saved_,
-                              HeadSavedBytes(model_, t_.micro_batch_size(), t_.seq_len()));
-  ScheduleBuilder::Reads(loss, c->params().range());
+  const ByteRange saved = Range(Buf(r, kSaved), layers_ * block_saved_,
+                                HeadSavedBytes(model_, t_.micro_batch_size(), t_.seq_len()));
+  Set(act, c->mutable_activations());
+  Set(saved, c->mutable_saved());
+  ScheduleBuilder::Reads(loss, params.range);
   ScheduleBuilder::Reads(loss, act);
-  ScheduleBuilder::Writes(loss, c->saved());
+  ScheduleBuilder::Writes(loss, saved);
   Finish(loss);
   builder_.AddEdge(params_ready_[head], loss);
 }
 
 void FirstOrderLowering::Backward(int r, int m) {
-  const BufferRange act =
-      Range(Buf(r, "act"), 0,
+  const ByteRange act =
+      Range(Buf(r, kAct), 0,
             static_cast<int64_t>(t_.micro_batch_size()) * t_.seq_len() * model_.hidden_size() * c_);
   const size_t head = HeadUnit(), emb = EmbeddingUnit();
   // Waits for the bucket region `unit` writes to be free again.
@@ -437,31 +473,34 @@ void FirstOrderLowering::Backward(int r, int m) {
   Op* hb = AddCompute(r, MicroBatchName("head backward", m), HEAD_BACKWARD, m);
   {
     ComputeOp* c = hb->mutable_compute();
-    *c->mutable_params() = ComputeParams(r, head, 0);
-    const BufferRange saved = Range(Buf(r, "saved"), layers_ * block_saved_,
-                                    HeadSavedBytes(model_, t_.micro_batch_size(), t_.seq_len()));
-    *c->mutable_saved() = saved;
-    *c->mutable_activations() = act;
-    *c->mutable_gradients() = GradientOut(r, head);
-    ScheduleBuilder::Reads(hb, c->params().range());
+    const ParamRange params = ComputeParams(r, head, 0);
+    const ByteRange saved = Range(Buf(r, kSaved), layers_ * block_saved_,
+                                  HeadSavedBytes(model_, t_.micro_batch_size(), t_.seq_len()));
+    const ByteRange gradients = GradientOut(r, head);
+    Set(params, c->mutable_params());
+    Set(saved, c->mutable_saved());
+    Set(act, c->mutable_activations());
+    Set(gradients, c->mutable_gradients());
+    ScheduleBuilder::Reads(hb, params.range);
     ScheduleBuilder::Reads(hb, saved);
     ScheduleBuilder::Writes(hb, saved);
     ScheduleBuilder::Reads(hb, act);
     ScheduleBuilder::Writes(hb, act);
-    ScheduleBuilder::Writes(hb, c->gradients());
+    ScheduleBuilder::Writes(hb, gradients);
     const bool accumulates = m > 0 && !Sharded();  // into last micro-batch's gradients
-    if (accumulates) ScheduleBuilder::Reads(hb, c->gradients());
+    if (accumulates) ScheduleBuilder::Reads(hb, gradients);
     claim(hb, head);
     if (model_.tied_lm_head()) {
-      const BufferRange table = ComputeParams(r, emb, 0).range();
-      *c->mutable_lm_head() =
+      const ByteRange table = ComputeParams(r, emb, 0).range;
+      const ParamRange lm_head =
           Params(EMBEDDING_PART, 0, 0, TokenTableElements(model_),
-                 Range(table.buffer(), table.offset_bytes(), TokenTableElements(model_) * p_));
-      ScheduleBuilder::Reads(hb, c->lm_head().range());
+                 Range(*table.buffer, table.offset_bytes, TokenTableElements(model_) * p_));
+      Set(lm_head, c->mutable_lm_head());
+      ScheduleBuilder::Reads(hb, lm_head.range);
       // The token table's gradient: the start of the embedding's.
-      const BufferRange out = GradientOut(r, emb);
-      const BufferRange table_grad =
-          Range(out.buffer(), out.offset_bytes(), TokenTableElements(model_) * kGradBytes);
+      const ByteRange out = GradientOut(r, emb);
+      const ByteRange table_grad =
+          Range(*out.buffer, out.offset_bytes, TokenTableElements(model_) * kGradBytes);
       if (accumulates) ScheduleBuilder::Reads(hb, table_grad);
       ScheduleBuilder::Writes(hb, table_grad);
       claim(hb, emb);
@@ -478,22 +517,26 @@ void FirstOrderLowering::Backward(int r, int m) {
     Op* bwd = AddCompute(r, MicroBatchName(absl::StrCat("bwd block ", b), m), BLOCK_BACKWARD, m);
     ComputeOp* c = bwd->mutable_compute();
     c->set_recompute(o_.recompute);
-    *c->mutable_params() = ComputeParams(r, unit, g);
-    *c->mutable_saved() = Range(Buf(r, "saved"), b * block_saved_, block_saved_);
-    *c->mutable_activations() = act;
-    *c->mutable_gradients() = GradientOut(r, unit);
+    const ParamRange params = ComputeParams(r, unit, g);
+    const ByteRange saved = Range(Buf(r, kSaved), b * block_saved_, block_saved_);
+    const ByteRange gradients = GradientOut(r, unit);
+    Set(params, c->mutable_params());
+    Set(saved, c->mutable_saved());
+    Set(act, c->mutable_activations());
+    Set(gradients, c->mutable_gradients());
     if (o_.recompute) {
-      *c->mutable_workspace() = Range(
-          Buf(r, "recompute"), 0,
+      const ByteRange workspace = Range(
+          Buf(r, kRecompute), 0,
           BlockRecomputeBytes(model_, t_.micro_batch_size(), t_.seq_len(), o_.flash_attention));
-      ScheduleBuilder::Writes(bwd, c->workspace());
+      Set(workspace, c->mutable_workspace());
+      ScheduleBuilder::Writes(bwd, workspace);
     }
-    ScheduleBuilder::Reads(bwd, c->params().range());
-    ScheduleBuilder::Reads(bwd, c->saved());
+    ScheduleBuilder::Reads(bwd, params.range);
+    ScheduleBuilder::Reads(bwd, saved);
     ScheduleBuilder::Reads(bwd, act);
     ScheduleBuilder::Writes(bwd, act);
-    if (m > 0 && !Sharded()) ScheduleBuilder::Reads(bwd, c->gradients());
-    ScheduleBuilder::Writes(bwd, c->gradients());
+    if (m > 0 && !Sharded()) ScheduleBuilder::Reads(bwd, gradients);
+    ScheduleBuilder::Writes(bwd, gradients);
     Finish(bwd);
     builder_.AddEdge(ready, bwd);
     claim(bwd, unit);
@@ -505,17 +548,18 @@ void FirstOrderLowering::Backward(int r, int m) {
   Op* eb = AddCompute(r, MicroBatchName("embed backward", m), EMBED_BACKWARD, m);
   {
     ComputeOp* c = eb->mutable_compute();
-    *c->mutable_params() = ComputeParams(r, emb, 0);
-    *c->mutable_activations() = act;
-    *c->mutable_gradients() = GradientOut(r, emb);
+    const ByteRange gradients = GradientOut(r, emb);
+    Set(ComputeParams(r, emb, 0), c->mutable_params());
+    Set(act, c->mutable_activations());
+    Set(gradients, c->mutable_gradients());
     ScheduleBuilder::Reads(eb, act);
     if (m > 0 && !Sharded()) {
-      ScheduleBuilder::Reads(eb, c->gradients());
+      ScheduleBuilder::Reads(eb, gradients);
     } else if (model_.tied_lm_head()) {  // the head wrote the token table's part
-      ScheduleBuilder::Reads(eb, Range(c->gradients().buffer(), c->gradients().offset_bytes(),
+      ScheduleBuilder::Reads(eb, Range(*gradients.buffer, gradients.offset_bytes,
                                        TokenTableElements(model_) * kGradBytes));
     }
-    ScheduleBuilder::Writes(eb, c->gradients());
+    ScheduleBuilder::Writes(eb, gradients);
     if (!model_.tied_lm_head()) claim(eb, emb);
     Finish(eb);
   }
@@ -532,15 +576,14 @@ void FirstOrderLowering::ReduceUnit(int r, size_t unit, int m, const Op* produce
   if (kind_ == DDP) return;  // its buckets: AllReduceBuckets, once the backward is done
   if (kind_ == ZERO_1) {
     if (!last) return;
-    const BufferRange send =
-        Range(Buf(r, "gradients"), u.full_at * kGradBytes, u.padded * kGradBytes);
-    const BufferRange recv =
-        Range(Buf(r, "gradients"), (u.full_at + r * u.chunk) * kGradBytes, u.chunk * kGradBytes);
+    const ByteRange send = Range(Buf(r, kGradients), u.full_at * kGradBytes, u.padded * kGradBytes);
+    const ByteRange recv =
+        Range(Buf(r, kGradients), (u.full_at + r * u.chunk) * kGradBytes, u.chunk * kGradBytes);
     Op* rs = AddCollective(r, kCollective, "reduce-scatter " + u.Name(), REDUCE_SCATTER,
                            "reduce-scatter " + u.Name(), send, recv);
-    ScheduleBuilder::Reads(rs, Range(send.buffer(), send.offset_bytes(), u.elements * kGradBytes));
+    ScheduleBuilder::Reads(rs, Range(*send.buffer, send.offset_bytes, u.elements * kGradBytes));
     if (OwnedCount(u, r) > 0) {
-      ScheduleBuilder::Writes(rs, Range(recv.buffer(), (u.full_at + OwnedFirst(u, r)) * kGradBytes,
+      ScheduleBuilder::Writes(rs, Range(*recv.buffer, (u.full_at + OwnedFirst(u, r)) * kGradBytes,
                                         OwnedCount(u, r) * kGradBytes));
     }
     builder_.AddEdge(producer, rs);
@@ -548,18 +591,18 @@ void FirstOrderLowering::ReduceUnit(int r, size_t unit, int m, const Op* produce
     return;
   }
   // ZERO_2 / ZERO_3: every micro-batch, from the bucket region.
-  const BufferRange region = GradientOut(r, unit);
-  const BufferRange send = Range(region.buffer(), region.offset_bytes(), u.padded * kGradBytes);
-  const BufferRange recv =
-      m == 0 ? Range(Buf(r, "gradients"), u.shard_at * kGradBytes, u.chunk * kGradBytes)
-             : Range(region.buffer(), region.offset_bytes() + r * u.chunk * kGradBytes,
+  const ByteRange region = GradientOut(r, unit);
+  const ByteRange send = Range(*region.buffer, region.offset_bytes, u.padded * kGradBytes);
+  const ByteRange recv =
+      m == 0 ? Range(Buf(r, kGradients), u.shard_at * kGradBytes, u.chunk * kGradBytes)
+             : Range(*region.buffer, region.offset_bytes + r * u.chunk * kGradBytes,
                      u.chunk * kGradBytes);
   Op* rs = AddCollective(r, kCollective, "reduce-scatter " + u.Name() + mb, REDUCE_SCATTER,
                          "reduce-scatter " + u.Name() + mb, send, recv);
   ScheduleBuilder::Reads(rs, region);
   const int64_t own = OwnedCount(u, r);
   if (own > 0)
-    ScheduleBuilder::Writes(rs, Range(recv.buffer(), recv.offset_bytes(), own * kGradBytes));
+    ScheduleBuilder::Writes(rs, Range(*recv.buffer, recv.offset_bytes, own * kGradBytes));
   builder_.AddEdge(producer, rs);
   if (m == 0 || own == 0) {
     region_free_[RegionKey(unit)] = rs;
@@ -580,17 +623,20 @@ void FirstOrderLowering::FlushAccumulates(int r, size_t keep) {
     const int64_t own = OwnedCount(u, r);
     Op* acc = AddCompute(r, "accumulate " + u.Name(), GRAD_ACCUMULATE, -1);
     ComputeOp* c = acc->mutable_compute();
-    const BufferRange shard =
-        GathersBlocks() ? Range(Buf(r, "params"), u.shard_at * p_, own * p_)
-                        : Range(Buf(r, "params"), (u.full_at + OwnedFirst(u, r)) * p_, own * p_);
-    *c->mutable_params() = Params(u.part, u.block, OwnedFirst(u, r), own, shard);
-    const BufferRange region = GradientOut(r, unit);
-    *c->mutable_bucket() =
-        Range(region.buffer(), region.offset_bytes() + r * u.chunk * kGradBytes, own * kGradBytes);
-    *c->mutable_gradients() = Range(Buf(r, "gradients"), u.shard_at * kGradBytes, own * kGradBytes);
-    ScheduleBuilder::Reads(acc, c->bucket());
-    ScheduleBuilder::Reads(acc, c->gradients());
-    ScheduleBuilder::Writes(acc, c->gradients());
+    const ByteRange shard =
+        GathersBlocks() ? Range(Buf(r, kParams), u.shard_at * p_, own * p_)
+                        : Range(Buf(r, kParams), (u.full_at + OwnedFirst(u, r)) * p_, own * p_);
+    Set(Params(u.part, u.block, OwnedFirst(u, r), own, shard), c->mutable_params());
+    const ByteRange region = GradientOut(r, unit);
+    const ByteRange bucket =
+        Range(*region.buffer, region.offset_bytes + r * u.chunk * kGradBytes, own * kGradBytes);
+    const ByteRange gradients =
+        Range(Buf(r, kGradients), u.shard_at * kGradBytes, own * kGradBytes);
+    Set(bucket, c->mutable_bucket());
+    Set(gradients, c->mutable_gradients());
+    ScheduleBuilder::Reads(acc, bucket);
+    ScheduleBuilder::Reads(acc, gradients);
+    ScheduleBuilder::Writes(acc, gradients);
     Finish(acc);
     builder_.AddEdge(rs, acc);
     region_free_[RegionKey(unit)] = acc;
@@ -620,8 +666,8 @@ void FirstOrderLowering::AllReduceBuckets(int r) {
     // Members are consecutive units in reverse layout order: one range.
     const Unit& lo = units_[members.back()];
     const Unit& hi = units_[members.front()];
-    const BufferRange range = Range(Buf(r, "gradients"), lo.full_at * kGradBytes,
-                                    (hi.full_at + hi.padded - lo.full_at) * kGradBytes);
+    const ByteRange range = Range(Buf(r, kGradients), lo.full_at * kGradBytes,
+                                  (hi.full_at + hi.padded - lo.full_at) * kGradBytes);
     std::string names;
     for (size_t unit : members)
       absl::StrAppend(&names, names.empty() ? "" : ", ", units_[unit].Name());
@@ -629,8 +675,8 @@ void FirstOrderLowering::AllReduceBuckets(int r) {
         AddCollective(r, kCollective, absl::StrCat("all-reduce bucket ", bucket, " (", names, ")"),
                       ALL_REDUCE, absl::StrCat("all-reduce bucket ", bucket), range, range);
     for (size_t unit : members) {
-      const BufferRange g = Range(Buf(r, "gradients"), units_[unit].full_at * kGradBytes,
-                                  units_[unit].elements * kGradBytes);
+      const ByteRange g = Range(Buf(r, kGradients), units_[unit].full_at * kGradBytes,
+                                units_[unit].elements * kGradBytes);
       ScheduleBuilder::Reads(ar, g);
       ScheduleBuilder::Writes(ar, g);
       builder_.AddEdge(producer[unit], ar);
@@ -653,22 +699,25 @@ void FirstOrderLowering::OptimizerSteps(int r) {
     if (count == 0) continue;
     Op* step = AddCompute(r, "adamw " + u.Name(), OPTIMIZER_STEP, -1);
     ComputeOp* c = step->mutable_compute();
-    const BufferRange weights = GathersBlocks()
-                                    ? Range(Buf(r, "params"), u.shard_at * p_, count * p_)
-                                    : Range(Buf(r, "params"), (u.full_at + first) * p_, count * p_);
-    *c->mutable_params() = Params(u.part, u.block, first, count, weights);
-    *c->mutable_gradients() = OwnedGradient(r, unit);
+    const ByteRange weights = GathersBlocks()
+                                  ? Range(Buf(r, kParams), u.shard_at * p_, count * p_)
+                                  : Range(Buf(r, kParams), (u.full_at + first) * p_, count * p_);
+    const ByteRange gradients = OwnedGradient(r, unit);
     const int64_t at = OwnedAt(unit, r);
-    *c->mutable_optimizer_state() = Range(Buf(r, "optimizer"), at * 8, count * 8);
+    const ByteRange optimizer_state = Range(Buf(r, kOptimizer), at * 8, count * 8);
+    Set(Params(u.part, u.block, first, count, weights), c->mutable_params());
+    Set(gradients, c->mutable_gradients());
+    Set(optimizer_state, c->mutable_optimizer_state());
     ScheduleBuilder::Reads(step, weights);
     ScheduleBuilder::Writes(step, weights);
-    ScheduleBuilder::Reads(step, c->gradients());
-    ScheduleBuilder::Reads(step, c->optimizer_state());
-    ScheduleBuilder::Writes(step, c->optimizer_state());
+    ScheduleBuilder::Reads(step, gradients);
+    ScheduleBuilder::Reads(step, optimizer_state);
+    ScheduleBuilder::Writes(step, optimizer_state);
     if (t_.host_dtype() != FP32) {
-      *c->mutable_master() = Range(Buf(r, "master"), at * 4, count * 4);
-      ScheduleBuilder::Reads(step, c->master());
-      ScheduleBuilder::Writes(step, c->master());
+      const ByteRange master = Range(Buf(r, kMaster), at * 4, count * 4);
+      Set(master, c->mutable_master());
+      ScheduleBuilder::Reads(step, master);
+      ScheduleBuilder::Writes(step, master);
     }
     Finish(step);
     // optimizer.step() runs once backward() has returned, and backward()

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "base/status_format.h"
 #include "base/status_macros.h"
@@ -13,20 +14,36 @@ namespace {
 
 // What every device's layout is built from, indexed once per schedule.
 struct LossIndex {
-  explicit LossIndex(const Schedule& schedule) : head_losses(schedule.devices_size()) {
+  explicit LossIndex(const Schedule& schedule)
+      : head_losses(schedule.devices_size()), loss_gathers(schedule.devices_size()) {
     for (int b = 0; b < schedule.buffers_size(); ++b) buffer[schedule.buffers(b).name()] = b;
+    absl::flat_hash_set<absl::string_view> keys;  // of the loss all-gathers
     for (int i = 0; i < schedule.ops_size(); ++i) {
       const Op& op = schedule.ops(i);
       if (op.has_compute() && op.compute().kind() == HEAD_LOSS) {
         head_losses[op.device()].push_back(i);
       }
-      if (op.has_collective()) sends[{op.collective().key(), op.device()}] = &op.collective().send();
+      if (op.has_collective() && op.collective().kind() == ALL_GATHER) {
+        auto it = buffer.find(op.collective().recv().buffer());
+        if (it != buffer.end() && schedule.buffers(it->second).kind() == LOSSES) {
+          loss_gathers[op.device()].push_back(i);
+          keys.insert(op.collective().key());
+        }
+      }
+    }
+    for (const Op& op : schedule.ops()) {
+      if (op.has_collective() && keys.contains(op.collective().key())) {
+        sends[{op.collective().key(), op.device()}] = &op.collective().send();
+      }
     }
   }
-  absl::flat_hash_map<std::string, int> buffer;
-  std::vector<std::vector<int>> head_losses;  // per device: its HEAD_LOSS ops
-  // (collective key, device) -> that device's send range.
-  absl::flat_hash_map<std::pair<std::string, int>, const BufferRange*> sends;
+  absl::flat_hash_map<absl::string_view, int> buffer;
+  std::vector<std::vector<int>> head_losses;   // per device: its HEAD_LOSS ops
+  // Per device: its ALL_GATHER ops into a LOSSES buffer.
+  std::vector<std::vector<int>> loss_gathers;
+  // (collective key, device) -> that device's send range, for the keys of
+  // the loss all-gathers.
+  absl::flat_hash_map<std::pair<absl::string_view, int>, const BufferRange*> sends;
 };
 
 class LayoutBuilder {
@@ -68,14 +85,8 @@ class LayoutBuilder {
       const BufferRange& losses = schedule_.ops(i).compute().losses();
       RETURN_IF_ERROR(Place(i, losses.buffer(), losses.offset_bytes() / kLossBytes, "from its own"));
     }
-    for (const Op& op : schedule_.ops()) {
-      if (op.device() != device_ || !op.has_collective() ||
-          op.collective().kind() != ALL_GATHER) {
-        continue;
-      }
-      const CollectiveOp& c = op.collective();
-      auto it = index_.buffer.find(c.recv().buffer());
-      if (it == index_.buffer.end() || schedule_.buffers(it->second).kind() != LOSSES) continue;
+    for (int g : index_.loss_gathers[device_]) {
+      const CollectiveOp& c = schedule_.ops(g).collective();
       for (int r = 0; r < c.participants_size(); ++r) {
         const int peer = c.participants(r);
         if (peer == device_) continue;

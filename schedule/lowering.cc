@@ -1,6 +1,8 @@
 #include "schedule/lowering.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -26,7 +28,7 @@ constexpr char kH2d[] = "h2d";
 constexpr char kD2h[] = "d2h";
 constexpr char kCollective[] = "collective";
 
-std::string SignSuffix(Sign sign) { return sign == PLUS ? "+" : "-"; }
+const char* SignSuffix(Sign sign) { return sign == PLUS ? "+" : "-"; }
 
 // Emits the ops and edges of every device, given its plan and buffers.
 class OpLowering {
@@ -64,21 +66,28 @@ class OpLowering {
   void LowerLossesAndGradient();
 
   // A compute op on `plan`'s device; its cost is filled by Finish.
-  Op* AddCompute(const DevicePlan& plan, const std::string& name, ComputeKind kind, Sign sign);
+  Op* AddCompute(const DevicePlan& plan, std::string name, ComputeKind kind, Sign sign);
   // Fills the op's cost from its kind and operands (compute_op_model.h).
   void Finish(Op* op) const;
-  Op* AddUpdate(const DevicePlan& plan, const std::string& name, const ParamOperand& params);
-  Op* AddCast(const DevicePlan& plan, const std::string& name, CastDirection direction,
-              const ParamOperand& params, const BufferRange& wire);
+  Op* AddUpdate(const DevicePlan& plan, std::string name, const ParamRange& params);
+  Op* AddCast(const DevicePlan& plan, std::string name, CastDirection direction,
+              const ParamRange& params, const ByteRange& wire);
+  // A forward over micro-batch `m` of `sign` on `plan`'s device, its
+  // examples set, named `name` (with " mb m" when the device runs several
+  // micro-batches).
+  Op* AddForward(const DevicePlan& plan, const std::string& name, ComputeKind kind, Sign sign,
+                 int m);
   // The range of micro-batch `m` of `sign` in `plan`'s activations.
-  BufferRange MicroBatchActivations(const DevicePlan& plan, Sign sign, int m) const;
-  std::string MicroBatchName(const std::string& name, const DevicePlan& plan, int m) const;
-  BufferRange PerturbedFor(const DevicePlan& plan, ComputeKind kind) const;
-  BufferRange WorkspaceFor(const DevicePlan& plan, ComputeKind kind) const;
-  ParamOperand ResidentPart(const DevicePlan& plan, Part part) const;
+  ByteRange MicroBatchActivations(const DevicePlan& plan, Sign sign, int m) const;
+  ByteRange PerturbedFor(const DevicePlan& plan, ComputeKind kind) const;
+  ByteRange WorkspaceFor(const DevicePlan& plan, ComputeKind kind) const;
+  ParamRange ResidentPart(const DevicePlan& plan, Part part) const;
   // Where every loss of the step lands: (device, sign index, micro-batch) ->
   // element offset in the losses buffer; the same layout on every device.
   int64_t LossOffset(const DevicePlan& plan, int sign_index, int m) const;
+  LinkClass PeerLinkClass() const {
+    return cluster_.peer_domains().empty() ? PCIE : cluster_.peer_domains(0).link_class();
+  }
 
   const ModelSpec& model_;
   const ModelCounts counts_;  // CountModel(model_)
@@ -99,9 +108,8 @@ class OpLowering {
   std::vector<const Op*> last_loss_op_;
 };
 
-Op* OpLowering::AddCompute(const DevicePlan& plan, const std::string& name, ComputeKind kind,
-                           Sign sign) {
-  Op* op = builder_->AddOp(plan.id, kCompute, name);
+Op* OpLowering::AddCompute(const DevicePlan& plan, std::string name, ComputeKind kind, Sign sign) {
+  Op* op = builder_->AddOp(plan.id, kCompute, std::move(name));
   ComputeOp* c = op->mutable_compute();
   c->set_kind(kind);
   c->set_sign(sign);
@@ -117,53 +125,58 @@ void OpLowering::Finish(Op* op) const {
   op->mutable_compute()->set_bytes_accessed(cost.bytes_accessed);
 }
 
-Op* OpLowering::AddUpdate(const DevicePlan& plan, const std::string& name,
-                          const ParamOperand& params) {
-  Op* op = AddCompute(plan, name, UPDATE, SIGN_UNSPECIFIED);
+Op* OpLowering::AddUpdate(const DevicePlan& plan, std::string name, const ParamRange& params) {
+  Op* op = AddCompute(plan, std::move(name), UPDATE, SIGN_UNSPECIFIED);
   ComputeOp* c = op->mutable_compute();
-  *c->mutable_params() = params;
-  *c->mutable_zo_state() = Range(buffers_[plan.id].zo_state, 0, kZoStateBytes);
-  ScheduleBuilder::Reads(op, c->zo_state());
-  ScheduleBuilder::Reads(op, params.range());
-  ScheduleBuilder::Writes(op, params.range());
+  const ByteRange zo_state = Range(buffers_[plan.id].zo_state, 0, kZoStateBytes);
+  Set(params, c->mutable_params());
+  Set(zo_state, c->mutable_zo_state());
+  ScheduleBuilder::Reads(op, zo_state);
+  ScheduleBuilder::Reads(op, params.range);
+  ScheduleBuilder::Writes(op, params.range);
   Finish(op);
   return op;
 }
 
-Op* OpLowering::AddCast(const DevicePlan& plan, const std::string& name, CastDirection direction,
-                        const ParamOperand& params, const BufferRange& wire) {
-  Op* op = AddCompute(plan, name, CAST, SIGN_UNSPECIFIED);
+Op* OpLowering::AddCast(const DevicePlan& plan, std::string name, CastDirection direction,
+                        const ParamRange& params, const ByteRange& wire) {
+  Op* op = AddCompute(plan, std::move(name), CAST, SIGN_UNSPECIFIED);
   ComputeOp* c = op->mutable_compute();
   c->set_cast_direction(direction);
-  *c->mutable_params() = params;
-  *c->mutable_wire() = wire;
+  Set(params, c->mutable_params());
+  Set(wire, c->mutable_wire());
   const bool widen = direction == WIRE_TO_COMPUTE;
-  ScheduleBuilder::Reads(op, widen ? wire : params.range());
-  ScheduleBuilder::Writes(op, widen ? params.range() : wire);
+  ScheduleBuilder::Reads(op, widen ? wire : params.range);
+  ScheduleBuilder::Writes(op, widen ? params.range : wire);
   Finish(op);
   return op;
 }
 
-BufferRange OpLowering::MicroBatchActivations(const DevicePlan& plan, Sign sign, int m) const {
+Op* OpLowering::AddForward(const DevicePlan& plan, const std::string& name, ComputeKind kind,
+                           Sign sign, int m) {
+  const int64_t mb = training_.micro_batch_size();
+  Op* op = AddCompute(plan, plan.micro_batches(mb) == 1 ? name : absl::StrCat(name, " mb ", m),
+                      kind, sign);
+  ComputeOp* c = op->mutable_compute();
+  c->set_first_example(plan.first_example + m * mb);
+  c->set_examples(mb);
+  return op;
+}
+
+ByteRange OpLowering::MicroBatchActivations(const DevicePlan& plan, Sign sign, int m) const {
   const int64_t bytes = MicroBatchActivationBytes(model_, training_);
   return Range(buffers_[plan.id].activations.at(sign), m * bytes, bytes);
 }
 
-std::string OpLowering::MicroBatchName(const std::string& name, const DevicePlan& plan,
-                                       int m) const {
-  if (plan.micro_batches(training_.micro_batch_size()) == 1) return name;
-  return absl::StrCat(name, " mb ", m);
-}
-
-BufferRange OpLowering::PerturbedFor(const DevicePlan& plan, ComputeKind kind) const {
+ByteRange OpLowering::PerturbedFor(const DevicePlan& plan, ComputeKind kind) const {
   return Range(buffers_[plan.id].perturbed, 0, PerturbedBytes(model_, counts_, training_, kind));
 }
 
-BufferRange OpLowering::WorkspaceFor(const DevicePlan& plan, ComputeKind kind) const {
+ByteRange OpLowering::WorkspaceFor(const DevicePlan& plan, ComputeKind kind) const {
   return Range(buffers_[plan.id].workspace, 0, WorkspaceBytes(model_, training_, kind));
 }
 
-ParamOperand OpLowering::ResidentPart(const DevicePlan& plan, Part part) const {
+ParamRange OpLowering::ResidentPart(const DevicePlan& plan, Part part) const {
   const int64_t embedding = PartElements(counts_, EMBEDDING_PART);
   const int64_t elements = PartElements(counts_, part);
   const int64_t offset = part == EMBEDDING_PART ? 0 : embedding * cb_;
@@ -185,17 +198,17 @@ const Op* OpLowering::StreamInBlock(const DevicePlan& plan, int block) {
   const bool casts = !buffers.wire.empty();
   const std::string& landing = casts ? buffers.wire[k] : buffers.slots[k];
   const LinkClass link = plan.device->host_link().link_class();
-  const BufferRange host_range =
+  const ByteRange host_range =
       Range(buffers.host_params, (block * block_elements_ + first) * hb, count * hb);
-  const BufferRange landing_range = Range(landing, first * wb, count * wb);
-  const ParamOperand slice =
+  const ByteRange landing_range = Range(landing, first * wb, count * wb);
+  const ParamRange slice =
       Params(DECODER_BLOCK, block, first, count, Range(buffers.slots[k], first * cb_, count * cb_));
 
-  Op* h2d = builder_->AddOp(plan.id, kH2d, "h2d" + b);
+  Op* h2d = builder_->AddOp(plan.id, kH2d, absl::StrCat("h2d", b));
   CopyOp* up = h2d->mutable_copy();
   up->set_direction(HOST_TO_DEVICE);
-  *up->mutable_src() = host_range;
-  *up->mutable_dst() = landing_range;
+  Set(host_range, up->mutable_src());
+  Set(landing_range, up->mutable_dst());
   up->set_bytes(count * wb);
   up->set_link_class(link);
   up->set_src_dtype(training_.host_dtype());
@@ -208,20 +221,23 @@ const Op* OpLowering::StreamInBlock(const DevicePlan& plan, int block) {
 
   const Op* before_update = h2d;
   if (casts) {
-    Op* cast = AddCast(plan, "cast-in" + b, WIRE_TO_COMPUTE, slice, landing_range);
+    Op* cast = AddCast(plan, absl::StrCat("cast-in", b), WIRE_TO_COMPUTE, slice, landing_range);
     builder_->AddEdge(h2d, cast);
     before_update = cast;
   }
-  Op* update = AddUpdate(plan, "update" + b, slice);
+  Op* update = AddUpdate(plan, absl::StrCat("update", b), slice);
   builder_->AddEdge(before_update, update);
 
   const Op* before_offload = update;
-  if (casts) before_offload = AddCast(plan, "cast-out" + b, COMPUTE_TO_WIRE, slice, landing_range);
-  Op* d2h = builder_->AddOp(plan.id, kD2h, "d2h" + b);
+  if (casts) {
+    before_offload =
+        AddCast(plan, absl::StrCat("cast-out", b), COMPUTE_TO_WIRE, slice, landing_range);
+  }
+  Op* d2h = builder_->AddOp(plan.id, kD2h, absl::StrCat("d2h", b));
   CopyOp* down = d2h->mutable_copy();
   down->set_direction(DEVICE_TO_HOST);
-  *down->mutable_src() = landing_range;
-  *down->mutable_dst() = host_range;
+  Set(landing_range, down->mutable_src());
+  Set(host_range, down->mutable_dst());
   down->set_bytes(count * wb);
   down->set_link_class(link);
   down->set_src_dtype(training_.wire_dtype());
@@ -236,24 +252,26 @@ const Op* OpLowering::StreamInBlock(const DevicePlan& plan, int block) {
   // device sends its chunk of the slot and receives the others'.
   const int64_t chunk = plan.slice_chunk;
   const int64_t n = plan.group.size();
-  Op* gather = builder_->AddOp(plan.id, kCollective, "all-gather" + b);
+  Op* gather = builder_->AddOp(plan.id, kCollective, absl::StrCat("all-gather", b));
   CollectiveOp* c = gather->mutable_collective();
   c->set_kind(ALL_GATHER);
   c->set_key(absl::StrCat("all-gather block ", block, " on ", plan.device->host()));
+  c->mutable_participants()->Reserve(n);
   for (int id : plan.group) c->add_participants(id);
   c->set_bytes(chunk * n * cb_);
-  *c->mutable_send() = Range(buffers.slots[k], plan.rank * chunk * cb_, chunk * cb_);
-  *c->mutable_recv() = Range(buffers.slots[k], 0, chunk * n * cb_);
-  c->set_link_class(cluster_.peer_domains().empty() ? PCIE
-                                                    : cluster_.peer_domains(0).link_class());
+  Set(Range(buffers.slots[k], plan.rank * chunk * cb_, chunk * cb_), c->mutable_send());
+  Set(Range(buffers.slots[k], 0, chunk * n * cb_), c->mutable_recv());
+  c->set_link_class(PeerLinkClass());
   // Reads and writes list the bytes that matter: the padding after the last
   // element travels but nobody reads it.
-  ScheduleBuilder::Reads(gather, slice.range());
+  ScheduleBuilder::Reads(gather, slice.range);
   for (int r = 0; r < n; ++r) {
     if (r == plan.rank) continue;
     const int64_t from = std::min(block_elements_, r * chunk);
     const int64_t to = std::min(block_elements_, (r + 1) * chunk);
-    if (to > from) ScheduleBuilder::Writes(gather, Range(buffers.slots[k], from * cb_, (to - from) * cb_));
+    if (to > from) {
+      ScheduleBuilder::Writes(gather, Range(buffers.slots[k], from * cb_, (to - from) * cb_));
+    }
   }
   builder_->AddEdge(update, gather);
   return gather;
@@ -261,28 +279,28 @@ const Op* OpLowering::StreamInBlock(const DevicePlan& plan, int block) {
 
 void OpLowering::ForwardBlock(const DevicePlan& plan, int block, const Op* ready) {
   const DeviceBuffers& buffers = buffers_[plan.id];
-  const int64_t mb = training_.micro_batch_size();
-  const BufferRange weights =
+  const ByteRange weights =
       offloaded_ ? Range(buffers.slots[block % slots_], 0, block_elements_ * cb_)
                  : Range(buffers.blocks, block * block_elements_ * cb_, block_elements_ * cb_);
+  const ParamRange params = Params(DECODER_BLOCK, block, 0, block_elements_, weights);
+  const ByteRange workspace = WorkspaceFor(plan, BLOCK_FORWARD);
+  const ByteRange perturbed = PerturbedFor(plan, BLOCK_FORWARD);
   const Op* last = nullptr;
   for (Sign sign : plan.signs) {
-    for (int m = 0; m < plan.micro_batches(mb); ++m) {
-      Op* fwd = AddCompute(
-          plan, MicroBatchName(absl::StrCat("fwd", SignSuffix(sign), " block ", block), plan, m),
-          BLOCK_FORWARD, sign);
+    const std::string name = absl::StrCat("fwd", SignSuffix(sign), " block ", block);
+    for (int m = 0; m < plan.micro_batches(training_.micro_batch_size()); ++m) {
+      Op* fwd = AddForward(plan, name, BLOCK_FORWARD, sign, m);
       ComputeOp* c = fwd->mutable_compute();
-      c->set_first_example(plan.first_example + m * mb);
-      c->set_examples(mb);
-      *c->mutable_params() = Params(DECODER_BLOCK, block, 0, block_elements_, weights);
-      *c->mutable_activations() = MicroBatchActivations(plan, sign, m);
-      *c->mutable_workspace() = WorkspaceFor(plan, BLOCK_FORWARD);
-      *c->mutable_perturbed() = PerturbedFor(plan, BLOCK_FORWARD);
+      const ByteRange activations = MicroBatchActivations(plan, sign, m);
+      Set(params, c->mutable_params());
+      Set(activations, c->mutable_activations());
+      Set(workspace, c->mutable_workspace());
+      Set(perturbed, c->mutable_perturbed());
       ScheduleBuilder::Reads(fwd, weights);
-      ScheduleBuilder::Reads(fwd, c->activations());
-      ScheduleBuilder::Writes(fwd, c->activations());
-      ScheduleBuilder::Writes(fwd, c->workspace());
-      ScheduleBuilder::Writes(fwd, c->perturbed());
+      ScheduleBuilder::Reads(fwd, activations);
+      ScheduleBuilder::Writes(fwd, activations);
+      ScheduleBuilder::Writes(fwd, workspace);
+      ScheduleBuilder::Writes(fwd, perturbed);
       Finish(fwd);
       builder_->AddEdge(ready, fwd);
       last = fwd;
@@ -292,23 +310,23 @@ void OpLowering::ForwardBlock(const DevicePlan& plan, int block, const Op* ready
 }
 
 void OpLowering::LowerDevice(const DevicePlan& plan) {
-  const int64_t mb = training_.micro_batch_size();
-  const ParamOperand embedding = ResidentPart(plan, EMBEDDING_PART);
+  const ParamRange embedding = ResidentPart(plan, EMBEDDING_PART);
   AddUpdate(plan, "update embedding", embedding);
+  const ByteRange workspace = WorkspaceFor(plan, EMBED);
+  const ByteRange perturbed = PerturbedFor(plan, EMBED);
   for (Sign sign : plan.signs) {
-    for (int m = 0; m < plan.micro_batches(mb); ++m) {
-      Op* embed = AddCompute(plan, MicroBatchName("embed" + SignSuffix(sign), plan, m), EMBED, sign);
+    for (int m = 0; m < plan.micro_batches(training_.micro_batch_size()); ++m) {
+      Op* embed = AddForward(plan, absl::StrCat("embed", SignSuffix(sign)), EMBED, sign, m);
       ComputeOp* c = embed->mutable_compute();
-      c->set_first_example(plan.first_example + m * mb);
-      c->set_examples(mb);
-      *c->mutable_params() = embedding;
-      *c->mutable_activations() = MicroBatchActivations(plan, sign, m);
-      *c->mutable_workspace() = WorkspaceFor(plan, EMBED);
-      *c->mutable_perturbed() = PerturbedFor(plan, EMBED);
-      ScheduleBuilder::Reads(embed, embedding.range());
-      ScheduleBuilder::Writes(embed, c->workspace());
-      ScheduleBuilder::Writes(embed, c->perturbed());
-      ScheduleBuilder::Writes(embed, c->activations());
+      const ByteRange activations = MicroBatchActivations(plan, sign, m);
+      Set(embedding, c->mutable_params());
+      Set(activations, c->mutable_activations());
+      Set(workspace, c->mutable_workspace());
+      Set(perturbed, c->mutable_perturbed());
+      ScheduleBuilder::Reads(embed, embedding.range);
+      ScheduleBuilder::Writes(embed, workspace);
+      ScheduleBuilder::Writes(embed, perturbed);
+      ScheduleBuilder::Writes(embed, activations);
       Finish(embed);
     }
   }
@@ -338,38 +356,39 @@ void OpLowering::LowerDevice(const DevicePlan& plan) {
 
 void OpLowering::LowerHeadLosses(const DevicePlan& plan) {
   const int64_t mb = training_.micro_batch_size();
-  const ParamOperand head = ResidentPart(plan, HEAD_PART);
+  const ParamRange head = ResidentPart(plan, HEAD_PART);
   AddUpdate(plan, "update head", head);
-  ParamOperand lm_head;
+  ParamRange lm_head;
   if (model_.tied_lm_head()) {
-    const ParamOperand embedding = ResidentPart(plan, EMBEDDING_PART);
+    const ParamRange embedding = ResidentPart(plan, EMBEDDING_PART);
     const int64_t table = TokenTableElements(model_);
     lm_head = Params(EMBEDDING_PART, 0, 0, table,
-                     Range(embedding.range().buffer(), embedding.range().offset_bytes(),
-                           table * cb_));
+                     Range(*embedding.range.buffer, embedding.range.offset_bytes, table * cb_));
   }
+  const ByteRange perturbed = PerturbedFor(plan, HEAD_LOSS);
+  const ByteRange workspace = WorkspaceFor(plan, HEAD_LOSS);
   const Op* last = nullptr;
   for (size_t s = 0; s < plan.signs.size(); ++s) {
     const Sign sign = plan.signs[s];
     for (int m = 0; m < plan.micro_batches(mb); ++m) {
-      Op* loss = AddCompute(plan, MicroBatchName("head" + SignSuffix(sign) + " loss", plan, m),
-                            HEAD_LOSS, sign);
+      Op* loss =
+          AddForward(plan, absl::StrCat("head", SignSuffix(sign), " loss"), HEAD_LOSS, sign, m);
       ComputeOp* c = loss->mutable_compute();
-      c->set_first_example(plan.first_example + m * mb);
-      c->set_examples(mb);
-      *c->mutable_params() = head;
-      if (model_.tied_lm_head()) *c->mutable_lm_head() = lm_head;
-      *c->mutable_activations() = MicroBatchActivations(plan, sign, m);
-      *c->mutable_perturbed() = PerturbedFor(plan, HEAD_LOSS);
-      *c->mutable_workspace() = WorkspaceFor(plan, HEAD_LOSS);
-      *c->mutable_losses() =
+      const ByteRange activations = MicroBatchActivations(plan, sign, m);
+      const ByteRange losses =
           Range(buffers_[plan.id].losses, LossOffset(plan, s, m) * kLossBytes, mb * kLossBytes);
-      ScheduleBuilder::Reads(loss, c->activations());
-      ScheduleBuilder::Reads(loss, head.range());
-      if (model_.tied_lm_head()) ScheduleBuilder::Reads(loss, lm_head.range());
-      ScheduleBuilder::Writes(loss, c->perturbed());
-      ScheduleBuilder::Writes(loss, c->workspace());
-      ScheduleBuilder::Writes(loss, c->losses());
+      Set(head, c->mutable_params());
+      if (model_.tied_lm_head()) Set(lm_head, c->mutable_lm_head());
+      Set(activations, c->mutable_activations());
+      Set(perturbed, c->mutable_perturbed());
+      Set(workspace, c->mutable_workspace());
+      Set(losses, c->mutable_losses());
+      ScheduleBuilder::Reads(loss, activations);
+      ScheduleBuilder::Reads(loss, head.range);
+      if (model_.tied_lm_head()) ScheduleBuilder::Reads(loss, lm_head.range);
+      ScheduleBuilder::Writes(loss, perturbed);
+      ScheduleBuilder::Writes(loss, workspace);
+      ScheduleBuilder::Writes(loss, losses);
       Finish(loss);
       last = loss;
     }
@@ -388,16 +407,18 @@ void OpLowering::LowerLossesAndGradient() {
       CollectiveOp* c = gather->mutable_collective();
       c->set_kind(ALL_GATHER);
       c->set_key("all-gather losses");
+      c->mutable_participants()->Reserve(plans_.size());
       for (const DevicePlan& p : plans_) c->add_participants(p.id);
       c->set_bytes(all * kLossBytes);
-      *c->mutable_send() = Range(losses, plan.id * chunk * kLossBytes, chunk * kLossBytes);
-      *c->mutable_recv() = Range(losses, 0, all * kLossBytes);
-      c->set_link_class(cluster_.peer_domains().empty() ? PCIE
-                                                        : cluster_.peer_domains(0).link_class());
-      ScheduleBuilder::Reads(gather, c->send());
+      const ByteRange send = Range(losses, plan.id * chunk * kLossBytes, chunk * kLossBytes);
+      Set(send, c->mutable_send());
+      Set(Range(losses, 0, all * kLossBytes), c->mutable_recv());
+      c->set_link_class(PeerLinkClass());
+      ScheduleBuilder::Reads(gather, send);
       for (const DevicePlan& p : plans_) {
         if (p.id == plan.id) continue;
-        ScheduleBuilder::Writes(gather, Range(losses, p.id * chunk * kLossBytes, chunk * kLossBytes));
+        ScheduleBuilder::Writes(gather,
+                                Range(losses, p.id * chunk * kLossBytes, chunk * kLossBytes));
       }
       builder_->AddEdge(ready, gather);
       ready = gather;
@@ -405,10 +426,12 @@ void OpLowering::LowerLossesAndGradient() {
     Op* grad = AddCompute(plan, "projected gradient", PROJECTED_GRADIENT, SIGN_UNSPECIFIED);
     ComputeOp* c = grad->mutable_compute();
     c->set_examples(training_.batch_size());
-    *c->mutable_losses() = Range(losses, 0, all * kLossBytes);
-    *c->mutable_zo_state() = Range(buffers_[plan.id].zo_state, 0, kZoStateBytes);
-    ScheduleBuilder::Reads(grad, c->losses());
-    ScheduleBuilder::Writes(grad, c->zo_state());
+    const ByteRange all_losses = Range(losses, 0, all * kLossBytes);
+    const ByteRange zo_state = Range(buffers_[plan.id].zo_state, 0, kZoStateBytes);
+    Set(all_losses, c->mutable_losses());
+    Set(zo_state, c->mutable_zo_state());
+    ScheduleBuilder::Reads(grad, all_losses);
+    ScheduleBuilder::Writes(grad, zo_state);
     Finish(grad);
     builder_->AddEdge(ready, grad);
   }
@@ -430,10 +453,17 @@ std::string ScheduleName(const ModelSpec& model, const Cluster& cluster, const S
 
 absl::StatusOr<Schedule> LowerSchedule(const ModelSpec& model, const Cluster& cluster,
                                        const LowerOptions& options) {
+  Schedule schedule;
+  RETURN_IF_ERROR(LowerScheduleInto(model, cluster, options, &schedule));
+  return schedule;
+}
+
+absl::Status LowerScheduleInto(const ModelSpec& model, const Cluster& cluster,
+                               const LowerOptions& options, Schedule* out) {
   ASSIGN_OR_RETURN(const ResolvedLowerOptions resolved,
                    ResolveLowerOptions(model, cluster, options));
   const LowerOptions& o = resolved.options;
-  Schedule schedule;
+  Schedule& schedule = *out;
   *schedule.mutable_training() = o.training;
   *schedule.mutable_cluster() = cluster;
   *schedule.mutable_model() = model;
@@ -453,8 +483,7 @@ absl::StatusOr<Schedule> LowerSchedule(const ModelSpec& model, const Cluster& cl
   schedule.set_name(ScheduleName(model, cluster, s));
   if (first_order) {
     LowerFirstOrder(model, resolved, &schedule);
-    RETURN_IF_ERROR(ValidateSchedule(schedule));
-    return schedule;
+    return ValidateSchedule(schedule);
   }
 
   std::vector<DevicePlan> plans = PlanDevices(resolved, BlockParams(model));
@@ -478,8 +507,7 @@ absl::StatusOr<Schedule> LowerSchedule(const ModelSpec& model, const Cluster& cl
   ScheduleBuilder builder(&schedule);
   std::vector<DeviceBuffers> buffers = PlanMemory(model, resolved, plans, &builder);
   OpLowering(model, cluster, resolved, std::move(plans), std::move(buffers), &builder).Run();
-  RETURN_IF_ERROR(ValidateSchedule(schedule));
-  return schedule;
+  return ValidateSchedule(schedule);
 }
 
 }  // namespace zosched

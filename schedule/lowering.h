@@ -48,4 +48,12 @@ namespace zosched {
 absl::StatusOr<Schedule> LowerSchedule(const ModelSpec& model, const Cluster& cluster,
                                        const LowerOptions& options);
 
+// LowerSchedule into `*schedule`, which must be empty. It may live on a
+// google::protobuf::Arena: a schedule is thousands of small messages, which
+// an arena allocates and frees far faster than the heap (the explorer
+// lowers every configuration so). The same errors as LowerSchedule; after
+// one, `*schedule` holds a partial lowering.
+absl::Status LowerScheduleInto(const ModelSpec& model, const Cluster& cluster,
+                               const LowerOptions& options, Schedule* schedule);
+
 }  // namespace zosched

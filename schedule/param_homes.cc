@@ -1,26 +1,41 @@
 #include "schedule/param_homes.h"
 
 #include <string>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "schedule/describe_op.h"
 
 namespace zosched {
-absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int device) {
-  const int layers = schedule.model().num_layers();
-  absl::flat_hash_map<absl::string_view, int> buffer_index;
-  for (int b = 0; b < schedule.buffers_size(); ++b) buffer_index[schedule.buffers(b).name()] = b;
-  // The host stores this device uploads from.
-  absl::flat_hash_set<int> stores;
+namespace {
+
+// Per device: the names of the buffers its H2D copies read.
+using UploadSources = std::vector<absl::flat_hash_set<absl::string_view>>;
+
+// The upload sources of every device (of `device` alone when it is >= 0).
+UploadSources FindUploadSources(const Schedule& schedule, int device) {
+  UploadSources sources(schedule.devices_size());
   for (const Op& op : schedule.ops()) {
-    if (op.device() != device || !op.has_copy() || op.copy().direction() != HOST_TO_DEVICE) {
+    if ((device >= 0 && op.device() != device) || op.device() < 0 ||
+        op.device() >= schedule.devices_size() || !op.has_copy() ||
+        op.copy().direction() != HOST_TO_DEVICE) {
       continue;
     }
-    auto it = buffer_index.find(op.copy().src().buffer());
-    if (it != buffer_index.end()) stores.insert(it->second);
+    sources[op.device()].insert(op.copy().src().buffer());
+  }
+  return sources;
+}
+
+// FindParamHomes, given the names of the buffers `device` uploads from.
+absl::StatusOr<DeviceParamHomes> HomesOf(const Schedule& schedule, int device,
+                                         const absl::flat_hash_set<absl::string_view>& sources) {
+  const int layers = schedule.model().num_layers();
+  // The host stores this device uploads from (by name; names are unique).
+  absl::flat_hash_set<int> stores;
+  for (int b = 0; b < schedule.buffers_size() && !sources.empty(); ++b) {
+    if (sources.contains(schedule.buffers(b).name())) stores.insert(b);
   }
   DeviceParamHomes homes;
   homes.blocks.resize(layers);
@@ -67,6 +82,23 @@ absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int de
     RETURN_IF_ERROR(missing(homes.blocks[k], DECODER_BLOCK, k));
   }
   RETURN_IF_ERROR(missing(homes.head, HEAD_PART, 0));
+  return homes;
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int device) {
+  if (device < 0 || device >= schedule.devices_size()) return HomesOf(schedule, device, {});
+  return HomesOf(schedule, device, FindUploadSources(schedule, device)[device]);
+}
+
+std::vector<absl::StatusOr<DeviceParamHomes>> AllParamHomes(const Schedule& schedule) {
+  const UploadSources sources = FindUploadSources(schedule, -1);
+  std::vector<absl::StatusOr<DeviceParamHomes>> homes;
+  homes.reserve(schedule.devices_size());
+  for (int d = 0; d < schedule.devices_size(); ++d) {
+    homes.push_back(HomesOf(schedule, d, sources[d]));
+  }
   return homes;
 }
 

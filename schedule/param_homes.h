@@ -38,4 +38,8 @@ struct DeviceParamHomes {
 // two different host stores).
 absl::StatusOr<DeviceParamHomes> FindParamHomes(const Schedule& schedule, int device);
 
+// FindParamHomes of every device, in device order, from one pass over the
+// ops (validation asks for all of them).
+std::vector<absl::StatusOr<DeviceParamHomes>> AllParamHomes(const Schedule& schedule);
+
 }  // namespace zosched

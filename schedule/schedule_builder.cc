@@ -1,24 +1,21 @@
 #include "schedule/schedule_builder.h"
 
+#include <utility>
+
 namespace zosched {
 
-BufferRange Range(const std::string& buffer, int64_t offset_bytes, int64_t size_bytes) {
-  BufferRange r;
-  r.set_buffer(buffer);
-  r.set_offset_bytes(offset_bytes);
-  r.set_size_bytes(size_bytes);
-  return r;
+void Set(const ByteRange& range, BufferRange* out) {
+  out->set_buffer(*range.buffer);
+  out->set_offset_bytes(range.offset_bytes);
+  out->set_size_bytes(range.size_bytes);
 }
 
-ParamOperand Params(Part part, int block, int64_t first, int64_t count,
-                    const BufferRange& range) {
-  ParamOperand p;
-  p.set_part(part);
-  p.set_block(block);
-  p.set_first_element(first);
-  p.set_elements(count);
-  *p.mutable_range() = range;
-  return p;
+void Set(const ParamRange& params, ParamOperand* out) {
+  out->set_part(params.part);
+  out->set_block(params.block);
+  out->set_first_element(params.first);
+  out->set_elements(params.count);
+  Set(params.range, out->mutable_range());
 }
 
 ParamPlacement Placement(Part part, int block, int64_t elements, int64_t offset_bytes) {
@@ -45,12 +42,12 @@ Buffer* ScheduleBuilder::AddBuffer(const std::string& name, BufferKind kind, int
   return b;
 }
 
-Op* ScheduleBuilder::AddOp(int device, const std::string& stream, const std::string& name) {
+Op* ScheduleBuilder::AddOp(int device, const char* stream, std::string name) {
   Op* op = schedule_->add_ops();
   op->set_id(schedule_->ops_size() - 1);
   op->set_device(device);
   op->set_stream(stream);
-  op->set_name(name);
+  op->set_name(std::move(name));
   return op;
 }
 

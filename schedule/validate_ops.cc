@@ -1,7 +1,7 @@
 #include "schedule/validate_ops.h"
 
 #include <algorithm>
-#include <map>
+#include <array>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -54,7 +54,7 @@ enum Access { kRead = 1, kWrite = 2, kReadWrite = 3, kName = 4 };
 // The roles of a compute op, by name, with how the kind accesses each (0:
 // the kind does not use it).
 struct Role {
-  const char* name;
+  absl::string_view name;
   bool set;
   const BufferRange* range;
   int access;
@@ -65,7 +65,9 @@ bool IsFirstOrderPass(ComputeKind kind) {
   return IsFirstOrderKind(kind) && kind != GRAD_ACCUMULATE && kind != OPTIMIZER_STEP;
 }
 
-std::vector<Role> Roles(const ComputeOp& c) {
+constexpr int kRoles = 13;
+
+std::array<Role, kRoles> Roles(const ComputeOp& c) {
   const ComputeKind k = c.kind();
   const bool params_read = k == UPDATE || k == EMBED || k == BLOCK_FORWARD || k == HEAD_LOSS ||
                            (k == CAST && c.cast_direction() == COMPUTE_TO_WIRE) ||
@@ -83,7 +85,7 @@ std::vector<Role> Roles(const ComputeOp& c) {
   if (k == HEAD_LOSS || k == TRAIN_HEAD_LOSS || k == EMBED_BACKWARD) activations = kRead;
   const bool gradients = k == HEAD_BACKWARD || k == BLOCK_BACKWARD || k == EMBED_BACKWARD ||
                          k == GRAD_ACCUMULATE || k == OPTIMIZER_STEP;
-  return {
+  return {{
       {"compute.params", c.has_params(), &c.params().range(),
        (params_read ? kRead : 0) | (params_written ? kWrite : 0) | (params_named ? kName : 0)},
       {"compute.lm_head", c.has_lm_head(), &c.lm_head().range(), head ? kRead : 0},
@@ -115,11 +117,19 @@ std::vector<Role> Roles(const ComputeOp& c) {
                                  : 0},
       {"compute.wire", c.has_wire(), &c.wire(),
        k == CAST ? (c.cast_direction() == WIRE_TO_COMPUTE ? kRead : kWrite) : 0},
-  };
+  }};
 }
 
 // True if the union of `ranges` covers `r`.
 bool Covered(const BufferRange& r, const google::protobuf::RepeatedPtrField<BufferRange>& ranges) {
+  // Usually one of them does alone.
+  for (const BufferRange& x : ranges) {
+    if (x.offset_bytes() <= r.offset_bytes() &&
+        x.offset_bytes() + x.size_bytes() >= r.offset_bytes() + r.size_bytes() &&
+        x.buffer() == r.buffer()) {
+      return true;
+    }
+  }
   std::vector<std::pair<int64_t, int64_t>> spans;
   for (const BufferRange& x : ranges) {
     if (x.buffer() == r.buffer()) spans.emplace_back(x.offset_bytes(), x.offset_bytes() + x.size_bytes());
@@ -145,6 +155,10 @@ class OpChecker {
         layers_(s.model().num_layers()),
         first_order_(IsFirstOrder(s.strategy().kind())) {
     for (int b = 0; b < s.buffers_size(); ++b) buffer_index_[s.buffers(b).name()] = b;
+    device_hosts_.reserve(s.devices_size());
+    for (const ScheduleDevice& d : s.devices()) {
+      device_hosts_.push_back(&FindDevice(s.cluster(), d.cluster_device())->host());
+    }
   }
 
   absl::Status Run() {
@@ -161,9 +175,16 @@ class OpChecker {
     RETURN_IF_ERROR(CheckDataflow());
     if (first_order_) return absl::OkStatus();
     ASSIGN_OR_RETURN(const std::vector<LossLayout> layouts, AllLossLayouts(s_));
+    std::vector<std::vector<const Op*>> gradients(s_.devices_size());  // in op order
+    for (const Op& op : s_.ops()) {
+      if (op.has_compute() && op.compute().kind() == PROJECTED_GRADIENT) {
+        gradients[op.device()].push_back(&op);
+      }
+    }
+    const std::vector<absl::StatusOr<DeviceParamHomes>> homes = AllParamHomes(s_);
     for (int d = 0; d < s_.devices_size(); ++d) {
-      RETURN_IF_ERROR(CheckLosses(d, layouts[d]));
-      RETURN_IF_ERROR(FindParamHomes(s_, d).status());
+      RETURN_IF_ERROR(CheckLosses(d, layouts[d], gradients[d]));
+      RETURN_IF_ERROR(homes[d].status());
     }
     return absl::OkStatus();
   }
@@ -188,9 +209,11 @@ class OpChecker {
   absl::Status CheckFirstOrderRoles(const Op& op);
   // A role's range: its buffer exists on the op's device with `kind` and
   // `dtype`, the range lies inside it, and its size is `exact` bytes (when
-  // exact >= 0) or at least `at_least`.
+  // exact >= 0) or at least `at_least`. Messages name the role `role` +
+  // `role_suffix`.
   absl::Status CheckRole(const Op& op, absl::string_view role, const BufferRange& r,
-                         BufferKind kind, DType dtype, int64_t exact, int64_t at_least);
+                         BufferKind kind, DType dtype, int64_t exact, int64_t at_least,
+                         absl::string_view role_suffix = "");
   // A parameter operand: part, block and elements valid (the whole part when
   // `whole`), and its buffer holds those elements at that range.
   absl::Status CheckParams(const Op& op, absl::string_view role, const ParamOperand& p,
@@ -198,7 +221,9 @@ class OpChecker {
   absl::Status CheckCopy(const Op& op);
   absl::Status CheckCollective(const Op& op);
   absl::Status CheckDataflow();
-  absl::Status CheckLosses(int device, const LossLayout& layout);
+  // `gradients`: the device's PROJECTED_GRADIENT ops, in op order.
+  absl::Status CheckLosses(int device, const LossLayout& layout,
+                           const std::vector<const Op*>& gradients);
 
   const Schedule& s_;
   const ModelSpec& model_;
@@ -208,17 +233,15 @@ class OpChecker {
   // A first-order schedule (simulated only): its own kinds, buffers and
   // sharded placements; no ZO state, losses or parameter homes.
   const bool first_order_;
-  absl::flat_hash_map<std::string, int> buffer_index_;
+  absl::flat_hash_map<absl::string_view, int> buffer_index_;
+  // Per device: the host of its cluster device.
+  std::vector<const std::string*> device_hosts_;
 };
 
 absl::Status OpChecker::CheckStreams() {
-  std::vector<absl::flat_hash_map<std::string, StreamKind>> kinds(s_.devices_size());
   for (const ScheduleDevice& d : s_.devices()) {
     int compute = 0;
-    for (const Stream& stream : d.streams()) {
-      kinds[d.id()][stream.name()] = stream.kind();
-      compute += stream.kind() == COMPUTE;
-    }
+    for (const Stream& stream : d.streams()) compute += stream.kind() == COMPUTE;
     if (compute != 1) {
       return InvalidArgument("device %d has %d COMPUTE streams; expected exactly one (compute ops of a "
                      "device run in one order)",
@@ -239,7 +262,11 @@ absl::Status OpChecker::CheckStreams() {
                          "HOST_TO_DEVICE, DEVICE_TO_HOST or DEVICE_TO_DEVICE");
       }
     }
-    const StreamKind found = kinds[op.device()].at(op.stream());
+    // The structure checks found the stream, named once on its device.
+    StreamKind found = STREAM_KIND_UNSPECIFIED;
+    for (const Stream& stream : s_.devices(op.device()).streams()) {
+      if (stream.name() == op.stream()) found = stream.kind();
+    }
     if (wanted != STREAM_KIND_UNSPECIFIED && found != wanted) {
       return OpError(op, absl::StrCat("the kind of stream '", op.stream(), "'"),
                      StreamKind_Name(found), "%s for this op", StreamKind_Name(wanted));
@@ -348,36 +375,39 @@ absl::Status OpChecker::CheckPlacements(const Buffer& buffer) {
   return absl::OkStatus();
 }
 
-absl::Status OpChecker::CheckRole(const Op& op, absl::string_view role, const BufferRange& r,
-                                  BufferKind kind, DType dtype, int64_t exact, int64_t at_least) {
+absl::Status OpChecker::CheckRole(const Op& op, absl::string_view role_prefix,
+                                  const BufferRange& r, BufferKind kind, DType dtype,
+                                  int64_t exact, int64_t at_least, absl::string_view role_suffix) {
+  auto role = [&] { return absl::StrCat(role_prefix, role_suffix); };
   const Buffer* b = Find(r.buffer());
   if (b == nullptr) {
-    return OpError(op, absl::StrCat(role, ".buffer"), absl::StrCat("'", r.buffer(), "'"),
+    return OpError(op, absl::StrCat(role(), ".buffer"), absl::StrCat("'", r.buffer(), "'"),
                    "an existing buffer");
   }
   if (b->device() != op.device()) {
-    return OpError(op, role, RangeText(r), "a buffer on the op's device %d (it is on %s)",
+    return OpError(op, role(), RangeText(r), "a buffer on the op's device %d (it is on %s)",
                    op.device(),
                    b->device() < 0 ? "host " + b->host() : absl::StrCat("device ", b->device()));
   }
   if (b->kind() != kind) {
-    return OpError(op, absl::StrFormat("the kind of %s buffer '%s'", role, r.buffer()),
+    return OpError(op, absl::StrFormat("the kind of %s buffer '%s'", role(), r.buffer()),
                    BufferKind_Name(b->kind()), "%s", BufferKind_Name(kind));
   }
   if (dtype != DTYPE_UNSPECIFIED && b->dtype() != dtype) {
-    return OpError(op, absl::StrFormat("the dtype of %s buffer '%s'", role, r.buffer()),
+    return OpError(op, absl::StrFormat("the dtype of %s buffer '%s'", role(), r.buffer()),
                    DType_Name(b->dtype()), "%s", DType_Name(dtype));
   }
   if (r.offset_bytes() < 0 || r.size_bytes() <= 0 || r.offset_bytes() > b->size_bytes() ||
       r.size_bytes() > b->size_bytes() - r.offset_bytes()) {
-    return OpError(op, role, RangeText(r), "a non-empty range inside the buffer's %d bytes",
+    return OpError(op, role(), RangeText(r), "a non-empty range inside the buffer's %d bytes",
                    b->size_bytes());
   }
   if (exact >= 0 && r.size_bytes() != exact) {
-    return OpError(op, absl::StrCat(role, ".size_bytes"), r.size_bytes(), "%d", exact);
+    return OpError(op, absl::StrCat(role(), ".size_bytes"), r.size_bytes(), "%d", exact);
   }
   if (r.size_bytes() < at_least) {
-    return OpError(op, absl::StrCat(role, ".size_bytes"), r.size_bytes(), "at least %d", at_least);
+    return OpError(op, absl::StrCat(role(), ".size_bytes"), r.size_bytes(), "at least %d",
+                   at_least);
   }
   return absl::OkStatus();
 }
@@ -413,8 +443,7 @@ absl::Status OpChecker::CheckParams(const Op& op, absl::string_view role, const 
   // its recipe's (the training host_dtype).
   const DType dtype = first_order_ ? t_.host_dtype() : t_.compute_dtype();
   const int64_t c = DTypeBytes(dtype);
-  RETURN_IF_ERROR(
-      CheckRole(op, absl::StrCat(role, ".range"), p.range(), kind, dtype, p.elements() * c, 0));
+  RETURN_IF_ERROR(CheckRole(op, role, p.range(), kind, dtype, p.elements() * c, 0, ".range"));
   if (kind == BLOCK_SLOT) {
     // ZO slots hold one block; first-order ones (gathered units) any part.
     if ((!first_order_ && p.part() != DECODER_BLOCK) ||
@@ -571,17 +600,19 @@ absl::Status OpChecker::CheckCompute(const Op& op) {
   const ComputeOp& c = op.compute();
   const ComputeKind k = c.kind();
   const DType compute = t_.compute_dtype();
-  for (const Role& role : Roles(c)) {
+  const std::array<Role, kRoles> roles = Roles(c);
+  for (const Role& role : roles) {
+    const absl::string_view name = role.name;
     const bool wanted = role.access != 0 &&
-                        (std::string(role.name) != "compute.lm_head" || model_.tied_lm_head()) &&
-                        (std::string(role.name) != "compute.master" || t_.host_dtype() != FP32);
+                        (name != "compute.lm_head" || model_.tied_lm_head()) &&
+                        (name != "compute.master" || t_.host_dtype() != FP32);
     if (role.set != wanted) {
       return OpError(
           op, role.name, role.set ? "set" : "unset", "%s for %s%s", wanted ? "set" : "unset",
           ComputeKind_Name(k),
-          std::string(role.name) == "compute.lm_head"
+          name == "compute.lm_head"
               ? (model_.tied_lm_head() ? " with a tied LM head" : " without a tied LM head")
-          : std::string(role.name) == "compute.master"
+          : name == "compute.master"
               ? absl::StrCat(" with ", DType_Name(t_.host_dtype()), " parameters")
               : "");
     }
@@ -645,7 +676,7 @@ absl::Status OpChecker::CheckCompute(const Op& op) {
     }
   }
   if (first_order_) RETURN_IF_ERROR(CheckFirstOrderRoles(op));
-  for (const Role& role : Roles(c)) {
+  for (const Role& role : roles) {
     if (!role.set) continue;
     if ((role.access & kRead) && !Covered(*role.range, op.reads())) {
       return OpError(op, absl::StrCat("the reads of ", role.name), "missing",
@@ -676,9 +707,7 @@ absl::Status OpChecker::CheckCopy(const Op& op) {
   }
   const Buffer* src = Find(c.src().buffer());
   const Buffer* dst = Find(c.dst().buffer());
-  const Device* device =
-      FindDevice(s_.cluster(), s_.devices(op.device()).cluster_device());
-  const std::string& host = device->host();
+  const std::string& host = *device_hosts_[op.device()];
   auto on_host = [&](const Buffer* b) { return b->device() < 0 && b->host() == host; };
   auto on_device = [&](const Buffer* b, int d) { return b->device() == d; };
   switch (c.direction()) {
@@ -820,9 +849,10 @@ absl::Status OpChecker::CheckDataflow() {
     const Op* last;
   };
   // Per device: elements of each (part, block) updated so far in the step.
-  std::vector<std::map<std::pair<int, int>, std::vector<std::pair<int64_t, int64_t>>>> updated(
+  std::vector<absl::flat_hash_map<std::pair<int, int>, std::vector<std::pair<int64_t, int64_t>>>>
+      updated(s_.devices_size());
+  std::vector<absl::flat_hash_map<std::pair<absl::string_view, int64_t>, Path>> paths(
       s_.devices_size());
-  std::vector<std::map<std::tuple<std::string, int64_t>, Path>> paths(s_.devices_size());
   for (const Op& op : s_.ops()) {
     if (!op.has_compute()) continue;
     const ComputeOp& c = op.compute();
@@ -841,7 +871,8 @@ absl::Status OpChecker::CheckDataflow() {
       continue;
     }
     if (!IsForward(c.kind())) continue;
-    const auto key = std::make_tuple(c.activations().buffer(), c.activations().offset_bytes());
+    const std::pair<absl::string_view, int64_t> key(c.activations().buffer(),
+                                                    c.activations().offset_bytes());
     auto& device_paths = paths[op.device()];
     if (c.kind() == EMBED) {
       device_paths[key] = {c.sign(), c.first_example(), c.examples(), 0, &op};
@@ -879,22 +910,17 @@ absl::Status OpChecker::CheckDataflow() {
   return absl::OkStatus();
 }
 
-absl::Status OpChecker::CheckLosses(int device, const LossLayout& layout) {
-  const Op* gradient = nullptr;
-  for (const Op& op : s_.ops()) {
-    if (op.device() != device || !op.has_compute() || op.compute().kind() != PROJECTED_GRADIENT) {
-      continue;
-    }
-    if (gradient != nullptr) {
-      return InvalidArgument("device %d has two PROJECTED_GRADIENT ops, %s and %s; expected one per step",
-                     device, DescribeOp(*gradient), DescribeOp(op));
-    }
-    gradient = &op;
+absl::Status OpChecker::CheckLosses(int device, const LossLayout& layout,
+                                    const std::vector<const Op*>& gradients) {
+  if (gradients.size() > 1) {
+    return InvalidArgument("device %d has two PROJECTED_GRADIENT ops, %s and %s; expected one per step",
+                   device, DescribeOp(*gradients[0]), DescribeOp(*gradients[1]));
   }
-  if (gradient == nullptr) {
+  if (gradients.empty()) {
     return InvalidArgument("device %d has no PROJECTED_GRADIENT op; every device computes g each step",
                    device);
   }
+  const Op* gradient = gradients[0];
   const BufferRange& read = gradient->compute().losses();
   const std::string& name = s_.buffers(layout.buffer).name();
   for (const std::vector<int64_t>* side : {&layout.plus, &layout.minus}) {

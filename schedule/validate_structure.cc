@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -44,8 +45,12 @@ struct Access {
 
 // What the reference checks resolve, for the later rules.
 struct Index {
-  absl::flat_hash_map<int64_t, int> op_by_id;  // Op.id -> index in ops
+  // Op.id -> index in ops, unless every op's id is its index (as lowering
+  // numbers them), which needs no map.
+  bool ids_are_indices = false;
+  absl::flat_hash_map<int64_t, int> op_by_id;
   absl::flat_hash_map<absl::string_view, int> buffer_by_name;
+  std::vector<int64_t> buffer_size;  // per buffer
   std::vector<int> lane_of_op;  // dense (device, stream) index of each op
   int num_lanes = 0;
   std::vector<std::pair<int, int>> edge_ops;  // Schedule.edges as op indices
@@ -70,6 +75,17 @@ struct Graph {
   std::vector<int> topo_order;  // filled by CheckAcyclic
 };
 
+// to[l] = max(to[l], from[l]) for l < n, n a multiple of four: unrolled by
+// four so that the compiler merges each four into vector instructions.
+void MaxInto(int* __restrict to, const int* __restrict from, int n) {
+  for (int l = 0; l < n; l += 4) {
+    to[l] = std::max(to[l], from[l]);
+    to[l + 1] = std::max(to[l + 1], from[l + 1]);
+    to[l + 2] = std::max(to[l + 2], from[l + 2]);
+    to[l + 3] = std::max(to[l + 3], from[l + 3]);
+  }
+}
+
 // Happens-before as vector clocks. The ops of a lane are totally ordered, so
 // each node keeps, per lane, the position (in lane order) of the last op of
 // that lane that happens strictly before it; rows are filled in topological
@@ -79,10 +95,10 @@ struct Graph {
 class HappensBefore {
  public:
   HappensBefore(const Graph& g, const Index& index)
-      : lanes_(index.num_lanes),
+      : stride_((index.num_lanes + 3) / 4 * 4),
         lane_of_node_(g.num_nodes),
         position_of_node_(g.num_nodes),
-        clock_(static_cast<size_t>(g.num_nodes) * lanes_, -1) {
+        clock_(new int[static_cast<size_t>(g.num_nodes) * stride_]) {
     CHECK(static_cast<int>(g.topo_order.size()) == g.num_nodes);
     const int n = static_cast<int>(g.node_of_op.size());
     // A node's own ops, as (lane, position) pairs: node v's are
@@ -92,22 +108,32 @@ class HappensBefore {
     for (int v = 0; v < g.num_nodes; ++v) own_begin[v + 1] += own_begin[v];
     std::vector<std::pair<int, int>> own(n);
     std::vector<int> next(own_begin.begin(), own_begin.end() - 1);
-    std::vector<int> lane_length(lanes_, 0);
+    std::vector<int> lane_length(index.num_lanes, 0);
     for (int i = 0; i < n; ++i) {
       const int v = g.node_of_op[i], lane = index.lane_of_op[i];
       own[next[v]++] = {lane, lane_length[lane]};
       lane_of_node_[v] = lane;
       position_of_node_[v] = lane_length[lane]++;
     }
-    std::vector<int> through(lanes_);  // u's clock with u's own ops
+    // A row is written by the first arc into its node (a copy) and merged
+    // with by the others; a node without arcs into it has every entry -1.
+    std::vector<char> reached(g.num_nodes, 0);
+    std::vector<int> through(stride_);  // u's clock with u's own ops
     for (int u : g.topo_order) {
-      std::copy(Row(u), Row(u) + lanes_, through.begin());
+      if (!reached[u]) std::fill(Row(u), Row(u) + stride_, -1);
+      std::copy(Row(u), Row(u) + stride_, through.begin());
       for (int k = own_begin[u]; k < own_begin[u + 1]; ++k) {
         through[own[k].first] = std::max(through[own[k].first], own[k].second);
       }
       for (int k = g.out_begin[u]; k < g.out_begin[u + 1]; ++k) {
-        int* to = Row(g.node_of_op[g.arcs[g.out_arcs[k]].to_op]);
-        for (int l = 0; l < lanes_; ++l) to[l] = std::max(to[l], through[l]);
+        const int v = g.node_of_op[g.arcs[g.out_arcs[k]].to_op];
+        int* to = Row(v);
+        if (!reached[v]) {
+          std::copy(through.begin(), through.end(), to);
+          reached[v] = 1;
+          continue;
+        }
+        MaxInto(to, through.data(), stride_);
       }
     }
   }
@@ -117,22 +143,52 @@ class HappensBefore {
   }
 
  private:
-  int* Row(int v) { return clock_.data() + static_cast<size_t>(v) * lanes_; }
-  const int* Row(int v) const { return clock_.data() + static_cast<size_t>(v) * lanes_; }
+  int* Row(int v) { return clock_.get() + static_cast<size_t>(v) * stride_; }
+  const int* Row(int v) const { return clock_.get() + static_cast<size_t>(v) * stride_; }
 
-  int lanes_;
+  int stride_;  // a row's entries: the lanes, padded to a multiple of four
   std::vector<int> lane_of_node_;      // the lane of one op of each node
   std::vector<int> position_of_node_;  // that op's position in its lane
-  std::vector<int> clock_;             // node-major, -1 where no op of the lane
+  std::unique_ptr<int[]> clock_;       // node-major, -1 where no op of the lane
 };
 
 // ---------------------------------------------------------------------------
 // Rule 1: references.
 
+// The index in Schedule.ops of the op with id `id`, or -1.
+int OpIndex(const Schedule& s, const Index& index, int64_t id) {
+  if (index.ids_are_indices) return id >= 0 && id < s.ops_size() ? static_cast<int>(id) : -1;
+  auto it = index.op_by_id.find(id);
+  return it == index.op_by_id.end() ? -1 : it->second;
+}
+
 // The name of an op's field in messages: `field`, or `field[element]` for
 // an element of a repeated field (element >= 0).
 std::string FieldName(absl::string_view field, int element) {
   return element < 0 ? std::string(field) : absl::StrCat(field, "[", element, "]");
+}
+
+// Whether `range` lies inside a buffer of `size` bytes.
+bool Inside(const BufferRange& range, int64_t size) {
+  const int64_t offset = range.offset_bytes();
+  return offset >= 0 && range.size_bytes() > 0 && offset <= size &&
+         range.size_bytes() <= size - offset;
+}
+
+// The error CheckRange returns for `range`.
+absl::Status RangeError(const Schedule& s, const Index& index, const Op& op,
+                        absl::string_view field, int element, const BufferRange& range) {
+  auto it = index.buffer_by_name.find(range.buffer());
+  if (it == index.buffer_by_name.end()) {
+    return InvalidArgument("%s: %s names buffer '%s', which does not exist",
+                   DescribeOp(op), FieldName(field, element), range.buffer());
+  }
+  const int64_t size = s.buffers(it->second).size_bytes();
+  return InvalidArgument(
+      "%s: %s (offset %d, size %d) lies outside buffer '%s' of %d bytes "
+      "(need offset >= 0, size > 0, offset + size <= %d)",
+      DescribeOp(op), FieldName(field, element), range.offset_bytes(), range.size_bytes(),
+      range.buffer(), size, size);
 }
 
 // Checks one BufferRange of `op` (field `field`, element `element` of it when
@@ -141,21 +197,11 @@ absl::Status CheckRange(const Schedule& s, const Index& index, const Op& op,
                         absl::string_view field, int element, const BufferRange& range,
                         int* buffer) {
   auto it = index.buffer_by_name.find(range.buffer());
-  if (it == index.buffer_by_name.end()) {
-    return InvalidArgument("%s: %s names buffer '%s', which does not exist",
-                   DescribeOp(op), FieldName(field, element), range.buffer());
+  if (it == index.buffer_by_name.end() ||
+      !Inside(range, index.buffer_size[it->second])) {
+    return RangeError(s, index, op, field, element, range);
   }
   *buffer = it->second;
-  const int64_t size = s.buffers(it->second).size_bytes();
-  const int64_t offset = range.offset_bytes();
-  if (offset < 0 || range.size_bytes() <= 0 || offset > size ||
-      range.size_bytes() > size - offset) {
-    return InvalidArgument(
-        "%s: %s (offset %d, size %d) lies outside buffer '%s' of %d bytes "
-        "(need offset >= 0, size > 0, offset + size <= %d)",
-        DescribeOp(op), FieldName(field, element), offset, range.size_bytes(), range.buffer(), size,
-        size);
-  }
   return absl::OkStatus();
 }
 
@@ -240,6 +286,8 @@ absl::Status CheckBuffers(const Schedule& s, Index* index) {
           buffer.name(), buffer.device(), s.devices_size());
     }
   }
+  index->buffer_size.reserve(s.buffers_size());
+  for (const Buffer& buffer : s.buffers()) index->buffer_size.push_back(buffer.size_bytes());
   index->accesses.resize(s.buffers_size());
   return absl::OkStatus();
 }
@@ -250,13 +298,19 @@ absl::Status CheckOps(
     const std::vector<absl::flat_hash_map<absl::string_view, int>>& lanes,
     Index* index) {
   index->lane_of_op.reserve(s.ops_size());
-  index->op_by_id.reserve(s.ops_size());
+  index->ids_are_indices = true;
+  for (int i = 0; i < s.ops_size() && index->ids_are_indices; ++i) {
+    index->ids_are_indices = s.ops(i).id() == i;
+  }
+  if (!index->ids_are_indices) index->op_by_id.reserve(s.ops_size());
   for (int i = 0; i < s.ops_size(); ++i) {
     const Op& op = s.ops(i);
-    auto [it, inserted] = index->op_by_id.emplace(op.id(), i);
-    if (!inserted) {
-      return InvalidArgument("%s and %s have the same id %d (op ids are unique)",
-                     DescribeOp(s.ops(it->second)), DescribeOp(op), op.id());
+    if (!index->ids_are_indices) {
+      auto [it, inserted] = index->op_by_id.emplace(op.id(), i);
+      if (!inserted) {
+        return InvalidArgument("%s and %s have the same id %d (op ids are unique)",
+                               DescribeOp(s.ops(it->second)), DescribeOp(op), op.id());
+      }
     }
     if (op.device() < 0 || op.device() >= s.devices_size()) {
       return InvalidArgument(
@@ -325,16 +379,16 @@ absl::Status CheckOps(
 absl::Status CheckEdges(const Schedule& s, Index* index) {
   index->edge_ops.reserve(s.edges_size());
   for (int e = 0; e < s.edges_size(); ++e) {
-    auto from = index->op_by_id.find(s.edges(e).from());
-    if (from == index->op_by_id.end()) {
+    const int from = OpIndex(s, *index, s.edges(e).from());
+    if (from < 0) {
       return InvalidArgument("edge %d: 'from' op %d does not exist", e,
                      s.edges(e).from());
     }
-    auto to = index->op_by_id.find(s.edges(e).to());
-    if (to == index->op_by_id.end()) {
+    const int to = OpIndex(s, *index, s.edges(e).to());
+    if (to < 0) {
       return InvalidArgument("edge %d: 'to' op %d does not exist", e, s.edges(e).to());
     }
-    index->edge_ops.emplace_back(from->second, to->second);
+    index->edge_ops.emplace_back(from, to);
   }
   return absl::OkStatus();
 }
@@ -609,10 +663,10 @@ struct PieceAccess {
 // access once per piece it covers, sorted by (piece, rank, write): in a
 // piece, an op's reads come before its writes and before every access of a
 // node that comes later in topological order. `rank_of_node` inverts
-// Graph::topo_order. Reuses `boundaries` and `pieces` as storage.
+// Graph::topo_order. Reuses `boundaries` and `keys` as storage.
 void CutIntoPieces(const std::vector<Access>& accesses, const Graph& g,
                    const std::vector<int>& rank_of_node, std::vector<int64_t>* boundaries,
-                   std::vector<PieceAccess>* pieces) {
+                   std::vector<uint64_t>* keys, std::vector<PieceAccess>* pieces) {
   boundaries->clear();
   for (const Access& a : accesses) {
     boundaries->push_back(a.offset);
@@ -620,18 +674,24 @@ void CutIntoPieces(const std::vector<Access>& accesses, const Graph& g,
   }
   std::sort(boundaries->begin(), boundaries->end());
   boundaries->erase(std::unique(boundaries->begin(), boundaries->end()), boundaries->end());
-  pieces->clear();
+  // Each piece access as one integer that sorts as (piece, rank, write);
+  // the rank gives the node back.
+  keys->clear();
+  int first = 0;  // the piece an access starts at: accesses come by offset
   for (const Access& a : accesses) {
-    const int node = g.node_of_op[a.op];
-    const int first = static_cast<int>(
-        std::lower_bound(boundaries->begin(), boundaries->end(), a.offset) - boundaries->begin());
+    const uint64_t rank = rank_of_node[g.node_of_op[a.op]];
+    while ((*boundaries)[first] < a.offset) ++first;
     for (int p = first; (*boundaries)[p] < a.end; ++p) {
-      pieces->push_back({p, rank_of_node[node], node, a.write});
+      keys->push_back(static_cast<uint64_t>(p) << 32 | rank << 1 | (a.write ? 1 : 0));
     }
   }
-  std::sort(pieces->begin(), pieces->end(), [](const PieceAccess& a, const PieceAccess& b) {
-    return std::tie(a.piece, a.rank, a.write) < std::tie(b.piece, b.rank, b.write);
-  });
+  std::sort(keys->begin(), keys->end());
+  pieces->clear();
+  pieces->reserve(keys->size());
+  for (const uint64_t key : *keys) {
+    const int rank = static_cast<int>((key & 0xffffffffu) >> 1);
+    pieces->push_back({static_cast<int>(key >> 32), rank, g.topo_order[rank], (key & 1) != 0});
+  }
 }
 
 // Per buffer, its accesses cut into pieces (CutIntoPieces).
@@ -640,8 +700,9 @@ std::vector<std::vector<PieceAccess>> PiecesOfBuffers(const Index& index, const 
   for (int k = 0; k < g.num_nodes; ++k) rank_of_node[g.topo_order[k]] = k;
   std::vector<std::vector<PieceAccess>> pieces(index.accesses.size());
   std::vector<int64_t> boundaries;
+  std::vector<uint64_t> keys;
   for (size_t b = 0; b < index.accesses.size(); ++b) {
-    CutIntoPieces(index.accesses[b], g, rank_of_node, &boundaries, &pieces[b]);
+    CutIntoPieces(index.accesses[b], g, rank_of_node, &boundaries, &keys, &pieces[b]);
   }
   return pieces;
 }
