@@ -19,6 +19,8 @@ expect2 "unknown cluster 'nope'" --cluster=nope
 expect2 "unknown model 'opt-7b'" --model=opt-7b
 expect2 "--backend='bogus': expected cpu or cuda" --backend=bogus
 expect2 "--compute_dtype and --tf32 apply to --backend=cuda only" --compute_dtype=fp16
+expect2 "--threads=0: expected 1 to 256 (cores per device)" --threads=0
+expect2 "--threads applies to --backend=cpu only" --backend=cuda --threads=2
 # --backend=cuda: a build without CUDA names --config=cuda. A --config=cuda
 # build (CI runs the tests under it too) instead refuses a machine without a
 # GPU, or with one the bad --repeats; it alone holds the GPU calibration.

@@ -119,6 +119,9 @@ std::string OutPath(const Cluster& cluster) {
 absl::Status CheckBackend() {
   const std::string backend = absl::GetFlag(FLAGS_backend);
   if (backend == "cuda") {
+    if (absl::GetFlag(FLAGS_threads) != 1) {
+      return absl::InvalidArgumentError("--threads applies to --backend=cpu only");
+    }
 #ifdef ZOSCHED_WITH_CUDA
     return absl::OkStatus();
 #else

@@ -14,7 +14,8 @@
 namespace zosched {
 
 // out[i] = θ[i] ± ε z(first + i) for i in [0, count): the perturbed copy of
-// elements [first, first + count) of stream `stream` (θ at `theta`).
+// elements [first, first + count) of stream `stream` (θ at `theta`; `out`
+// must not overlap it: perturbation is out of place).
 void PerturbRange(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
                   const float* theta, float eps, int sign, float* out,
                   ThreadTeam* team = nullptr);
