@@ -190,6 +190,13 @@ absl::Status NodeSharedMemory::NodeBarrier() const {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::chrono::steady_clock::time_point> NodeSharedMemory::SharedEpoch() const {
+  using Clock = std::chrono::steady_clock;
+  int64_t ticks = node_rank_ == 0 ? Clock::now().time_since_epoch().count() : 0;
+  MPI_RETURN_IF_ERROR(MPI_Bcast(&ticks, 1, MPI_INT64_T, 0, node_));
+  return Clock::time_point(Clock::duration(ticks));
+}
+
 absl::StatusOr<std::unique_ptr<MpiCollectives>> MpiCollectives::Create(
     const std::vector<std::vector<int>>& groups, std::chrono::seconds timeout) {
   std::unique_ptr<MpiCollectives> c(new MpiCollectives());
@@ -217,11 +224,71 @@ absl::StatusOr<std::unique_ptr<MpiCollectives>> MpiCollectives::Create(
     c->comms_[members] = comm;
   }
   MPI_Group_free(&world);
+  RETURN_IF_ERROR(c->ShareNodeGroups(groups));
   return c;
+}
+
+namespace {
+
+// Staging slot per member of a node-local group: larger chunks go through
+// in rounds of this many bytes.
+constexpr int64_t kNodeSlotBytes = 1 << 20;
+
+}  // namespace
+
+absl::Status MpiCollectives::ShareNodeGroups(const std::vector<std::vector<int>>& groups) {
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  MPI_RETURN_IF_ERROR(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_));
+  MPI_Comm_set_errhandler(node_, MPI_ERRORS_RETURN);
+  int node_rank = 0;
+  MPI_Comm_rank(node_, &node_rank);
+  // Each rank's machine, named by the world rank of its first rank there.
+  int leader = rank;
+  MPI_RETURN_IF_ERROR(MPI_Bcast(&leader, 1, MPI_INT, 0, node_));
+  std::vector<int> machine(world);
+  MPI_RETURN_IF_ERROR(
+      MPI_Allgather(&leader, 1, MPI_INT, machine.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  // The groups wholly on this machine, in the same order on each of its
+  // ranks, and where each one's region starts.
+  std::vector<std::pair<const std::vector<int>*, int64_t>> local;
+  int64_t bytes = 0;
+  for (const std::vector<int>& members : groups) {
+    const bool here = std::all_of(members.begin(), members.end(),
+                                  [&](int r) { return r >= 0 && r < world && machine[r] == leader; });
+    const bool seen = std::any_of(local.begin(), local.end(),
+                                  [&](const auto& l) { return *l.first == members; });
+    if (!here || seen) continue;
+    local.emplace_back(&members, bytes);
+    bytes += NodeAllGather::RegionBytes(static_cast<int>(members.size()), kNodeSlotBytes);
+  }
+  void* base = nullptr;
+  MPI_RETURN_IF_ERROR(MPI_Win_allocate_shared(node_rank == 0 ? std::max<int64_t>(bytes, 1) : 0,
+                                              64, MPI_INFO_NULL, node_, &base, &window_));
+  MPI_Aint size = 0;
+  int disp = 0;
+  MPI_RETURN_IF_ERROR(MPI_Win_shared_query(window_, 0, &size, &disp, &base));
+  char* region = static_cast<char*>(base);
+  for (const auto& [members, start] : local) {
+    // Only the headers need zeroing; slots are written before they are read.
+    if (node_rank == 0) std::memset(region + start, 0, 64);
+    const auto position = std::find(members->begin(), members->end(), rank);
+    if (position == members->end()) continue;
+    node_groups_.emplace(*members, NodeAllGather(region + start, static_cast<int>(members->size()),
+                                                 static_cast<int>(position - members->begin()),
+                                                 kNodeSlotBytes));
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  MPI_RETURN_IF_ERROR(MPI_Barrier(node_));
+  return absl::OkStatus();
 }
 
 MpiCollectives::~MpiCollectives() {
   for (auto& [members, comm] : comms_) MPI_Comm_free(&comm);
+  if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
+  if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
 }
 
 absl::StatusOr<MPI_Comm> MpiCollectives::Comm(const std::vector<int>& group) const {
@@ -240,6 +307,17 @@ absl::Status MpiCollectives::AllGather(const std::vector<int>& group, void* buff
     return absl::InternalError(absl::StrFormat(
         "no communicator for ranks %s (not created at setup)", absl::StrJoin(group, ",")));
   }
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  auto late = [&] {
+    return absl::DeadlineExceededError(absl::StrFormat(
+        "all-gather among ranks %s did not complete within %d s: a participant "
+        "died or never reached it",
+        absl::StrJoin(group, ","), timeout_.count()));
+  };
+  if (auto node = node_groups_.find(group); node != node_groups_.end()) {
+    const absl::Status status = node->second.AllGather(buffer, chunk_bytes, deadline);
+    return absl::IsDeadlineExceeded(status) ? late() : status;
+  }
   if (chunk_bytes > INT32_MAX) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "all-gather chunk of %d bytes exceeds MPI's int count", chunk_bytes));
@@ -248,18 +326,12 @@ absl::Status MpiCollectives::AllGather(const std::vector<int>& group, void* buff
   MPI_RETURN_IF_ERROR(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, buffer,
                                      static_cast<int>(chunk_bytes), MPI_BYTE, it->second,
                                      &request));
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
   auto pause = std::chrono::microseconds(5);
   for (;;) {
     int done = 0;
     MPI_RETURN_IF_ERROR(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
     if (done) return absl::OkStatus();
-    if (std::chrono::steady_clock::now() > deadline) {
-      return absl::DeadlineExceededError(absl::StrFormat(
-          "all-gather among ranks %s did not complete within %d s: a participant "
-          "died or never reached it",
-          absl::StrJoin(group, ","), timeout_.count()));
-    }
+    if (std::chrono::steady_clock::now() > deadline) return late();
     // Back off to 1 ms: a waiting rank's poller then costs the cores it
     // shares with computing ranks little (at 200 µs it cost ~10 %).
     std::this_thread::sleep_for(pause);

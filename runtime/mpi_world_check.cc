@@ -2,7 +2,7 @@
 // processes (mpi_world_test.sh runs this under mpirun with 2 and 4 ranks):
 // - node-shared memory: every rank of the node maps the same zeroed bytes,
 //   and a NodeBarrier or SleepingBarrier makes one rank's stores visible to
-//   the others;
+//   the others; every rank of the node gets the same SharedEpoch;
 // - all-gathers over every group and sub-group, in place: rank r's chunk
 //   lands at position r of the group on every member, byte for byte;
 // - a participant that never arrives makes AllGather fail with
@@ -53,6 +53,23 @@ void SharedMemory(int world) {
   CheckOk(SleepingBarrier(std::chrono::microseconds(50)), "SleepingBarrier");
   Check(m.data()[kBytes - 1] == 42, "the last rank's store is visible after SleepingBarrier");
   CheckOk(SleepingBarrier(std::chrono::microseconds(50)), "SleepingBarrier");
+
+  // Every rank of the node gets the same epoch, read on the node's first
+  // rank before the call returned anywhere.
+  const auto before = std::chrono::steady_clock::now();
+  absl::StatusOr<std::chrono::steady_clock::time_point> epoch = m.SharedEpoch();
+  CheckOk(epoch.status(), "SharedEpoch");
+  const auto after = std::chrono::steady_clock::now();
+  Check(*epoch <= after, "the shared epoch is not in the future");
+  if (m.node_rank() == 0) Check(*epoch >= before, "the first rank's epoch is its own reading");
+  int64_t mine = epoch->time_since_epoch().count();
+  std::vector<int64_t> all(world);
+  Check(MPI_Allgather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, m.node()) ==
+            MPI_SUCCESS,
+        "MPI_Allgather of the epochs");
+  for (int r = 0; r < world; ++r) {
+    Check(all[r] == mine, absl::StrFormat("rank %d's shared epoch equals this rank's", r));
+  }
 }
 
 // The byte rank `r` puts at offset `i` of its chunk.

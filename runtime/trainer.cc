@@ -532,7 +532,7 @@ absl::StatusOr<TrainEnd> Run::Go() {
         "the run already has %d steps; ask for more with --steps", start_step_));
   }
   RETURN_IF_ERROR(Barrier("the start of training"));
-  const auto epoch = Executor::Clock::now();
+  ASSIGN_OR_RETURN(const Executor::Clock::time_point epoch, host_memory_->SharedEpoch());
   ASSIGN_OR_RETURN(executor_, Executor::Create(schedule_, rank_, backend_.get(), epoch));
 
   const TrainingSettings& t = schedule_.training();
