@@ -272,6 +272,8 @@ class ClusterChecker {
                                          device.copy_engines()));
     }
     RETURN_IF_ERROR(
+        NonNegative(where, "stream_wake_latency_s", device.stream_wake_latency_s()));
+    RETURN_IF_ERROR(
         CheckLink(where, "host_link", device.has_host_link(), device.host_link()));
     if (!device.pcie_switch().empty()) {
       RETURN_IF_ERROR(Resolves(where, "pcie_switch", device.pcie_switch(), switches_));

@@ -23,7 +23,7 @@
 namespace zosched {
 namespace {
 
-enum class EventType { kOpEnd, kLatencyDone };
+enum class EventType { kOpEnd, kLatencyDone, kWokenUp };
 
 // What happens at an event's time (sim/event_queue.h orders them).
 struct EventPayload {
@@ -124,6 +124,8 @@ class Simulator::Engine {
   ComputeSpeed speed_;
   FlowSharing sharing_;
   std::vector<OpState> ops_;
+  // Per schedule device: its streams' wake-up latency (ns).
+  std::vector<int64_t> wake_ns_;
   // Prepare's scratch. Streams: per device its (name, global index) pairs,
   // a handful each.
   std::vector<std::vector<std::pair<absl::string_view, int>>> streams_;
@@ -219,6 +221,11 @@ absl::Status Simulator::Engine::Prepare() {
     }
   }
   last_on_stream_.assign(stream_count, -1);
+  wake_ns_.clear();
+  for (int d = 0; d < schedule_->devices_size(); ++d) {
+    const Device& device = schedule_->cluster().devices(costs_->ClusterIndex(d));
+    wake_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_wake_latency_s() * 1e9)));
+  }
   // Successor counts, then the successors in the same order as before: each
   // op's next op on its stream, then its edges in schedule order.
   next_on_stream_.assign(n, -1);
@@ -480,7 +487,12 @@ void Simulator::Engine::Finish(int op, int64_t now) {
     const int m = members[k];
     for (int j = successor_begin_[m]; j < successor_begin_[m + 1]; ++j) {
       const int next = successors_[j];
-      if (--ops_[next].deps_left == 0) Ready(next, now);
+      const int64_t wake = ops_[next].stream != ops_[m].stream ? wake_ns_[ops_[next].device] : 0;
+      if (wake > 0) {
+        Push(now + wake, EventType::kWokenUp, next);
+      } else if (--ops_[next].deps_left == 0) {
+        Ready(next, now);
+      }
     }
   }
 }
@@ -571,6 +583,9 @@ absl::Status Simulator::Engine::Run(const Schedule& schedule, const Network& net
           break;
         case EventType::kLatencyDone:
           StartFlows(e.index, now);
+          break;
+        case EventType::kWokenUp:
+          if (--ops_[e.index].deps_left == 0) Ready(e.index, now);
           break;
       }
     }

@@ -15,6 +15,9 @@
 //   host's cores (the CPU testbed) split Host.cores among the compute ops
 //   running on them and, while two or more run, slow down by
 //   Host.shared_core_slowdown (sim/compute_speed.h).
+// - An op that waits for an op of another stream of its device (an edge,
+//   or a collective's end) is ready the device's stream_wake_latency_s
+//   after that op ends (default: none).
 // - Copies wait their path's latency, then flow over the path's links
 //   (Network::HostToDevice, DeviceToHost, DeviceToDevice).
 // - Collectives wait their latency term, then flow over every ring (or tree)

@@ -122,6 +122,23 @@ TEST(Simulate, ComputeAndCopyOverlapUnlessAnEdgeOrdersThem) {
   EXPECT_EQ(t[2], Interval(101000, 1101000));
 }
 
+TEST(Simulate, AWaitAcrossStreamsCostsTheDevicesWakeUpLatency) {
+  // 20 µs wake-up: the compute op waiting for the copy starts 20,000 ns
+  // after the copy's end; the next op on the copy's own stream does not wait.
+  Schedule s = Tiny(1, R"pb(
+    ops { id: 1 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
+    ops { id: 2 device: 0 stream: "compute"
+          compute { kind: BLOCK_FORWARD flops: 1000000000 bytes_accessed: 1000000 } }
+    ops { id: 3 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
+    edges { from: 1 to: 2 }
+  )pb");
+  s.mutable_cluster()->mutable_devices(0)->set_stream_wake_latency_s(20e-6);
+  auto t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 101000));
+  EXPECT_EQ(t[3], Interval(101000, 202000));
+  EXPECT_EQ(t[2], Interval(121000, 1121000));
+}
+
 TEST(Simulate, MemoryBoundComputeTakesBytesOverBandwidth) {
   // 1,000 FLOP but 5,000,000 bytes at 100 B/ns: 50,000 ns.
   auto t = Times(Tiny(1, R"pb(
