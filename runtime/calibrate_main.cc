@@ -14,10 +14,13 @@
 //    backend's throttled copy at the cluster's link rate -> least-squares
 //    fixed cost + bytes / rate, written as the host links' latency_s (the
 //    rate stays the throttle's setting, which a run may override).
-// 3. Collectives: the runtime's all-gather (MPI + peer throttle) among 2 and
-//    4 ranks (this program re-run under mpirun) -> the collective model's
-//    base and per-step latency (from the 2- and 4-rank fixed costs) and the
-//    bus-bandwidth efficiency (measured rate / the peer link's rate).
+// 3. Collectives: the runtime's all-gather (runtime/mpi_world.h + peer
+//    throttle) among 2 and 4 ranks (this program re-run under mpirun) -> the
+//    collective model's base and per-step latency (from the 2- and 4-rank
+//    fixed costs) and the bus-bandwidth efficiency (measured rate / the peer
+//    link's rate).
+// 4. Stream wake-up: ops alternating between two of the runtime's host
+//    streams, each waiting for the one before -> Device.stream_wake_latency_s.
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
 //
@@ -336,7 +339,8 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
 }
 
 // Under mpirun: all-gathers of several sizes among all ranks through the
-// runtime's path (MPI + peer-link throttle); rank 0 writes "bytes seconds".
+// runtime's path (MpiCollectives + peer-link throttle); rank 0 writes
+// "bytes seconds".
 absl::Status CollectiveProbe(const std::string& path) {
   int rank = 0, world = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
