@@ -52,7 +52,9 @@ class CpuBackend : public ThreadedBackend {
   // and maps the host buffers of its host into `host_memory`
   // (host_store_layout.h). `collectives` may be null when the schedule has none. Copies
   // and collectives are throttled to the schedule's cluster: the device's
-  // host link (down_gbps for uploads, up_gbps for offloads, latency_s) and
+  // host link (down_gbps for uploads, up_gbps for offloads; its latency_s is
+  // the simulator's estimate of the testbed's own fixed cost per copy, not
+  // added by the throttle) and
   // its peer domain (gbps_per_device for the bytes a collective brings in,
   // latency_s). `label_words`: the task's label words' token ids.
   //
