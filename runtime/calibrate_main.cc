@@ -38,11 +38,15 @@
 // each rank has its own GPU, else host-staged) as measured_collectives
 // rows. --cluster defaults to h100_sxm_x1 (the measured H100 machine) there,
 // local_cpu on the CPU; --out to clusters/<cluster name>.calibrated.pbtxt.
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -65,6 +69,7 @@
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
 #include "runtime/precise_sleep.h"
+#include "runtime/task.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/cluster_validate.h"
@@ -88,6 +93,10 @@ ABSL_FLAG(int32_t, seq, 32, "sequence length of the schedules to calibrate for")
 ABSL_FLAG(int32_t, threads, 1,
           "cpu: cores each device computes on, as train --threads will run it");
 ABSL_FLAG(int32_t, repeats, 7, "timed runs per measurement");
+ABSL_FLAG(std::string, data, "synthetic",
+          "cpu: the training data the compute ops are timed on, as train's --data "
+          "('synthetic' or a task directory): attention's cost follows the examples' lengths");
+ABSL_FLAG(std::string, task, "sst2", "cpu: the task in --data (sst2 or boolq)");
 ABSL_FLAG(std::string, compute_dtype, "",
           "cuda: FP32, FP16 or BF16 (default: lowering's, the model's weight dtype)");
 ABSL_FLAG(bool, tf32, false, "cuda: let FP32 GEMMs use TF32 tensor cores");
@@ -162,32 +171,49 @@ absl::StatusOr<Stats> Time(int repeats, F&& f) {
   return Stats{s.front(), s[s.size() / 2], s.back()};
 }
 
-// How long a stream takes to start an op that waits for another stream's:
-// ops alternate between two of the runtime's host streams, each waiting for
-// the one before (a record, a wait), and each start is timed against the
-// previous op's end. The median -> every device's stream_wake_latency_s.
+// How long a stream takes to start an op that waits for another stream's,
+// in the runtime's common case: the stream that records goes on working
+// (a copy stream starts its next copy, compute its next op), and the
+// waiting one has slept for a while (an op's length: a millisecond), so it
+// is woken on another, idle core. One stream runs 1 ms ops back to back,
+// each recorded; the other waits for each and runs a short op. The median
+// of (its start - the recorded op's end) -> every device's
+// stream_wake_latency_s. (On this project's VMs that is 70-80 us, against
+// 5-8 us when the waiting stream slept only ~200 us: a virtual CPU idle
+// for longer has halted, and waking it is what costs.)
 absl::Status MeasureStreamWakeUp(Cluster* out) {
-  constexpr int kHandoffs = 400;
-  std::vector<Clock::time_point> start(kHandoffs), end(kHandoffs);
-  HostStreams streams(2, /*events=*/1, [](int) {});
+  constexpr int kHandoffs = 200;
+  std::vector<Clock::time_point> recorded(kHandoffs), woken(kHandoffs);
+  // Both streams free to run on any core, as the runtime's copy streams
+  // are (threads inherit the pinning MeasureCompute gave this thread).
+  HostStreams streams(2, /*events=*/kHandoffs, [](int) {
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+    sched_setaffinity(0, sizeof(all), &all);
+  });
+  auto work = [](Clock::time_point from, std::chrono::microseconds how_long) {
+    while (Clock::now() - from < how_long) {
+    }
+  };
   for (int i = 0; i < kHandoffs; ++i) {
-    const int stream = i % 2;
-    if (i > 0) streams.Wait(stream, 0);
-    streams.Enqueue(stream, [&, i] {
-      start[i] = Clock::now();
-      // 50 µs of work, as an op has, so that the other stream is asleep
-      // on its wait when this one records.
-      while (Clock::now() - start[i] < std::chrono::microseconds(50)) {
-      }
-      end[i] = Clock::now();
+    streams.Enqueue(0, [&, i] {
+      work(Clock::now(), std::chrono::microseconds(1000));
+      recorded[i] = Clock::now();
       return absl::OkStatus();
     });
-    streams.Record(stream, 0);
+    streams.Record(0, i);
+    streams.Wait(1, i);
+    streams.Enqueue(1, [&, i] {
+      woken[i] = Clock::now();
+      work(woken[i], std::chrono::microseconds(20));
+      return absl::OkStatus();
+    });
   }
   RETURN_IF_ERROR(streams.WaitFence(streams.Fence()));
   std::vector<double> wake;
-  for (int i = 1; i < kHandoffs; ++i) {
-    wake.push_back(std::chrono::duration<double>(start[i] - end[i - 1]).count());
+  for (int i = 0; i < kHandoffs; ++i) {
+    wake.push_back(std::chrono::duration<double>(woken[i] - recorded[i]).count());
   }
   std::sort(wake.begin(), wake.end());
   const double median = wake[wake.size() / 2];
@@ -237,9 +263,41 @@ absl::StatusOr<std::vector<Schedule>> TargetSchedules(const Cluster& cluster) {
   return schedules;
 }
 
+// The batches the compute ops are timed on: the first steps of --data as
+// train draws them for `s` (the synthetic task is written to a temporary
+// directory first and removed after reading).
+absl::StatusOr<std::vector<StepBatch>> TimingBatches(const Schedule& s, int count) {
+  std::string dir = absl::GetFlag(FLAGS_data);
+  std::string temporary;
+  if (dir == "synthetic") {
+    char name[] = "/tmp/zosched_calibrate_XXXXXX";
+    if (mkdtemp(name) == nullptr) {
+      return absl::InternalError(absl::StrCat("cannot create a temporary directory in /tmp: ",
+                                              std::strerror(errno)));
+    }
+    temporary = dir = name;
+    if (absl::Status written = WriteSyntheticTask(dir); !written.ok()) {
+      std::filesystem::remove_all(temporary);
+      return written;
+    }
+  }
+  absl::StatusOr<TrainingTask> task =
+      LoadTask(dir, absl::GetFlag(FLAGS_task), s.model(), s.training().seq_len());
+  if (!temporary.empty()) std::filesystem::remove_all(temporary);
+  if (!task.ok()) return task.status();
+  std::vector<StepBatch> batches(count);
+  for (int step = 0; step < count; ++step) {
+    task->FillStep(step, s.training().batch_size(), s.training().base_seed(), &batches[step]);
+  }
+  return batches;
+}
+
 absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out) {
-  std::printf("compute ops (seconds: min / median / max of %d runs)\n",
-              absl::GetFlag(FLAGS_repeats));
+  std::printf("compute ops on the first steps of --data=%s (seconds: min / median / max of %d "
+              "runs)\n",
+              absl::GetFlag(FLAGS_data).c_str(), absl::GetFlag(FLAGS_repeats));
+  ASSIGN_OR_RETURN(const std::vector<StepBatch> batches,
+                   TimingBatches(schedules[0], absl::GetFlag(FLAGS_repeats) + 1));
   absl::flat_hash_set<std::string> seen;
   for (const Schedule& s : schedules) {
     const int label_words = s.training().num_label_words();
@@ -267,17 +325,18 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out
           // else runs on the machine).
           PinThreadToCore(device * threads);
         }
-        const int batch = s.training().batch_size(), seq = s.training().seq_len();
-        std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
-        StepInputs inputs;
-        inputs.seed = 7;
-        inputs.learning_rate = 1e-6f;
-        inputs.tokens = tokens.data();
-        inputs.lengths = lengths.data();
-        inputs.labels = labels.data();
         StepResult result;
-        ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats),
-                                       [&] { return backend->RunCompute(op, inputs, &result); }));
+        int run = 0;  // each run on the next batch
+        ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&] {
+          const StepBatch& batch = batches[run++ % batches.size()];
+          StepInputs inputs;
+          inputs.seed = 7;
+          inputs.learning_rate = 1e-6f;
+          inputs.tokens = batch.tokens.data();
+          inputs.lengths = batch.lengths.data();
+          inputs.labels = batch.labels.data();
+          return backend->RunCompute(op, inputs, &result);
+        }));
         MeasuredCompute* m = out->add_measured_compute();
         m->set_op_class(ComputeKind_Name(c.kind()));
         m->set_model(s.model().name());

@@ -24,7 +24,6 @@ HostStreams::~HostStreams() {
 
 void HostStreams::NotifyAll() {
   for (Queue& q : queues_) q.work.notify_all();
-  records_.notify_all();
   fences_passed_.notify_all();
 }
 
@@ -123,12 +122,22 @@ void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
       }
       case Item::kRecord:
         records_reached_[item.event] = std::max(records_reached_[item.event], item.count);
-        records_.notify_all();
+        // Wake only the streams this record releases (with several
+        // streams waiting, waking all costs each a futile wake-up).
+        for (Queue& other : queues_) {
+          if (other.waiting_event == item.event &&
+              records_reached_[item.event] >= other.waiting_count) {
+            other.work.notify_one();
+          }
+        }
         break;
       case Item::kWait:
-        records_.wait(lock, [&] {
+        q.waiting_event = item.event;
+        q.waiting_count = item.count;
+        q.work.wait(lock, [&] {
           return stop_ || !error_.ok() || records_reached_[item.event] >= item.count;
         });
+        q.waiting_event = -1;
         if (stop_) return;
         break;
       case Item::kFence:

@@ -73,7 +73,13 @@ class HostStreams {
   struct Queue {
     std::deque<Item> items;
     int64_t fence_passed = 0;  // last fence ticket this stream passed
-    std::condition_variable work;  // items enqueued, Release(), stop
+    // While the stream's thread is in a Wait: the event and the record
+    // number it waits for (event -1: none).
+    int waiting_event = -1;
+    int64_t waiting_count = 0;
+    // Items enqueued, Release(), stop, an error, or the record it waits
+    // for reached: the only things its thread sleeps on.
+    std::condition_variable work;
   };
 
   void Loop(int stream, const std::function<void(int)>& prepare);
@@ -83,7 +89,6 @@ class HostStreams {
   void NotifyAll();
 
   mutable std::mutex mu_;
-  std::condition_variable records_;  // a record reached (streams in a Wait)
   std::condition_variable fences_passed_;  // a fence passed (WaitFence)
   std::vector<Queue> queues_;
   std::vector<int64_t> records_enqueued_;  // per event
