@@ -19,8 +19,9 @@
 //    collective model's base and per-step latency (from the 2- and 4-rank
 //    fixed costs) and the bus-bandwidth efficiency (measured rate / the peer
 //    link's rate).
-// 4. Stream wake-up: ops alternating between two of the runtime's host
-//    streams, each waiting for the one before -> Device.stream_wake_latency_s.
+// 4. Stream wake-up: one of the runtime's host streams records each op, the
+//    other waits for it -> Device.stream_wake_latency_s (the waiter's delay)
+//    and stream_signal_cost_s (the recorder's).
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
 //
@@ -171,19 +172,22 @@ absl::StatusOr<Stats> Time(int repeats, F&& f) {
   return Stats{s.front(), s[s.size() / 2], s.back()};
 }
 
-// How long a stream takes to start an op that waits for another stream's,
-// in the runtime's common case: the stream that records goes on working
-// (a copy stream starts its next copy, compute its next op), and the
-// waiting one has slept for a while (an op's length: a millisecond), so it
-// is woken on another, idle core. One stream runs 1 ms ops back to back,
-// each recorded; the other waits for each and runs a short op. The median
-// of (its start - the recorded op's end) -> every device's
-// stream_wake_latency_s. (On this project's VMs that is 70-80 us, against
-// 5-8 us when the waiting stream slept only ~200 us: a virtual CPU idle
+// What waking a stream costs, in the runtime's common case: the stream that
+// records goes on working (a copy stream starts its next copy, compute its
+// next op), and the waiting one has slept for a while (an op's length: a
+// millisecond), so it is woken on another, idle core. One stream runs 1 ms
+// ops back to back, each recorded; the other waits for each and runs a
+// short op. Medians over the handoffs:
+//   the waiting stream's start - the recorded op's end
+//     -> every device's stream_wake_latency_s;
+//   the recording stream's next start - its recorded op's end
+//     -> every device's stream_signal_cost_s.
+// (On this project's VMs 70-80 us and about 30 us, against 5-8 us and
+// nothing when the waiting stream slept only ~200 us: a virtual CPU idle
 // for longer has halted, and waking it is what costs.)
 absl::Status MeasureStreamWakeUp(Cluster* out) {
   constexpr int kHandoffs = 200;
-  std::vector<Clock::time_point> recorded(kHandoffs), woken(kHandoffs);
+  std::vector<Clock::time_point> started(kHandoffs), recorded(kHandoffs), woken(kHandoffs);
   // Both streams free to run on any core, as the runtime's copy streams
   // are (threads inherit the pinning MeasureCompute gave this thread).
   HostStreams streams(2, /*events=*/kHandoffs, [](int) {
@@ -198,7 +202,8 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
   };
   for (int i = 0; i < kHandoffs; ++i) {
     streams.Enqueue(0, [&, i] {
-      work(Clock::now(), std::chrono::microseconds(1000));
+      started[i] = Clock::now();
+      work(started[i], std::chrono::microseconds(1000));
       recorded[i] = Clock::now();
       return absl::OkStatus();
     });
@@ -211,16 +216,26 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
     });
   }
   RETURN_IF_ERROR(streams.WaitFence(streams.Fence()));
-  std::vector<double> wake;
+  auto median_us = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::vector<double> wake, signal;
   for (int i = 0; i < kHandoffs; ++i) {
-    wake.push_back(std::chrono::duration<double>(woken[i] - recorded[i]).count());
+    wake.push_back(std::chrono::duration<double, std::micro>(woken[i] - recorded[i]).count());
+    if (i + 1 < kHandoffs) {
+      signal.push_back(
+          std::chrono::duration<double, std::micro>(started[i + 1] - recorded[i]).count());
+    }
   }
-  std::sort(wake.begin(), wake.end());
-  const double median = wake[wake.size() / 2];
-  std::printf("stream wake-up: an op waiting for another stream's starts %.1f us after it "
-              "(median of %zu; min %.1f, max %.1f)\n",
-              median * 1e6, wake.size(), wake.front() * 1e6, wake.back() * 1e6);
-  for (Device& d : *out->mutable_devices()) d.set_stream_wake_latency_s(median);
+  const double wake_us = median_us(wake), signal_us = median_us(signal);
+  std::printf("stream wake-up (median of %d handoffs): the waiting stream starts %.1f us after "
+              "the op it waits for; the recording stream starts its next op %.1f us late\n",
+              kHandoffs, wake_us, signal_us);
+  for (Device& d : *out->mutable_devices()) {
+    d.set_stream_wake_latency_s(wake_us * 1e-6);
+    d.set_stream_signal_cost_s(signal_us * 1e-6);
+  }
   return absl::OkStatus();
 }
 
@@ -292,12 +307,11 @@ absl::StatusOr<std::vector<StepBatch>> TimingBatches(const Schedule& s, int coun
   return batches;
 }
 
-absl::Status MeasureCompute(const std::vector<Schedule>& schedules, Cluster* out) {
+absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
+                            const std::vector<StepBatch>& batches, Cluster* out) {
   std::printf("compute ops on the first steps of --data=%s (seconds: min / median / max of %d "
               "runs)\n",
               absl::GetFlag(FLAGS_data).c_str(), absl::GetFlag(FLAGS_repeats));
-  ASSIGN_OR_RETURN(const std::vector<StepBatch> batches,
-                   TimingBatches(schedules[0], absl::GetFlag(FLAGS_repeats) + 1));
   absl::flat_hash_set<std::string> seen;
   for (const Schedule& s : schedules) {
     const int label_words = s.training().num_label_words();
@@ -571,6 +585,9 @@ absl::StatusOr<std::vector<Schedule>> CheckInputs(Cluster* cluster) {
 absl::Status RunCpu(int* argc, char*** argv) {
   Cluster cluster;
   ASSIGN_OR_RETURN(const std::vector<Schedule> schedules, CheckInputs(&cluster));
+  // The data is an input too: read before anything is measured.
+  ASSIGN_OR_RETURN(const std::vector<StepBatch> batches,
+                   TimingBatches(schedules[0], absl::GetFlag(FLAGS_repeats) + 1));
   Cluster out = cluster;
   out.set_name(cluster.name() + "_calibrated");
   out.set_description(cluster.description() + " (calibrated by //runtime:calibrate)");
@@ -586,7 +603,7 @@ absl::Status RunCpu(int* argc, char*** argv) {
   for (Host& h : *out.mutable_hosts()) h.set_shared_core_slowdown(slowdown);
   int rank = 0, world = 1;
   RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
-  RETURN_IF_ERROR(MeasureCompute(schedules, &out));
+  RETURN_IF_ERROR(MeasureCompute(schedules, batches, &out));
   RETURN_IF_ERROR(MeasureCopies(schedules[0], &out));
   RETURN_IF_ERROR(MeasureStreamWakeUp(&out));
   RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));

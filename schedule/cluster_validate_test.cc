@@ -190,6 +190,8 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        "device 'gpu1': copy_engines is 0 (expected >= 1)"},
       {[](Cluster* c) { c->mutable_devices(1)->set_stream_wake_latency_s(-2e-5); },
        "device 'gpu1': stream_wake_latency_s is -2e-05 (expected >= 0)"},
+      {[](Cluster* c) { c->mutable_devices(1)->set_stream_signal_cost_s(-1e-5); },
+       "device 'gpu1': stream_signal_cost_s is -1e-05 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->set_gbps_per_device(0); },
        "peer_domain 'nvl': gbps_per_device is 0 (expected > 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->clear_link_class(); },

@@ -116,6 +116,12 @@ class Simulator::Engine {
   void AdvanceFlows(int64_t now);
   void ReshareFlows(int64_t now);
   bool IsComm(int op) const { return !ops_[op].is_compute; }
+  // Whether op `op`'s stream has run everything before it: its thread is
+  // asleep until `op`'s dependencies are met.
+  bool Asleep(int op) const {
+    const int previous = prev_on_stream_[op];
+    return previous < 0 || ops_[previous].end >= 0;
+  }
 
   // This simulation's schedule, network and costs.
   const Schedule* schedule_ = nullptr;
@@ -124,12 +130,14 @@ class Simulator::Engine {
   ComputeSpeed speed_;
   FlowSharing sharing_;
   std::vector<OpState> ops_;
-  // Per schedule device: its streams' wake-up latency (ns).
-  std::vector<int64_t> wake_ns_;
+  // Per schedule device: its streams' wake-up latency and signalling cost
+  // (ns), and whether either is set on any device.
+  std::vector<int64_t> wake_ns_, signal_ns_;
+  bool wakes_cost_ = false;
   // Prepare's scratch. Streams: per device its (name, global index) pairs,
   // a handful each.
   std::vector<std::vector<std::pair<absl::string_view, int>>> streams_;
-  std::vector<int> last_on_stream_, next_on_stream_;  // op indices, or -1
+  std::vector<int> last_on_stream_, next_on_stream_, prev_on_stream_;  // op indices, or -1
   absl::flat_hash_map<absl::string_view, int> instance_of_;  // collective key -> instance
   std::vector<std::pair<int64_t, int64_t>> edges_;  // (from, to): ids, then indices
   std::vector<int> fill_;
@@ -222,13 +230,18 @@ absl::Status Simulator::Engine::Prepare() {
   }
   last_on_stream_.assign(stream_count, -1);
   wake_ns_.clear();
+  signal_ns_.clear();
   for (int d = 0; d < schedule_->devices_size(); ++d) {
     const Device& device = schedule_->cluster().devices(costs_->ClusterIndex(d));
     wake_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_wake_latency_s() * 1e9)));
+    signal_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_signal_cost_s() * 1e9)));
   }
+  wakes_cost_ = std::any_of(wake_ns_.begin(), wake_ns_.end(), [](int64_t ns) { return ns > 0; }) ||
+                std::any_of(signal_ns_.begin(), signal_ns_.end(), [](int64_t ns) { return ns > 0; });
   // Successor counts, then the successors in the same order as before: each
   // op's next op on its stream, then its edges in schedule order.
   next_on_stream_.assign(n, -1);
+  prev_on_stream_.assign(n, -1);
   const int cluster_devices = schedule_->cluster().devices_size();
   h2d_paths_.assign(cluster_devices, Path());
   d2h_paths_.assign(cluster_devices, Path());
@@ -260,6 +273,7 @@ absl::Status Simulator::Engine::Prepare() {
     s.stream = stream;
     if (last_on_stream_[stream] >= 0) {
       next_on_stream_[last_on_stream_[stream]] = i;
+      prev_on_stream_[i] = last_on_stream_[stream];
       ++s.deps_left;
     }
     last_on_stream_[stream] = i;
@@ -485,11 +499,31 @@ void Simulator::Engine::Finish(int op, int64_t now) {
   }
   for (int k = 0; k < count; ++k) {
     const int m = members[k];
+    if (!wakes_cost_) {
+      for (int j = successor_begin_[m]; j < successor_begin_[m + 1]; ++j) {
+        const int next = successors_[j];
+        if (--ops_[next].deps_left == 0) Ready(next, now);
+      }
+      continue;
+    }
+    // A stream asleep on this op's end is woken: it starts its wake-up
+    // latency later, and waking it costs this op's stream its signalling
+    // cost before its next op. A stream still busy finds the event
+    // recorded when it gets there: neither applies.
+    bool wakes = false;
+    for (int j = successor_begin_[m]; j < successor_begin_[m + 1]; ++j) {
+      wakes |= ops_[successors_[j]].stream != ops_[m].stream && Asleep(successors_[j]);
+    }
     for (int j = successor_begin_[m]; j < successor_begin_[m + 1]; ++j) {
       const int next = successors_[j];
-      const int64_t wake = ops_[next].stream != ops_[m].stream ? wake_ns_[ops_[next].device] : 0;
-      if (wake > 0) {
-        Push(now + wake, EventType::kWokenUp, next);
+      int64_t delay = 0;
+      if (ops_[next].stream != ops_[m].stream) {
+        delay = Asleep(next) ? wake_ns_[ops_[next].device] : 0;
+      } else if (wakes) {
+        delay = signal_ns_[ops_[m].device];
+      }
+      if (delay > 0) {
+        Push(now + delay, EventType::kWokenUp, next);
       } else if (--ops_[next].deps_left == 0) {
         Ready(next, now);
       }

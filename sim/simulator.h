@@ -16,8 +16,10 @@
 //   running on them and, while two or more run, slow down by
 //   Host.shared_core_slowdown (sim/compute_speed.h).
 // - An op that waits for an op of another stream of its device (an edge,
-//   or a collective's end) is ready the device's stream_wake_latency_s
-//   after that op ends (default: none).
+//   or a collective's end), its stream idle and so asleep on it, is ready
+//   the device's stream_wake_latency_s after that op ends, and the waking
+//   op's stream starts its next op stream_signal_cost_s late (default:
+//   neither).
 // - Copies wait their path's latency, then flow over the path's links
 //   (Network::HostToDevice, DeviceToHost, DeviceToDevice).
 // - Collectives wait their latency term, then flow over every ring (or tree)

@@ -122,21 +122,37 @@ TEST(Simulate, ComputeAndCopyOverlapUnlessAnEdgeOrdersThem) {
   EXPECT_EQ(t[2], Interval(101000, 1101000));
 }
 
-TEST(Simulate, AWaitAcrossStreamsCostsTheDevicesWakeUpLatency) {
-  // 20 µs wake-up: the compute op waiting for the copy starts 20,000 ns
-  // after the copy's end; the next op on the copy's own stream does not wait.
-  Schedule s = Tiny(1, R"pb(
+TEST(Simulate, WakingAStreamAsleepOnAnEventCostsBothStreams) {
+  // Wake-up 20 µs, signalling 5 µs. The compute op waiting for the copy
+  // (its stream idle, asleep) starts 20,000 ns after the copy's end; the
+  // copy's stream starts its next copy 5,000 ns late.
+  const std::string ops = R"pb(
     ops { id: 1 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
     ops { id: 2 device: 0 stream: "compute"
           compute { kind: BLOCK_FORWARD flops: 1000000000 bytes_accessed: 1000000 } }
     ops { id: 3 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
     edges { from: 1 to: 2 }
-  )pb");
+  )pb";
+  Schedule s = Tiny(1, ops);
   s.mutable_cluster()->mutable_devices(0)->set_stream_wake_latency_s(20e-6);
+  s.mutable_cluster()->mutable_devices(0)->set_stream_signal_cost_s(5e-6);
   auto t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 101000));
-  EXPECT_EQ(t[3], Interval(101000, 202000));
+  EXPECT_EQ(t[3], Interval(106000, 207000));
   EXPECT_EQ(t[2], Interval(121000, 1121000));
+
+  // A stream still busy when the event is recorded finds it recorded: the
+  // compute op queued behind a 1,000,000 ns op starts right after it, and
+  // the copy stream pays nothing.
+  Schedule busy = Tiny(1, R"pb(
+    ops { id: 0 device: 0 stream: "compute"
+          compute { kind: BLOCK_FORWARD flops: 1000000000 bytes_accessed: 1000000 } }
+  )pb" + ops);
+  busy.mutable_cluster()->mutable_devices(0)->set_stream_wake_latency_s(20e-6);
+  busy.mutable_cluster()->mutable_devices(0)->set_stream_signal_cost_s(5e-6);
+  t = Times(busy);
+  EXPECT_EQ(t[3], Interval(101000, 202000));
+  EXPECT_EQ(t[2], Interval(1000000, 2000000));
 }
 
 TEST(Simulate, MemoryBoundComputeTakesBytesOverBandwidth) {
