@@ -218,6 +218,8 @@ void LendGpu(const Device& gpu, Device* device) {
   device->set_memory_efficiency(gpu.memory_efficiency());
   device->set_copy_engines(gpu.copy_engines());
   device->set_compute_slowdown_under_comm(gpu.compute_slowdown_under_comm());
+  device->set_stream_wake_latency_s(gpu.stream_wake_latency_s());
+  device->set_stream_signal_cost_s(gpu.stream_signal_cost_s());
 }
 
 // `gbps` per direction on `link`, whose duplex cap keeps its ratio to the
