@@ -7,7 +7,10 @@
 # within 25 % of the measured step. The experiment's own target is 5 %
 # (median) and 10 % (max) over 30 steps; 25 % over 8 steps leaves room for
 # a noisy 2-core CI machine (the test runs exclusive, alone) while still
-# failing when the model or the runtime is off by a factor.
+# failing when the model or the runtime is off by a factor. In a sanitized
+# build (ZOSCHED_SANITIZED, set by .bazelrc's asan/tsan/ubsan configs) the
+# bound is skipped, saying so: instrumented code runs 2-3x slower, unevenly,
+# and a UBSan CI run measured -29 % and then +34 %.
 set -uo pipefail
 out="$TEST_TMPDIR/pvm"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -22,6 +25,11 @@ for attempt in 1 2; do
   # error_pct (column 7) is a number for every schedule.
   awk -F, 'NR > 1 && $7 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
     || fail "error not computed: $(cat "$csv")"
+  if [ -n "${ZOSCHED_SANITIZED:-}" ]; then
+    grep -q "^zo2_compute-bound," "$csv" || fail "no zo2_compute-bound row: $(cat "$csv")"
+    echo "the 25 % bound skipped: a $ZOSCHED_SANITIZED build ($(grep "^zo2_compute-bound," "$csv" | cut -d, -f7) %)"
+    break
+  fi
   awk -F, '$1 == "zo2_compute-bound" { found = 1; e = $7 < 0 ? -$7 : $7; if (e > 25) bad = 1 }
            END { exit !found || bad }' "$csv" && break
   echo "attempt $attempt: zo2 compute-bound |error| above 25 %: $(cut -d, -f1-7 "$csv")"
