@@ -31,6 +31,16 @@ int SignOf(Sign sign) { return sign == MINUS ? -1 : 1; }
 
 float* Floats(char* p) { return reinterpret_cast<float*>(p); }
 
+int OnlineCores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
+
+// Pins the calling thread to `cores` (each mod the online cores).
+void PinThreadToCores(const std::vector<int>& cores) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int core : cores) CPU_SET(core % OnlineCores(), &set);
+  sched_setaffinity(0, sizeof(set), &set);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
@@ -66,6 +76,16 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
   }
   b->label_words_ = label_words;
   b->collectives_ = collectives;
+  if (host_memory != nullptr) {
+    b->node_position_ = host_memory->node_rank();
+    b->node_devices_ = host_memory->node_size();
+  } else {
+    b->node_position_ = device;
+    b->node_devices_ = schedule.devices_size();
+  }
+  // The calling thread (the rank's main thread, which meets the others and
+  // feeds the steps) and the threads it starts from here on.
+  PinThreadToCores(b->SupportCores());
   const Device* cluster_device =
       FindDevice(schedule.cluster(), schedule.devices(device).cluster_device());
 
@@ -229,13 +249,18 @@ ZoState CpuBackend::pending() const { return *zo_state_; }
 
 void CpuBackend::set_pending(const ZoState& state) { *zo_state_ = state; }
 
-void PinThreadToCore(int index) {
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores <= 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(index % cores, &set);
-  sched_setaffinity(0, sizeof(set), &set);
+void PinThreadToCore(int index) { PinThreadToCores({index}); }
+
+std::vector<int> CpuBackend::ComputeCores() const {
+  std::vector<int> cores;
+  for (int w = 0; w < threads_; ++w) cores.push_back(node_position_ * threads_ + w);
+  return cores;
+}
+
+std::vector<int> CpuBackend::SupportCores() const {
+  std::vector<int> spare;
+  for (int core = node_devices_ * threads_; core < OnlineCores(); ++core) spare.push_back(core);
+  return spare.empty() ? ComputeCores() : spare;
 }
 
 void CpuBackend::PrepareComputeThread(int member) const {
@@ -246,14 +271,15 @@ void CpuBackend::PrepareComputeThread(int member) const {
   if (sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
   }
-  // Pin device d's compute to its own cores, mod the cores there are:
-  // devices then share cores evenly and keep their caches, as the
-  // simulator's core sharing assumes.
-  PinThreadToCore(device_ * threads_ + member);
+  PinThreadToCore(ComputeCores()[member]);
 }
 
 void CpuBackend::PrepareStreamThread(const Stream& stream) {
-  if (stream.kind() == COMPUTE) PrepareComputeThread(0);
+  if (stream.kind() == COMPUTE) {
+    PrepareComputeThread(0);
+  } else {
+    PinThreadToCores(SupportCores());
+  }
   // A throttled copy sleeps once, until its transfer is due: it should end
   // then, not up to 50 µs later. (Polling threads keep the default slack,
   // which lets the kernel batch their wake-ups: precise polls of waiting

@@ -42,7 +42,8 @@
 namespace zosched {
 
 // Pins the calling thread to core `index` mod the online cores (what the
-// CPU backend does for device `index`'s compute thread). Best effort.
+// CPU backend does for the compute thread of the node's device `index`).
+// Best effort.
 void PinThreadToCore(int index);
 
 class CpuBackend : public ThreadedBackend {
@@ -81,11 +82,22 @@ class CpuBackend : public ThreadedBackend {
   absl::Status RunCopy(const Op& op) override;
   absl::Status RunCollective(const Op& op) override;
   absl::Status RunCompute(const Op& op, const StepInputs& inputs, StepResult* result) override;
-  // Compute threads (the stream's and its team's workers) run at the
-  // lowest priority (SCHED_IDLE), member w of device d's team pinned to core
-  // (d · threads + w) mod cores; the copy and collective threads, which
-  // mostly sleep, then wake at once when a transfer is due instead of
-  // waiting for a compute thread's time slice.
+  // Where the device's threads run, on a machine with C online cores whose
+  // node (the ranks sharing its memory) holds N devices, this one at
+  // position p (its node rank), each computing on T threads:
+  // - compute (the stream's thread and its team's workers) at the lowest
+  //   priority (SCHED_IDLE), member w pinned to core (p·T + w) mod C, so
+  //   that devices share cores evenly and keep their caches, as the
+  //   simulator's core sharing assumes;
+  // - the others (the main thread that calls Create, the copy and
+  //   collective streams), which mostly sleep, at normal priority: they
+  //   wake at once when a transfer is due instead of waiting for a compute
+  //   thread's time slice. Pinned to the cores no device computes on
+  //   (cores N·T .. C - 1) when there are any, else to the device's own
+  //   compute cores. Floating between busy cores, they lent their CPU to
+  //   whichever device's compute they preempted, and the devices of a
+  //   core group fell out of step by up to 30 % (the step waits for the
+  //   slowest); pinned, each device pays for its own transfers.
   void PrepareStreamThread(const Stream& stream) override;
 
   // The memory of buffer `index` (into Schedule.buffers) as this rank maps
@@ -160,6 +172,11 @@ class CpuBackend : public ThreadedBackend {
   MpiCollectives* collectives_ = nullptr;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
   int threads_ = 1;
+  // Its node rank and the node's ranks (schedule ids without node memory).
+  int node_position_ = 0;
+  int node_devices_ = 1;
+  std::vector<int> ComputeCores() const;
+  std::vector<int> SupportCores() const;
   std::unique_ptr<ThreadTeam> team_;  // null with one thread
 };
 

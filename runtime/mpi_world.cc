@@ -162,16 +162,28 @@ absl::StatusOr<std::unique_ptr<NodeSharedMemory>> NodeSharedMemory::Allocate(int
                                           MPI_INFO_NULL, &m->node_));
   MPI_Comm_set_errhandler(m->node_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(m->node_, &m->node_rank_);
-  const MPI_Aint mine = m->node_rank_ == 0 ? std::max<int64_t>(bytes, 1) : 0;
+  int world_size = 1;
+  MPI_Comm_size(m->node_, &m->node_size_);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  const int node_size = m->node_size_;
+  // The meeting's region first, rounded up to 64 bytes, then the data.
+  const int64_t meeting_bytes = (NodeMeeting::RegionBytes(node_size) + 63) / 64 * 64;
+  const MPI_Aint mine = m->node_rank_ == 0 ? meeting_bytes + bytes : 0;
   void* base = nullptr;
   MPI_RETURN_IF_ERROR(
-      MPI_Win_allocate_shared(mine, 1, MPI_INFO_NULL, m->node_, &base, &m->window_));
+      MPI_Win_allocate_shared(mine, 64, MPI_INFO_NULL, m->node_, &base, &m->window_));
   MPI_Aint size = 0;
   int disp = 0;
   MPI_RETURN_IF_ERROR(MPI_Win_shared_query(m->window_, 0, &size, &disp, &base));
-  m->data_ = static_cast<char*>(base);
+  char* region = static_cast<char*>(base);
+  m->data_ = region + meeting_bytes;
   m->bytes_ = bytes;
-  if (m->node_rank_ == 0 && bytes > 0) std::memset(m->data_, 0, bytes);
+  if (m->node_rank_ == 0) std::memset(region, 0, meeting_bytes + bytes);
+  // Ranks were ordered by world rank on the node: with the whole world
+  // here, node rank = world rank.
+  if (node_size == world_size) {
+    m->meeting_ = std::make_unique<NodeMeeting>(region, node_size, m->node_rank_);
+  }
   if (absl::Status s = m->NodeBarrier(); !s.ok()) return s;
   return m;
 }

@@ -11,12 +11,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/node_all_gather.h"
+#include "runtime/node_meeting.h"
 
 namespace zosched {
 
@@ -54,16 +56,23 @@ absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::mill
 class NodeSharedMemory {
  public:
   // Collective over MPI_COMM_WORLD: every rank passes the same `bytes`; the
-  // node's first rank allocates, the others map the same memory. Zeroed.
+  // node's first rank allocates, the others map the same memory (data(),
+  // zeroed; the world meeting's region lies before it).
   static absl::StatusOr<std::unique_ptr<NodeSharedMemory>> Allocate(int64_t bytes);
   ~NodeSharedMemory();
 
   char* data() const { return data_; }
   int64_t size() const { return bytes_; }
   int node_rank() const { return node_rank_; }
+  int node_size() const { return node_size_; }
   MPI_Comm node() const { return node_; }
   // Blocks until every rank of the node has reached it.
   absl::Status NodeBarrier() const;
+  // MeetAll's meeting through this memory (runtime/node_meeting.h: waiting
+  // ranks sleep on a futex instead of polling) when this node holds every
+  // rank of the world; nullptr when the world spans machines (then
+  // MeetAll). Every rank gets the same answer.
+  NodeMeeting* world_meeting() const { return meeting_.get(); }
   // Collective over the node: the node's first rank reads the steady clock
   // and every rank of the node returns that reading. The steady clock is
   // CLOCK_MONOTONIC, one clock for every process of a machine, so times
@@ -80,6 +89,8 @@ class NodeSharedMemory {
   char* data_ = nullptr;
   int64_t bytes_ = 0;
   int node_rank_ = 0;
+  int node_size_ = 1;
+  std::unique_ptr<NodeMeeting> meeting_;
 };
 
 // Runs the schedule's collectives: among ranks of one machine through

@@ -3,6 +3,9 @@
 // - node-shared memory: every rank of the node maps the same zeroed bytes,
 //   and a NodeBarrier or SleepingBarrier makes one rank's stores visible to
 //   the others; every rank of the node gets the same SharedEpoch;
+// - the world meeting through that memory (all ranks on this machine):
+//   every rank gets the largest vote of each meeting, and a rank that does
+//   not come is named by the others at the deadline;
 // - all-gathers over every group and sub-group, in place: rank r's chunk
 //   lands at position r of the group on every member, byte for byte;
 // - a participant that never arrives makes AllGather fail with
@@ -70,6 +73,39 @@ void SharedMemory(int world) {
   for (int r = 0; r < world; ++r) {
     Check(all[r] == mine, absl::StrFormat("rank %d's shared epoch equals this rank's", r));
   }
+}
+
+// The world meeting: 200 meetings with votes from different ranks, then
+// one the last rank skips (named by the others at their 300 ms deadline),
+// on a fresh allocation (the skipped meeting leaves the first unusable).
+void WorldMeeting(int world) {
+  {
+    absl::StatusOr<std::unique_ptr<NodeSharedMemory>> memory = NodeSharedMemory::Allocate(64);
+    CheckOk(memory.status(), "NodeSharedMemory::Allocate");
+    NodeMeeting* meeting = (*memory)->world_meeting();
+    Check(meeting != nullptr, "every rank on one machine: the memory holds the world meeting");
+    for (int i = 0; i < 200; ++i) {
+      const int vote = i % world == g_rank ? i % 7 : 0;
+      absl::StatusOr<int> got = meeting->Meet(absl::StrFormat("meeting %d", i), vote,
+                                              std::chrono::seconds(60));
+      CheckOk(got.status(), "Meet");
+      Check(*got == (i % 7), absl::StrFormat("meeting %d: every rank gets the largest vote", i));
+    }
+    CheckOk((*memory)->NodeBarrier(), "NodeBarrier");
+  }
+  absl::StatusOr<std::unique_ptr<NodeSharedMemory>> memory = NodeSharedMemory::Allocate(64);
+  CheckOk(memory.status(), "NodeSharedMemory::Allocate");
+  if (g_rank != world - 1) {
+    absl::StatusOr<int> got = (*memory)->world_meeting()->Meet(
+        "the meeting at step 3", 0, std::chrono::milliseconds(300));
+    Check(absl::IsDeadlineExceeded(got.status()) &&
+              got.status().message() ==
+                  absl::StrFormat("the meeting at step 3: rank %d did not arrive within 300 ms "
+                                  "(stalled or died)",
+                                  world - 1),
+          "the rank that did not come is named, got: " + got.status().ToString());
+  }
+  CheckOk((*memory)->NodeBarrier(), "NodeBarrier");
 }
 
 // The byte rank `r` puts at offset `i` of its chunk.
@@ -144,6 +180,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   zosched::SharedMemory(world);
+  zosched::WorldMeeting(world);
   zosched::AllGathers(world);
   zosched::Timeout();
   std::printf("rank %d: ok\n", zosched::g_rank);

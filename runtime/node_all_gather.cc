@@ -1,36 +1,14 @@
 #include "runtime/node_all_gather.h"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <climits>
 #include <cstring>
-#include <ctime>
+
+#include "runtime/futex.h"
 
 namespace zosched {
 namespace {
 
 constexpr int64_t kHeaderBytes = 64;
-
-static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
-                  std::atomic<uint32_t>::is_always_lock_free,
-              "the arrival counter must be a plain futex word");
-
-// Shared futexes (not FUTEX_PRIVATE_FLAG): the members are processes.
-void FutexWakeAll(std::atomic<uint32_t>* word) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-}
-
-// Sleeps while *word == seen, at most `wait`; returns at a wake-up, a
-// change, a signal or the timeout alike (the caller re-checks).
-void FutexWait(std::atomic<uint32_t>* word, uint32_t seen, std::chrono::nanoseconds wait) {
-  timespec timeout{};
-  timeout.tv_sec = static_cast<time_t>(wait.count() / 1000000000);
-  timeout.tv_nsec = static_cast<long>(wait.count() % 1000000000);
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT, seen, &timeout, nullptr, 0);
-}
 
 }  // namespace
 

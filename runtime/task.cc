@@ -63,16 +63,15 @@ void TrainingTask::FillStep(int64_t step, int batch, uint64_t seed, StepBatch* o
   out->tokens.resize(static_cast<int64_t>(batch) * seq);
   out->lengths.resize(batch);
   out->labels.resize(batch);
-  int64_t cached_epoch = -1;
-  std::vector<int32_t> order;
   for (int i = 0; i < batch; ++i) {
     const int64_t position = step * batch + i;
     const int64_t epoch = position / n;
-    if (epoch != cached_epoch) {
-      order = EpochOrder(seed, epoch, n);
-      cached_epoch = epoch;
+    if (epoch != order_epoch_ || seed != order_seed_) {
+      order_ = EpochOrder(seed, epoch, n);
+      order_epoch_ = epoch;
+      order_seed_ = seed;
     }
-    const int example = order[position % n];
+    const int example = order_[position % n];
     std::copy(train.tokens.begin() + static_cast<int64_t>(example) * seq,
               train.tokens.begin() + static_cast<int64_t>(example + 1) * seq,
               out->tokens.begin() + static_cast<int64_t>(i) * seq);

@@ -33,10 +33,18 @@ struct TrainingTask {
   // of an endless sequence of epochs, each a permutation of the training
   // set drawn from Philox with `seed`. Depends only on (step, batch, seed),
   // so a resumed run sees what an uninterrupted one would.
+  // Keeps the last epoch's permutation (an epoch spans many steps): one
+  // caller at a time.
   void FillStep(int64_t step, int batch, uint64_t seed, StepBatch* out) const;
 
   // The first `n` dev examples (all of them when n is 0 or too large).
   EncodedExamples EvalSubset(int n) const;
+
+ private:
+  // FillStep's permutation of epoch `order_epoch_` under `order_seed_`.
+  mutable int64_t order_epoch_ = -1;
+  mutable uint64_t order_seed_ = 0;
+  mutable std::vector<int32_t> order_;
 };
 
 // Writes the synthetic task into `dir` (rank 0 only; others wait): 4,096

@@ -16,11 +16,13 @@ fault() {
   "$train" --strategy=distzo2 --pertp=2 --dp=2 --ranks=4 --batch=8 --steps=100000 --lr=1e-4 \
     --eval_examples=16 --collective_timeout_s=10 --out_dir="$dir" >"$dir.log" 2>&1 &
   local launcher=$!
+  # Trained 3 steps: train.csv has its header and 3 rows.
+  trained() { [ "$(cat "$dir/train.csv" 2>/dev/null | wc -l)" -ge 4 ]; }
   for _ in $(seq 1 1200); do
-    grep -q "step 3/" "$dir.log" 2>/dev/null && break
+    trained && break
     sleep 0.1
   done
-  grep -q "step 3/" "$dir.log" || { kill -9 $launcher; fail "$signal: never started: $(cat "$dir.log")"; }
+  trained || { kill -9 $launcher; fail "$signal: never started: $(cat "$dir.log")"; }
   local mpirun victim
   mpirun=$(pgrep -P "$launcher" | head -1)
   victim=$(pgrep -P "$mpirun" | tail -1)
