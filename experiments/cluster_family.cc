@@ -220,6 +220,8 @@ void LendGpu(const Device& gpu, Device* device) {
   device->set_compute_slowdown_under_comm(gpu.compute_slowdown_under_comm());
   device->set_stream_wake_latency_s(gpu.stream_wake_latency_s());
   device->set_stream_signal_cost_s(gpu.stream_signal_cost_s());
+  device->set_transfer_cpu_s(gpu.transfer_cpu_s());
+  device->set_transfer_cpu_gbps(gpu.transfer_cpu_gbps());
 }
 
 // `gbps` per direction on `link`, whose duplex cap keeps its ratio to the

@@ -19,9 +19,15 @@
 //    collective model's base and per-step latency (from the 2- and 4-rank
 //    fixed costs) and the bus-bandwidth efficiency (measured rate / the peer
 //    link's rate).
+//    The copies' thread CPU time, fitted the same way -> Device.transfer_cpu_s
+//    (fixed part) and transfer_cpu_gbps (the bytes moved), for copies and
+//    collectives alike (a collective's thread does the same: it wakes,
+//    copies its bytes through memory and sleeps out the throttle).
 // 4. Stream wake-up: one of the runtime's host streams records each op, the
 //    other waits for it -> Device.stream_wake_latency_s (the waiter's delay)
-//    and stream_signal_cost_s (the recorder's).
+//    and stream_signal_cost_s (the recorder's); the waiter's CPU time
+//    between its ops is added to transfer_cpu_s (a transfer thread wakes so for
+//    each copy).
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
 //
@@ -47,6 +53,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -172,6 +179,13 @@ absl::StatusOr<Stats> Time(int repeats, F&& f) {
   return Stats{s.front(), s[s.size() / 2], s.back()};
 }
 
+// The calling thread's CPU time, in seconds.
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
 // What waking a stream costs, in the runtime's common case: the stream that
 // records goes on working (a copy stream starts its next copy, compute its
 // next op), and the waiting one has slept for a while (an op's length: a
@@ -188,6 +202,9 @@ absl::StatusOr<Stats> Time(int repeats, F&& f) {
 absl::Status MeasureStreamWakeUp(Cluster* out) {
   constexpr int kHandoffs = 200;
   std::vector<Clock::time_point> started(kHandoffs), recorded(kHandoffs), woken(kHandoffs);
+  // The waiting stream's thread CPU time at the start and end of each of
+  // its ops: what it spends between them is its wake-up.
+  std::vector<double> cpu_in(kHandoffs), cpu_out(kHandoffs);
   // Both streams free to run on any core, as the runtime's copy streams
   // are (threads inherit the pinning MeasureCompute gave this thread).
   HostStreams streams(2, /*events=*/kHandoffs, [](int) {
@@ -211,7 +228,9 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
     streams.Wait(1, i);
     streams.Enqueue(1, [&, i] {
       woken[i] = Clock::now();
+      cpu_in[i] = ThreadCpuSeconds();
       work(woken[i], std::chrono::microseconds(20));
+      cpu_out[i] = ThreadCpuSeconds();
       return absl::OkStatus();
     });
   }
@@ -220,21 +239,26 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  std::vector<double> wake, signal;
+  std::vector<double> wake, signal, wake_cpu;
   for (int i = 0; i < kHandoffs; ++i) {
     wake.push_back(std::chrono::duration<double, std::micro>(woken[i] - recorded[i]).count());
+    if (i > 0) wake_cpu.push_back((cpu_in[i] - cpu_out[i - 1]) * 1e6);
     if (i + 1 < kHandoffs) {
       signal.push_back(
           std::chrono::duration<double, std::micro>(started[i + 1] - recorded[i]).count());
     }
   }
   const double wake_us = median_us(wake), signal_us = median_us(signal);
+  const double wake_cpu_us = std::max(0.0, median_us(wake_cpu));
   std::printf("stream wake-up (median of %d handoffs): the waiting stream starts %.1f us after "
-              "the op it waits for; the recording stream starts its next op %.1f us late\n",
-              kHandoffs, wake_us, signal_us);
+              "the op it waits for, its wake-up taking %.1f us of CPU; the recording stream "
+              "starts its next op %.1f us late\n",
+              kHandoffs, wake_us, wake_cpu_us, signal_us);
   for (Device& d : *out->mutable_devices()) {
     d.set_stream_wake_latency_s(wake_us * 1e-6);
     d.set_stream_signal_cost_s(signal_us * 1e-6);
+    // A transfer thread wakes for each copy or collective it waits for.
+    d.set_transfer_cpu_s(d.transfer_cpu_s() + wake_cpu_us * 1e-6);
   }
   return absl::OkStatus();
 }
@@ -387,6 +411,10 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
   }
   if (upload == nullptr || offload == nullptr) return absl::InternalError("no copies to time");
   double latency_sum = 0;
+  // The host CPU of each copy: its thread's CPU time against the bytes it
+  // moves (the throttle's sleep is part of the fixed cost: arming the timer
+  // and waking take a few tens of µs of a virtual CPU).
+  std::vector<std::pair<double, double>> cpu_points;
   for (const Op* base : {upload, offload}) {
     std::vector<std::pair<double, double>> points;
     for (int64_t bytes = 64 << 10; bytes <= 4 << 20; bytes *= 4) {
@@ -395,7 +423,15 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
       op.mutable_copy()->mutable_src()->set_size_bytes(n);
       op.mutable_copy()->mutable_dst()->set_size_bytes(n);
       op.mutable_copy()->set_bytes(bytes);  // throttled as `bytes`
-      ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&] { return backend->RunCopy(op); }));
+      std::vector<double> cpu;
+      ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&] {
+        const double before = ThreadCpuSeconds();
+        const absl::Status s = backend->RunCopy(op);
+        cpu.push_back(ThreadCpuSeconds() - before);
+        return s;
+      }));
+      std::sort(cpu.begin(), cpu.end());
+      cpu_points.push_back({static_cast<double>(n), cpu[cpu.size() / 2]});
       points.push_back({static_cast<double>(bytes), t.median});
       std::printf("  %s %8ld B: %.6f / %.6f / %.6f\n",
                   base == upload ? "upload " : "offload", bytes, t.min, t.median, t.max);
@@ -405,8 +441,15 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
                 fixed * 1e6, 1 / per_byte / 1e9);
     latency_sum += fixed;
   }
+  const auto [cpu_fixed, cpu_per_byte] = Fit(cpu_points);
+  const double cpu_gbps = cpu_per_byte > 0 ? 1 / cpu_per_byte / 1e9 : 0;
+  std::printf("  host CPU per copy (thread CPU time): %.1f us + bytes moved / %.2f GB/s\n",
+              cpu_fixed * 1e6, cpu_gbps);
   for (Device& d : *out->mutable_devices()) {
     d.mutable_host_link()->set_latency_s(std::max(0.0, latency_sum / 2));
+    // MeasureStreamWakeUp adds the copy thread's wake-up.
+    d.set_transfer_cpu_s(std::max(0.0, cpu_fixed));
+    d.set_transfer_cpu_gbps(cpu_gbps);
   }
   return absl::OkStatus();
 }

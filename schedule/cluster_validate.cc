@@ -274,6 +274,8 @@ class ClusterChecker {
     RETURN_IF_ERROR(
         NonNegative(where, "stream_wake_latency_s", device.stream_wake_latency_s()));
     RETURN_IF_ERROR(NonNegative(where, "stream_signal_cost_s", device.stream_signal_cost_s()));
+    RETURN_IF_ERROR(NonNegative(where, "transfer_cpu_s", device.transfer_cpu_s()));
+    RETURN_IF_ERROR(NonNegative(where, "transfer_cpu_gbps", device.transfer_cpu_gbps()));
     RETURN_IF_ERROR(
         CheckLink(where, "host_link", device.has_host_link(), device.host_link()));
     if (!device.pcie_switch().empty()) {

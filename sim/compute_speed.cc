@@ -34,6 +34,7 @@ absl::StatusOr<ComputeSpeed> ComputeSpeed::Build(const Schedule& schedule,
       s.group_cores_.push_back(cores);
       s.group_slowdown_.push_back(std::max(1.0, host->shared_core_slowdown()));
       s.group_computing_.push_back(0);
+      s.group_transferring_.push_back(0);
     }
     s.core_group_[d] = it->second;
   }
@@ -64,12 +65,19 @@ bool ComputeSpeed::ComputeEnded(int device) {
   return true;
 }
 
+bool ComputeSpeed::TransferCpuChanged(int device, int delta) {
+  if (core_group_[device] < 0) return false;
+  group_transferring_[core_group_[device]] += delta;
+  return true;
+}
+
 double ComputeSpeed::Speed(int device) const {
   double speed = comm_running_[device] > 0 ? 1 / slowdown_under_comm_[device] : 1;
   const int group = core_group_[device];
   if (group < 0) return speed;
   const int computing = group_computing_[group];
-  if (computing > group_cores_[group]) speed *= group_cores_[group] / computing;
+  const double cores = std::max(0.0, group_cores_[group] - group_transferring_[group]);
+  if (computing > cores) speed *= cores / computing;
   if (computing >= 2) speed /= group_slowdown_[group];
   return speed;
 }

@@ -6,7 +6,9 @@
 //   .shares_host_cores) form one core group per host: while more of the
 //   group's compute ops run than the host has cores, each gets cores /
 //   running of a core, and while two or more run each is slower by
-//   Host.shared_core_slowdown.
+//   Host.shared_core_slowdown. The host CPU the group's copies and
+//   collectives take (Device.transfer_cpu_s) comes first: while k of them
+//   take theirs, the compute ops share cores - k (none left: they stall).
 // The simulator tells it when communication and compute start and end, and
 // asks for the speed of the devices whose speed may have changed.
 #pragma once
@@ -47,7 +49,13 @@ class ComputeSpeed {
   // is in a core group, whose members' speeds then change with the count.
   bool ComputeStarted(int device);
   bool ComputeEnded(int device);
+  // A copy or collective of `device` started (+1) or stopped (-1) taking
+  // host CPU.
+  // Returns true when the device is in a core group, whose members' speeds
+  // then change.
+  bool TransferCpuChanged(int device, int delta);
 
+  // 0 while copies take every core of the device's group.
   double Speed(int device) const;
 
  private:
@@ -55,11 +63,12 @@ class ComputeSpeed {
   std::vector<int> comm_running_;            // per device
   std::vector<int> core_group_;              // per device, -1: none
   std::vector<std::vector<int>> mates_;      // per device
-  // Per core group: the host's cores, its shared_core_slowdown (>= 1) and
-  // the compute ops running in it.
+  // Per core group: the host's cores, its shared_core_slowdown (>= 1), the
+  // compute ops running in it and the transfers taking its CPU.
   std::vector<double> group_cores_;
   std::vector<double> group_slowdown_;
   std::vector<int> group_computing_;
+  std::vector<int> group_transferring_;
 };
 
 }  // namespace zosched

@@ -44,6 +44,22 @@ TEST(ComputeSpeed, CoreSharingDevicesSplitTheCoresAndSlowEachOther) {
   EXPECT_DOUBLE_EQ(speed->Speed(1), 1);
 }
 
+TEST(ComputeSpeed, CopiesTakingHostCpuLeaveTheRestOfTheCores) {
+  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
+  ASSERT_TRUE(speed.ok()) << speed.status();
+  EXPECT_TRUE(speed->ComputeStarted(0));
+  EXPECT_TRUE(speed->TransferCpuChanged(1, +1));  // the other core: no change
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);
+  EXPECT_TRUE(speed->ComputeStarted(1));
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1 / 2.0 / 1.25);  // two ops on the one core left
+  EXPECT_TRUE(speed->TransferCpuChanged(0, +1));
+  EXPECT_DOUBLE_EQ(speed->Speed(1), 0);  // copies take both cores: compute stalls
+  EXPECT_TRUE(speed->TransferCpuChanged(0, -1));
+  EXPECT_TRUE(speed->TransferCpuChanged(1, -1));
+  EXPECT_DOUBLE_EQ(speed->Speed(1), 1 / 1.25);
+  EXPECT_FALSE(speed->TransferCpuChanged(2, +1));  // no core group
+}
+
 TEST(ComputeSpeed, CommunicationSlowsOnlyTheDevicesItIsSetFor) {
   absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
   ASSERT_TRUE(speed.ok()) << speed.status();

@@ -23,7 +23,7 @@
 namespace zosched {
 namespace {
 
-enum class EventType { kOpEnd, kLatencyDone, kWokenUp };
+enum class EventType { kOpEnd, kLatencyDone, kWokenUp, kTransferCpuDone };
 
 // What happens at an event's time (sim/event_queue.h orders them).
 struct EventPayload {
@@ -108,6 +108,9 @@ class Simulator::Engine {
   void StartFlows(int op, int64_t now);
   void Finish(int op, int64_t now);
   void SetCommActive(int device, int delta, int64_t now);
+  // Op `op` (a copy or a collective's member) moving `bytes` takes its
+  // device's transfer CPU from the core group, if any, from `now`.
+  void TakeTransferCpu(int op, double bytes, int64_t now);
   // Settles the work done by `device`'s running compute ops at their old
   // speed and reschedules their ends at the current speed.
   void Retime(int device, int64_t now);
@@ -134,6 +137,10 @@ class Simulator::Engine {
   // (ns), and whether either is set on any device.
   std::vector<int64_t> wake_ns_, signal_ns_;
   bool wakes_cost_ = false;
+  // Per schedule device in a core group: the host CPU its copies and
+  // collectives take, ns per op and per byte (Device.transfer_cpu_s,
+  // transfer_cpu_gbps); 0 elsewhere.
+  std::vector<double> transfer_cpu_ns_, transfer_cpu_ns_per_byte_;
   // Prepare's scratch. Streams: per device its (name, global index) pairs,
   // a handful each.
   std::vector<std::vector<std::pair<absl::string_view, int>>> streams_;
@@ -235,6 +242,14 @@ absl::Status Simulator::Engine::Prepare() {
     const Device& device = schedule_->cluster().devices(costs_->ClusterIndex(d));
     wake_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_wake_latency_s() * 1e9)));
     signal_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_signal_cost_s() * 1e9)));
+  }
+  transfer_cpu_ns_.assign(schedule_->devices_size(), 0);
+  transfer_cpu_ns_per_byte_.assign(schedule_->devices_size(), 0);
+  for (int d = 0; d < schedule_->devices_size(); ++d) {
+    const Device& device = schedule_->cluster().devices(costs_->ClusterIndex(d));
+    if (!device.shares_host_cores()) continue;
+    transfer_cpu_ns_[d] = device.transfer_cpu_s() * 1e9;
+    if (device.transfer_cpu_gbps() > 0) transfer_cpu_ns_per_byte_[d] = 1 / device.transfer_cpu_gbps();
   }
   wakes_cost_ = std::any_of(wake_ns_.begin(), wake_ns_.end(), [](int64_t ns) { return ns > 0; }) ||
                 std::any_of(signal_ns_.begin(), signal_ns_.end(), [](int64_t ns) { return ns > 0; });
@@ -418,6 +433,7 @@ void Simulator::Engine::Ready(int op, int64_t now) {
   for (int member : c.ops) {
     ops_[member].start = now;
     SetCommActive(ops_[member].device, +1, now);
+    TakeTransferCpu(member, schedule_->ops(member).collective().bytes(), now);
   }
   const int first = c.ops[0];
   if (c.route->plan.measured) {
@@ -449,6 +465,7 @@ void Simulator::Engine::Start(int op, int64_t now) {
     return;
   }
   SetCommActive(s.device, +1, now);
+  TakeTransferCpu(op, s.copy_bytes, now);
   if (s.path->latency_ns > 0) {
     Push(now + s.path->latency_ns, EventType::kLatencyDone, op);
   } else {
@@ -531,6 +548,14 @@ void Simulator::Engine::Finish(int op, int64_t now) {
   }
 }
 
+void Simulator::Engine::TakeTransferCpu(int op, double bytes, int64_t now) {
+  const int device = ops_[op].device;
+  const double cpu_ns = transfer_cpu_ns_[device] + bytes * transfer_cpu_ns_per_byte_[device];
+  if (cpu_ns <= 0 || !speed_.TransferCpuChanged(device, +1)) return;
+  RetimeGroup(device, now);
+  Push(now + static_cast<int64_t>(std::ceil(cpu_ns - 1e-9)), EventType::kTransferCpuDone, op);
+}
+
 void Simulator::Engine::SetCommActive(int device, int delta, int64_t now) {
   if (speed_.CommChanged(device, delta)) Retime(device, now);
 }
@@ -544,6 +569,7 @@ void Simulator::Engine::Retime(int device, int64_t now) {
     if (s.speed == speed && s.version > 0) continue;  // its end event stands
     s.speed = speed;
     ++s.version;
+    if (speed <= 0) continue;  // stalled: the next retime schedules its end
     Push(now + static_cast<int64_t>(std::ceil(std::max(0.0, s.work_left) / s.speed - 1e-9)),
          EventType::kOpEnd, op, s.version);
   }
@@ -620,6 +646,10 @@ absl::Status Simulator::Engine::Run(const Schedule& schedule, const Network& net
           break;
         case EventType::kWokenUp:
           if (--ops_[e.index].deps_left == 0) Ready(e.index, now);
+          break;
+        case EventType::kTransferCpuDone:
+          speed_.TransferCpuChanged(ops_[e.index].device, -1);
+          RetimeGroup(ops_[e.index].device, now);
           break;
       }
     }

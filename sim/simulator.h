@@ -14,7 +14,10 @@
 //   compute_slowdown_under_comm (default: none). Devices that share their
 //   host's cores (the CPU testbed) split Host.cores among the compute ops
 //   running on them and, while two or more run, slow down by
-//   Host.shared_core_slowdown (sim/compute_speed.h).
+//   Host.shared_core_slowdown (sim/compute_speed.h). A copy or collective
+//   of such a device first takes Device.transfer_cpu_s + bytes /
+//   transfer_cpu_gbps of one of those cores (the testbed's transfer
+//   threads outrank compute).
 // - An op that waits for an op of another stream of its device (an edge,
 //   or a collective's end), its stream idle and so asleep on it, is ready
 //   the device's stream_wake_latency_s after that op ends, and the waking

@@ -241,6 +241,62 @@ TEST(Simulate, CoreSharingDevicesSplitTheHostsCores) {
   EXPECT_EQ(t[1], Interval(0, 1125000));
 }
 
+TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
+  // Device 1's copy (1,000,000 bytes, 101,000 ns on its link) takes 50 µs
+  // + bytes at 20 GB/s = 100,000 ns of host CPU at its start.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) {
+    Device* device = s.mutable_cluster()->mutable_devices(d);
+    device->set_shares_host_cores(true);
+    device->set_transfer_cpu_s(50e-6);
+    device->set_transfer_cpu_gbps(20);
+  }
+  // One core: the compute stalls while the copy takes it.
+  auto t = Times(s);
+  EXPECT_EQ(t[2], Interval(0, 101000));
+  EXPECT_EQ(t[1], Interval(0, 1100000));
+  // Two cores: the copy takes the one nobody computes on.
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+  // Two cores, both devices computing: they share the one core left for
+  // 100,000 ns, each losing 50,000 ns of work.
+  *s.add_ops() = s.ops(0);
+  s.mutable_ops(2)->set_id(3);
+  s.mutable_ops(2)->set_device(1);
+  t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 1050000));
+  EXPECT_EQ(t[3], Interval(0, 1050000));
+  // Devices that do not share their host's cores (GPUs) pay nothing.
+  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(false);
+  t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+}
+
+TEST(Simulate, ACollectivesHostCpuComesOutOfTheSharedCoresOnEveryMember) {
+  // An all-gather of 1,000,000 bytes between devices 0 and 1 takes 100,000
+  // ns of CPU on each (50 µs + bytes at 20 GB/s): on one core, device 0's
+  // compute stalls for those 100,000 ns.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+  )pb" + AllGather(2, 1000000, 10));
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) {
+    Device* device = s.mutable_cluster()->mutable_devices(d);
+    device->set_shares_host_cores(true);
+    device->set_transfer_cpu_s(50e-6);
+    device->set_transfer_cpu_gbps(20);
+  }
+  EXPECT_EQ(Times(s)[1], Interval(0, 1100000));
+  // With three cores one is left for the compute.
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
+  EXPECT_EQ(Times(s)[1], Interval(0, 1000000));
+}
+
 TEST(Simulate, MeasuredComputeEntryWinsOverTheRoofline) {
   Schedule s = Tiny(1, R"pb(
     model { name: "toy" }
