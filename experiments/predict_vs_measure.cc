@@ -19,10 +19,11 @@
 // A schedule whose memory plan does not fit (or whose processes' plans
 // together exceed the one GPU) is printed with the reason and skipped.
 //
-// Without --calibrated it first runs //runtime:calibrate (--backend=cuda
-// for GPUs) on --cluster into the output directory; --calibrated takes a
-// Cluster file or a catalog name (h100_sxm_x1 holds figures measured on the
-// H100 machine). Writes predict_vs_measure.md and .csv (schedule, predicted
+// Without --calibrated it runs //runtime:calibrate (--backend=cuda for
+// GPUs) on --cluster into the output directory, and on the CPU testbed
+// again just before each schedule, into the schedule's directory (the VM's
+// speed drifts between schedules); --calibrated takes a Cluster file or a
+// catalog name (h100_sxm_x1 holds figures measured on the H100 machine). Writes predict_vs_measure.md and .csv (schedule, predicted
 // and measured step time with its spread, error %, overlap and exposed
 // communication both ways, binding resource), and per schedule a Chrome
 // trace with both timelines and a picture of them one above the other; ends
@@ -227,6 +228,25 @@ std::string SharedGpuShortfall(const Schedule& schedule, const Cluster& gpu) {
       schedule.devices_size(), gpu.name(), total / 1e9, capacity / 1e9, (total - capacity) / 1e9);
 }
 
+// Runs //runtime:calibrate on `cluster_name` into `dir`; returns the
+// calibrated Cluster file's path (its log: dir/calibrate.log).
+absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::string& cluster_name,
+                                          bool cuda) {
+  const std::string calibrated = dir + "/" + ClusterStem(cluster_name) + ".calibrated.pbtxt";
+  std::vector<std::string> argv = {absl::GetFlag(FLAGS_runtime_dir) + "/calibrate",
+                                   "--out=" + calibrated,
+                                   "--cluster=" + ClusterArgument(cluster_name)};
+  if (cuda) {
+    argv.push_back("--backend=cuda");
+  } else {
+    argv.push_back("--model=" + absl::GetFlag(FLAGS_model));
+    argv.push_back(absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)));
+    argv.push_back(absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq)));
+  }
+  RETURN_IF_ERROR(RunRuntimeProgram("calibration", argv, dir + "/calibrate.log"));
+  return calibrated;
+}
+
 absl::Status Run() {
   const bool cuda = absl::GetFlag(FLAGS_backend) == "cuda";
   const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir),
@@ -236,24 +256,25 @@ absl::Status Run() {
   const std::string cluster_name = !absl::GetFlag(FLAGS_cluster).empty()
                                        ? absl::GetFlag(FLAGS_cluster)
                                        : (cuda ? "h100_sxm_x1" : "local_cpu");
+  // The CPU testbed is a VM whose speed drifts: a busy spell of its host
+  // slowed every calibrated op by 35 % for seconds at a time, so one
+  // calibration at the start mispredicted the schedules run after the
+  // spell by as much. Without --calibrated the testbed calibrates (3 s)
+  // just before each schedule, into the schedule's directory; GPUs once.
+  const bool calibrate_each = !cuda && absl::GetFlag(FLAGS_calibrated).empty();
   std::string calibrated = absl::GetFlag(FLAGS_calibrated);
-  if (calibrated.empty()) {
-    calibrated = out + "/" + ClusterStem(cluster_name) + ".calibrated.pbtxt";
-    std::printf("calibrating this machine (log: %s/calibrate.log) ...\n", out.c_str());
-    std::vector<std::string> argv = {bin + "/calibrate", "--out=" + calibrated,
-                                     "--cluster=" + ClusterArgument(cluster_name)};
-    if (cuda) {
-      argv.push_back("--backend=cuda");
-    } else {
-      argv.push_back("--model=" + absl::GetFlag(FLAGS_model));
-      argv.push_back(absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)));
-      argv.push_back(absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq)));
-    }
-    RETURN_IF_ERROR(RunRuntimeProgram("calibration", argv, out + "/calibrate.log"));
-  } else {
+  Cluster cluster;
+  if (!calibrated.empty()) {
     calibrated = ClusterArgument(calibrated);
+    ASSIGN_OR_RETURN(cluster, LoadCluster(calibrated));
+  } else if (!calibrate_each) {
+    std::printf("calibrating this machine (log: %s/calibrate.log) ...\n", out.c_str());
+    ASSIGN_OR_RETURN(calibrated, CalibrateInto(out, cluster_name, cuda));
+    ASSIGN_OR_RETURN(cluster, LoadCluster(calibrated));
+  } else {
+    std::printf("calibrating this machine before each schedule (logs: %s/<schedule>/"
+                "calibrate.log)\n", out.c_str());
   }
-  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(calibrated));
   // GPUs: schedules of several devices are lowered for a cluster that has
   // them, and run as processes sharing the one GPU.
   Cluster shared_gpu;
@@ -285,7 +306,10 @@ absl::Status Run() {
                           "cluster %s. Overlap and exposed communication: device 0.",
                           absl::GetFlag(FLAGS_model), absl::GetFlag(FLAGS_batch),
                           absl::GetFlag(FLAGS_seq), absl::GetFlag(FLAGS_steps),
-                          absl::GetFlag(FLAGS_warmup), calibrated)};
+                          absl::GetFlag(FLAGS_warmup),
+                          calibrate_each ? "calibrated just before each schedule (<schedule>/" +
+                                               ClusterStem(cluster_name) + ".calibrated.pbtxt)"
+                                         : calibrated)};
   }
   md.push_back("");
   md.push_back(
@@ -297,6 +321,12 @@ absl::Status Run() {
   for (const CycleCase& c : cuda ? GpuCases() : CpuCases()) {
     std::printf("%-*s ", cuda ? 50 : 36, c.label.c_str());
     std::fflush(stdout);
+    if (calibrate_each) {
+      const std::string dir = out + "/" + c.label;
+      RETURN_IF_ERROR(MakeDirectories(dir));
+      ASSIGN_OR_RETURN(const std::string path, CalibrateInto(dir, cluster_name, cuda));
+      ASSIGN_OR_RETURN(cluster, LoadCluster(path));
+    }
     const bool several_devices = c.options.pertp * c.options.dp > 1;
     absl::StatusOr<CyclePrediction> prediction =
         PredictCycle(c, cuda && several_devices ? shared_gpu : cluster, out);
