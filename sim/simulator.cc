@@ -94,7 +94,7 @@ class Simulator::Engine {
  private:
   absl::Status Prepare();
   // Writes the finished simulation, which ended at `now`, into `*result`.
-  void Report(int64_t now, SimResult* result) const;
+  void Report(SimResult* result) const;
   // The route from cluster device `from` to `to`, built once.
   absl::StatusOr<const Path*> PeerPath(int from, int to);
   // The route of collective op `op`, built once per kind, size and
@@ -692,11 +692,11 @@ absl::Status Simulator::Engine::Run(const Schedule& schedule, const Network& net
         ops_.size() - finished_, ops_.size(), absl::StrJoin(stuck, ", ")));
   }
 
-  Report(now, result);
+  Report(result);
   return absl::OkStatus();
 }
 
-void Simulator::Engine::Report(int64_t now, SimResult* result) const {
+void Simulator::Engine::Report(SimResult* result) const {
   result->events = processed_;
   Timeline& t = result->timeline;
   t.Clear();  // keeps its op intervals for reuse
@@ -704,10 +704,15 @@ void Simulator::Engine::Report(int64_t now, SimResult* result) const {
   t.set_producer("zosched sim");
   t.set_schedule_name(schedule_->name());
   t.set_cluster_name(schedule_->cluster().name());
+  // The step ends with its last op. (Not at the last event: an end event
+  // a retimed compute op left behind, or a transfer's CPU ending after its
+  // copy, may come later and does nothing.)
+  int64_t end = 0;
+  for (const OpState& s : ops_) end = std::max(end, s.end);
   StepInterval* step = t.add_steps();
   step->set_step(0);
   step->set_start_ns(0);
-  step->set_end_ns(now);
+  step->set_end_ns(end);
   t.mutable_ops()->Reserve(ops_.size());
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
     OpInterval* o = t.add_ops();
@@ -727,7 +732,7 @@ void Simulator::Engine::Report(int64_t now, SimResult* result) const {
     u.capacity_gbps = links[l].capacity;
     u.bytes = link_bytes_[l];
     u.busy_ns = link_busy_[l];
-    u.utilisation = now > 0 ? link_bytes_[l] / (links[l].capacity * now) : 0;
+    u.utilisation = end > 0 ? link_bytes_[l] / (links[l].capacity * end) : 0;
   }
 }
 

@@ -227,6 +227,11 @@ TEST(Simulate, CoreSharingDevicesSplitTheHostsCores) {
   auto t = Times(s);
   EXPECT_EQ(t[2], Interval(0, 1000000));
   EXPECT_EQ(t[1], Interval(0, 1500000));
+  // The step ends with its last op, not at the end the long op was first
+  // given at half speed (2,000,000 ns).
+  absl::StatusOr<SimResult> r = Simulate(s);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->timeline.steps(0).end_ns(), 1500000);
   // With two cores neither slows down.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
   t = Times(s);
