@@ -205,8 +205,9 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
   // The waiting stream's thread CPU time at the start and end of each of
   // its ops: what it spends between them is its wake-up.
   std::vector<double> cpu_in(kHandoffs), cpu_out(kHandoffs);
-  // Both streams free to run on any core, as the runtime's copy streams
-  // are (threads inherit the pinning MeasureCompute gave this thread).
+  // Both streams free to run on any core (threads would inherit this
+  // thread's pinning): the waiting one then wakes on an idle core, as the
+  // runtime's transfer threads do on the cores no device computes on.
   HostStreams streams(2, /*events=*/kHandoffs, [](int) {
     cpu_set_t all;
     CPU_ZERO(&all);
