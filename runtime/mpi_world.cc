@@ -137,9 +137,7 @@ absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::mill
     for (int r = 1; r < size; ++r) {
       if (!done[r - 1]) missing.push_back(r);
     }
-    return absl::DeadlineExceededError(absl::StrFormat(
-        "%s: rank%s %s did not arrive within %d ms (stalled or died)", what,
-        missing.size() > 1 ? "s" : "", absl::StrJoin(missing, ", "), limit.count()));
+    return RanksDidNotArrive(what, missing, limit);
   }
   int result = *std::max_element(votes.begin(), votes.end());
   std::vector<MPI_Request> releases(size - 1);

@@ -25,6 +25,13 @@ void RaiseTo(std::atomic<int32_t>* slot, int32_t vote) {
 
 }  // namespace
 
+absl::Status RanksDidNotArrive(const std::string& what, const std::vector<int>& missing,
+                               std::chrono::milliseconds limit) {
+  return absl::DeadlineExceededError(absl::StrFormat(
+      "%s: rank%s %s did not arrive within %d ms (stalled or died)", what,
+      missing.size() > 1 ? "s" : "", absl::StrJoin(missing, ", "), limit.count()));
+}
+
 int64_t NodeMeeting::RegionBytes(int members) {
   return kHeaderBytes + static_cast<int64_t>(members) * sizeof(uint32_t);
 }
@@ -73,9 +80,7 @@ absl::StatusOr<int> NodeMeeting::Meet(const std::string& what, int vote,
             "(it stalled or died)",
             what, limit.count()));
       }
-      return absl::DeadlineExceededError(absl::StrFormat(
-          "%s: rank%s %s did not arrive within %d ms (stalled or died)", what,
-          missing.size() > 1 ? "s" : "", absl::StrJoin(missing, ", "), limit.count()));
+      return RanksDidNotArrive(what, missing, limit);
     }
     FutexWait(generation_, generation, left);
   }

@@ -21,10 +21,17 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace zosched {
+
+// The error of a meeting (`what`) that `missing` (ranks, ascending) did not
+// reach within `limit`: DeadlineExceeded naming them. Shared with MeetAll.
+absl::Status RanksDidNotArrive(const std::string& what, const std::vector<int>& missing,
+                               std::chrono::milliseconds limit);
 
 class NodeMeeting {
  public:

@@ -246,6 +246,17 @@ TEST(Simulate, CoreSharingDevicesSplitTheHostsCores) {
   EXPECT_EQ(t[1], Interval(0, 1125000));
 }
 
+// Devices 0 and 1 share their host's cores, and each copy or collective
+// takes 50 µs + bytes at 20 GB/s of them.
+void ShareCoresWithTransferCpu(Schedule* s) {
+  for (int d = 0; d < 2; ++d) {
+    Device* device = s->mutable_cluster()->mutable_devices(d);
+    device->set_shares_host_cores(true);
+    device->set_transfer_cpu_s(50e-6);
+    device->set_transfer_cpu_gbps(20);
+  }
+}
+
 TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   // Device 1's copy (1,000,000 bytes, 101,000 ns on its link) takes 50 µs
   // + bytes at 20 GB/s = 100,000 ns of host CPU at its start.
@@ -254,12 +265,7 @@ TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
     ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
   )pb");
   s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
-  for (int d = 0; d < 2; ++d) {
-    Device* device = s.mutable_cluster()->mutable_devices(d);
-    device->set_shares_host_cores(true);
-    device->set_transfer_cpu_s(50e-6);
-    device->set_transfer_cpu_gbps(20);
-  }
+  ShareCoresWithTransferCpu(&s);
   // One core: the compute stalls while the copy takes it.
   auto t = Times(s);
   EXPECT_EQ(t[2], Interval(0, 101000));
@@ -290,12 +296,7 @@ TEST(Simulate, ACollectivesHostCpuComesOutOfTheSharedCoresOnEveryMember) {
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
   )pb" + AllGather(2, 1000000, 10));
   s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
-  for (int d = 0; d < 2; ++d) {
-    Device* device = s.mutable_cluster()->mutable_devices(d);
-    device->set_shares_host_cores(true);
-    device->set_transfer_cpu_s(50e-6);
-    device->set_transfer_cpu_gbps(20);
-  }
+  ShareCoresWithTransferCpu(&s);
   EXPECT_EQ(Times(s)[1], Interval(0, 1100000));
   // With three cores one is left for the compute.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
