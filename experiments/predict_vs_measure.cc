@@ -23,7 +23,8 @@
 // GPUs) on --cluster into the output directory, and on the CPU testbed
 // again just before each schedule, into the schedule's directory (the VM's
 // speed drifts between schedules); --calibrated takes a Cluster file or a
-// catalog name (h100_sxm_x1 holds figures measured on the H100 machine). Writes predict_vs_measure.md and .csv (schedule, predicted
+// catalog name (h100_sxm_x1 holds figures measured on the H100 machine).
+// Writes predict_vs_measure.md and .csv (schedule, predicted
 // and measured step time with its spread, error %, overlap and exposed
 // communication both ways, binding resource), and per schedule a Chrome
 // trace with both timelines and a picture of them one above the other; ends

@@ -93,7 +93,7 @@ class Simulator::Engine {
 
  private:
   absl::Status Prepare();
-  // Writes the finished simulation, which ended at `now`, into `*result`.
+  // Writes the finished simulation into `*result`.
   void Report(SimResult* result) const;
   // The route from cluster device `from` to `to`, built once.
   absl::StatusOr<const Path*> PeerPath(int from, int to);
@@ -238,15 +238,12 @@ absl::Status Simulator::Engine::Prepare() {
   last_on_stream_.assign(stream_count, -1);
   wake_ns_.clear();
   signal_ns_.clear();
-  for (int d = 0; d < schedule_->devices_size(); ++d) {
-    const Device& device = schedule_->cluster().devices(costs_->ClusterIndex(d));
-    wake_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_wake_latency_s() * 1e9)));
-    signal_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_signal_cost_s() * 1e9)));
-  }
   transfer_cpu_ns_.assign(schedule_->devices_size(), 0);
   transfer_cpu_ns_per_byte_.assign(schedule_->devices_size(), 0);
   for (int d = 0; d < schedule_->devices_size(); ++d) {
     const Device& device = schedule_->cluster().devices(costs_->ClusterIndex(d));
+    wake_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_wake_latency_s() * 1e9)));
+    signal_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_signal_cost_s() * 1e9)));
     if (!device.shares_host_cores()) continue;
     transfer_cpu_ns_[d] = device.transfer_cpu_s() * 1e9;
     if (device.transfer_cpu_gbps() > 0) transfer_cpu_ns_per_byte_[d] = 1 / device.transfer_cpu_gbps();
