@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
+
 namespace zosched {
 
 HostStreams::HostStreams(int streams, int events, std::function<void(int)> prepare)
@@ -28,10 +30,14 @@ void HostStreams::NotifyAll() {
 }
 
 void HostStreams::Push(int stream, Item item) {
-  std::lock_guard<std::mutex> lock(mu_);
   Queue& q = queues_[stream];
-  q.items.push_back(std::move(item));
-  if (!held_) q.work.notify_one();
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    q.items.push_back(std::move(item));
+    wake = !held_;
+  }
+  if (wake) q.work.notify_one();
 }
 
 void HostStreams::Hold() {
@@ -40,8 +46,10 @@ void HostStreams::Hold() {
 }
 
 void HostStreams::Release() {
-  std::lock_guard<std::mutex> lock(mu_);
-  held_ = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_ = false;
+  }
   for (Queue& q : queues_) q.work.notify_one();
 }
 
@@ -120,17 +128,22 @@ void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
         }
         break;
       }
-      case Item::kRecord:
+      case Item::kRecord: {
         records_reached_[item.event] = std::max(records_reached_[item.event], item.count);
         // Wake only the streams this record releases (with several
         // streams waiting, waking all costs each a futile wake-up).
+        absl::InlinedVector<std::condition_variable*, 8> released;
         for (Queue& other : queues_) {
           if (other.waiting_event == item.event &&
               records_reached_[item.event] >= other.waiting_count) {
-            other.work.notify_one();
+            released.push_back(&other.work);
           }
         }
+        lock.unlock();
+        for (std::condition_variable* work : released) work->notify_one();
+        lock.lock();
         break;
+      }
       case Item::kWait:
         q.waiting_event = item.event;
         q.waiting_count = item.count;
@@ -142,7 +155,9 @@ void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
         break;
       case Item::kFence:
         q.fence_passed = item.count;
+        lock.unlock();
         fences_passed_.notify_all();
+        lock.lock();
         break;
     }
   }

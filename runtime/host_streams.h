@@ -16,7 +16,12 @@
 // one enqueueing thread; blocking is on condition variables (no spinning),
 // and each wakes only the threads it concerns: a stream's thread for work
 // enqueued on it, waiting streams for a record reached, the enqueuing thread
-// for a fence passed.
+// for a fence passed. Wake-ups are sent after the lock is released: a
+// woken thread of higher priority (the testbed's copy threads against its
+// SCHED_IDLE compute thread) preempts the waker at once, and if the waker
+// still held the lock, the woken thread would block on it until the waker's
+// next time slice, which another process's compute thread on the same core
+// can delay by half a millisecond.
 //
 // Hold() and Release() bracket a batch of enqueues that the streams start
 // together: on a machine with fewer cores than threads, streams that start
