@@ -248,6 +248,13 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
   return calibrated;
 }
 
+// "median |error| M%, max |error| X%" of `errors` (|fractions|, not empty).
+std::string ErrorSpread(std::vector<double> errors) {
+  std::sort(errors.begin(), errors.end());
+  return absl::StrFormat("median |error| %.1f%%, max |error| %.1f%%",
+                         100 * errors[(errors.size() - 1) / 2], 100 * errors.back());
+}
+
 absl::Status Run() {
   const bool cuda = absl::GetFlag(FLAGS_backend) == "cuda";
   const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir),
@@ -287,7 +294,8 @@ absl::Status Run() {
   std::vector<std::string> csv = {
       "schedule,link_gbps,predicted_step_ms,measured_step_ms,measured_min_ms,measured_max_ms,"
       "error_pct,predicted_overlap_pct,measured_overlap_pct,predicted_exposed_ms,"
-      "measured_exposed_ms,binding,trace,picture"};
+      "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
+      "run_compute_scales"};
   std::vector<std::string> md;
   if (cuda) {
     md = {"# Predicted vs measured on NVIDIA GPUs (train --backend=cuda)",
@@ -317,7 +325,7 @@ absl::Status Run() {
       "| schedule | link GB/s | predicted ms | measured ms (min-max) | error | overlap % pred/meas "
       "| exposed ms pred/meas | bound by |");
   md.push_back("|---|---|---|---|---|---|---|---|");
-  std::vector<double> errors;
+  std::vector<double> errors, run_costs_errors;
   std::vector<std::string> skipped;
   for (const CycleCase& c : cuda ? GpuCases() : CpuCases()) {
     std::printf("%-*s ", cuda ? 50 : 36, c.label.c_str());
@@ -359,14 +367,27 @@ absl::Status Run() {
                                  ? c.host_link_gbps
                                  : r.schedule.cluster().devices(0).host_link().down_gbps();
     errors.push_back(std::fabs(cmp.step_error));
-    std::printf("predicted %8.2f ms  measured %8.2f ms  error %+6.1f%%\n",
+    std::printf("predicted %8.2f ms  measured %8.2f ms  error %+6.1f%%",
                 cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6, 100 * cmp.step_error);
+    std::string run_costs = ",,";
+    if (r.run_costs_predicted_step_ns > 0) {
+      const double error =
+          static_cast<double>(r.run_costs_predicted_step_ns) / cmp.measured_step_ns - 1;
+      run_costs_errors.push_back(std::fabs(error));
+      std::printf("  with the run's compute costs %8.2f ms  error %+6.1f%%",
+                  r.run_costs_predicted_step_ns / 1e6, 100 * error);
+      run_costs = absl::StrFormat(
+          "%.3f,%.2f,%s", r.run_costs_predicted_step_ns / 1e6, 100 * error,
+          absl::StrJoin(r.run_compute_scales, ";",
+                        [](std::string* o, double x) { absl::StrAppendFormat(o, "%.3f", x); }));
+    }
+    std::printf("\n");
     csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s", c.label, link_gbps,
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s", c.label, link_gbps,
         cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
-        BindingResourceName(r.predicted.binding), r.trace_path, r.picture_path));
+        BindingResourceName(r.predicted.binding), r.trace_path, r.picture_path, run_costs));
     md.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f | %.2f / %.2f | %s |", c.label,
         link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
@@ -381,11 +402,14 @@ absl::Status Run() {
   if (errors.empty()) {
     return absl::FailedPreconditionError("no schedule ran: every one was skipped (see above)");
   }
-  std::vector<double> sorted = errors;
-  std::sort(sorted.begin(), sorted.end());
-  const std::string summary = absl::StrFormat(
-      "summary: %d schedules, median |error| %.1f%%, max |error| %.1f%% (target: <= 5%% and <= 10%%)",
-      errors.size(), 100 * sorted[(sorted.size() - 1) / 2], 100 * sorted.back());
+  std::string summary = absl::StrFormat("summary: %d schedules, %s (target: <= 5%% and <= 10%%)",
+                                        errors.size(), ErrorSpread(errors));
+  if (!run_costs_errors.empty()) {
+    absl::StrAppend(&summary,
+                    "\nsummary with each run's own compute costs (the machine's drift since "
+                    "calibration taken out): ",
+                    ErrorSpread(run_costs_errors));
+  }
   md.push_back("");
   md.push_back(summary);
   RETURN_IF_ERROR(WriteFile(out + "/predict_vs_measure.csv", absl::StrJoin(csv, "\n") + "\n"));

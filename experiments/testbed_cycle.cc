@@ -15,6 +15,7 @@
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
 #include "schedule/chrome_trace.h"
+#include "sim/run_compute_scales.h"
 #include "sim/simulator.h"
 
 namespace zosched {
@@ -153,6 +154,17 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
   ASSIGN_OR_RETURN(r.measured, ComputeStepMetrics(r.schedule, median_step, 0));
   RETURN_IF_ERROR(
       ReadLosses(r.run_dir + "/train.csv", loss_window, &r.first_loss, &r.last_loss));
+  ASSIGN_OR_RETURN(r.run_compute_scales, RunComputeScales(r.schedule, measured));
+  if (std::any_of(r.run_compute_scales.begin(), r.run_compute_scales.end(),
+                  [](double scale) { return scale > 0; })) {
+    ASSIGN_OR_RETURN(SimResult again,
+                     Simulate(WithComputeScales(r.schedule, r.run_compute_scales)));
+    RETURN_IF_ERROR(WriteProtoFile(dir + "/run_costs.timeline.pb", again.timeline));
+    const StepInterval& step = again.timeline.steps(0);
+    r.run_costs_predicted_step_ns = step.end_ns() - step.start_ns();
+  } else {
+    r.run_compute_scales.clear();
+  }
 
   r.trace_path = dir + "/trace.json";
   ASSIGN_OR_RETURN(std::string json,

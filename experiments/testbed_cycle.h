@@ -61,6 +61,13 @@ struct CycleResult {
   // (train.csv).
   double first_loss = 0, last_loss = 0;
   std::string trace_path, picture_path, run_dir;
+  // The CPU testbed: per device, the compute CPU time the run paid against
+  // the calibration's figures (sim/run_compute_scales.h), and the step
+  // simulated again with them (<dir>/run_costs.timeline.pb), which tells
+  // the model's error from the machine's drift since calibration. Empty and
+  // 0 when the run measured no CPU times (GPUs).
+  std::vector<double> run_compute_scales;
+  int64_t run_costs_predicted_step_ns = 0;
 };
 
 // Lowers `c` on `cluster` (with its host links set to c.host_link_gbps when
@@ -77,7 +84,8 @@ absl::StatusOr<CyclePrediction> PredictCycle(const CycleCase& c, const Cluster& 
 // the predicted schedule with c.backend for `steps` steps, leaves the first
 // `warmup` out, and compares the measured steps with the prediction. The
 // run's files go to <prediction.dir>/run; the trace and the picture to
-// <prediction.dir>.
+// <prediction.dir>; on the CPU testbed, the prediction again with the run's
+// compute costs (CycleResult::run_costs_predicted_step_ns).
 //
 // Errors: InvalidArgument "the training run of LABEL was refused (exit 2):
 // MESSAGE" when train refuses to start (bad flags or inputs, or a backend

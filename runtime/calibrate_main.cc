@@ -6,8 +6,10 @@
 // 1. Compute: every compute op shape (op class, micro-batch, seq_len,
 //    elements) of the schedules predict_vs_measure and the quickstart run
 //    for --model (zo2; distzo2 P2xD1, P1xD2, P2xD2, sliced and naive), each
-//    executed by the real CPU backend in this one process, 1 warm-up + N
-//    timed runs -> measured_compute entries (the median).
+//    executed by the real CPU backend in this one process, in rounds that
+//    run every shape once on each core the cluster's devices compute on
+//    -> measured_compute entries (the medians on core 0) and each device's
+//    compute_time_scale (its core's total against core 0's).
 //    Then, under mpirun -np 2, the largest ops timed alone and while the
 //    other process computes too -> Host.shared_core_slowdown.
 // 2. Throttled copies: upload and offload of 64 KiB .. 4 MiB through the
@@ -60,6 +62,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -100,7 +103,9 @@ ABSL_FLAG(int32_t, batch, 16, "examples per step of the schedules to calibrate f
 ABSL_FLAG(int32_t, seq, 32, "sequence length of the schedules to calibrate for");
 ABSL_FLAG(int32_t, threads, 1,
           "cpu: cores each device computes on, as train --threads will run it");
-ABSL_FLAG(int32_t, repeats, 7, "timed runs per measurement");
+ABSL_FLAG(int32_t, repeats, 7,
+          "timed runs per measurement (compute shapes: 4x as many rounds, over every shape and "
+          "core)");
 ABSL_FLAG(std::string, data, "synthetic",
           "cpu: the training data the compute ops are timed on, as train's --data "
           "('synthetic' or a task directory): attention's cost follows the examples' lengths");
@@ -179,13 +184,6 @@ absl::StatusOr<Stats> Time(int repeats, F&& f) {
   return Stats{s.front(), s[s.size() / 2], s.back()};
 }
 
-// The calling thread's CPU time, in seconds.
-double ThreadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
 // What waking a stream costs, in the runtime's common case: the stream that
 // records goes on working (a copy stream starts its next copy, compute its
 // next op), and the waiting one has slept for a while (an op's length: a
@@ -229,9 +227,9 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
     streams.Wait(1, i);
     streams.Enqueue(1, [&, i] {
       woken[i] = Clock::now();
-      cpu_in[i] = ThreadCpuSeconds();
+      cpu_in[i] = 1e-9 * ThreadCpuNs();
       work(woken[i], std::chrono::microseconds(20));
-      cpu_out[i] = ThreadCpuSeconds();
+      cpu_out[i] = 1e-9 * ThreadCpuNs();
       return absl::OkStatus();
     });
   }
@@ -332,19 +330,64 @@ absl::StatusOr<std::vector<StepBatch>> TimingBatches(const Schedule& s, int coun
   return batches;
 }
 
+// Median of `v` (not empty).
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The cores the runtime pins compute to for `cluster`'s core-sharing
+// devices (CpuBackend::ComputeCores): the i-th such device of a host on
+// cores i*threads .. i*threads+threads-1, mod the online cores. Per device
+// (empty for the others).
+std::vector<std::vector<int>> DeviceComputeCores(const Cluster& cluster, int threads) {
+  std::vector<std::vector<int>> cores(cluster.devices_size());
+  absl::flat_hash_map<std::string, int> position;  // per host
+  for (int d = 0; d < cluster.devices_size(); ++d) {
+    const Device& device = cluster.devices(d);
+    if (!device.shares_host_cores()) continue;
+    const int i = position[device.host()]++;
+    for (int w = 0; w < threads; ++w) cores[d].push_back((i * threads + w) % OnlineCores());
+  }
+  return cores;
+}
+
+// Every compute op shape of `schedules`, run by the CPU backend of the
+// device it first appears on, timed in rounds: each round runs every shape
+// once on each core the devices compute on (a burst of outside load on the
+// VM then lands on all shapes and cores alike instead of on one shape's
+// runs). The medians on core 0 become the measured_compute table; each
+// core's total over the shapes, against core 0's, becomes the
+// compute_time_scale of the devices computing there. With --threads > 1
+// (a device's ops on the backend's own team of cores) only core 0's
+// placement is timed and the scales stay unset.
 absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
                             const std::vector<StepBatch>& batches, Cluster* out) {
-  std::printf("compute ops on the first steps of --data=%s (seconds: min / median / max of %d "
-              "runs)\n",
-              absl::GetFlag(FLAGS_data).c_str(), absl::GetFlag(FLAGS_repeats));
+  const int threads = absl::GetFlag(FLAGS_threads);
+  const std::vector<std::vector<int>> device_cores = DeviceComputeCores(*out, threads);
+  std::vector<int> cores = {0};
+  if (threads == 1) {
+    for (const std::vector<int>& c : device_cores) {
+      for (int core : c) {
+        if (std::find(cores.begin(), cores.end(), core) == cores.end()) cores.push_back(core);
+      }
+    }
+  }
+  struct Shape {
+    CpuBackend* backend;
+    const Op* op;
+    std::vector<std::vector<double>> seconds;  // per entry of `cores`
+  };
+  std::vector<Shape> shapes;
+  std::vector<std::unique_ptr<NodeSharedMemory>> hosts;
+  std::vector<std::unique_ptr<CpuBackend>> backends;
   absl::flat_hash_set<std::string> seen;
   for (const Schedule& s : schedules) {
     const int label_words = s.training().num_label_words();
     std::vector<int32_t> words(label_words);
     for (int k = 0; k < label_words; ++k) words[k] = 10 + k;
     for (int device = 0; device < s.devices_size(); ++device) {
-      std::unique_ptr<NodeSharedMemory> host;
-      std::unique_ptr<CpuBackend> backend;
+      CpuBackend* backend = nullptr;
       for (const Op& op : s.ops()) {
         if (op.device() != device || !op.has_compute()) continue;
         const ComputeOp& c = op.compute();
@@ -354,42 +397,74 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
         if (backend == nullptr) {
           const std::string& host_name =
               FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
-          ASSIGN_OR_RETURN(host, NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
-          const int threads = absl::GetFlag(FLAGS_threads);
-          ASSIGN_OR_RETURN(backend,
+          ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
+                           NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
+          ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> created,
                            CpuBackend::Create(s, device, words, host.get(), nullptr, threads));
-          backend->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
-          // Measure on the core the runtime's compute stream of this device
-          // is pinned to (at normal priority: the op's own cost, not what
-          // else runs on the machine).
-          PinThreadToCore(device * threads);
+          created->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
+          backend = created.get();
+          hosts.push_back(std::move(host));
+          backends.push_back(std::move(created));
         }
-        StepResult result;
-        int run = 0;  // each run on the next batch
-        ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&] {
-          const StepBatch& batch = batches[run++ % batches.size()];
-          StepInputs inputs;
-          inputs.seed = 7;
-          inputs.learning_rate = 1e-6f;
-          inputs.tokens = batch.tokens.data();
-          inputs.lengths = batch.lengths.data();
-          inputs.labels = batch.labels.data();
-          return backend->RunCompute(op, inputs, &result);
-        }));
-        MeasuredCompute* m = out->add_measured_compute();
-        m->set_op_class(ComputeKind_Name(c.kind()));
-        m->set_model(s.model().name());
-        m->set_examples(c.examples());
-        m->set_seq_len(c.seq_len());
-        m->set_elements(c.params().elements());
-        m->set_seconds(t.median);
-        std::printf("  %-18s examples %3d seq %4d elements %9ld: %.6f / %.6f / %.6f\n",
-                    m->op_class().c_str(), c.examples(), c.seq_len(), c.params().elements(), t.min,
-                    t.median, t.max);
+        shapes.push_back({backend, &op, std::vector<std::vector<double>>(cores.size())});
       }
-      // Keep the previous backend's shared memory alive until the next one
-      // exists: NodeSharedMemory frees collectively (one process here).
     }
+  }
+  const int rounds = 4 * absl::GetFlag(FLAGS_repeats);
+  std::printf("compute ops on the first steps of --data=%s, timed in %d rounds over %zu shapes "
+              "and %zu cores (seconds on core 0: min / median / max)\n",
+              absl::GetFlag(FLAGS_data).c_str(), rounds, shapes.size(), cores.size());
+  StepResult result;
+  int run = 0;  // each run on the next batch
+  for (int round = -1; round < rounds; ++round) {  // round -1: warm-up
+    for (size_t k = 0; k < cores.size(); ++k) {
+      // On the core the runtime's compute stream is pinned to (at normal
+      // priority: the op's own cost, not what else runs on the machine).
+      PinThreadToCore(cores[k]);
+      for (Shape& shape : shapes) {
+        const StepBatch& batch = batches[run++ % batches.size()];
+        StepInputs inputs;
+        inputs.seed = 7;
+        inputs.learning_rate = 1e-6f;
+        inputs.tokens = batch.tokens.data();
+        inputs.lengths = batch.lengths.data();
+        inputs.labels = batch.labels.data();
+        const auto start = Clock::now();
+        RETURN_IF_ERROR(shape.backend->RunCompute(*shape.op, inputs, &result));
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        if (round >= 0) shape.seconds[k].push_back(seconds);
+      }
+    }
+  }
+  std::vector<double> core_total(cores.size(), 0);
+  for (const Shape& shape : shapes) {
+    const ComputeOp& c = shape.op->compute();
+    MeasuredCompute* m = out->add_measured_compute();
+    m->set_op_class(ComputeKind_Name(c.kind()));
+    m->set_model(schedules[0].model().name());
+    m->set_examples(c.examples());
+    m->set_seq_len(c.seq_len());
+    m->set_elements(c.params().elements());
+    m->set_seconds(Median(shape.seconds[0]));
+    for (size_t k = 0; k < cores.size(); ++k) core_total[k] += Median(shape.seconds[k]);
+    std::printf("  %-18s examples %3d seq %4d elements %9ld: %.6f / %.6f / %.6f\n",
+                m->op_class().c_str(), c.examples(), c.seq_len(), c.params().elements(),
+                *std::min_element(shape.seconds[0].begin(), shape.seconds[0].end()), m->seconds(),
+                *std::max_element(shape.seconds[0].begin(), shape.seconds[0].end()));
+  }
+  if (threads > 1) {
+    std::printf("  per-core speed: not measured with --threads=%d (compute_time_scale unset)\n",
+                threads);
+    return absl::OkStatus();
+  }
+  for (size_t k = 1; k < cores.size(); ++k) {
+    std::printf("  core %d: the shapes take %.3fx as long as on core 0 (medians summed)\n",
+                cores[k], core_total[k] / core_total[0]);
+  }
+  for (int d = 0; d < out->devices_size(); ++d) {
+    if (device_cores[d].empty()) continue;
+    const size_t k = std::find(cores.begin(), cores.end(), device_cores[d][0]) - cores.begin();
+    out->mutable_devices(d)->set_compute_time_scale(core_total[k] / core_total[0]);
   }
   return absl::OkStatus();
 }
@@ -426,9 +501,9 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
       op.mutable_copy()->set_bytes(bytes);  // throttled as `bytes`
       std::vector<double> cpu;
       ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&] {
-        const double before = ThreadCpuSeconds();
+        const double before = 1e-9 * ThreadCpuNs();
         const absl::Status s = backend->RunCopy(op);
-        cpu.push_back(ThreadCpuSeconds() - before);
+        cpu.push_back(1e-9 * ThreadCpuNs() - before);
         return s;
       }));
       std::sort(cpu.begin(), cpu.end());

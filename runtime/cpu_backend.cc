@@ -31,8 +31,6 @@ int SignOf(Sign sign) { return sign == MINUS ? -1 : 1; }
 
 float* Floats(char* p) { return reinterpret_cast<float*>(p); }
 
-int OnlineCores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
-
 // Pins the calling thread to `cores` (each mod the online cores).
 void PinThreadToCores(const std::vector<int>& cores) {
   cpu_set_t set;
@@ -248,6 +246,8 @@ char* CpuBackend::At(const BufferRange& range) const {
 ZoState CpuBackend::pending() const { return *zo_state_; }
 
 void CpuBackend::set_pending(const ZoState& state) { *zo_state_ = state; }
+
+int OnlineCores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
 
 void PinThreadToCore(int index) { PinThreadToCores({index}); }
 

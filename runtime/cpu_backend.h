@@ -41,6 +41,9 @@
 
 namespace zosched {
 
+// The cores this machine has online (at least 1).
+int OnlineCores();
+
 // Pins the calling thread to core `index` mod the online cores (what the
 // CPU backend does for the compute thread of the node's device `index`).
 // Best effort.

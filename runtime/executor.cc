@@ -168,6 +168,7 @@ absl::Status Executor::Finish(const InFlight& step, StepOutcome* outcome) {
     interval.set_step(step.step);
     interval.set_start_ns(times_[i].start_ns);
     interval.set_end_ns(times_[i].end_ns);
+    interval.set_cpu_ns(times_[i].cpu_ns);
     intervals_.push_back(interval);
     start = std::min(start, times_[i].start_ns);
     end = std::max(end, times_[i].end_ns);

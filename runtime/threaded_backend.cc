@@ -1,8 +1,16 @@
 #include "runtime/threaded_backend.h"
 
+#include <ctime>
+
 #include "absl/strings/str_format.h"
 
 namespace zosched {
+
+int64_t ThreadCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 int64_t ThreadedBackend::Now() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
@@ -41,6 +49,7 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
   Slot* s = &slots_[slot];
   streams_->Enqueue(stream, [this, s, op_index, &op]() -> absl::Status {
     const int64_t start = Now();
+    int64_t cpu_ns = 0;
     absl::Status status;
     switch (op.kind_case()) {
       case Op::kCopy:
@@ -49,13 +58,16 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
       case Op::kCollective:
         status = RunCollective(op);
         break;
-      case Op::kCompute:
+      case Op::kCompute: {
+        const int64_t cpu_start = ThreadCpuNs();
         status = RunCompute(op, s->inputs, &s->result);
+        cpu_ns = ThreadCpuNs() - cpu_start;
         break;
+      }
       default:
         status = absl::InvalidArgumentError("the op has no kind");
     }
-    s->times[op_index] = {start, Now()};
+    s->times[op_index] = {start, Now(), cpu_ns};
     if (status.ok()) return status;
     return absl::Status(status.code(),
                         absl::StrFormat("device %d op %d '%s' at step %d: %s", device_, op.id(),

@@ -21,6 +21,10 @@
 
 namespace zosched {
 
+// The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID): what it
+// ran, not the time slices other threads got on its core.
+int64_t ThreadCpuNs();
+
 class ThreadedBackend : public Backend {
  public:
   // `device`: the schedule device id (for error messages); `batch_size` and

@@ -196,6 +196,8 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        "device 'gpu1': transfer_cpu_s is -3e-05 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_devices(1)->set_transfer_cpu_gbps(-4); },
        "device 'gpu1': transfer_cpu_gbps is -4 (expected >= 0)"},
+      {[](Cluster* c) { c->mutable_devices(1)->set_compute_time_scale(-1.2); },
+       "device 'gpu1': compute_time_scale is -1.2 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->set_gbps_per_device(0); },
        "peer_domain 'nvl': gbps_per_device is 0 (expected > 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->clear_link_class(); },

@@ -58,6 +58,9 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
       roofline.bytes_per_s =
           roofline.device->memory_bandwidth_gbps() * 1e9 * roofline.device->memory_efficiency();
     }
+    if (roofline.device->compute_time_scale() > 0) {
+      roofline.time_scale = roofline.device->compute_time_scale();
+    }
     model.rooflines_.push_back(roofline);
   }
   for (const MeasuredCompute& m : cluster.measured_compute()) {
@@ -75,13 +78,15 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
 
 absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
   const ComputeOp& c = op.compute();
+  const Roofline& roofline = rooflines_[op.device()];
   if (!measured_compute_.empty()) {  // (the key costs two strings: only when there is a table)
     auto measured = measured_compute_.find({ComputeKind_Name(c.kind()), schedule_->model().name(),
                                             c.examples(), c.seq_len(), c.params().elements()});
-    if (measured != measured_compute_.end()) return CeilNs(measured->second);
+    if (measured != measured_compute_.end()) {
+      return CeilNs(measured->second * roofline.time_scale);
+    }
   }
 
-  const Roofline& roofline = rooflines_[op.device()];
   double flops_s = 0;
   if (c.flops() > 0) {
     if (roofline.peak == nullptr) {
@@ -103,7 +108,7 @@ absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
     }
     bytes_s = c.bytes_accessed() / roofline.bytes_per_s;
   }
-  return CeilNs(std::max(flops_s, bytes_s));
+  return CeilNs(std::max(flops_s, bytes_s) * roofline.time_scale);
 }
 
 absl::StatusOr<CostModel::RingHops> CostModel::Ring(

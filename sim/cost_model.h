@@ -43,7 +43,8 @@ class CostModel {
   // examples, seq_len, elements) if there is one; else the roofline
   //   max(flops / (peak_tflops·1e12 · efficiency),
   //       bytes_accessed / (memory_bandwidth_gbps·1e9 · memory_efficiency))
-  // for the schedule's compute dtype on the op's device, rounded up to ns.
+  // for the schedule's compute dtype on the op's device, times the device's
+  // compute_time_scale (when > 0), rounded up to ns.
   //
   // Errors: FailedPrecondition naming the device, the missing figure and the
   // op when the cluster lacks a figure the op needs.
@@ -86,6 +87,7 @@ class CostModel {
     double flops_per_s = 0;  // peak_tflops·1e12 · efficiency
     bool memory = false;
     double bytes_per_s = 0;  // memory_bandwidth_gbps·1e9 · memory_efficiency
+    double time_scale = 1;   // Device.compute_time_scale (0 taken as 1)
   };
 
   const Schedule* schedule_;

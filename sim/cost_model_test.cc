@@ -83,6 +83,20 @@ TEST(CostModel, AMeasuredShapeWinsOverTheRoofline) {
   EXPECT_EQ(ComputeNs(s, 1), 20000000);  // no entry for 8 examples: the roofline
 }
 
+TEST(CostModel, ADevicesComputeTimeScaleStretchesItsOpsOnly) {
+  Schedule s = Quad(
+      R"pb(ops { device: 1 compute { kind: BLOCK_FORWARD examples: 4 seq_len: 128 } }
+           ops { device: 1 compute { kind: BLOCK_FORWARD examples: 8 seq_len: 128
+                                     flops: 1000000000000 } }
+           ops { device: 0 compute { kind: BLOCK_FORWARD examples: 4 seq_len: 128 } })pb",
+      R"pb(measured_compute { op_class: "BLOCK_FORWARD" model: "m" examples: 4 seq_len: 128
+                              seconds: 0.0031 })pb");
+  s.mutable_cluster()->mutable_devices(1)->set_compute_time_scale(1.5);
+  EXPECT_EQ(ComputeNs(s, 0), 4650000);   // the table's 3.1 ms on the slower core
+  EXPECT_EQ(ComputeNs(s, 1), 30000000);  // the roofline's 20 ms too
+  EXPECT_EQ(ComputeNs(s, 2), 3100000);   // device 0: as measured
+}
+
 TEST(CostModel, AMissingFigureIsAnErrorNamingIt) {
   Schedule s = Quad(R"pb(ops { id: 7 name: "fwd" compute { kind: BLOCK_FORWARD flops: 10 } })pb");
   s.mutable_training()->set_compute_dtype(BF16);

@@ -1,0 +1,57 @@
+#include "sim/run_compute_scales.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "sim/cost_model.h"
+
+namespace zosched {
+
+absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
+                                                     const Timeline& measured) {
+  Schedule unscaled = schedule;
+  for (Device& d : *unscaled.mutable_cluster()->mutable_devices()) d.clear_compute_time_scale();
+  ASSIGN_OR_RETURN(const CostModel model, CostModel::Build(unscaled));
+  absl::flat_hash_map<int64_t, const Op*> ops;
+  for (const Op& op : schedule.ops()) ops[op.id()] = &op;
+  const int devices = schedule.devices_size();
+  std::vector<double> run_ns(devices, 0), model_ns(devices, 0);
+  absl::flat_hash_map<int64_t, int64_t> cost;  // per op id
+  for (const OpInterval& interval : measured.ops()) {
+    if (interval.cpu_ns() <= 0) continue;
+    auto op = ops.find(interval.op_id());
+    if (op == ops.end() || interval.device() < 0 || interval.device() >= devices) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "measured op %d on device %d is not in schedule '%s'", interval.op_id(),
+          interval.device(), schedule.name()));
+    }
+    if (!op->second->has_compute()) continue;
+    auto known = cost.find(interval.op_id());
+    if (known == cost.end()) {
+      ASSIGN_OR_RETURN(const int64_t ns, model.ComputeNs(*op->second));
+      known = cost.emplace(interval.op_id(), ns).first;
+    }
+    run_ns[interval.device()] += interval.cpu_ns();
+    model_ns[interval.device()] += known->second;
+  }
+  std::vector<double> scales(devices, 0);
+  for (int d = 0; d < devices; ++d) {
+    if (model_ns[d] > 0) scales[d] = run_ns[d] / model_ns[d];
+  }
+  return scales;
+}
+
+Schedule WithComputeScales(const Schedule& schedule, const std::vector<double>& scales) {
+  Schedule scaled = schedule;
+  for (int d = 0; d < schedule.devices_size() && d < static_cast<int>(scales.size()); ++d) {
+    if (scales[d] <= 0) continue;
+    for (Device& device : *scaled.mutable_cluster()->mutable_devices()) {
+      if (device.name() == schedule.devices(d).cluster_device()) {
+        device.set_compute_time_scale(scales[d]);
+      }
+    }
+  }
+  return scaled;
+}
+
+}  // namespace zosched

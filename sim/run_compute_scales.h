@@ -1,0 +1,33 @@
+// The compute costs a measured CPU-testbed run actually paid, as each
+// device's Device.compute_time_scale, so that the simulator can predict the
+// run again from them: the machine's speed at the run rather than at
+// calibration. On a VM whose cores slow down by tens of per cent for seconds
+// at a time (a busy SMT sibling on the host), the two differ by more than
+// the model's own error; predicting from both tells the model's error from
+// the machine's drift.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "schedule/schedule.pb.h"
+#include "schedule/timeline.pb.h"
+
+namespace zosched {
+
+// Per schedule device: the CPU time its compute ops took in `measured`
+// (OpInterval.cpu_ns, all of the timeline's steps) over the cost model's
+// durations for the same ops (the schedule's cluster without its
+// compute_time_scales), once per step. 0 for a device without measured CPU
+// times (a GPU run, or no compute op).
+//
+// Errors: those of building the cost model or costing an op; InvalidArgument
+// for an interval naming an op or device the schedule lacks.
+absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
+                                                     const Timeline& measured);
+
+// `schedule` with each device's cluster device given compute_time_scale
+// `scales[d]` (> 0; 0 leaves it as it is).
+Schedule WithComputeScales(const Schedule& schedule, const std::vector<double>& scales);
+
+}  // namespace zosched
