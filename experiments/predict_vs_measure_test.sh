@@ -27,6 +27,10 @@ for attempt in 1 2; do
   # error_pct (column 7) is a number for every schedule.
   awk -F, 'NR > 1 && $7 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
     || fail "error not computed: $(cat "$csv")"
+  # ... and so is the error of the prediction redone with the run's own
+  # compute costs (column 16), from the compute ops' CPU times.
+  awk -F, 'NR > 1 && $16 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
+    || fail "no prediction from the run's compute costs: $(cat "$csv")"
   if [ -n "${ZOSCHED_SANITIZED:-}" ]; then
     grep -q "^zo2_compute-bound," "$csv" || fail "no zo2_compute-bound row: $(cat "$csv")"
     echo "the 25 % bound skipped: a $ZOSCHED_SANITIZED build ($(grep "^zo2_compute-bound," "$csv" | cut -d, -f7) %)"
@@ -38,6 +42,8 @@ for attempt in 1 2; do
   [ "$attempt" -eq 2 ] && fail "zo2 compute-bound: |error| above 25 % in both cycles (or no row)"
 done
 grep -q "^summary: 2 schedules, median |error|" "$out/predict_vs_measure.md" || fail "no summary"
+grep -q "^summary with each run's own compute costs .*: median |error|" \
+  "$out/predict_vs_measure.md" || fail "no summary with the runs' compute costs"
 for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
   [ -s "$out/$d/trace.json" ] && [ -s "$out/$d/timelines.png" ] || fail "$d: missing outputs"
   grep -q '"measured: device 3' "$out/$d/trace.json" 2>/dev/null || [ "$d" = zo2_compute-bound ] \
