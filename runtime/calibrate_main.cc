@@ -184,6 +184,12 @@ absl::StatusOr<Stats> Time(int repeats, F&& f) {
   return Stats{s.front(), s[s.size() / 2], s.back()};
 }
 
+// Median of `v` (not empty).
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 // What waking a stream costs, in the runtime's common case: the stream that
 // records goes on working (a copy stream starts its next copy, compute its
 // next op), and the waiting one has slept for a while (an op's length: a
@@ -234,10 +240,6 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
     });
   }
   RETURN_IF_ERROR(streams.WaitFence(streams.Fence()));
-  auto median_us = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
   std::vector<double> wake, signal, wake_cpu;
   for (int i = 0; i < kHandoffs; ++i) {
     wake.push_back(std::chrono::duration<double, std::micro>(woken[i] - recorded[i]).count());
@@ -247,8 +249,8 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
           std::chrono::duration<double, std::micro>(started[i + 1] - recorded[i]).count());
     }
   }
-  const double wake_us = median_us(wake), signal_us = median_us(signal);
-  const double wake_cpu_us = std::max(0.0, median_us(wake_cpu));
+  const double wake_us = Median(wake), signal_us = Median(signal);
+  const double wake_cpu_us = std::max(0.0, Median(wake_cpu));
   std::printf("stream wake-up (median of %d handoffs): the waiting stream starts %.1f us after "
               "the op it waits for, its wake-up taking %.1f us of CPU; the recording stream "
               "starts its next op %.1f us late\n",
@@ -328,12 +330,6 @@ absl::StatusOr<std::vector<StepBatch>> TimingBatches(const Schedule& s, int coun
     task->FillStep(step, s.training().batch_size(), s.training().base_seed(), &batches[step]);
   }
   return batches;
-}
-
-// Median of `v` (not empty).
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // The cores the runtime pins compute to for `cluster`'s core-sharing
