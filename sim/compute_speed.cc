@@ -14,38 +14,51 @@ absl::StatusOr<ComputeSpeed> ComputeSpeed::Build(const Schedule& schedule,
   const int devices = schedule.devices_size();
   s.slowdown_under_comm_.assign(devices, 1);
   s.comm_running_.assign(devices, 0);
-  s.core_group_.assign(devices, -1);
-  absl::flat_hash_map<std::string, int> group_of_host;
+  s.host_.assign(devices, -1);
+  s.core_.assign(devices, -1);
+  s.transfer_core_.assign(devices, -1);
+  // Per host (in order of first appearance): its core-sharing devices, in
+  // schedule device order (the runtime's node ranks).
+  absl::flat_hash_map<std::string, int> host_index;
+  std::vector<std::vector<int>> host_devices;
+  std::vector<const Host*> hosts;
   for (int d = 0; d < devices; ++d) {
     const Device& device = schedule.cluster().devices(cluster_index[d]);
     if (device.compute_slowdown_under_comm() > 1) {
       s.slowdown_under_comm_[d] = device.compute_slowdown_under_comm();
     }
     if (!device.shares_host_cores()) continue;
-    auto [it, inserted] = group_of_host.emplace(device.host(), s.group_cores_.size());
+    auto [it, inserted] = host_index.emplace(device.host(), hosts.size());
     if (inserted) {
       const Host* host = FindHost(schedule.cluster(), device.host());
-      const double cores = host != nullptr ? host->cores() : 0;
-      if (cores <= 0) {
+      if (host == nullptr || host->cores() <= 0) {
         return absl::FailedPreconditionError(absl::StrFormat(
             "device '%s' shares its host's cores, but host '%s' has no `cores`", device.name(),
             device.host()));
       }
-      s.group_cores_.push_back(cores);
-      s.group_slowdown_.push_back(std::max(1.0, host->shared_core_slowdown()));
-      s.group_computing_.push_back(0);
-      s.group_transferring_.push_back(0);
+      hosts.push_back(host);
+      host_devices.emplace_back();
+      s.host_slowdown_.push_back(std::max(1.0, host->shared_core_slowdown()));
+      s.host_computing_.push_back(0);
     }
-    s.core_group_[d] = it->second;
+    s.host_[d] = it->second;
+    host_devices[it->second].push_back(d);
   }
   s.mates_.resize(devices);
-  for (int d = 0; d < devices; ++d) {
-    if (s.core_group_[d] < 0) {
-      s.mates_[d] = {d};
-      continue;
-    }
-    for (int other = 0; other < devices; ++other) {
-      if (s.core_group_[other] == s.core_group_[d]) s.mates_[d].push_back(other);
+  for (int d = 0; d < devices; ++d) s.mates_[d] = {d};
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    const std::vector<int>& members = host_devices[h];
+    const int cores = hosts[h]->cores();
+    const int first_core = s.core_computing_.size();
+    const int used = std::min<int>(cores, members.size());
+    s.core_computing_.resize(first_core + used, 0);
+    s.core_transferring_.resize(first_core + used, 0);
+    for (size_t i = 0; i < members.size(); ++i) {
+      const int d = members[i];
+      s.core_[d] = first_core + static_cast<int>(i) % cores;
+      // With cores to spare, the transfer threads run there.
+      if (static_cast<int>(members.size()) >= cores) s.transfer_core_[d] = s.core_[d];
+      s.mates_[d] = members;
     }
   }
   return s;
@@ -54,31 +67,33 @@ absl::StatusOr<ComputeSpeed> ComputeSpeed::Build(const Schedule& schedule,
 const std::vector<int>& ComputeSpeed::CoreMates(int device) const { return mates_[device]; }
 
 bool ComputeSpeed::ComputeStarted(int device) {
-  if (core_group_[device] < 0) return false;
-  ++group_computing_[core_group_[device]];
+  if (core_[device] < 0) return false;
+  ++core_computing_[core_[device]];
+  ++host_computing_[host_[device]];
   return true;
 }
 
 bool ComputeSpeed::ComputeEnded(int device) {
-  if (core_group_[device] < 0) return false;
-  --group_computing_[core_group_[device]];
+  if (core_[device] < 0) return false;
+  --core_computing_[core_[device]];
+  --host_computing_[host_[device]];
   return true;
 }
 
 bool ComputeSpeed::TransferCpuChanged(int device, int delta) {
-  if (core_group_[device] < 0) return false;
-  group_transferring_[core_group_[device]] += delta;
+  if (transfer_core_[device] < 0) return false;
+  core_transferring_[transfer_core_[device]] += delta;
   return true;
 }
 
 double ComputeSpeed::Speed(int device) const {
   double speed = comm_running_[device] > 0 ? 1 / slowdown_under_comm_[device] : 1;
-  const int group = core_group_[device];
-  if (group < 0) return speed;
-  const int computing = group_computing_[group];
-  const double cores = std::max(0.0, group_cores_[group] - group_transferring_[group]);
-  if (computing > cores) speed *= cores / computing;
-  if (computing >= 2) speed /= group_slowdown_[group];
+  const int core = core_[device];
+  if (core < 0) return speed;
+  const int computing = core_computing_[core];
+  const double left = std::max(0.0, 1.0 - core_transferring_[core]);
+  if (computing > left) speed *= left / computing;
+  if (host_computing_[host_[device]] >= 2) speed /= host_slowdown_[host_[device]];
   return speed;
 }
 

@@ -3,12 +3,16 @@
 // - while a copy or collective of the device runs, 1 / the device's
 //   compute_slowdown_under_comm (none when it is 0 or 1);
 // - devices that share their host's cores (the CPU testbed, Device
-//   .shares_host_cores) form one core group per host: while more of the
-//   group's compute ops run than the host has cores, each gets cores /
-//   running of a core, and while two or more run each is slower by
-//   Host.shared_core_slowdown. The host CPU the group's copies and
-//   collectives take (Device.transfer_cpu_s) comes first: while k of them
-//   take theirs, the compute ops share cores - k (none left: they stall).
+//   .shares_host_cores) compute on the cores the runtime pins them to
+//   (runtime/cpu_backend.h): the i-th such device of a host (in schedule
+//   device order) on core i mod Host.cores. The compute ops running on one
+//   core share it evenly; while two or more of the host's devices compute,
+//   each is also slower by Host.shared_core_slowdown. The host CPU a
+//   device's copies and collectives take (Device.transfer_cpu_s) comes out
+//   of its own core first when the host has no core to spare (as many
+//   devices as cores, or more): while k of them take theirs, the core's
+//   compute ops share 1 - k of it (none left: they stall). With cores to
+//   spare the transfer threads run there and take nothing from compute.
 // The simulator tells it when communication and compute start and end, and
 // asks for the speed of the devices whose speed may have changed.
 #pragma once
@@ -31,10 +35,10 @@ class ComputeSpeed {
   // True if nothing ever changes `device`'s speed (it stays 1: a GPU that
   // communication does not slow down).
   bool Constant(int device) const {
-    return core_group_[device] < 0 && slowdown_under_comm_[device] == 1;
+    return core_[device] < 0 && slowdown_under_comm_[device] == 1;
   }
-  // The devices whose speed changes with `device`'s compute: its core group
-  // in device order, or just `device`.
+  // The devices whose speed changes with `device`'s compute or transfers:
+  // its host's core-sharing devices in device order, or just `device`.
   const std::vector<int>& CoreMates(int device) const;
 
   // A copy or collective of `device` started (+1) or ended (-1). Returns
@@ -46,29 +50,31 @@ class ComputeSpeed {
     return was != is && slowdown_under_comm_[device] != 1;
   }
   // A compute op of `device` started or ended. Returns true when the device
-  // is in a core group, whose members' speeds then change with the count.
+  // shares its host's cores: its mates' speeds then change with the count.
   bool ComputeStarted(int device);
   bool ComputeEnded(int device);
   // A copy or collective of `device` started (+1) or stopped (-1) taking
-  // host CPU.
-  // Returns true when the device is in a core group, whose members' speeds
-  // then change.
+  // host CPU. Returns true when that CPU comes out of the device's compute
+  // core (its mates' speeds then change); false when nothing is charged.
   bool TransferCpuChanged(int device, int delta);
 
-  // 0 while copies take every core of the device's group.
+  // 0 while transfers take the whole of the device's core.
   double Speed(int device) const;
 
  private:
   std::vector<double> slowdown_under_comm_;  // per device, >= 1
   std::vector<int> comm_running_;            // per device
-  std::vector<int> core_group_;              // per device, -1: none
-  std::vector<std::vector<int>> mates_;      // per device
-  // Per core group: the host's cores, its shared_core_slowdown (>= 1), the
-  // compute ops running in it and the transfers taking its CPU.
-  std::vector<double> group_cores_;
-  std::vector<double> group_slowdown_;
-  std::vector<int> group_computing_;
-  std::vector<int> group_transferring_;
+  // Per device: its host and core (indices into the vectors below; -1 for
+  // a device that does not share host cores), the core its transfers take
+  // CPU from (-1: none, spare cores), and the devices its speed moves with.
+  std::vector<int> host_, core_, transfer_core_;
+  std::vector<std::vector<int>> mates_;
+  // Per host: shared_core_slowdown (>= 1) and the compute ops running.
+  std::vector<double> host_slowdown_;
+  std::vector<int> host_computing_;
+  // Per core: the compute ops running on it and the transfers taking it.
+  std::vector<int> core_computing_;
+  std::vector<int> core_transferring_;
 };
 
 }  // namespace zosched

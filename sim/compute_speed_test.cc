@@ -28,7 +28,7 @@ Schedule FourDevices() {
   return s;
 }
 
-TEST(ComputeSpeed, CoreSharingDevicesSplitTheCoresAndSlowEachOther) {
+TEST(ComputeSpeed, CoreSharingDevicesComputeOnTheirOwnCoresAndSlowEachOther) {
   absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
   ASSERT_TRUE(speed.ok()) << speed.status();
   EXPECT_FALSE(speed->Constant(0));
@@ -36,28 +36,56 @@ TEST(ComputeSpeed, CoreSharingDevicesSplitTheCoresAndSlowEachOther) {
   EXPECT_TRUE(speed->ComputeStarted(0));
   EXPECT_DOUBLE_EQ(speed->Speed(0), 1);  // alone: a whole core
   EXPECT_TRUE(speed->ComputeStarted(1));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1 / 1.25);  // two on two cores, sharing caches
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1 / 1.25);  // each on its core, sharing caches
   EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_DOUBLE_EQ(speed->Speed(1), 2.0 / 3 / 1.25);  // three ops on two cores
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 0.5 / 1.25);  // two ops on core 0
+  EXPECT_DOUBLE_EQ(speed->Speed(1), 1 / 1.25);    // core 1 is device 1's alone
   EXPECT_TRUE(speed->ComputeEnded(0));
   EXPECT_TRUE(speed->ComputeEnded(0));
   EXPECT_DOUBLE_EQ(speed->Speed(1), 1);
 }
 
-TEST(ComputeSpeed, CopiesTakingHostCpuLeaveTheRestOfTheCores) {
+TEST(ComputeSpeed, MoreDevicesThanCoresShareCoresRoundRobin) {
+  Schedule s = FourDevices();
+  s.mutable_cluster()->mutable_devices(2)->set_host("cpu");
+  s.mutable_cluster()->mutable_devices(2)->set_shares_host_cores(true);
+  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
+  ASSERT_TRUE(speed.ok()) << speed.status();
+  EXPECT_EQ(speed->CoreMates(2), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(speed->ComputeStarted(0));
+  EXPECT_TRUE(speed->ComputeStarted(2));  // core 0 again
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 0.5 / 1.25);
+  EXPECT_DOUBLE_EQ(speed->Speed(2), 0.5 / 1.25);
+  EXPECT_TRUE(speed->ComputeEnded(0));
+  EXPECT_TRUE(speed->ComputeStarted(1));  // core 1: no help for device 2
+  EXPECT_DOUBLE_EQ(speed->Speed(2), 1 / 1.25);
+}
+
+TEST(ComputeSpeed, CopiesTakeHostCpuFromTheirDevicesCore) {
   absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
   ASSERT_TRUE(speed.ok()) << speed.status();
   EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_TRUE(speed->TransferCpuChanged(1, +1));  // the other core: no change
+  EXPECT_TRUE(speed->TransferCpuChanged(1, +1));  // device 1's core: no change here
   EXPECT_DOUBLE_EQ(speed->Speed(0), 1);
   EXPECT_TRUE(speed->ComputeStarted(1));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1 / 2.0 / 1.25);  // two ops on the one core left
+  EXPECT_DOUBLE_EQ(speed->Speed(1), 0);  // its copy takes its core: compute stalls
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1 / 1.25);
   EXPECT_TRUE(speed->TransferCpuChanged(0, +1));
-  EXPECT_DOUBLE_EQ(speed->Speed(1), 0);  // copies take both cores: compute stalls
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 0);
   EXPECT_TRUE(speed->TransferCpuChanged(0, -1));
   EXPECT_TRUE(speed->TransferCpuChanged(1, -1));
   EXPECT_DOUBLE_EQ(speed->Speed(1), 1 / 1.25);
-  EXPECT_FALSE(speed->TransferCpuChanged(2, +1));  // no core group
+  EXPECT_FALSE(speed->TransferCpuChanged(2, +1));  // not core-sharing
+}
+
+TEST(ComputeSpeed, WithACoreToSpareCopiesTakeNothingFromCompute) {
+  Schedule s = FourDevices();
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
+  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
+  ASSERT_TRUE(speed.ok()) << speed.status();
+  EXPECT_TRUE(speed->ComputeStarted(0));
+  EXPECT_FALSE(speed->TransferCpuChanged(0, +1));
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);
 }
 
 TEST(ComputeSpeed, CommunicationSlowsOnlyTheDevicesItIsSetFor) {

@@ -270,18 +270,24 @@ TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   auto t = Times(s);
   EXPECT_EQ(t[2], Interval(0, 101000));
   EXPECT_EQ(t[1], Interval(0, 1100000));
-  // Two cores: the copy takes the one nobody computes on.
+  // Two cores: each device computes on its own, and the copy's CPU comes
+  // out of device 1's.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
   t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
-  // Two cores, both devices computing: they share the one core left for
-  // 100,000 ns, each losing 50,000 ns of work.
+  // Two cores, both devices computing: device 1's compute stalls for the
+  // copy's 100,000 ns on its core; device 0's runs on (the runtime pins
+  // each device's threads to its core).
   *s.add_ops() = s.ops(0);
   s.mutable_ops(2)->set_id(3);
   s.mutable_ops(2)->set_device(1);
   t = Times(s);
-  EXPECT_EQ(t[1], Interval(0, 1050000));
-  EXPECT_EQ(t[3], Interval(0, 1050000));
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+  EXPECT_EQ(t[3], Interval(0, 1100000));
+  // Three cores: the transfer threads run on the one to spare.
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
+  t = Times(s);
+  EXPECT_EQ(t[3], Interval(0, 1000000));
   // Devices that do not share their host's cores (GPUs) pay nothing.
   for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(false);
   t = Times(s);
