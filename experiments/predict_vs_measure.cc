@@ -255,6 +255,23 @@ std::string ErrorSpread(std::vector<double> errors) {
                          100 * errors[(errors.size() - 1) / 2], 100 * errors.back());
 }
 
+// A prediction made again from the run (MeasureCycle; `predicted_ns` 0:
+// none): printed after `what` with its error, the |error| appended to
+// `errors`, and returned as the CSV fields "predicted_ms,error_pct,scales"
+// (the devices' scales joined by ';'; ",," when none).
+std::string PredictedAgain(const std::string& what, int64_t predicted_ns,
+                           const std::vector<double>& scales, int64_t measured_ns,
+                           std::vector<double>* errors) {
+  if (predicted_ns <= 0) return ",,";
+  const double error = static_cast<double>(predicted_ns) / measured_ns - 1;
+  errors->push_back(std::fabs(error));
+  std::printf("  %s %8.2f ms  error %+6.1f%%", what.c_str(), predicted_ns / 1e6, 100 * error);
+  return absl::StrFormat(
+      "%.3f,%.2f,%s", predicted_ns / 1e6, 100 * error,
+      absl::StrJoin(scales, ";",
+                    [](std::string* o, double x) { absl::StrAppendFormat(o, "%.3f", x); }));
+}
+
 absl::Status Run() {
   const bool cuda = absl::GetFlag(FLAGS_backend) == "cuda";
   const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir),
@@ -295,7 +312,7 @@ absl::Status Run() {
       "schedule,link_gbps,predicted_step_ms,measured_step_ms,measured_min_ms,measured_max_ms,"
       "error_pct,predicted_overlap_pct,measured_overlap_pct,predicted_exposed_ms,"
       "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
-      "run_compute_scales"};
+      "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales"};
   std::vector<std::string> md;
   if (cuda) {
     md = {"# Predicted vs measured on NVIDIA GPUs (train --backend=cuda)",
@@ -325,7 +342,7 @@ absl::Status Run() {
       "| schedule | link GB/s | predicted ms | measured ms (min-max) | error | overlap % pred/meas "
       "| exposed ms pred/meas | bound by |");
   md.push_back("|---|---|---|---|---|---|---|---|");
-  std::vector<double> errors, run_costs_errors;
+  std::vector<double> errors, probed_errors, run_costs_errors;
   std::vector<std::string> skipped;
   for (const CycleCase& c : cuda ? GpuCases() : CpuCases()) {
     std::printf("%-*s ", cuda ? 50 : 36, c.label.c_str());
@@ -369,25 +386,20 @@ absl::Status Run() {
     errors.push_back(std::fabs(cmp.step_error));
     std::printf("predicted %8.2f ms  measured %8.2f ms  error %+6.1f%%",
                 cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6, 100 * cmp.step_error);
-    std::string run_costs = ",,";
-    if (r.run_costs_predicted_step_ns > 0) {
-      const double error =
-          static_cast<double>(r.run_costs_predicted_step_ns) / cmp.measured_step_ns - 1;
-      run_costs_errors.push_back(std::fabs(error));
-      std::printf("  with the run's compute costs %8.2f ms  error %+6.1f%%",
-                  r.run_costs_predicted_step_ns / 1e6, 100 * error);
-      run_costs = absl::StrFormat(
-          "%.3f,%.2f,%s", r.run_costs_predicted_step_ns / 1e6, 100 * error,
-          absl::StrJoin(r.run_compute_scales, ";",
-                        [](std::string* o, double x) { absl::StrAppendFormat(o, "%.3f", x); }));
-    }
+    const std::string probed =
+        PredictedAgain("with the cores' speed during the run", r.probed_predicted_step_ns,
+                       r.probed_compute_scales, cmp.measured_step_ns, &probed_errors);
+    const std::string run_costs =
+        PredictedAgain("with the run's compute costs", r.run_costs_predicted_step_ns,
+                       r.run_compute_scales, cmp.measured_step_ns, &run_costs_errors);
     std::printf("\n");
     csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s", c.label, link_gbps,
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s", c.label, link_gbps,
         cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
-        BindingResourceName(r.predicted.binding), r.trace_path, r.picture_path, run_costs));
+        BindingResourceName(r.predicted.binding), r.trace_path, r.picture_path, run_costs,
+        probed));
     md.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f | %.2f / %.2f | %s |", c.label,
         link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
@@ -404,6 +416,12 @@ absl::Status Run() {
   }
   std::string summary = absl::StrFormat("summary: %d schedules, %s (target: <= 5%% and <= 10%%)",
                                         errors.size(), ErrorSpread(errors));
+  if (!probed_errors.empty()) {
+    absl::StrAppend(&summary,
+                    "\nsummary with the cores' speed during the run (the calibrated op costs, "
+                    "scaled by the speed probe timed between steps against calibration): ",
+                    ErrorSpread(probed_errors));
+  }
   if (!run_costs_errors.empty()) {
     absl::StrAppend(&summary,
                     "\nsummary with each run's own compute costs (the machine's drift since "

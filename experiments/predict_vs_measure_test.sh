@@ -31,6 +31,10 @@ for attempt in 1 2; do
   # compute costs (column 16), from the compute ops' CPU times.
   awk -F, 'NR > 1 && $16 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
     || fail "no prediction from the run's compute costs: $(cat "$csv")"
+  # ... and of the calibrated prediction scaled by the speed probe's drift
+  # (column 19), from the probes train --speed_probe timed between steps.
+  awk -F, 'NR > 1 && $19 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
+    || fail "no prediction with the cores' speed during the run: $(cat "$csv")"
   if [ -n "${ZOSCHED_SANITIZED:-}" ]; then
     grep -q "^zo2_compute-bound," "$csv" || fail "no zo2_compute-bound row: $(cat "$csv")"
     echo "the 25 % bound skipped: a $ZOSCHED_SANITIZED build ($(grep "^zo2_compute-bound," "$csv" | cut -d, -f7) %)"
@@ -44,6 +48,8 @@ done
 grep -q "^summary: 2 schedules, median |error|" "$out/predict_vs_measure.md" || fail "no summary"
 grep -q "^summary with each run's own compute costs .*: median |error|" \
   "$out/predict_vs_measure.md" || fail "no summary with the runs' compute costs"
+grep -q "^summary with the cores' speed during the run .*: median |error|" \
+  "$out/predict_vs_measure.md" || fail "no summary with the cores' speed during the run"
 for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
   [ -s "$out/$d/trace.json" ] && [ -s "$out/$d/timelines.png" ] || fail "$d: missing outputs"
   grep -q '"measured: device 3' "$out/$d/trace.json" 2>/dev/null || [ "$d" = zo2_compute-bound ] \

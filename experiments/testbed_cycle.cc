@@ -48,6 +48,10 @@ Timeline WithoutWarmup(const Timeline& measured, int warmup, Timeline* median_st
   Timeline kept = measured;
   kept.clear_ops();
   kept.clear_steps();
+  kept.clear_speed_probes();
+  for (const SpeedProbeSample& p : measured.speed_probes()) {
+    if (p.step() >= warmup) *kept.add_speed_probes() = p;
+  }
   std::vector<std::pair<int64_t, int32_t>> times;
   for (const StepInterval& s : measured.steps()) {
     if (s.step() < warmup) continue;
@@ -62,6 +66,7 @@ Timeline WithoutWarmup(const Timeline& measured, int warmup, Timeline* median_st
   *median_step = measured;
   median_step->clear_ops();
   median_step->clear_steps();
+  median_step->clear_speed_probes();
   for (const StepInterval& s : measured.steps()) {
     if (s.step() != chosen) continue;
     StepInterval* copy = median_step->add_steps();
@@ -87,6 +92,21 @@ std::string LastLine(const std::string& log) {
   text.resize(end + 1);
   const size_t start = text.find_last_of("\r\n");
   return start == std::string::npos ? text : text.substr(start + 1);
+}
+
+// The step simulated again with `*scales` as the devices'
+// compute_time_scales (sim/run_compute_scales.h), its timeline written to
+// `path`; 0, and `*scales` cleared, when no device has a scale.
+absl::StatusOr<int64_t> PredictAgain(const Schedule& schedule, const std::string& path,
+                                     std::vector<double>* scales) {
+  if (std::none_of(scales->begin(), scales->end(), [](double scale) { return scale > 0; })) {
+    scales->clear();
+    return 0;
+  }
+  ASSIGN_OR_RETURN(SimResult again, Simulate(WithComputeScales(schedule, *scales)));
+  RETURN_IF_ERROR(WriteProtoFile(path, again.timeline));
+  const StepInterval& step = again.timeline.steps(0);
+  return step.end_ns() - step.start_ns();
 }
 
 }  // namespace
@@ -144,6 +164,8 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
        // The cycle measures steps: its runs replace the last cycle's, and
        // a model too big to save (no final outputs) is not checkpointed.
        "--overwrite", absl::StrCat("--checkpoint_every=", c.final_outputs ? 1000 : 0),
+       // The testbed times each core between steps (the machine's drift).
+       absl::StrCat("--speed_probe=", c.backend == "cpu" ? "true" : "false"),
        "--out_dir=" + r.run_dir},
       dir + "/train.log"));
   Timeline measured_all;
@@ -155,16 +177,11 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
   RETURN_IF_ERROR(
       ReadLosses(r.run_dir + "/train.csv", loss_window, &r.first_loss, &r.last_loss));
   ASSIGN_OR_RETURN(r.run_compute_scales, RunComputeScales(r.schedule, measured));
-  if (std::any_of(r.run_compute_scales.begin(), r.run_compute_scales.end(),
-                  [](double scale) { return scale > 0; })) {
-    ASSIGN_OR_RETURN(SimResult again,
-                     Simulate(WithComputeScales(r.schedule, r.run_compute_scales)));
-    RETURN_IF_ERROR(WriteProtoFile(dir + "/run_costs.timeline.pb", again.timeline));
-    const StepInterval& step = again.timeline.steps(0);
-    r.run_costs_predicted_step_ns = step.end_ns() - step.start_ns();
-  } else {
-    r.run_compute_scales.clear();
-  }
+  ASSIGN_OR_RETURN(r.run_costs_predicted_step_ns,
+                   PredictAgain(r.schedule, dir + "/run_costs.timeline.pb", &r.run_compute_scales));
+  ASSIGN_OR_RETURN(r.probed_compute_scales, ProbedComputeScales(r.schedule, measured));
+  ASSIGN_OR_RETURN(r.probed_predicted_step_ns,
+                   PredictAgain(r.schedule, dir + "/probed.timeline.pb", &r.probed_compute_scales));
 
   r.trace_path = dir + "/trace.json";
   ASSIGN_OR_RETURN(std::string json,

@@ -68,6 +68,14 @@ struct CycleResult {
   // 0 when the run measured no CPU times (GPUs).
   std::vector<double> run_compute_scales;
   int64_t run_costs_predicted_step_ns = 0;
+  // The CPU testbed: per device, the calibrated compute_time_scale times
+  // the speed probe's drift between calibration and run, and the step
+  // simulated again with them (<dir>/probed.timeline.pb): the calibrated
+  // op costs on the machine as fast as it was during the run. Empty and 0
+  // without probe samples or a calibrated probe (GPUs, uncalibrated
+  // clusters).
+  std::vector<double> probed_compute_scales;
+  int64_t probed_predicted_step_ns = 0;
 };
 
 // Lowers `c` on `cluster` (with its host links set to c.host_link_gbps when
@@ -84,8 +92,10 @@ absl::StatusOr<CyclePrediction> PredictCycle(const CycleCase& c, const Cluster& 
 // the predicted schedule with c.backend for `steps` steps, leaves the first
 // `warmup` out, and compares the measured steps with the prediction. The
 // run's files go to <prediction.dir>/run; the trace and the picture to
-// <prediction.dir>; on the CPU testbed, the prediction again with the run's
-// compute costs (CycleResult::run_costs_predicted_step_ns).
+// <prediction.dir>; on the CPU testbed (train --speed_probe), the
+// prediction again with the run's compute costs and with the cores' speed
+// during the run (CycleResult::run_costs_predicted_step_ns,
+// probed_predicted_step_ns).
 //
 // Errors: InvalidArgument "the training run of LABEL was refused (exit 2):
 // MESSAGE" when train refuses to start (bad flags or inputs, or a backend

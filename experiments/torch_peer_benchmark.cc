@@ -37,6 +37,7 @@
 #include "absl/strings/str_format.h"
 #include "base/files.h"
 #include "base/flag_checks.h"
+#include "base/median.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "experiments/testbed_cycle.h"
@@ -54,11 +55,6 @@ namespace {
 constexpr char kModel[] = "experiments/peer/opt-peer-51m.pbtxt";
 constexpr char kPeer[] = "experiments/peer/torch_mezo_cpu.py";
 constexpr int kBatch = 16, kSeq = 64;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // The peer's median step in seconds, parsed from its one output line
 // ("... step_s=S ...").

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "runtime/zo/zo_state.h"
 #include "schedule/schedule.pb.h"
 
@@ -103,6 +104,14 @@ class Backend {
   // state) to their host views, or from them. Call between steps only.
   virtual absl::Status PullPersistent() = 0;
   virtual absl::Status PushPersistent() = 0;
+
+  // Times the speed probe (runtime/speed_probe.h) where this device
+  // computes and returns its CPU time in ns; between steps only. Errors:
+  // FailedPrecondition for a backend whose compute is not the host's CPU.
+  virtual absl::StatusOr<int64_t> ProbeComputeSpeedNs() {
+    return absl::FailedPreconditionError(
+        "the speed probe times the CPU testbed's cores; this backend does not compute on them");
+  }
 };
 
 }  // namespace zosched

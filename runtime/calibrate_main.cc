@@ -9,7 +9,8 @@
 //    executed by the real CPU backend in this one process, in rounds that
 //    run every shape once on each core the cluster's devices compute on
 //    -> measured_compute entries (the medians on core 0) and each device's
-//    compute_time_scale (its core's total against core 0's).
+//    compute_time_scale (its core's total against core 0's); each round
+//    also times the speed probe on each core -> Device.speed_probe_s.
 //    Then, under mpirun -np 2, the largest ops timed alone and while the
 //    other process computes too -> Host.shared_core_slowdown.
 // 2. Throttled copies: upload and offload of 64 KiB .. 4 MiB through the
@@ -69,6 +70,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/flag_checks.h"
+#include "base/median.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
@@ -80,6 +82,7 @@
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
 #include "runtime/precise_sleep.h"
+#include "runtime/speed_probe.h"
 #include "runtime/task.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/cluster_lookup.h"
@@ -182,12 +185,6 @@ absl::StatusOr<Stats> Time(int repeats, F&& f) {
   }
   std::sort(s.begin(), s.end());
   return Stats{s.front(), s[s.size() / 2], s.back()};
-}
-
-// Median of `v` (not empty).
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // What waking a stream costs, in the runtime's common case: the stream that
@@ -354,9 +351,10 @@ std::vector<std::vector<int>> DeviceComputeCores(const Cluster& cluster, int thr
 // VM then lands on all shapes and cores alike instead of on one shape's
 // runs). The medians on core 0 become the measured_compute table; each
 // core's total over the shapes, against core 0's, becomes the
-// compute_time_scale of the devices computing there. With --threads > 1
-// (a device's ops on the backend's own team of cores) only core 0's
-// placement is timed and the scales stay unset.
+// compute_time_scale of the devices computing there, and the speed probe's
+// median on it their speed_probe_s. With --threads > 1 (a device's ops on
+// the backend's own team of cores) only core 0's placement is timed and
+// both stay unset.
 absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
                             const std::vector<StepBatch>& batches, Cluster* out) {
   const int threads = absl::GetFlag(FLAGS_threads);
@@ -410,6 +408,8 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
   std::printf("compute ops on the first steps of --data=%s, timed in %d rounds over %zu shapes "
               "and %zu cores (seconds on core 0: min / median / max)\n",
               absl::GetFlag(FLAGS_data).c_str(), rounds, shapes.size(), cores.size());
+  SpeedProbe probe;
+  std::vector<std::vector<double>> probe_seconds(cores.size());  // per entry of `cores`
   StepResult result;
   int run = 0;  // each run on the next batch
   for (int round = 0; round < rounds; ++round) {
@@ -435,6 +435,7 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
           if (timed) shape.seconds[k].push_back(seconds);
         }
       }
+      probe_seconds[k].push_back(probe.CpuNs() * 1e-9);
     }
   }
   std::vector<double> core_total(cores.size(), 0);
@@ -454,7 +455,8 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
                 *std::max_element(shape.seconds[0].begin(), shape.seconds[0].end()));
   }
   if (threads > 1) {
-    std::printf("  per-core speed: not measured with --threads=%d (compute_time_scale unset)\n",
+    std::printf("  per-core speed: not measured with --threads=%d (compute_time_scale and "
+                "speed_probe_s unset)\n",
                 threads);
     return absl::OkStatus();
   }
@@ -462,10 +464,15 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
     std::printf("  core %d: the shapes take %.3fx as long as on core 0 (medians summed)\n",
                 cores[k], core_total[k] / core_total[0]);
   }
+  for (size_t k = 0; k < cores.size(); ++k) {
+    std::printf("  core %d: the speed probe takes %.6f s (median)\n", cores[k],
+                Median(probe_seconds[k]));
+  }
   for (int d = 0; d < out->devices_size(); ++d) {
     if (device_cores[d].empty()) continue;
     const size_t k = std::find(cores.begin(), cores.end(), device_cores[d][0]) - cores.begin();
     out->mutable_devices(d)->set_compute_time_scale(core_total[k] / core_total[0]);
+    out->mutable_devices(d)->set_speed_probe_s(Median(probe_seconds[k]));
   }
   return absl::OkStatus();
 }

@@ -263,6 +263,14 @@ std::vector<int> CpuBackend::SupportCores() const {
   return spare.empty() ? ComputeCores() : spare;
 }
 
+absl::StatusOr<int64_t> CpuBackend::ProbeComputeSpeedNs() {
+  if (speed_probe_ == nullptr) speed_probe_ = std::make_unique<SpeedProbe>();
+  PinThreadToCore(ComputeCores()[0]);
+  const int64_t ns = speed_probe_->CpuNs();
+  PinThreadToCores(SupportCores());
+  return ns;
+}
+
 void CpuBackend::PrepareComputeThread(int member) const {
   // SCHED_IDLE: any other runnable thread (a copy or collective due now)
   // preempts compute at once. Lowering one's own priority needs no

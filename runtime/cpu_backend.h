@@ -29,6 +29,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "models/model.pb.h"
+#include "runtime/speed_probe.h"
 #include "runtime/threaded_backend.h"
 #include "runtime/link_throttle.h"
 #include "runtime/model_parts.h"
@@ -109,6 +110,9 @@ class CpuBackend : public ThreadedBackend {
   char* HostView(int index) const override { return buffers_[index]; }
   absl::Status PullPersistent() override { return absl::OkStatus(); }
   absl::Status PushPersistent() override { return absl::OkStatus(); }
+  // On the first core the device computes on, at the calling thread's
+  // priority (the other ranks are between steps too), then back.
+  absl::StatusOr<int64_t> ProbeComputeSpeedNs() override;
   // The device's pending update (its ZO_STATE buffer), and setting it.
   ZoState pending() const;
   void set_pending(const ZoState& state);
@@ -181,6 +185,7 @@ class CpuBackend : public ThreadedBackend {
   std::vector<int> ComputeCores() const;
   std::vector<int> SupportCores() const;
   std::unique_ptr<ThreadTeam> team_;  // null with one thread
+  std::unique_ptr<SpeedProbe> speed_probe_;  // made on first use
 };
 
 }  // namespace zosched

@@ -111,9 +111,11 @@ absl::Status CheckNodeHosts(const Schedule& schedule, const NodeSharedMemory& me
 
 // Merges every rank's intervals into rank 0's Timeline.
 absl::StatusOr<Timeline> GatherTimeline(const Schedule& schedule, const Executor& executor,
-                                        int rank, int world) {
+                                        const std::vector<SpeedProbeSample>& probes, int rank,
+                                        int world) {
   Timeline mine;
   for (const OpInterval& i : executor.intervals()) *mine.add_ops() = i;
+  for (const SpeedProbeSample& p : probes) *mine.add_speed_probes() = p;
   for (const StepInterval& s : executor.steps()) *mine.add_steps() = s;
   std::string bytes;
   mine.SerializeToString(&bytes);
@@ -141,6 +143,7 @@ absl::StatusOr<Timeline> GatherTimeline(const Schedule& schedule, const Executor
     Timeline t;
     t.ParseFromArray(all.data() + offsets[r], sizes[r]);
     for (const OpInterval& i : t.ops()) *merged.add_ops() = i;
+    for (const SpeedProbeSample& p : t.speed_probes()) *merged.add_speed_probes() = p;
     for (const StepInterval& s : t.steps()) {
       auto [it, inserted] = steps.emplace(s.step(), s);
       it->second.set_start_ns(std::min(it->second.start_ns(), s.start_ns()));
@@ -256,6 +259,7 @@ class Run {
   std::chrono::steady_clock::time_point last_progress_{};  // rank 0's last progress line
   std::vector<StoredPart> parts_;
   std::unique_ptr<Executor> executor_;
+  std::vector<SpeedProbeSample> probes_;  // with o_.speed_probe
   int start_step_ = 0;
   std::chrono::seconds timeout_{0};
   std::unique_ptr<Heartbeats> heartbeats_;
@@ -457,7 +461,7 @@ absl::Status Run::Finish() {
   absl::StatusOr<Timeline> gathered;
   {
     Watch watch("gathering the measured timeline", timeout_);
-    gathered = GatherTimeline(schedule_, *executor_, rank_, world_);
+    gathered = GatherTimeline(schedule_, *executor_, probes_, rank_, world_);
   }
   ASSIGN_OR_RETURN(Timeline timeline, std::move(gathered));
   if (rank_ == 0) {
@@ -585,6 +589,17 @@ absl::StatusOr<TrainEnd> Run::Go() {
     // ranks drift apart by a transfer).
     ASSIGN_OR_RETURN(const int vote,
                      Meet(absl::StrFormat("the meeting at step %d", step), StopSignal()));
+    if (o_.speed_probe) {
+      // Every rank has finished the step before and none has started
+      // this one: the probe times the core, not the steps' work.
+      SpeedProbeSample sample;
+      sample.set_device(rank_);
+      sample.set_step(step);
+      ASSIGN_OR_RETURN(const int64_t ns, backend_->ProbeComputeSpeedNs());
+      sample.set_cpu_ns(ns);
+      probes_.push_back(sample);
+      RETURN_IF_ERROR(Barrier(absl::StrFormat("the speed probe before step %d", step)));
+    }
     if (!pipelined) RETURN_IF_ERROR(executor_->Start());
     ++in_flight;
     const bool last = step + 1 == o_.steps;

@@ -75,6 +75,11 @@ struct TrainOptions {
   // and weights.safetensors. False writes only the logs and the timeline
   // (benchmarks of models whose fp32 copies or files would not fit).
   bool final_outputs = true;
+  // CPU testbed: before every step, once all ranks are between steps,
+  // time the speed probe on each device's compute core
+  // (Timeline.speed_probes; runtime/speed_probe.h). Adds a meeting per
+  // step, outside the steps' measured intervals.
+  bool speed_probe = false;
   // Where the measured Timeline and its Chrome trace go ("": out_dir's
   // timeline.pb and trace.json).
   std::string timeline_out, trace_out;

@@ -2,7 +2,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
+#include "base/median.h"
 #include "base/status_macros.h"
+#include "schedule/cluster_lookup.h"
 #include "sim/cost_model.h"
 
 namespace zosched {
@@ -37,6 +39,28 @@ absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
   std::vector<double> scales(devices, 0);
   for (int d = 0; d < devices; ++d) {
     if (model_ns[d] > 0) scales[d] = run_ns[d] / model_ns[d];
+  }
+  return scales;
+}
+
+absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule,
+                                                        const Timeline& measured) {
+  const int devices = schedule.devices_size();
+  std::vector<std::vector<double>> samples(devices);
+  for (const SpeedProbeSample& sample : measured.speed_probes()) {
+    if (sample.device() < 0 || sample.device() >= devices) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "a speed probe sample of step %d names device %d; schedule '%s' has devices 0..%d",
+          sample.step(), sample.device(), schedule.name(), devices - 1));
+    }
+    samples[sample.device()].push_back(sample.cpu_ns() * 1e-9);
+  }
+  std::vector<double> scales(devices, 0);
+  for (int d = 0; d < devices; ++d) {
+    const Device* device = FindDevice(schedule.cluster(), schedule.devices(d).cluster_device());
+    if (device == nullptr || device->speed_probe_s() <= 0 || samples[d].empty()) continue;
+    const double calibrated = device->compute_time_scale() > 0 ? device->compute_time_scale() : 1;
+    scales[d] = calibrated * Median(samples[d]) / device->speed_probe_s();
   }
   return scales;
 }

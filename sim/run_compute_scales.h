@@ -1,7 +1,8 @@
-// The compute costs a measured CPU-testbed run actually paid, as each
-// device's Device.compute_time_scale, so that the simulator can predict the
-// run again from them: the machine's speed at the run rather than at
-// calibration. On a VM whose cores slow down by tens of per cent for seconds
+// How fast a measured CPU-testbed run's devices computed, as each device's
+// Device.compute_time_scale, so that the simulator can predict the run
+// again with the machine's speed at the run rather than at calibration:
+// from the compute CPU time the run actually paid, or from the speed probe
+// timed between its steps. On a VM whose cores slow down by tens of per cent for seconds
 // at a time (a busy SMT sibling on the host), the two differ by more than
 // the model's own error; predicting from both tells the model's error from
 // the machine's drift.
@@ -25,6 +26,17 @@ namespace zosched {
 // for an interval naming an op or device the schedule lacks.
 absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
                                                      const Timeline& measured);
+
+// Per schedule device: its cluster device's compute_time_scale (0 taken as
+// 1) times how much slower its core ran the speed probe during `measured`
+// than at calibration: the median of the device's Timeline.speed_probes
+// over Device.speed_probe_s. The calibrated op costs stay; only the
+// machine's drift since calibration is taken out. 0 for a device without
+// probe samples or without speed_probe_s.
+//
+// Errors: InvalidArgument for a sample naming a device the schedule lacks.
+absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule,
+                                                        const Timeline& measured);
 
 // `schedule` with each device's cluster device given compute_time_scale
 // `scales[d]` (> 0; 0 leaves it as it is).

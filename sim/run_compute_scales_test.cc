@@ -2,6 +2,8 @@
 // ops took over the cost model's figures, over all measured steps; devices
 // without CPU times (GPU runs) get none; an interval naming an op the
 // schedule lacks is an error; the scales land on the right cluster devices.
+// The speed probe's drift as device scales: the calibrated scale times the
+// run's median probe over the calibration's, per device.
 #include "sim/run_compute_scales.h"
 
 #include <string>
@@ -77,6 +79,42 @@ TEST(RunComputeScales, AnOpTheScheduleLacksIsAnError) {
   absl::StatusOr<std::vector<double>> scales = RunComputeScales(TwoDevices(), measured);
   ASSERT_FALSE(scales.ok());
   EXPECT_EQ(scales.status().message(), "measured op 9 on device 0 is not in schedule 'two'");
+}
+
+// Device 0 ran the probe 1.2x as long as at calibration (median of 3
+// samples), device 1 0.9x on top of its calibrated 1.3; a device whose
+// cluster has no speed_probe_s gets none.
+TEST(ProbedComputeScales, CalibratedScaleTimesTheProbesDrift) {
+  Schedule s = TwoDevices();
+  s.mutable_cluster()->mutable_devices(0)->set_speed_probe_s(0.0002);
+  s.mutable_cluster()->mutable_devices(1)->set_speed_probe_s(0.0001);
+  Timeline measured;
+  ASSERT_TRUE(ParseTextProto(R"pb(
+    speed_probes { device: 0 step: 0 cpu_ns: 240000 }
+    speed_probes { device: 0 step: 1 cpu_ns: 900000 }
+    speed_probes { device: 0 step: 2 cpu_ns: 200000 }
+    speed_probes { device: 1 step: 0 cpu_ns: 90000 }
+  )pb", "inline", &measured).ok());
+  absl::StatusOr<std::vector<double>> scales = ProbedComputeScales(s, measured);
+  ASSERT_TRUE(scales.ok()) << scales.status();
+  ASSERT_EQ(scales->size(), 2u);
+  EXPECT_DOUBLE_EQ((*scales)[0], 0.00024 / 0.0002);
+  EXPECT_DOUBLE_EQ((*scales)[1], 1.3 * 0.00009 / 0.0001);
+
+  s.mutable_cluster()->mutable_devices(1)->clear_speed_probe_s();
+  scales = ProbedComputeScales(s, measured);
+  ASSERT_TRUE(scales.ok()) << scales.status();
+  EXPECT_EQ((*scales)[1], 0);  // not calibrated: no scale
+}
+
+TEST(ProbedComputeScales, ASampleOfADeviceTheScheduleLacksIsAnError) {
+  Timeline measured;
+  ASSERT_TRUE(ParseTextProto(R"pb(speed_probes { device: 2 step: 4 cpu_ns: 5 })pb", "inline",
+                             &measured).ok());
+  absl::StatusOr<std::vector<double>> scales = ProbedComputeScales(TwoDevices(), measured);
+  ASSERT_FALSE(scales.ok());
+  EXPECT_EQ(scales.status().message(),
+            "a speed probe sample of step 4 names device 2; schedule 'two' has devices 0..1");
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "base/median.h"
 #include "runtime/zo/normal_simd.h"
 
 namespace zosched {
@@ -25,11 +26,6 @@ namespace {
 constexpr int64_t kElements = int64_t{1} << 22;
 constexpr int kWarmUps = 2;
 constexpr int kRepeats = 11;
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
 
 int Main() {
   std::vector<NormalIsa> isas;
