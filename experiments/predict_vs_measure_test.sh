@@ -32,7 +32,7 @@ for attempt in 1 2; do
   awk -F, 'NR > 1 && $16 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
     || fail "no prediction from the run's compute costs: $(cat "$csv")"
   # ... and of the calibrated prediction scaled by the speed probe's drift
-  # (column 19), from the probes train --speed_probe timed between steps.
+  # (column 19), from the probes train --speed_probe_every timed between steps.
   awk -F, 'NR > 1 && $19 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
     || fail "no prediction with the cores' speed during the run: $(cat "$csv")"
   if [ -n "${ZOSCHED_SANITIZED:-}" ]; then

@@ -92,7 +92,7 @@ absl::StatusOr<CyclePrediction> PredictCycle(const CycleCase& c, const Cluster& 
 // the predicted schedule with c.backend for `steps` steps, leaves the first
 // `warmup` out, and compares the measured steps with the prediction. The
 // run's files go to <prediction.dir>/run; the trace and the picture to
-// <prediction.dir>; on the CPU testbed (train --speed_probe), the
+// <prediction.dir>; on the CPU testbed (train --speed_probe_every), the
 // prediction again with the run's compute costs and with the cores' speed
 // during the run (CycleResult::run_costs_predicted_step_ns,
 // probed_predicted_step_ns).

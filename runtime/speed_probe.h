@@ -2,7 +2,7 @@
 // the CPU testbed's compute work (a block GEMM and a run of the normal
 // generator, about 0.2 ms on the 2-core development VM), timed in the
 // thread's CPU time. calibrate times it on each core beside the op shapes
-// (Device.speed_probe_s) and train --speed_probe times it between steps
+// (Device.speed_probe_s) and train --speed_probe_every times it between steps
 // (Timeline.speed_probes); their ratio is how much faster or slower the
 // core was during the run than at calibration, which a VM's cores change by
 // tens of per cent for seconds at a time. Because the work is fixed and

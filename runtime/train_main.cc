@@ -81,9 +81,10 @@ ABSL_FLAG(std::string, collective_timeout_s, "auto",
 ABSL_FLAG(bool, final_outputs, true,
           "evaluate, print the checksum and save the weights at the end (false: logs and "
           "timeline only, e.g. to benchmark a model whose fp32 copy would not fit)");
-ABSL_FLAG(bool, speed_probe, false,
-          "cpu: before every step, time a fixed piece of compute on each device's core "
-          "(the timeline's speed_probes: how fast the cores ran, for predict_vs_measure)");
+ABSL_FLAG(int32_t, speed_probe_every, 0,
+          "cpu: before every N-th step, time a fixed piece of compute on each device's core "
+          "(the timeline's speed_probes: how fast the cores ran, for predict_vs_measure); "
+          "0: never");
 ABSL_FLAG(std::string, timeline_out, "", "the measured Timeline (default: OUT_DIR/timeline.pb)");
 ABSL_FLAG(std::string, trace_out, "", "its Chrome trace JSON (default: OUT_DIR/trace.json)");
 
@@ -153,11 +154,13 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
         CheckFlagRange("collective_timeout_s", o.collective_timeout_s, 1, 86400, "seconds"));
   }
   o.final_outputs = absl::GetFlag(FLAGS_final_outputs);
-  o.speed_probe = absl::GetFlag(FLAGS_speed_probe);
-  if (o.speed_probe && o.backend.name != "cpu") {
+  o.speed_probe_every = absl::GetFlag(FLAGS_speed_probe_every);
+  RETURN_IF_ERROR(CheckFlagRange("speed_probe_every", o.speed_probe_every, 0, 1000000000,
+                                 "steps; 0: no speed probe"));
+  if (o.speed_probe_every > 0 && o.backend.name != "cpu") {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "--speed_probe times the CPU testbed's cores; the %s backend computes elsewhere: drop "
-        "--speed_probe or use --backend=cpu",
+        "--speed_probe_every times the CPU testbed's cores; the %s backend computes elsewhere: "
+        "drop it or use --backend=cpu",
         o.backend.name));
   }
   if (!absl::GetFlag(FLAGS_timeline_out).empty()) {

@@ -259,7 +259,7 @@ class Run {
   std::chrono::steady_clock::time_point last_progress_{};  // rank 0's last progress line
   std::vector<StoredPart> parts_;
   std::unique_ptr<Executor> executor_;
-  std::vector<SpeedProbeSample> probes_;  // with o_.speed_probe
+  std::vector<SpeedProbeSample> probes_;  // with o_.speed_probe_every
   int start_step_ = 0;
   std::chrono::seconds timeout_{0};
   std::unique_ptr<Heartbeats> heartbeats_;
@@ -589,7 +589,7 @@ absl::StatusOr<TrainEnd> Run::Go() {
     // ranks drift apart by a transfer).
     ASSIGN_OR_RETURN(const int vote,
                      Meet(absl::StrFormat("the meeting at step %d", step), StopSignal()));
-    if (o_.speed_probe) {
+    if (o_.speed_probe_every > 0 && step % o_.speed_probe_every == 0) {
       // Every rank has finished the step before and none has started
       // this one: the probe times the core, not the steps' work.
       SpeedProbeSample sample;

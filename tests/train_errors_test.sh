@@ -43,6 +43,7 @@ grep -q -e "--config=cuda" -e "no CUDA GPU is visible" <<<"$out" || fail "--back
 expect "applies to --backend=cuda only" "$train" --tf32
 # A device computes on 1 to 256 cores.
 expect "threads=0: expected 1 to 256 (cores per device)" "$train" --threads=0
+expect "speed_probe_every=-1: expected 0 to 1000000000" "$train" --speed_probe_every=-1
 # Waits need a deadline: 0, negative or not a number is a flag error.
 expect "collective_timeout_s=0: expected 1 to 86400" "$train" --collective_timeout_s=0
 expect "collective_timeout_s=-1: expected 1 to 86400" "$train" --collective_timeout_s=-1
