@@ -86,6 +86,13 @@ bool ComputeSpeed::TransferCpuChanged(int device, int delta) {
   return true;
 }
 
+bool ComputeSpeed::SignalCpuChanged(int device, bool compute, int delta) {
+  const int core = compute ? core_[device] : transfer_core_[device];
+  if (core < 0) return false;
+  core_transferring_[core] += delta;
+  return true;
+}
+
 double ComputeSpeed::Speed(int device) const {
   double speed = comm_running_[device] > 0 ? 1 / slowdown_under_comm_[device] : 1;
   const int core = core_[device];

@@ -13,6 +13,9 @@
 //   devices as cores, or more): while k of them take theirs, the core's
 //   compute ops share 1 - k of it (none left: they stall). With cores to
 //   spare the transfer threads run there and take nothing from compute.
+//   Waking another stream (Device.stream_signal_cost_s) takes the waking
+//   thread's core alike: a compute stream's is the device's compute core,
+//   a copy's or collective's the core its transfers take CPU from.
 // The simulator tells it when communication and compute start and end, and
 // asks for the speed of the devices whose speed may have changed.
 #pragma once
@@ -57,6 +60,10 @@ class ComputeSpeed {
   // host CPU. Returns true when that CPU comes out of the device's compute
   // core (its mates' speeds then change); false when nothing is charged.
   bool TransferCpuChanged(int device, int delta);
+  // A stream of `device` (its compute stream if `compute`, else a copy or
+  // collective stream) started (+1) or stopped (-1) waking another. Returns
+  // true when that takes CPU from a core the host's devices compute on.
+  bool SignalCpuChanged(int device, bool compute, int delta);
 
   // 0 while transfers take the whole of the device's core.
   double Speed(int device) const;
@@ -72,7 +79,8 @@ class ComputeSpeed {
   // Per host: shared_core_slowdown (>= 1) and the compute ops running.
   std::vector<double> host_slowdown_;
   std::vector<int> host_computing_;
-  // Per core: the compute ops running on it and the transfers taking it.
+  // Per core: the compute ops running on it and the transfers and
+  // wake-ups taking it.
   std::vector<int> core_computing_;
   std::vector<int> core_transferring_;
 };

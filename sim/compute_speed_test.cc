@@ -88,6 +88,33 @@ TEST(ComputeSpeed, WithACoreToSpareCopiesTakeNothingFromCompute) {
   EXPECT_DOUBLE_EQ(speed->Speed(0), 1);
 }
 
+// A wake-up call takes the waking thread's core: a compute stream's is the
+// device's compute core even with cores to spare (the mates computing
+// there stall), a copy stream's only where transfers take compute cores.
+TEST(ComputeSpeed, WakingAStreamTakesTheWakingThreadsCore) {
+  Schedule s = FourDevices();  // 2 cores: devices 0 and 2 compute on core 0
+  s.mutable_cluster()->mutable_devices(2)->set_host("cpu");
+  s.mutable_cluster()->mutable_devices(2)->set_shares_host_cores(true);
+  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
+  ASSERT_TRUE(speed.ok()) << speed.status();
+  EXPECT_TRUE(speed->ComputeStarted(2));
+  EXPECT_TRUE(speed->SignalCpuChanged(0, /*compute=*/true, +1));
+  EXPECT_DOUBLE_EQ(speed->Speed(2), 0);  // device 0's wake-up call holds core 0
+  EXPECT_TRUE(speed->SignalCpuChanged(0, /*compute=*/true, -1));
+  EXPECT_DOUBLE_EQ(speed->Speed(2), 1);
+  EXPECT_FALSE(speed->SignalCpuChanged(3, /*compute=*/true, +1));  // a GPU: no host core
+
+  Schedule spare = FourDevices();
+  spare.mutable_cluster()->mutable_hosts(0)->set_cores(3);
+  speed = ComputeSpeed::Build(spare, {0, 1, 2, 3});
+  ASSERT_TRUE(speed.ok()) << speed.status();
+  EXPECT_TRUE(speed->ComputeStarted(0));
+  EXPECT_FALSE(speed->SignalCpuChanged(0, /*compute=*/false, +1));  // a copy's: spare core
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);
+  EXPECT_TRUE(speed->SignalCpuChanged(0, /*compute=*/true, +1));
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 0);
+}
+
 TEST(ComputeSpeed, CommunicationSlowsOnlyTheDevicesItIsSetFor) {
   absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
   ASSERT_TRUE(speed.ok()) << speed.status();

@@ -23,7 +23,7 @@
 namespace zosched {
 namespace {
 
-enum class EventType { kOpEnd, kLatencyDone, kWokenUp, kTransferCpuDone };
+enum class EventType { kOpEnd, kLatencyDone, kWokenUp, kTransferCpuDone, kSignalCpuDone };
 
 // What happens at an event's time (sim/event_queue.h orders them).
 struct EventPayload {
@@ -528,6 +528,13 @@ void Simulator::Engine::Finish(int op, int64_t now) {
     for (int j = successor_begin_[m]; j < successor_begin_[m + 1]; ++j) {
       wakes |= ops_[successors_[j]].stream != ops_[m].stream && Asleep(successors_[j]);
     }
+    // The wake-up call runs on the waking thread's core: on the testbed a
+    // core that other devices may be computing on.
+    const int device = ops_[m].device;
+    if (wakes && signal_ns_[device] > 0 && speed_.SignalCpuChanged(device, !IsComm(m), +1)) {
+      RetimeGroup(device, now);
+      Push(now + signal_ns_[device], EventType::kSignalCpuDone, m);
+    }
     for (int j = successor_begin_[m]; j < successor_begin_[m + 1]; ++j) {
       const int next = successors_[j];
       int64_t delay = 0;
@@ -646,6 +653,10 @@ absl::Status Simulator::Engine::Run(const Schedule& schedule, const Network& net
           break;
         case EventType::kTransferCpuDone:
           speed_.TransferCpuChanged(ops_[e.index].device, -1);
+          RetimeGroup(ops_[e.index].device, now);
+          break;
+        case EventType::kSignalCpuDone:
+          speed_.SignalCpuChanged(ops_[e.index].device, !IsComm(e.index), -1);
           RetimeGroup(ops_[e.index].device, now);
           break;
       }

@@ -246,6 +246,31 @@ TEST(Simulate, CoreSharingDevicesSplitTheHostsCores) {
   EXPECT_EQ(t[1], Interval(0, 1125000));
 }
 
+TEST(Simulate, AWakeUpCallStallsTheComputeSharingTheWakersCore) {
+  // One core. Device 0's 100,000 ns op and device 1's 1,000,000 ns op share
+  // it until the short one ends at 200,000 ns. Its end wakes device 0's
+  // copy stream (asleep on it): the 5 µs call holds the core, so device 1's
+  // op stalls for it and finishes its last 900,000 ns at 1,105,000.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 100000000 } }
+    ops { id: 2 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
+    ops { id: 3 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    edges { from: 1 to: 2 }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) {
+    s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+    s.mutable_cluster()->mutable_devices(d)->set_stream_signal_cost_s(5e-6);
+  }
+  auto t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 200000));
+  EXPECT_EQ(t[3], Interval(0, 1105000));
+  // On its own core, device 1 does not notice.
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  t = Times(s);
+  EXPECT_EQ(t[3], Interval(0, 1000000));
+}
+
 // Devices 0 and 1 share their host's cores, and each copy or collective
 // takes 50 µs + bytes at 20 GB/s of them.
 void ShareCoresWithTransferCpu(Schedule* s) {
