@@ -165,7 +165,7 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
        // a model too big to save (no final outputs) is not checkpointed.
        "--overwrite", absl::StrCat("--checkpoint_every=", c.final_outputs ? 1000 : 0),
        // The testbed times each core before every 3rd step (the machine's
-       // drift): 10 samples in 30 steps, and 2 steps in 3 undisturbed.
+       // drift): steps 0, 3, 6, ..., and 2 steps in 3 undisturbed.
        absl::StrCat("--speed_probe_every=", c.backend == "cpu" ? 3 : 0),
        "--out_dir=" + r.run_dir},
       dir + "/train.log"));
