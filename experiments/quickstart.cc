@@ -92,12 +92,18 @@ absl::Status Run() {
     c.host_link_gbps = 0.1;
     ASSIGN_OR_RETURN(CycleResult r, RunCycle(c, local, absl::GetFlag(FLAGS_steps), 2,
                                              bin + "/train", out, /*loss_window=*/200));
-    const double at_run_speed_ms = r.probed_predicted_step_ns / 1e6;
-    std::printf("   %-16s %5d %13.2f %13.2f %+7.1f%% %13.2f %+7.1f%% %11.4f %11.4f\n",
-                s.name.c_str(), r.schedule.devices_size(), r.comparison.predicted_step_ns / 1e6,
+    // "-" when the run has no speed probe figures to predict from.
+    std::string at_run_speed = absl::StrFormat("%13s %8s", "-", "-");
+    if (r.probed_predicted_step_ns > 0) {
+      at_run_speed = absl::StrFormat(
+          "%13.2f %+7.1f%%", r.probed_predicted_step_ns / 1e6,
+          100 * (static_cast<double>(r.probed_predicted_step_ns) / r.comparison.measured_step_ns -
+                 1));
+    }
+    std::printf("   %-16s %5d %13.2f %13.2f %+7.1f%% %s %11.4f %11.4f\n", s.name.c_str(),
+                r.schedule.devices_size(), r.comparison.predicted_step_ns / 1e6,
                 r.comparison.measured_step_ns / 1e6, 100 * r.comparison.step_error,
-                at_run_speed_ms, 100 * (at_run_speed_ms * 1e6 / r.comparison.measured_step_ns - 1),
-                r.first_loss, r.last_loss);
+                at_run_speed.c_str(), r.first_loss, r.last_loss);
     pictures.push_back(r.picture_path);
   }
   std::printf("   (at_run_speed: the prediction again with each core as fast as the speed probe "

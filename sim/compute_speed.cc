@@ -80,17 +80,18 @@ bool ComputeSpeed::ComputeEnded(int device) {
   return true;
 }
 
-bool ComputeSpeed::TransferCpuChanged(int device, int delta) {
-  if (transfer_core_[device] < 0) return false;
-  core_transferring_[transfer_core_[device]] += delta;
-  return true;
-}
-
-bool ComputeSpeed::SignalCpuChanged(int device, bool compute, int delta) {
-  const int core = compute ? core_[device] : transfer_core_[device];
+bool ComputeSpeed::TakeCore(int core, int delta) {
   if (core < 0) return false;
   core_transferring_[core] += delta;
   return true;
+}
+
+bool ComputeSpeed::TransferCpuChanged(int device, int delta) {
+  return TakeCore(transfer_core_[device], delta);
+}
+
+bool ComputeSpeed::SignalCpuChanged(int device, bool compute, int delta) {
+  return TakeCore(compute ? core_[device] : transfer_core_[device], delta);
 }
 
 double ComputeSpeed::Speed(int device) const {

@@ -69,6 +69,10 @@ class ComputeSpeed {
   double Speed(int device) const;
 
  private:
+  // Work other than compute starts (+1) or stops (-1) taking `core` (-1:
+  // no core the host's devices compute on). Returns whether one was taken.
+  bool TakeCore(int core, int delta);
+
   std::vector<double> slowdown_under_comm_;  // per device, >= 1
   std::vector<int> comm_running_;            // per device
   // Per device: its host and core (indices into the vectors below; -1 for
