@@ -179,7 +179,8 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
       ReadLosses(r.run_dir + "/train.csv", loss_window, &r.first_loss, &r.last_loss));
   ASSIGN_OR_RETURN(r.run_compute_scales, RunComputeScales(r.schedule, measured));
   ASSIGN_OR_RETURN(r.run_costs_predicted_step_ns,
-                   PredictAgain(r.schedule, dir + "/run_costs.timeline.pb", &r.run_compute_scales));
+                   PredictAgain(WithoutInterruptCpu(r.schedule), dir + "/run_costs.timeline.pb",
+                                &r.run_compute_scales));
   ASSIGN_OR_RETURN(r.probed_compute_scales, ProbedComputeScales(r.schedule, measured));
   ASSIGN_OR_RETURN(r.probed_predicted_step_ns,
                    PredictAgain(r.schedule, dir + "/probed.timeline.pb", &r.probed_compute_scales));

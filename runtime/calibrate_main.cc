@@ -31,6 +31,9 @@
 //    and stream_signal_cost_s (the recorder's); the waiter's CPU time
 //    between its ops is added to transfer_cpu_s (a transfer thread wakes so for
 //    each copy).
+// 5. Transfer interruption: a step of zo2 compute on core 0, alone and while
+//    uploads run back to back on that core, in thread CPU time -> the
+//    compute's extra CPU per upload, Device.interrupt_cpu_s.
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
 //
@@ -76,6 +79,7 @@
 #include "base/user_path.h"
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
+#include "runtime/core_sharing_probe.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/host_store_layout.h"
 #include "runtime/host_streams.h"
@@ -538,6 +542,69 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
   return absl::OkStatus();
 }
 
+// What a transfer's end costs a device's compute on its core
+// (runtime/core_sharing_probe.h): the zo2 schedule's step of compute ops on
+// device 0, on the core and at the priority the runtime gives it, alone and
+// while a second device's thread uploads block after block on that core
+// (each upload sleeps out its throttle once and wakes at its end, as a
+// transfer does) -> every device's interrupt_cpu_s.
+absl::Status MeasureTransferInterruption(const Schedule& zo2,
+                                         const std::vector<StepBatch>& batches, Cluster* out) {
+  const std::string& host_name = FindDevice(zo2.cluster(), zo2.devices(0).cluster_device())->host();
+  std::vector<std::unique_ptr<NodeSharedMemory>> hosts;
+  std::vector<std::unique_ptr<CpuBackend>> backends;  // [0] computes, [1] copies
+  for (int k = 0; k < 2; ++k) {
+    ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
+                     NodeSharedMemory::Allocate(LayOutHostStore(zo2, host_name).bytes));
+    ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
+                     CpuBackend::Create(zo2, 0, {10, 11}, host.get(), nullptr));
+    backend->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
+    hosts.push_back(std::move(host));
+    backends.push_back(std::move(backend));
+  }
+  const Stream* compute_stream = nullptr;
+  for (const Stream& stream : zo2.devices(0).streams()) {
+    if (stream.kind() == COMPUTE && compute_stream == nullptr) compute_stream = &stream;
+  }
+  const Op* upload = nullptr;
+  std::vector<const Op*> step;
+  for (const Op& op : zo2.ops()) {
+    if (op.device() != 0) continue;
+    if (op.has_compute()) step.push_back(&op);
+    if (op.has_copy() && op.copy().direction() == HOST_TO_DEVICE && upload == nullptr) upload = &op;
+  }
+  if (compute_stream == nullptr || upload == nullptr || step.empty()) {
+    return absl::InternalError("the zo2 schedule has no compute stream, upload or compute op");
+  }
+  StepInputs inputs;
+  inputs.seed = 7;
+  inputs.learning_rate = 1e-6f;
+  inputs.tokens = batches[0].tokens.data();
+  inputs.lengths = batches[0].lengths.data();
+  inputs.labels = batches[0].labels.data();
+  CpuBackend* computer = backends[0].get();
+  const CoreWork compute{
+      [computer, compute_stream] { computer->PrepareStreamThread(*compute_stream); },
+      [computer, &step, &inputs]() -> absl::Status {
+        StepResult result;
+        for (const Op* op : step) RETURN_IF_ERROR(computer->RunCompute(*op, inputs, &result));
+        return absl::OkStatus();
+      }};
+  CpuBackend* copier = backends[1].get();
+  const CoreWork copy{[] {
+                        PinThreadToCore(0);  // where device 0 computes
+                        UsePreciseSleeps();  // as the runtime's copy streams sleep
+                      },
+                      [copier, upload] { return copier->RunCopy(*upload); }};
+  const int rounds = 2 * absl::GetFlag(FLAGS_repeats), passes = 2;
+  ASSIGN_OR_RETURN(const double per_copy, PerCopyComputeCpuSeconds(compute, copy, rounds, passes));
+  std::printf("a transfer's end on a device's core: its compute takes %.1f us more CPU (median "
+              "of %d rounds of %d zo2 steps alone and with uploads of %ld B back to back)\n",
+              per_copy * 1e6, rounds, passes, static_cast<long>(upload->copy().bytes()));
+  for (Device& d : *out->mutable_devices()) d.set_interrupt_cpu_s(per_copy);
+  return absl::OkStatus();
+}
+
 // Under mpirun: all-gathers of several sizes among all ranks through the
 // runtime's path (MpiCollectives + peer-link throttle); rank 0 writes
 // "bytes seconds".
@@ -733,6 +800,7 @@ absl::Status RunCpu(int* argc, char*** argv) {
   RETURN_IF_ERROR(MeasureCompute(schedules, batches, &out));
   RETURN_IF_ERROR(MeasureCopies(schedules[0], &out));
   RETURN_IF_ERROR(MeasureStreamWakeUp(&out));
+  RETURN_IF_ERROR(MeasureTransferInterruption(schedules[0], batches, &out));
   RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
   const std::string path = OutPath(cluster);
   RETURN_IF_ERROR(WriteProtoFile(path, out));

@@ -278,6 +278,7 @@ class ClusterChecker {
     RETURN_IF_ERROR(NonNegative(where, "transfer_cpu_gbps", device.transfer_cpu_gbps()));
     RETURN_IF_ERROR(NonNegative(where, "compute_time_scale", device.compute_time_scale()));
     RETURN_IF_ERROR(NonNegative(where, "speed_probe_s", device.speed_probe_s()));
+    RETURN_IF_ERROR(NonNegative(where, "interrupt_cpu_s", device.interrupt_cpu_s()));
     RETURN_IF_ERROR(
         CheckLink(where, "host_link", device.has_host_link(), device.host_link()));
     if (!device.pcie_switch().empty()) {

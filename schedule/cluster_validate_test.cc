@@ -200,6 +200,8 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        "device 'gpu1': compute_time_scale is -1.2 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_devices(0)->set_speed_probe_s(-0.0002); },
        "device 'gpu0': speed_probe_s is -0.0002 (expected >= 0)"},
+      {[](Cluster* c) { c->mutable_devices(1)->set_interrupt_cpu_s(-4e-5); },
+       "device 'gpu1': interrupt_cpu_s is -4e-05 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->set_gbps_per_device(0); },
        "peer_domain 'nvl': gbps_per_device is 0 (expected > 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->clear_link_class(); },

@@ -15,7 +15,9 @@
 //   spare the transfer threads run there and take nothing from compute.
 //   Waking another stream (Device.stream_signal_cost_s) takes the waking
 //   thread's core alike: a compute stream's is the device's compute core,
-//   a copy's or collective's the core its transfers take CPU from.
+//   a copy's or collective's the core its transfers take CPU from; so does
+//   a transfer's end that interrupts a compute op on that core
+//   (Device.interrupt_cpu_s, charged by the simulator).
 // The simulator tells it when communication and compute start and end, and
 // asks for the speed of the devices whose speed may have changed.
 #pragma once
@@ -64,6 +66,11 @@ class ComputeSpeed {
   // collective stream) started (+1) or stopped (-1) waking another. Returns
   // true when that takes CPU from a core the host's devices compute on.
   bool SignalCpuChanged(int device, bool compute, int delta);
+  // Whether a compute op runs on the core `device`'s transfers take CPU
+  // from (false when they take none).
+  bool ComputesOnTransferCore(int device) const {
+    return transfer_core_[device] >= 0 && core_computing_[transfer_core_[device]] > 0;
+  }
 
   // 0 while transfers take the whole of the device's core.
   double Speed(int device) const;

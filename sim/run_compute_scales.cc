@@ -78,4 +78,12 @@ Schedule WithComputeScales(const Schedule& schedule, const std::vector<double>& 
   return scaled;
 }
 
+Schedule WithoutInterruptCpu(const Schedule& schedule) {
+  Schedule cleared = schedule;
+  for (Device& device : *cleared.mutable_cluster()->mutable_devices()) {
+    device.clear_interrupt_cpu_s();
+  }
+  return cleared;
+}
+
 }  // namespace zosched

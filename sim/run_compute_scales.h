@@ -20,7 +20,9 @@ namespace zosched {
 // (OpInterval.cpu_ns, all of the timeline's steps) over the cost model's
 // durations for the same ops (the schedule's cluster without its
 // compute_time_scales), once per step. 0 for a device without measured CPU
-// times (a GPU run, or no compute op).
+// times (a GPU run, or no compute op). That CPU time includes what the
+// transfers' ends cost the ops they interrupted: predict with these scales
+// from WithoutInterruptCpu(schedule), or it counts twice.
 //
 // Errors: those of building the cost model or costing an op; InvalidArgument
 // for an interval naming an op or device the schedule lacks.
@@ -41,5 +43,8 @@ absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule
 // `schedule` with each device's cluster device given compute_time_scale
 // `scales[d]` (> 0; 0 leaves it as it is).
 Schedule WithComputeScales(const Schedule& schedule, const std::vector<double>& scales);
+
+// `schedule` with every cluster device's interrupt_cpu_s cleared.
+Schedule WithoutInterruptCpu(const Schedule& schedule);
 
 }  // namespace zosched

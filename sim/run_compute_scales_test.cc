@@ -72,6 +72,14 @@ TEST(RunComputeScales, ACalibratedScaleIsNotCountedTwice) {
   EXPECT_DOUBLE_EQ((*scales)[1], 2.0);  // against the table's 1 ms, not 1.3 ms
 }
 
+TEST(RunComputeScales, ThePredictionFromThemLeavesOutTheInterruptsTheyHold) {
+  Schedule s = TwoDevices();
+  for (Device& d : *s.mutable_cluster()->mutable_devices()) d.set_interrupt_cpu_s(4e-5);
+  const Schedule cleared = WithoutInterruptCpu(s);
+  for (const Device& d : cleared.cluster().devices()) EXPECT_EQ(d.interrupt_cpu_s(), 0) << d.name();
+  EXPECT_EQ(cleared.cluster().devices(1).compute_time_scale(), 1.3);  // the rest kept
+}
+
 TEST(RunComputeScales, AnOpTheScheduleLacksIsAnError) {
   Timeline measured;
   ASSERT_TRUE(ParseTextProto(R"pb(ops { op_id: 9 device: 0 cpu_ns: 5 })pb", "inline",

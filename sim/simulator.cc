@@ -111,6 +111,10 @@ class Simulator::Engine {
   // Op `op` (a copy or a collective's member) moving `bytes` takes its
   // device's transfer CPU from the core group, if any, from `now`.
   void TakeTransferCpu(int op, double bytes, int64_t now);
+  // Op `op` (a copy or a collective's member) ending at `now`: its thread's
+  // wake-up costs a compute op running on its device's transfer core that
+  // device's interrupt CPU, out of that core.
+  void InterruptCompute(int op, int64_t now);
   // Settles the work done by `device`'s running compute ops at their old
   // speed and reschedules their ends at the current speed.
   void Retime(int device, int64_t now);
@@ -141,6 +145,9 @@ class Simulator::Engine {
   // collectives take, ns per op and per byte (Device.transfer_cpu_s,
   // transfer_cpu_gbps); 0 elsewhere.
   std::vector<double> transfer_cpu_ns_, transfer_cpu_ns_per_byte_;
+  // Per schedule device in a core group: what a transfer's end costs a
+  // compute op running on its core, ns (Device.interrupt_cpu_s); 0 elsewhere.
+  std::vector<int64_t> interrupt_ns_;
   // Prepare's scratch. Streams: per device its (name, global index) pairs,
   // a handful each.
   std::vector<std::vector<std::pair<absl::string_view, int>>> streams_;
@@ -240,6 +247,7 @@ absl::Status Simulator::Engine::Prepare() {
   signal_ns_.clear();
   transfer_cpu_ns_.assign(schedule_->devices_size(), 0);
   transfer_cpu_ns_per_byte_.assign(schedule_->devices_size(), 0);
+  interrupt_ns_.assign(schedule_->devices_size(), 0);
   for (int d = 0; d < schedule_->devices_size(); ++d) {
     const Device& device = schedule_->cluster().devices(costs_->ClusterIndex(d));
     wake_ns_.push_back(static_cast<int64_t>(std::llround(device.stream_wake_latency_s() * 1e9)));
@@ -247,6 +255,7 @@ absl::Status Simulator::Engine::Prepare() {
     if (!device.shares_host_cores()) continue;
     transfer_cpu_ns_[d] = device.transfer_cpu_s() * 1e9;
     if (device.transfer_cpu_gbps() > 0) transfer_cpu_ns_per_byte_[d] = 1 / device.transfer_cpu_gbps();
+    interrupt_ns_[d] = std::llround(device.interrupt_cpu_s() * 1e9);
   }
   wakes_cost_ = std::any_of(wake_ns_.begin(), wake_ns_.end(), [](int64_t ns) { return ns > 0; }) ||
                 std::any_of(signal_ns_.begin(), signal_ns_.end(), [](int64_t ns) { return ns > 0; });
@@ -505,6 +514,7 @@ void Simulator::Engine::Finish(int op, int64_t now) {
     ++finished_;
     if (IsComm(m)) {
       SetCommActive(s.device, -1, now);
+      InterruptCompute(m, now);
     } else if (!speed_.Constant(s.device)) {
       auto& running = computing_[s.device];
       running.erase(std::find(running.begin(), running.end(), m));
@@ -558,6 +568,14 @@ void Simulator::Engine::TakeTransferCpu(int op, double bytes, int64_t now) {
   if (cpu_ns <= 0 || !speed_.TransferCpuChanged(device, +1)) return;
   RetimeGroup(device, now);
   Push(now + static_cast<int64_t>(std::ceil(cpu_ns - 1e-9)), EventType::kTransferCpuDone, op);
+}
+
+void Simulator::Engine::InterruptCompute(int op, int64_t now) {
+  const int device = ops_[op].device;
+  if (interrupt_ns_[device] <= 0 || !speed_.ComputesOnTransferCore(device)) return;
+  speed_.TransferCpuChanged(device, +1);
+  RetimeGroup(device, now);
+  Push(now + interrupt_ns_[device], EventType::kTransferCpuDone, op);
 }
 
 void Simulator::Engine::SetCommActive(int device, int delta, int64_t now) {

@@ -319,6 +319,37 @@ TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   EXPECT_EQ(t[1], Interval(0, 1000000));
 }
 
+TEST(Simulate, ATransfersEndInterruptsTheComputeOnItsCore) {
+  // One core, each device's transfers on it. Device 1's copy (1,000 bytes)
+  // ends at 1,100 ns while device 0's 1,000,000 ns op runs: its thread's
+  // wake-up holds the core for 30 µs, and the op ends 30,000 ns later.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) {
+    s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+    s.mutable_cluster()->mutable_devices(d)->set_interrupt_cpu_s(30e-6);
+  }
+  auto t = Times(s);
+  EXPECT_EQ(t[2], Interval(0, 1100));
+  EXPECT_EQ(t[1], Interval(0, 1030000));
+  // A copy that ends while no compute runs on its core interrupts nothing:
+  // after the compute, it costs the step nothing either.
+  auto* edge = s.add_edges();
+  edge->set_from(1);
+  edge->set_to(2);
+  t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+  EXPECT_EQ(t[2], Interval(1000000, 1001100));
+  // With a core to spare the transfer threads wake there.
+  s.clear_edges();
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
+  t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+}
+
 TEST(Simulate, ACollectivesHostCpuComesOutOfTheSharedCoresOnEveryMember) {
   // An all-gather of 1,000,000 bytes between devices 0 and 1 takes 100,000
   // ns of CPU on each (50 µs + bytes at 20 GB/s): on one core, device 0's
