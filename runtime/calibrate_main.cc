@@ -33,7 +33,8 @@
 //    each copy).
 // 5. Transfer interruption: a step of zo2 compute on core 0, alone and while
 //    uploads run back to back on that core, in thread CPU time -> the
-//    compute's extra CPU per upload, Device.interrupt_cpu_s.
+//    compute's extra CPU per upload (one wake-up of the copy thread),
+//    Device.interrupt_cpu_s.
 // Prints every measurement with its min, median and max. Exit status 0, or
 // 1 when a measurement fails, 2 for bad flags.
 //
@@ -546,8 +547,9 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
 // (runtime/core_sharing_probe.h): the zo2 schedule's step of compute ops on
 // device 0, on the core and at the priority the runtime gives it, alone and
 // while a second device's thread uploads block after block on that core
-// (each upload sleeps out its throttle once and wakes at its end, as a
-// transfer does) -> every device's interrupt_cpu_s.
+// (each upload sleeps out its throttle and wakes once, at its end; the next
+// starts at once) -> every device's interrupt_cpu_s, the cost of one
+// wake-up.
 absl::Status MeasureTransferInterruption(const Schedule& zo2,
                                          const std::vector<StepBatch>& batches, Cluster* out) {
   const std::string& host_name = FindDevice(zo2.cluster(), zo2.devices(0).cluster_device())->host();

@@ -3,8 +3,8 @@
 // context switches, and the caches and TLB refilled afterwards, beyond the
 // transfer thread's own CPU. On the 2-core development VM (a Firecracker/PVM
 // guest) about 40 us per wake-up, more than a 200 KB copy itself takes. A
-// throttled copy or collective sleeps out its transfer and wakes once at
-// its end (Device.interrupt_cpu_s).
+// transfer thread wakes to start a copy or collective and again at its end,
+// when its throttle's timer fires (Device.interrupt_cpu_s, per wake-up).
 //
 // Measured in rounds that alternate the compute alone with the compute
 // while copies run back to back on its core (so that the machine's drift

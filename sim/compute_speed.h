@@ -16,7 +16,7 @@
 //   Waking another stream (Device.stream_signal_cost_s) takes the waking
 //   thread's core alike: a compute stream's is the device's compute core,
 //   a copy's or collective's the core its transfers take CPU from; so does
-//   a transfer's end that interrupts a compute op on that core
+//   a transfer thread's wake-up that interrupts a compute op on that core
 //   (Device.interrupt_cpu_s, charged by the simulator).
 // The simulator tells it when communication and compute start and end, and
 // asks for the speed of the devices whose speed may have changed.

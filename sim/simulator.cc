@@ -111,9 +111,9 @@ class Simulator::Engine {
   // Op `op` (a copy or a collective's member) moving `bytes` takes its
   // device's transfer CPU from the core group, if any, from `now`.
   void TakeTransferCpu(int op, double bytes, int64_t now);
-  // Op `op` (a copy or a collective's member) ending at `now`: its thread's
-  // wake-up costs a compute op running on its device's transfer core that
-  // device's interrupt CPU, out of that core.
+  // Op `op`'s (a copy's or a collective's member's) thread wakes at `now`
+  // (to start it, or at its end): a compute op running on its device's
+  // transfer core loses that device's interrupt CPU, out of that core.
   void InterruptCompute(int op, int64_t now);
   // Settles the work done by `device`'s running compute ops at their old
   // speed and reschedules their ends at the current speed.
@@ -145,8 +145,9 @@ class Simulator::Engine {
   // collectives take, ns per op and per byte (Device.transfer_cpu_s,
   // transfer_cpu_gbps); 0 elsewhere.
   std::vector<double> transfer_cpu_ns_, transfer_cpu_ns_per_byte_;
-  // Per schedule device in a core group: what a transfer's end costs a
-  // compute op running on its core, ns (Device.interrupt_cpu_s); 0 elsewhere.
+  // Per schedule device in a core group: what a transfer thread's wake-up
+  // costs a compute op running on its core, ns (Device.interrupt_cpu_s); 0
+  // elsewhere.
   std::vector<int64_t> interrupt_ns_;
   // Prepare's scratch. Streams: per device its (name, global index) pairs,
   // a handful each.
@@ -472,6 +473,10 @@ void Simulator::Engine::Start(int op, int64_t now) {
   }
   SetCommActive(s.device, +1, now);
   TakeTransferCpu(op, s.copy_bytes, now);
+  // Its thread was asleep (its stream's previous op ended before now) and
+  // wakes for it.
+  const int previous = prev_on_stream_[op];
+  if (previous < 0 || ops_[previous].end < now) InterruptCompute(op, now);
   if (s.path->latency_ns > 0) {
     Push(now + s.path->latency_ns, EventType::kLatencyDone, op);
   } else {

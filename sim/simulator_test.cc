@@ -319,13 +319,14 @@ TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   EXPECT_EQ(t[1], Interval(0, 1000000));
 }
 
-TEST(Simulate, ATransfersEndInterruptsTheComputeOnItsCore) {
-  // One core, each device's transfers on it. Device 1's copy (1,000 bytes)
-  // ends at 1,100 ns while device 0's 1,000,000 ns op runs: its thread's
-  // wake-up holds the core for 30 µs, and the op ends 30,000 ns later.
+TEST(Simulate, ATransferThreadsWakeUpsInterruptTheComputeOnItsCore) {
+  // One core, each device's transfers on it. Device 1's copy (1,000,000
+  // bytes: 101,000 ns) wakes its thread at 0 and at its end while device 0's
+  // 1,000,000 ns op runs: each wake-up holds the core for 30 µs, and the op
+  // ends 60,000 ns later.
   Schedule s = Tiny(2, R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
-    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
+    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
   )pb");
   s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
   for (int d = 0; d < 2; ++d) {
@@ -333,16 +334,25 @@ TEST(Simulate, ATransfersEndInterruptsTheComputeOnItsCore) {
     s.mutable_cluster()->mutable_devices(d)->set_interrupt_cpu_s(30e-6);
   }
   auto t = Times(s);
-  EXPECT_EQ(t[2], Interval(0, 1100));
-  EXPECT_EQ(t[1], Interval(0, 1030000));
-  // A copy that ends while no compute runs on its core interrupts nothing:
-  // after the compute, it costs the step nothing either.
-  auto* edge = s.add_edges();
+  EXPECT_EQ(t[2], Interval(0, 101000));
+  EXPECT_EQ(t[1], Interval(0, 1060000));
+  // A second copy right behind the first on its stream: its thread is
+  // awake already, so only its end interrupts (90,000 ns in all).
+  Op* next = s.add_ops();
+  *next = s.ops(1);
+  next->set_id(3);
+  t = Times(s);
+  EXPECT_EQ(t[3], Interval(101000, 202000));
+  EXPECT_EQ(t[1], Interval(0, 1090000));
+  // A copy while no compute runs on its core interrupts nothing: after the
+  // compute, it costs the step nothing either.
+  s.mutable_ops()->RemoveLast();
+  Edge* edge = s.add_edges();
   edge->set_from(1);
   edge->set_to(2);
   t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
-  EXPECT_EQ(t[2], Interval(1000000, 1001100));
+  EXPECT_EQ(t[2], Interval(1000000, 1101000));
   // With a core to spare the transfer threads wake there.
   s.clear_edges();
   s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
