@@ -2,31 +2,47 @@
 
 #include <algorithm>
 
-#include "runtime/nn/gemm.h"
+#include "base/check.h"
+#include "models/accounting.h"
+#include "models/model_zoo.h"
+#include "runtime/nn/opt_forward.h"
 #include "runtime/threaded_backend.h"
-#include "runtime/zo/normal.h"
+#include "runtime/zo_ranges.h"
 
 namespace zosched {
 namespace {
 
-// The GEMM of a block's projection on 256 tokens of hidden 64 into 256
-// outputs (the testbed's models are that small), and as many normals as a
-// block of about 32 K parameters needs.
-constexpr int64_t kTokens = 256, kIn = 64, kOut = 256;
-constexpr int64_t kNormals = 32768;
+constexpr int kExamples = 4, kSeq = 32;
+
+// The zoo is compiled into the binary: failing to load it is a bug.
+ModelSpec ProbeModel() {
+  absl::StatusOr<ModelSpec> spec = LoadModelSpec("opt-tiny");
+  CHECK(spec.ok()) << spec.status().message();
+  return *spec;
+}
 
 }  // namespace
 
 SpeedProbe::SpeedProbe()
-    : a_(kTokens * kIn), b_(kOut * kIn), c_(kTokens * kOut), z_(kNormals) {
-  for (size_t i = 0; i < a_.size(); ++i) a_[i] = static_cast<float>(i % 7) * 0.25f - 0.75f;
-  for (size_t i = 0; i < b_.size(); ++i) b_[i] = static_cast<float>(i % 5) * 0.125f - 0.25f;
+    : spec_(ProbeModel()),
+      block_(BlockParams(spec_)),
+      perturbed_(block_.size()),
+      hidden_(static_cast<int64_t>(kExamples) * kSeq * spec_.hidden_size()),
+      workspace_(BlockWorkspaceFloats(spec_, kExamples, kSeq)),
+      lengths_(kExamples, kSeq) {
+  for (size_t i = 0; i < block_.size(); ++i) {
+    block_[i] = static_cast<float>(i % 13) * 0.01f - 0.06f;
+  }
 }
 
 void SpeedProbe::Work() {
-  std::fill(c_.begin(), c_.end(), 0.0f);
-  GemmAcc(kRhsTransposed, kTokens, kOut, kIn, a_.data(), kIn, b_.data(), kIn, c_.data(), kOut);
-  FillNormals(/*seed=*/7, /*stream=*/1, /*first=*/0, kNormals, z_.data());
+  for (size_t i = 0; i < hidden_.size(); ++i) {
+    hidden_[i] = static_cast<float>(i % 11) * 0.1f - 0.5f;
+  }
+  PerturbRange(/*seed=*/7, /*stream=*/1, /*first=*/0, block_.size(), block_.data(),
+               /*eps=*/1e-3f, /*sign=*/1, perturbed_.data());
+  BlockForward(spec_, perturbed_.data(), lengths_.data(), kExamples, kSeq, hidden_.data(),
+               workspace_.data());
 }
 
 int64_t SpeedProbe::CpuNs() {

@@ -6,7 +6,7 @@ namespace zosched {
 namespace {
 
 // The figure is the work's CPU time in ns: positive, and far below a second
-// (about 0.2 ms on the development VM; a unit slip to µs or s would leave
+// (about 0.3 ms on the development VM; a unit slip to µs or s would leave
 // this range).
 TEST(SpeedProbe, ReturnsTheWorksCpuTimeInNanoseconds) {
   SpeedProbe probe;
