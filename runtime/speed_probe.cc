@@ -47,9 +47,14 @@ void SpeedProbe::Work() {
 
 int64_t SpeedProbe::CpuNs() {
   Work();
-  const int64_t start = ThreadCpuNs();
-  Work();
-  return std::max<int64_t>(1, ThreadCpuNs() - start);
+  int64_t least = 0;
+  for (int timed = 0; timed < 2; ++timed) {
+    const int64_t start = ThreadCpuNs();
+    Work();
+    const int64_t ns = ThreadCpuNs() - start;
+    if (timed == 0 || ns < least) least = ns;
+  }
+  return std::max<int64_t>(1, least);
 }
 
 }  // namespace zosched
