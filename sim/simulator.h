@@ -17,7 +17,9 @@
 //   Host.shared_core_slowdown (sim/compute_speed.h). A copy or collective
 //   of such a device first takes Device.transfer_cpu_s + bytes /
 //   transfer_cpu_gbps of one of those cores (the testbed's transfer
-//   threads outrank compute).
+//   threads outrank compute), and each wake-up of its thread (to start it,
+//   unless its stream's previous transfer just ended, and at its end) takes
+//   Device.interrupt_cpu_s of that core while a compute op runs there.
 // - An op that waits for an op of another stream of its device (an edge,
 //   or a collective's end), its stream idle and so asleep on it, is ready
 //   the device's stream_wake_latency_s after that op ends, and the waking
