@@ -543,7 +543,7 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
   return absl::OkStatus();
 }
 
-// What a transfer's end costs a device's compute on its core
+// What a transfer thread's wake-up costs a device's compute on its core
 // (runtime/core_sharing_probe.h): the zo2 schedule's step of compute ops on
 // device 0, on the core and at the priority the runtime gives it, alone and
 // while a second device's thread uploads block after block on that core
@@ -600,8 +600,9 @@ absl::Status MeasureTransferInterruption(const Schedule& zo2,
                       [copier, upload] { return copier->RunCopy(*upload); }};
   const int rounds = 2 * absl::GetFlag(FLAGS_repeats), passes = 2;
   ASSIGN_OR_RETURN(const double per_copy, PerCopyComputeCpuSeconds(compute, copy, rounds, passes));
-  std::printf("a transfer's end on a device's core: its compute takes %.1f us more CPU (median "
-              "of %d rounds of %d zo2 steps alone and with uploads of %ld B back to back)\n",
+  std::printf("a transfer thread waking on a device's core: its compute takes %.1f us more CPU "
+              "(median of %d rounds of %d zo2 steps alone and with uploads of %ld B back to "
+              "back)\n",
               per_copy * 1e6, rounds, passes, static_cast<long>(upload->copy().bytes()));
   for (Device& d : *out->mutable_devices()) d.set_interrupt_cpu_s(per_copy);
   return absl::OkStatus();

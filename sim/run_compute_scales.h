@@ -21,8 +21,9 @@ namespace zosched {
 // durations for the same ops (the schedule's cluster without its
 // compute_time_scales), once per step. 0 for a device without measured CPU
 // times (a GPU run, or no compute op). That CPU time includes what the
-// transfers' ends cost the ops they interrupted: predict with these scales
-// from WithoutInterruptCpu(schedule), or it counts twice.
+// transfer threads' wake-ups cost the ops they interrupted
+// (Device.interrupt_cpu_s): predict with these scales from
+// WithoutInterruptCpu(schedule), or it counts twice.
 //
 // Errors: those of building the cost model or costing an op; InvalidArgument
 // for an interval naming an op or device the schedule lacks.

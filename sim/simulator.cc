@@ -115,6 +115,13 @@ class Simulator::Engine {
   // (to start it, or at its end): a compute op running on its device's
   // transfer core loses that device's interrupt CPU, out of that core.
   void InterruptCompute(int op, int64_t now);
+  // Op `op` (a copy or a collective's member) starts at `now`: its thread
+  // wakes for it unless its stream's previous op ended just now (the
+  // thread goes straight on).
+  void WakeToStart(int op, int64_t now) {
+    const int previous = prev_on_stream_[op];
+    if (previous < 0 || ops_[previous].end < now) InterruptCompute(op, now);
+  }
   // Settles the work done by `device`'s running compute ops at their old
   // speed and reschedules their ends at the current speed.
   void Retime(int device, int64_t now);
@@ -441,6 +448,7 @@ void Simulator::Engine::Ready(int op, int64_t now) {
     ops_[member].start = now;
     SetCommActive(ops_[member].device, +1, now);
     TakeTransferCpu(member, schedule_->ops(member).collective().bytes(), now);
+    WakeToStart(member, now);
   }
   const int first = c.ops[0];
   if (c.route->plan.measured) {
@@ -473,10 +481,7 @@ void Simulator::Engine::Start(int op, int64_t now) {
   }
   SetCommActive(s.device, +1, now);
   TakeTransferCpu(op, s.copy_bytes, now);
-  // Its thread was asleep (its stream's previous op ended before now) and
-  // wakes for it.
-  const int previous = prev_on_stream_[op];
-  if (previous < 0 || ops_[previous].end < now) InterruptCompute(op, now);
+  WakeToStart(op, now);
   if (s.path->latency_ns > 0) {
     Push(now + s.path->latency_ns, EventType::kLatencyDone, op);
   } else {

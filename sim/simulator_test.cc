@@ -360,6 +360,26 @@ TEST(Simulate, ATransferThreadsWakeUpsInterruptTheComputeOnItsCore) {
   EXPECT_EQ(t[1], Interval(0, 1000000));
 }
 
+TEST(Simulate, ACollectivesThreadsWakeUpsInterruptTheComputeOnTheirCore) {
+  // Two cores, one per device. An all-gather between devices 0 and 1 runs
+  // while device 0's 1,000,000 ns op does: device 0's member thread wakes
+  // to start it and at its end, two wake-ups of 30 µs on the op's core
+  // (device 1's are on the other core).
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+  )pb" + AllGather(2, 10000000, 10));
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  for (int d = 0; d < 2; ++d) {
+    s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+    s.mutable_cluster()->mutable_devices(d)->set_interrupt_cpu_s(30e-6);
+  }
+  const auto t = Times(s);
+  const int64_t gather_ns = t.at(10).second - t.at(10).first;
+  ASSERT_GT(gather_ns, 30000);    // its wake-ups do not overlap
+  ASSERT_LT(gather_ns, 1000000);  // and it ends while the op runs
+  EXPECT_EQ(t.at(1), Interval(0, 1060000));
+}
+
 TEST(Simulate, ACollectivesHostCpuComesOutOfTheSharedCoresOnEveryMember) {
   // An all-gather of 1,000,000 bytes between devices 0 and 1 takes 100,000
   // ns of CPU on each (50 µs + bytes at 20 GB/s): on one core, device 0's
