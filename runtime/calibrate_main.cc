@@ -350,6 +350,37 @@ std::vector<std::vector<int>> DeviceComputeCores(const Cluster& cluster, int thr
   return cores;
 }
 
+// Device `device` of `s` as calibrate runs its ops: a CPU backend over a
+// host store of its own, its updates doing their full work (a pending
+// update is set), label words 10, 11, ... Errors: those of allocating the
+// host store and of CpuBackend::Create.
+struct TimingDevice {
+  std::unique_ptr<NodeSharedMemory> host;
+  std::unique_ptr<CpuBackend> backend;
+};
+absl::StatusOr<TimingDevice> MakeTimingDevice(const Schedule& s, int device, int threads = 1) {
+  std::vector<int32_t> words(s.training().num_label_words());
+  for (size_t k = 0; k < words.size(); ++k) words[k] = 10 + static_cast<int32_t>(k);
+  const std::string& host_name = FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
+  TimingDevice d;
+  ASSIGN_OR_RETURN(d.host, NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
+  ASSIGN_OR_RETURN(d.backend, CpuBackend::Create(s, device, words, d.host.get(), nullptr, threads));
+  d.backend->set_pending({12345, 0.5f, 1e-6f});
+  return d;
+}
+
+// The inputs calibrate runs compute ops on: `batch`, a fixed seed and a small
+// learning rate.
+StepInputs TimingInputs(const StepBatch& batch) {
+  StepInputs inputs;
+  inputs.seed = 7;
+  inputs.learning_rate = 1e-6f;
+  inputs.tokens = batch.tokens.data();
+  inputs.lengths = batch.lengths.data();
+  inputs.labels = batch.labels.data();
+  return inputs;
+}
+
 // Every compute op shape of `schedules`, run by the CPU backend of the
 // device it first appears on, timed in rounds: each round runs every shape
 // once on each core the devices compute on (a burst of outside load on the
@@ -378,13 +409,9 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
     std::vector<std::vector<double>> seconds;  // per entry of `cores`
   };
   std::vector<Shape> shapes;
-  std::vector<std::unique_ptr<NodeSharedMemory>> hosts;
-  std::vector<std::unique_ptr<CpuBackend>> backends;
+  std::vector<TimingDevice> devices;
   absl::flat_hash_set<std::string> seen;
   for (const Schedule& s : schedules) {
-    const int label_words = s.training().num_label_words();
-    std::vector<int32_t> words(label_words);
-    for (int k = 0; k < label_words; ++k) words[k] = 10 + k;
     for (int device = 0; device < s.devices_size(); ++device) {
       CpuBackend* backend = nullptr;
       for (const Op& op : s.ops()) {
@@ -394,16 +421,9 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
                                              c.seq_len(), "/", c.params().elements());
         if (!seen.insert(key).second) continue;
         if (backend == nullptr) {
-          const std::string& host_name =
-              FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
-          ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
-                           NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
-          ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> created,
-                           CpuBackend::Create(s, device, words, host.get(), nullptr, threads));
-          created->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
-          backend = created.get();
-          hosts.push_back(std::move(host));
-          backends.push_back(std::move(created));
+          ASSIGN_OR_RETURN(TimingDevice created, MakeTimingDevice(s, device, threads));
+          backend = created.backend.get();
+          devices.push_back(std::move(created));
         }
         shapes.push_back({backend, &op, std::vector<std::vector<double>>(cores.size())});
       }
@@ -427,13 +447,7 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
       PinThreadToCore(cores[k]);
       for (const bool timed : {false, true}) {
         for (Shape& shape : shapes) {
-          const StepBatch& batch = batches[run++ % batches.size()];
-          StepInputs inputs;
-          inputs.seed = 7;
-          inputs.learning_rate = 1e-6f;
-          inputs.tokens = batch.tokens.data();
-          inputs.lengths = batch.lengths.data();
-          inputs.labels = batch.labels.data();
+          const StepInputs inputs = TimingInputs(batches[run++ % batches.size()]);
           const auto start = Clock::now();
           RETURN_IF_ERROR(shape.backend->RunCompute(*shape.op, inputs, &result));
           const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -485,12 +499,8 @@ absl::Status MeasureCompute(const std::vector<Schedule>& schedules,
 // Upload and offload through the backend's own throttled copy.
 absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
   std::printf("throttled copies at the cluster's rates (seconds: min / median / max)\n");
-  const std::string& host_name = FindDevice(zo2.cluster(), zo2.devices(0).cluster_device())->host();
-  ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
-                   NodeSharedMemory::Allocate(LayOutHostStore(zo2, host_name).bytes));
-  std::vector<int32_t> words = {10, 11};
-  ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
-                   CpuBackend::Create(zo2, 0, words, host.get(), nullptr));
+  ASSIGN_OR_RETURN(const TimingDevice device, MakeTimingDevice(zo2, 0));
+  CpuBackend* backend = device.backend.get();
   UsePreciseSleeps();  // as the runtime's copy streams sleep
   const Op* upload = nullptr;
   const Op* offload = nullptr;
@@ -552,18 +562,8 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
 // wake-up.
 absl::Status MeasureTransferInterruption(const Schedule& zo2,
                                          const std::vector<StepBatch>& batches, Cluster* out) {
-  const std::string& host_name = FindDevice(zo2.cluster(), zo2.devices(0).cluster_device())->host();
-  std::vector<std::unique_ptr<NodeSharedMemory>> hosts;
-  std::vector<std::unique_ptr<CpuBackend>> backends;  // [0] computes, [1] copies
-  for (int k = 0; k < 2; ++k) {
-    ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
-                     NodeSharedMemory::Allocate(LayOutHostStore(zo2, host_name).bytes));
-    ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
-                     CpuBackend::Create(zo2, 0, {10, 11}, host.get(), nullptr));
-    backend->set_pending({12345, 0.5f, 1e-6f});  // updates do their full work
-    hosts.push_back(std::move(host));
-    backends.push_back(std::move(backend));
-  }
+  ASSIGN_OR_RETURN(const TimingDevice computing, MakeTimingDevice(zo2, 0));
+  ASSIGN_OR_RETURN(const TimingDevice copying, MakeTimingDevice(zo2, 0));
   const Stream* compute_stream = nullptr;
   for (const Stream& stream : zo2.devices(0).streams()) {
     if (stream.kind() == COMPUTE && compute_stream == nullptr) compute_stream = &stream;
@@ -578,13 +578,8 @@ absl::Status MeasureTransferInterruption(const Schedule& zo2,
   if (compute_stream == nullptr || upload == nullptr || step.empty()) {
     return absl::InternalError("the zo2 schedule has no compute stream, upload or compute op");
   }
-  StepInputs inputs;
-  inputs.seed = 7;
-  inputs.learning_rate = 1e-6f;
-  inputs.tokens = batches[0].tokens.data();
-  inputs.lengths = batches[0].lengths.data();
-  inputs.labels = batches[0].labels.data();
-  CpuBackend* computer = backends[0].get();
+  const StepInputs inputs = TimingInputs(batches[0]);
+  CpuBackend* computer = computing.backend.get();
   const CoreWork compute{
       [computer, compute_stream] { computer->PrepareStreamThread(*compute_stream); },
       [computer, &step, &inputs]() -> absl::Status {
@@ -592,7 +587,7 @@ absl::Status MeasureTransferInterruption(const Schedule& zo2,
         for (const Op* op : step) RETURN_IF_ERROR(computer->RunCompute(*op, inputs, &result));
         return absl::OkStatus();
       }};
-  CpuBackend* copier = backends[1].get();
+  CpuBackend* copier = copying.backend.get();
   const CoreWork copy{[] {
                         PinThreadToCore(0);  // where device 0 computes
                         UsePreciseSleeps();  // as the runtime's copy streams sleep
@@ -677,23 +672,15 @@ absl::Status ComputeProbe(const std::string& path) {
   ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(ClusterFlag()));
   ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TargetSchedules(cluster));
   const Schedule& s = schedules[0];
-  const std::string& host_name = FindDevice(s.cluster(), s.devices(0).cluster_device())->host();
-  ASSIGN_OR_RETURN(std::unique_ptr<NodeSharedMemory> host,
-                   NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
-  ASSIGN_OR_RETURN(std::unique_ptr<CpuBackend> backend,
-                   CpuBackend::Create(s, 0, {10, 11}, host.get(), nullptr));
-  backend->set_pending({12345, 0.5f, 1e-6f});
+  ASSIGN_OR_RETURN(const TimingDevice device, MakeTimingDevice(s, 0));
+  CpuBackend* backend = device.backend.get();
   // Each rank on its own core, as the runtime pins device d's compute to
   // core d mod cores.
   PinThreadToCore(rank);
   const int batch = s.training().batch_size(), seq = s.training().seq_len();
-  std::vector<int32_t> tokens(batch * seq, 5), lengths(batch, seq), labels(batch, 0);
-  StepInputs inputs;
-  inputs.seed = 7;
-  inputs.learning_rate = 1e-6f;
-  inputs.tokens = tokens.data();
-  inputs.lengths = lengths.data();
-  inputs.labels = labels.data();
+  const StepBatch same_tokens{std::vector<int32_t>(batch * seq, 5),
+                              std::vector<int32_t>(batch, seq), std::vector<int32_t>(batch, 0)};
+  const StepInputs inputs = TimingInputs(same_tokens);
   StepResult result;
   std::ostringstream ratios;
   for (const Op& op : s.ops()) {

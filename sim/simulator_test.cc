@@ -319,6 +319,15 @@ TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   EXPECT_EQ(t[1], Interval(0, 1000000));
 }
 
+// Devices 0 and 1 share their host's cores, and each wake-up of a transfer
+// thread costs a compute op running on its core 30 µs.
+void ShareCoresWithInterruptCpu(Schedule* s) {
+  for (int d = 0; d < 2; ++d) {
+    s->mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+    s->mutable_cluster()->mutable_devices(d)->set_interrupt_cpu_s(30e-6);
+  }
+}
+
 TEST(Simulate, ATransferThreadsWakeUpsInterruptTheComputeOnItsCore) {
   // One core, each device's transfers on it. Device 1's copy (1,000,000
   // bytes: 101,000 ns) wakes its thread at 0 and at its end while device 0's
@@ -329,10 +338,7 @@ TEST(Simulate, ATransferThreadsWakeUpsInterruptTheComputeOnItsCore) {
     ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
   )pb");
   s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
-  for (int d = 0; d < 2; ++d) {
-    s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
-    s.mutable_cluster()->mutable_devices(d)->set_interrupt_cpu_s(30e-6);
-  }
+  ShareCoresWithInterruptCpu(&s);
   auto t = Times(s);
   EXPECT_EQ(t[2], Interval(0, 101000));
   EXPECT_EQ(t[1], Interval(0, 1060000));
@@ -369,10 +375,7 @@ TEST(Simulate, ACollectivesThreadsWakeUpsInterruptTheComputeOnTheirCore) {
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
   )pb" + AllGather(2, 10000000, 10));
   s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
-  for (int d = 0; d < 2; ++d) {
-    s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
-    s.mutable_cluster()->mutable_devices(d)->set_interrupt_cpu_s(30e-6);
-  }
+  ShareCoresWithInterruptCpu(&s);
   const auto t = Times(s);
   const int64_t gather_ns = t.at(10).second - t.at(10).first;
   ASSERT_GT(gather_ns, 30000);    // its wake-ups do not overlap
