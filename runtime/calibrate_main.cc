@@ -14,11 +14,12 @@
 //    Then, under mpirun -np 2, the largest ops timed alone and while the
 //    other process computes too -> Host.shared_core_slowdown.
 // 2. Throttled copies: upload and offload of 64 KiB .. 4 MiB through the
-//    backend's throttled copy at the cluster's link rate -> least-squares
-//    fixed cost + bytes / rate, written as the host links' latency_s (the
+//    backend's throttled copy at the cluster's link rate -> fixed cost +
+//    bytes / rate (a line that one slow size does not bend: base/line_fit.h), written as the host links' latency_s (the
 //    rate stays the throttle's setting, which a run may override).
 // 3. Collectives: the runtime's all-gather (runtime/mpi_world.h + peer
-//    throttle) among 2 and 4 ranks (this program re-run under mpirun) -> the
+//    throttle) among 2 and 4 ranks (this program re-run under mpirun; the
+//    sizes take turns, so a busy spell slows some samples of each) -> the
 //    collective model's base and per-step latency (from the 2- and 4-rank
 //    fixed costs) and the bus-bandwidth efficiency (measured rate / the peer
 //    link's rate).
@@ -74,6 +75,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/flag_checks.h"
+#include "base/line_fit.h"
 #include "base/median.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
@@ -264,19 +266,6 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
     d.set_transfer_cpu_s(d.transfer_cpu_s() + wake_cpu_us * 1e-6);
   }
   return absl::OkStatus();
-}
-
-// Least squares y = a + b x; returns {a, b}.
-std::pair<double, double> Fit(const std::vector<std::pair<double, double>>& points) {
-  double n = points.size(), sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (auto [x, y] : points) {
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  const double b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-  return {(sy - b * sx) / n, b};
 }
 
 // The schedules whose compute shapes get measured.
@@ -535,13 +524,15 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
       std::printf("  %s %8ld B: %.6f / %.6f / %.6f\n",
                   base == upload ? "upload " : "offload", bytes, t.min, t.median, t.max);
     }
-    const auto [fixed, per_byte] = Fit(points);
+    ASSIGN_OR_RETURN(const Line line, RobustLineFit(points));
+    const double fixed = line.intercept, per_byte = line.slope;
     std::printf("  %s fit: %.1f us + bytes / %.3f GB/s\n", base == upload ? "upload" : "offload",
                 fixed * 1e6, 1 / per_byte / 1e9);
     latency_sum += fixed;
   }
-  const auto [cpu_fixed, cpu_per_byte] = Fit(cpu_points);
-  const double cpu_gbps = cpu_per_byte > 0 ? 1 / cpu_per_byte / 1e9 : 0;
+  ASSIGN_OR_RETURN(const Line cpu_line, RobustLineFit(cpu_points));
+  const double cpu_fixed = cpu_line.intercept;
+  const double cpu_gbps = cpu_line.slope > 0 ? 1 / cpu_line.slope / 1e9 : 0;
   std::printf("  host CPU per copy (thread CPU time): %.1f us + bytes moved / %.2f GB/s\n",
               cpu_fixed * 1e6, cpu_gbps);
   for (Device& d : *out->mutable_devices()) {
@@ -605,7 +596,10 @@ absl::Status MeasureTransferInterruption(const Schedule& zo2,
 
 // Under mpirun: all-gathers of several sizes among all ranks through the
 // runtime's path (MpiCollectives + peer-link throttle); rank 0 writes
-// "bytes seconds".
+// "bytes median min max" (seconds) per size. The sizes take turns, one
+// all-gather of each per round, so that a busy spell of the machine slows a
+// few samples of every size rather than most samples of one (which bent the
+// fitted line: a 2-rank fixed cost of 233 us where runs took 120 us).
 absl::Status CollectiveProbe(const std::string& path) {
   int rank = 0, world = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -617,18 +611,28 @@ absl::Status CollectiveProbe(const std::string& path) {
                    MpiCollectives::Create({group}, std::chrono::seconds(60)));
   const PeerDomain& peer = cluster.peer_domains(0);
   EmulatedLink link(peer.gbps_per_device(), static_cast<int64_t>(peer.latency_s() * 1e9));
-  std::ostringstream lines;
-  for (int64_t bytes = 4 << 10; bytes <= 4 << 20; bytes *= 4) {
-    const int64_t chunk = bytes / world;
-    std::vector<char> buffer(chunk * world, static_cast<char>(rank));
-    ASSIGN_OR_RETURN(Stats t, Time(absl::GetFlag(FLAGS_repeats), [&]() -> absl::Status {
+  std::vector<int64_t> sizes;
+  for (int64_t bytes = 4 << 10; bytes <= 4 << 20; bytes *= 4) sizes.push_back(bytes);
+  std::vector<char> buffer(sizes.back(), static_cast<char>(rank));
+  std::vector<std::vector<double>> seconds(sizes.size());
+  // Round 0 warms up; all-gathers are short, so 3x the repeats.
+  const int rounds = 1 + 3 * absl::GetFlag(FLAGS_repeats);
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const int64_t chunk = sizes[i] / world;
       MPI_Barrier(MPI_COMM_WORLD);
       const auto start = EmulatedLink::Clock::now();
       RETURN_IF_ERROR(comm->AllGather(group, buffer.data(), chunk));
       EmulatedLink::SleepUntil(link.Reserve(start, chunk * (world - 1)));
-      return absl::OkStatus();
-    }));
-    lines << bytes << " " << t.median << " " << t.min << " " << t.max << "\n";
+      const double elapsed =
+          std::chrono::duration<double>(EmulatedLink::Clock::now() - start).count();
+      if (round > 0) seconds[i].push_back(elapsed);
+    }
+  }
+  std::ostringstream lines;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const auto [min, max] = std::minmax_element(seconds[i].begin(), seconds[i].end());
+    lines << sizes[i] << " " << Median(seconds[i]) << " " << *min << " " << *max << "\n";
   }
   if (rank == 0) {
     std::ofstream(path) << lines.str();
@@ -719,10 +723,11 @@ absl::Status MeasureCollectives(Cluster* out) {
       points.push_back({static_cast<double>(bytes) * (ranks - 1) / ranks, numbers[i + 1]});
     }
     if (points.size() < 2) return absl::InternalError("the collective probe wrote no results");
-    const auto [a, b] = Fit(points);
-    fixed[ranks] = std::max(0.0, a);
-    rates.push_back(1 / b / 1e9);
-    std::printf("  %d ranks fit: %.1f us + received bytes / %.3f GB/s\n", ranks, a * 1e6,
+    ASSIGN_OR_RETURN(const Line line, RobustLineFit(points));
+    fixed[ranks] = std::max(0.0, line.intercept);
+    rates.push_back(1 / line.slope / 1e9);
+    std::printf("  %d ranks fit: %.1f us + received bytes / %.3f GB/s\n", ranks,
+                line.intercept * 1e6,
                 rates.back());
   }
   // fixed(n) = base + (n - 1) · step, from n = 2 and n = 4.
