@@ -24,9 +24,15 @@
 // again just before each schedule, into the schedule's directory (the VM's
 // speed drifts between schedules); --calibrated takes a Cluster file or a
 // catalog name (h100_sxm_x1 holds figures measured on the H100 machine).
+// On the CPU testbed a schedule whose run found a core more than
+// --max_speed_drift off its calibrated speed (the speed probe between
+// steps) is calibrated and run again, --attempts runs at most
+// (experiments/steady_machine.h); the table gives each run's drift, and
+// the last run counts, steady or not.
 // Writes predict_vs_measure.md and .csv (schedule, predicted
 // and measured step time with its spread, error %, overlap and exposed
-// communication both ways, binding resource), and per schedule a Chrome
+// communication both ways, binding resource, runs and core drift), and per
+// schedule a Chrome
 // trace with both timelines and a picture of them one above the other; ends
 // with the summary line: median |error| and max |error|.
 // --quick: 2 schedules only (CPU: zo2 and distzo2 P2xD2 sliced; GPU: zo2 and
@@ -51,6 +57,7 @@
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
+#include "experiments/steady_machine.h"
 #include "experiments/testbed_cycle.h"
 #include "models/model_spec.h"
 #include "schedule/cluster_catalog.h"
@@ -78,6 +85,10 @@ ABSL_FLAG(bool, quick, false,
           "2 schedules only (for tests): cpu: zo2 compute-bound, distzo2 P2xD2 sliced balanced; "
           "cuda: zo2 and distzo2 P2xD1 on OPT-1.3B FP16, sequence 512");
 ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train and calibrate binaries are");
+ABSL_FLAG(double, max_speed_drift, 0.05,
+          "cpu: run a schedule again (calibrating again) when the speed probe found a core more "
+          "than this fraction faster or slower during its run than at calibration; 0: never");
+ABSL_FLAG(int32_t, attempts, 3, "cpu: runs of a schedule at most, under --max_speed_drift");
 
 namespace zosched {
 namespace {
@@ -312,7 +323,8 @@ absl::Status Run() {
       "schedule,link_gbps,predicted_step_ms,measured_step_ms,measured_min_ms,measured_max_ms,"
       "error_pct,predicted_overlap_pct,measured_overlap_pct,predicted_exposed_ms,"
       "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
-      "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales"};
+      "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales,runs,"
+      "core_drift_pct"};
   std::vector<std::string> md;
   if (cuda) {
     md = {"# Predicted vs measured on NVIDIA GPUs (train --backend=cuda)",
@@ -340,37 +352,41 @@ absl::Status Run() {
   md.push_back("");
   md.push_back(
       "| schedule | link GB/s | predicted ms | measured ms (min-max) | error | overlap % pred/meas "
-      "| exposed ms pred/meas | bound by |");
-  md.push_back("|---|---|---|---|---|---|---|---|");
+      "| exposed ms pred/meas | bound by | core drift per run |");
+  md.push_back("|---|---|---|---|---|---|---|---|---|");
   std::vector<double> errors, probed_errors, run_costs_errors;
   std::vector<std::string> skipped;
+  const SteadyMachine steady{absl::GetFlag(FLAGS_max_speed_drift), absl::GetFlag(FLAGS_attempts)};
+  int repeated = 0, drifted = 0;
   for (const CycleCase& c : cuda ? GpuCases() : CpuCases()) {
     std::printf("%-*s ", cuda ? 50 : 36, c.label.c_str());
     std::fflush(stdout);
-    if (calibrate_each) {
-      const std::string dir = out + "/" + c.label;
-      RETURN_IF_ERROR(MakeDirectories(dir));
-      ASSIGN_OR_RETURN(const std::string path, CalibrateInto(dir, cluster_name, cuda));
-      ASSIGN_OR_RETURN(cluster, LoadCluster(path));
-    }
-    const bool several_devices = c.options.pertp * c.options.dp > 1;
-    absl::StatusOr<CyclePrediction> prediction =
-        PredictCycle(c, cuda && several_devices ? shared_gpu : cluster, out);
-    std::string skip;
-    if (absl::IsResourceExhausted(prediction.status())) {
-      skip = std::string(prediction.status().message());
-    } else if (!prediction.ok()) {
-      return prediction.status();
-    } else if (cuda) {
-      skip = SharedGpuShortfall(prediction->schedule, cluster);
-    }
-    if (!skip.empty()) {
-      std::printf("skipped, does not fit: %s\n", skip.c_str());
-      skipped.push_back(absl::StrFormat("- %s: skipped, does not fit: %s", c.label, skip));
+    // One attempt: calibrate (the testbed, each time), predict, run. A
+    // schedule that does not fit comes back as ResourceExhausted.
+    auto attempt = [&](int) -> absl::StatusOr<CycleResult> {
+      if (calibrate_each) {
+        const std::string dir = out + "/" + c.label;
+        RETURN_IF_ERROR(MakeDirectories(dir));
+        ASSIGN_OR_RETURN(const std::string path, CalibrateInto(dir, cluster_name, cuda));
+        ASSIGN_OR_RETURN(cluster, LoadCluster(path));
+      }
+      const bool several_devices = c.options.pertp * c.options.dp > 1;
+      ASSIGN_OR_RETURN(const CyclePrediction prediction,
+                       PredictCycle(c, cuda && several_devices ? shared_gpu : cluster, out));
+      if (cuda) {
+        const std::string shortfall = SharedGpuShortfall(prediction.schedule, cluster);
+        if (!shortfall.empty()) return absl::ResourceExhaustedError(shortfall);
+      }
+      return MeasureCycle(c, prediction, absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup),
+                          bin + "/train");
+    };
+    absl::StatusOr<CycleResult> result = MeasureOnSteadyMachine(steady, attempt);
+    if (absl::IsResourceExhausted(result.status())) {
+      std::printf("skipped, does not fit: %s\n", std::string(result.status().message()).c_str());
+      skipped.push_back(
+          absl::StrFormat("- %s: skipped, does not fit: %s", c.label, result.status().message()));
       continue;
     }
-    absl::StatusOr<CycleResult> result = MeasureCycle(
-        c, *prediction, absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup), bin + "/train");
     if (!result.ok()) {
       std::printf("failed\n");
       return result.status();
@@ -384,8 +400,15 @@ absl::Status Run() {
                                  ? c.host_link_gbps
                                  : r.schedule.cluster().devices(0).host_link().down_gbps();
     errors.push_back(std::fabs(cmp.step_error));
+    const double drift = LargestSpeedDrift(r);
+    if (r.attempts > 1) ++repeated;
+    if (steady.max_speed_drift > 0 && drift > steady.max_speed_drift) ++drifted;
+    const std::string runs = absl::StrJoin(
+        r.attempt_drifts, " ",
+        [](std::string* o, double d) { absl::StrAppendFormat(o, "%.0f%%", 100 * d); });
     std::printf("predicted %8.2f ms  measured %8.2f ms  error %+6.1f%%",
                 cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6, 100 * cmp.step_error);
+    if (!r.speed_drifts.empty()) std::printf("  core drift %s", runs.c_str());
     const std::string probed =
         PredictedAgain("with the cores' speed during the run", r.probed_predicted_step_ns,
                        r.probed_compute_scales, cmp.measured_step_ns, &probed_errors);
@@ -394,18 +417,20 @@ absl::Status Run() {
                        r.run_compute_scales, cmp.measured_step_ns, &run_costs_errors);
     std::printf("\n");
     csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s", c.label, link_gbps,
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f", c.label,
+        link_gbps,
         cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
         BindingResourceName(r.predicted.binding), r.trace_path, r.picture_path, run_costs,
-        probed));
+        probed, r.attempts, 100 * drift));
     md.push_back(absl::StrFormat(
-        "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f | %.2f / %.2f | %s |", c.label,
+        "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f | %.2f / %.2f | %s | %s |",
+        c.label,
         link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
-        BindingResourceName(r.predicted.binding)));
+        BindingResourceName(r.predicted.binding), r.speed_drifts.empty() ? "-" : runs));
   }
   if (!skipped.empty()) {
     md.push_back("");
@@ -428,6 +453,14 @@ absl::Status Run() {
                     "calibration taken out): ",
                     ErrorSpread(run_costs_errors));
   }
+  if (repeated > 0 || drifted > 0) {
+    absl::StrAppendFormat(
+        &summary,
+        "\n%d schedules ran again, calibrated again, because a core ran more than %.0f%% off "
+        "its calibrated speed (speed probe); %d still did after %d runs, and their last run "
+        "counts above",
+        repeated, 100 * steady.max_speed_drift, drifted, steady.max_attempts);
+  }
   md.push_back("");
   md.push_back(summary);
   RETURN_IF_ERROR(WriteFile(out + "/predict_vs_measure.csv", absl::StrJoin(csv, "\n") + "\n"));
@@ -448,6 +481,10 @@ absl::Status CheckFlags() {
   RETURN_IF_ERROR(CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, kMaxPositions, "tokens"));
   RETURN_IF_ERROR(CheckFlagRange("warmup", absl::GetFlag(FLAGS_warmup), 0, 1000,
                                  "steps left out of the comparison"));
+  RETURN_IF_ERROR(CheckFlagRange("attempts", absl::GetFlag(FLAGS_attempts), 1, 100,
+                                 "runs of a schedule at most"));
+  RETURN_IF_ERROR(CheckFlagFinite("max_speed_drift", absl::GetFlag(FLAGS_max_speed_drift),
+                                  /*positive=*/false, "a fraction of the calibrated speed"));
   return CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup) + 1,
                         1000000, "steps per run, more than --warmup");
 }

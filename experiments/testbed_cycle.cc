@@ -181,6 +181,10 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
   ASSIGN_OR_RETURN(r.run_costs_predicted_step_ns,
                    PredictAgain(WithoutInterruptCpu(r.schedule), dir + "/run_costs.timeline.pb",
                                 &r.run_compute_scales));
+  ASSIGN_OR_RETURN(r.speed_drifts, SpeedProbeDrifts(r.schedule, measured));
+  if (std::none_of(r.speed_drifts.begin(), r.speed_drifts.end(), [](double d) { return d > 0; })) {
+    r.speed_drifts.clear();
+  }
   ASSIGN_OR_RETURN(r.probed_compute_scales, ProbedComputeScales(r.schedule, measured));
   ASSIGN_OR_RETURN(r.probed_predicted_step_ns,
                    PredictAgain(r.schedule, dir + "/probed.timeline.pb", &r.probed_compute_scales));

@@ -76,6 +76,14 @@ struct CycleResult {
   // clusters).
   std::vector<double> probed_compute_scales;
   int64_t probed_predicted_step_ns = 0;
+  // The CPU testbed: per device, how much slower its core ran the speed
+  // probe during the run than at calibration (sim/run_compute_scales.h
+  // SpeedProbeDrifts; 0 for a device without). Empty on GPUs.
+  std::vector<double> speed_drifts;
+  // Filled in by MeasureOnSteadyMachine (experiments/steady_machine.h): the
+  // runs it took, and each one's largest |drift - 1|. 1 and empty otherwise.
+  int attempts = 1;
+  std::vector<double> attempt_drifts;
 };
 
 // Lowers `c` on `cluster` (with its host links set to c.host_link_gbps when

@@ -43,8 +43,8 @@ absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
   return scales;
 }
 
-absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule,
-                                                        const Timeline& measured) {
+absl::StatusOr<std::vector<double>> SpeedProbeDrifts(const Schedule& schedule,
+                                                     const Timeline& measured) {
   const int devices = schedule.devices_size();
   std::vector<std::vector<double>> samples(devices);
   for (const SpeedProbeSample& sample : measured.speed_probes()) {
@@ -55,12 +55,22 @@ absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule
     }
     samples[sample.device()].push_back(sample.cpu_ns() * 1e-9);
   }
-  std::vector<double> scales(devices, 0);
+  std::vector<double> drifts(devices, 0);
   for (int d = 0; d < devices; ++d) {
     const Device* device = FindDevice(schedule.cluster(), schedule.devices(d).cluster_device());
     if (device == nullptr || device->speed_probe_s() <= 0 || samples[d].empty()) continue;
-    const double calibrated = device->compute_time_scale() > 0 ? device->compute_time_scale() : 1;
-    scales[d] = calibrated * Median(samples[d]) / device->speed_probe_s();
+    drifts[d] = Median(samples[d]) / device->speed_probe_s();
+  }
+  return drifts;
+}
+
+absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule,
+                                                        const Timeline& measured) {
+  ASSIGN_OR_RETURN(std::vector<double> scales, SpeedProbeDrifts(schedule, measured));
+  for (int d = 0; d < static_cast<int>(scales.size()); ++d) {
+    if (scales[d] <= 0) continue;
+    const Device* device = FindDevice(schedule.cluster(), schedule.devices(d).cluster_device());
+    scales[d] *= device->compute_time_scale() > 0 ? device->compute_time_scale() : 1;
   }
   return scales;
 }

@@ -30,14 +30,20 @@ namespace zosched {
 absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
                                                      const Timeline& measured);
 
-// Per schedule device: its cluster device's compute_time_scale (0 taken as
-// 1) times how much slower its core ran the speed probe during `measured`
-// than at calibration: the median of the device's Timeline.speed_probes
-// over Device.speed_probe_s. The calibrated op costs stay; only the
-// machine's drift since calibration is taken out. 0 for a device without
-// probe samples or without speed_probe_s.
+// Per schedule device: how much slower its core ran the speed probe during
+// `measured` than at calibration (1.3: 30 % slower; 0.8: faster): the median
+// of the device's Timeline.speed_probes over Device.speed_probe_s. 0 for a
+// device without probe samples or without speed_probe_s.
 //
 // Errors: InvalidArgument for a sample naming a device the schedule lacks.
+absl::StatusOr<std::vector<double>> SpeedProbeDrifts(const Schedule& schedule,
+                                                     const Timeline& measured);
+
+// Per schedule device: its cluster device's compute_time_scale (0 taken as
+// 1) times its SpeedProbeDrifts: the calibrated op costs stay; only the
+// machine's drift since calibration is taken out. 0 where the drift is 0.
+//
+// Errors: those of SpeedProbeDrifts.
 absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule,
                                                         const Timeline& measured);
 

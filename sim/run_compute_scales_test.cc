@@ -109,6 +109,11 @@ TEST(ProbedComputeScales, CalibratedScaleTimesTheProbesDrift) {
   EXPECT_DOUBLE_EQ((*scales)[0], 0.00024 / 0.0002);
   EXPECT_DOUBLE_EQ((*scales)[1], 1.3 * 0.00009 / 0.0001);
 
+  absl::StatusOr<std::vector<double>> drifts = SpeedProbeDrifts(s, measured);
+  ASSERT_TRUE(drifts.ok()) << drifts.status();
+  EXPECT_DOUBLE_EQ((*drifts)[0], 1.2);
+  EXPECT_DOUBLE_EQ((*drifts)[1], 0.9);  // the drift alone, without the calibrated scale
+
   s.mutable_cluster()->mutable_devices(1)->clear_speed_probe_s();
   scales = ProbedComputeScales(s, measured);
   ASSERT_TRUE(scales.ok()) << scales.status();
