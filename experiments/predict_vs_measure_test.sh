@@ -35,6 +35,12 @@ for attempt in 1 2; do
   # (column 19), from the probes train --speed_probe_every timed between steps.
   awk -F, 'NR > 1 && $19 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
     || fail "no prediction with the cores' speed during the run: $(cat "$csv")"
+  # Each schedule ran 1 to 3 times (again while a core drifted more than 5 %
+  # from calibration: column 21), and its last run's drift is reported
+  # (column 22), within the bound unless all 3 runs drifted.
+  awk -F, 'NR > 1 && ($21 !~ /^[123]$/ || $22 !~ /^[0-9]+\.[0-9]$/ || ($21 < 3 && $22 > 5)) {
+             bad = 1 } END { exit bad }' "$csv" \
+    || fail "runs or core drift wrong: $(cat "$csv")"
   if [ -n "${ZOSCHED_SANITIZED:-}" ]; then
     grep -q "^zo2_compute-bound," "$csv" || fail "no zo2_compute-bound row: $(cat "$csv")"
     echo "the 25 % bound skipped: a $ZOSCHED_SANITIZED build ($(grep "^zo2_compute-bound," "$csv" | cut -d, -f7) %)"
@@ -57,5 +63,12 @@ for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
 done
 for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
   [ -s "$out/$d/local_cpu.calibrated.pbtxt" ] || fail "$d: no calibration taken before it"
+done
+# A policy that cannot run is refused before anything runs.
+for flag in --attempts=0 --max_speed_drift=-0.1; do
+  experiments/predict_vs_measure "$flag" --out_dir="$TEST_TMPDIR/refused" >"$TEST_TMPDIR/log" 2>&1
+  status=$?
+  [ "$status" -eq 2 ] && grep -q -- "${flag%%=*}" "$TEST_TMPDIR/log" \
+    || fail "$flag: want exit 2 naming the flag, got $status: $(cat "$TEST_TMPDIR/log")"
 done
 echo PASS
