@@ -51,7 +51,7 @@ absl::StatusOr<ComputeSpeed> ComputeSpeed::Build(const Schedule& schedule,
     const int cores = hosts[h]->cores();
     const int first_core = s.core_computing_.size();
     const int used = std::min<int>(cores, members.size());
-    s.core_computing_.resize(first_core + used, 0);
+    s.core_computing_.resize(first_core + used);
     s.core_transferring_.resize(first_core + used, 0);
     for (size_t i = 0; i < members.size(); ++i) {
       const int d = members[i];
@@ -68,14 +68,15 @@ const std::vector<int>& ComputeSpeed::CoreMates(int device) const { return mates
 
 bool ComputeSpeed::ComputeStarted(int device) {
   if (core_[device] < 0) return false;
-  ++core_computing_[core_[device]];
+  core_computing_[core_[device]].push_back(device);
   ++host_computing_[host_[device]];
   return true;
 }
 
 bool ComputeSpeed::ComputeEnded(int device) {
   if (core_[device] < 0) return false;
-  --core_computing_[core_[device]];
+  std::vector<int>& computing = core_computing_[core_[device]];
+  computing.erase(std::find(computing.begin(), computing.end(), device));
   --host_computing_[host_[device]];
   return true;
 }
@@ -98,9 +99,13 @@ double ComputeSpeed::Speed(int device) const {
   double speed = comm_running_[device] > 0 ? 1 / slowdown_under_comm_[device] : 1;
   const int core = core_[device];
   if (core < 0) return speed;
-  const int computing = core_computing_[core];
-  const double left = std::max(0.0, 1.0 - core_transferring_[core]);
-  if (computing > left) speed *= left / computing;
+  // Waiting behind the core's latest op; or running, with the device's other
+  // ops there (compute streams of one device share its core evenly), on
+  // what transfers and wake-ups leave of the core.
+  const std::vector<int>& computing = core_computing_[core];
+  if (computing.empty() || computing.back() != device) return 0;
+  const double left = std::clamp(1.0 - core_transferring_[core], 0.0, 1.0);
+  speed *= left / std::count(computing.begin(), computing.end(), device);
   if (host_computing_[host_[device]] >= 2) speed /= host_slowdown_[host_[device]];
   return speed;
 }

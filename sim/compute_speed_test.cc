@@ -53,9 +53,12 @@ TEST(ComputeSpeed, MoreDevicesThanCoresShareCoresRoundRobin) {
   ASSERT_TRUE(speed.ok()) << speed.status();
   EXPECT_EQ(speed->CoreMates(2), (std::vector<int>{0, 1, 2}));
   EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_TRUE(speed->ComputeStarted(2));  // core 0 again
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 0.5 / 1.25);
-  EXPECT_DOUBLE_EQ(speed->Speed(2), 0.5 / 1.25);
+  EXPECT_TRUE(speed->ComputeStarted(2));  // core 0 again: the later op runs
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 0);
+  EXPECT_DOUBLE_EQ(speed->Speed(2), 1 / 1.25);
+  EXPECT_TRUE(speed->ComputeEnded(2));
+  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);  // device 0 resumes, alone on the host
+  EXPECT_TRUE(speed->ComputeStarted(2));
   EXPECT_TRUE(speed->ComputeEnded(0));
   EXPECT_TRUE(speed->ComputeStarted(1));  // core 1: no help for device 2
   EXPECT_DOUBLE_EQ(speed->Speed(2), 1 / 1.25);

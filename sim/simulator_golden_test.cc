@@ -92,7 +92,9 @@ TEST(SimulatorGolden, TimelinesAreBitForBitThoseOfTheReferenceEngine) {
       {"opt-13b", "h100_pcie_x4", ZO2, 1, 1, true, 256, FP16, 0xa0a3104432f409cd},
       {"gpt2-large", "h100_sxm_x2", ZERO_3, 1, 2, true, 1024, DTYPE_UNSPECIFIED,
        0x0b68152518aba83e},
-      {"opt-tiny", "local_cpu", DISTZO2, 2, 2, true, 32, DTYPE_UNSPECIFIED, 0xbbb0c3bef12ef09b},
+      // Changed on purpose when two devices' compute on one core stopped
+      // sharing it evenly: the op that started last runs (sim/compute_speed.h).
+      {"opt-tiny", "local_cpu", DISTZO2, 2, 2, true, 32, DTYPE_UNSPECIFIED, 0xea9a59119ef45a1e},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(absl::StrFormat("0x%016x", TimelineFingerprint(c)),

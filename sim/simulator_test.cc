@@ -214,10 +214,10 @@ TEST(Simulate, ComputeSlowsDownWhileTheDeviceCommunicates) {
   EXPECT_EQ(t[2], Interval(0, 101000 + 949500));
 }
 
-TEST(Simulate, CoreSharingDevicesSplitTheHostsCores) {
+TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
   // One core, two CPU-testbed devices computing 1,000,000 and 500,000 ns of
-  // work: both run at half speed until the short one ends at 1,000,000 ns;
-  // the long one's last 500,000 ns then run at full speed.
+  // work, both ready at 0: the op that started last (device 1's) runs
+  // first and whole; device 0's waits for it, then runs alone.
   Schedule s = Tiny(2, R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
@@ -225,37 +225,50 @@ TEST(Simulate, CoreSharingDevicesSplitTheHostsCores) {
   s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
   for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
   auto t = Times(s);
-  EXPECT_EQ(t[2], Interval(0, 1000000));
+  EXPECT_EQ(t[2], Interval(0, 500000));
   EXPECT_EQ(t[1], Interval(0, 1500000));
-  // The step ends with its last op, not at the end the long op was first
-  // given at half speed (2,000,000 ns).
   absl::StatusOr<SimResult> r = Simulate(s);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->timeline.steps(0).end_ns(), 1500000);
-  // With two cores neither slows down.
+  // A device that becomes ready later takes the core from the one running
+  // (the scheduler favours the thread that slept) and keeps it while it has
+  // work: device 1's op, after a 200,000 ns one on its stream, preempts
+  // device 0's at 200,000, which resumes at 700,000 with 800,000 ns left.
+  s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
+    ops { id: 3 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
+    edges { from: 2 to: 3 }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+  t = Times(s);
+  const int64_t copied = t[2].second;
+  EXPECT_EQ(t[3], Interval(copied, copied + 500000));
+  EXPECT_EQ(t[1], Interval(0, 1500000));
+  // With two cores neither waits.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
   t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
-  EXPECT_EQ(t[2], Interval(0, 500000));
-  // Unless running together costs each 1.25x (shared caches): the short op
-  // takes 625,000 ns; the long one has done 500,000 ns of work by then and
-  // finishes the rest alone.
+  EXPECT_EQ(t[3], Interval(copied, copied + 500000));
+  // Unless running together costs each 1.25x (shared caches): device 1's
+  // op takes 625,000 ns; device 0's does 500,000 ns of work meanwhile.
   s.mutable_cluster()->mutable_hosts(0)->set_shared_core_slowdown(1.25);
   t = Times(s);
-  EXPECT_EQ(t[2], Interval(0, 625000));
+  EXPECT_EQ(t[3], Interval(copied, copied + 625000));
   EXPECT_EQ(t[1], Interval(0, 1125000));
 }
 
 TEST(Simulate, AWakeUpCallStallsTheComputeSharingTheWakersCore) {
-  // One core. Device 0's 100,000 ns op and device 1's 1,000,000 ns op share
-  // it until the short one ends at 200,000 ns. Its end wakes device 0's
-  // copy stream (asleep on it): the 5 µs call holds the core, so device 1's
-  // op stalls for it and finishes its last 900,000 ns at 1,105,000.
+  // One core. Device 1's 1,000,000 ns op waits behind device 0's 100,000 ns
+  // one (started later) until it ends at 100,000 ns. Its end wakes device
+  // 0's copy stream (asleep on it): the 5 µs call holds the core, so device
+  // 1's op stalls for it and runs from 105,000 to 1,105,000.
   Schedule s = Tiny(2, R"pb(
-    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 100000000 } }
-    ops { id: 2 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
-    ops { id: 3 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
-    edges { from: 1 to: 2 }
+    ops { id: 1 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 100000000 } }
+    ops { id: 3 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
+    edges { from: 2 to: 3 }
   )pb");
   s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
   for (int d = 0; d < 2; ++d) {
@@ -263,12 +276,12 @@ TEST(Simulate, AWakeUpCallStallsTheComputeSharingTheWakersCore) {
     s.mutable_cluster()->mutable_devices(d)->set_stream_signal_cost_s(5e-6);
   }
   auto t = Times(s);
-  EXPECT_EQ(t[1], Interval(0, 200000));
-  EXPECT_EQ(t[3], Interval(0, 1105000));
+  EXPECT_EQ(t[2], Interval(0, 100000));
+  EXPECT_EQ(t[1], Interval(0, 1105000));
   // On its own core, device 1 does not notice.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
   t = Times(s);
-  EXPECT_EQ(t[3], Interval(0, 1000000));
+  EXPECT_EQ(t[1], Interval(0, 1000000));
 }
 
 // Devices 0 and 1 share their host's cores, and each copy or collective
