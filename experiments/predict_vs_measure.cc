@@ -26,9 +26,9 @@
 // catalog name (h100_sxm_x1 holds figures measured on the H100 machine).
 // On the CPU testbed a schedule whose run found a core more than
 // --max_speed_drift off its calibrated speed (the speed probe between
-// steps) is calibrated and run again, --attempts runs at most
-// (experiments/steady_machine.h); the table gives each run's drift, and
-// the last run counts, steady or not.
+// steps) is calibrated and run again, --attempts runs at most, each into
+// <schedule>/attempt<N> (experiments/steady_machine.h); the table gives each
+// run's drift, and the steady run counts, or else the least drifted.
 // Writes predict_vs_measure.md and .csv (schedule, predicted
 // and measured step time with its spread, error %, overlap and exposed
 // communication both ways, binding resource, runs and core drift), and per
@@ -363,22 +363,24 @@ absl::Status Run() {
     std::fflush(stdout);
     // One attempt: calibrate (the testbed, each time), predict, run. A
     // schedule that does not fit comes back as ResourceExhausted.
-    auto attempt = [&](int) -> absl::StatusOr<CycleResult> {
+    auto attempt = [&](int n) -> absl::StatusOr<CycleResult> {
+      CycleCase run = c;  // each run in files of its own
+      run.label = AttemptLabel(c.label, n);
       if (calibrate_each) {
-        const std::string dir = out + "/" + c.label;
+        const std::string dir = out + "/" + run.label;
         RETURN_IF_ERROR(MakeDirectories(dir));
         ASSIGN_OR_RETURN(const std::string path, CalibrateInto(dir, cluster_name, cuda));
         ASSIGN_OR_RETURN(cluster, LoadCluster(path));
       }
       const bool several_devices = c.options.pertp * c.options.dp > 1;
       ASSIGN_OR_RETURN(const CyclePrediction prediction,
-                       PredictCycle(c, cuda && several_devices ? shared_gpu : cluster, out));
+                       PredictCycle(run, cuda && several_devices ? shared_gpu : cluster, out));
       if (cuda) {
         const std::string shortfall = SharedGpuShortfall(prediction.schedule, cluster);
         if (!shortfall.empty()) return absl::ResourceExhaustedError(shortfall);
       }
-      return MeasureCycle(c, prediction, absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup),
-                          bin + "/train");
+      return MeasureCycle(run, prediction, absl::GetFlag(FLAGS_steps),
+                          absl::GetFlag(FLAGS_warmup), bin + "/train");
     };
     absl::StatusOr<CycleResult> result = MeasureOnSteadyMachine(steady, attempt);
     if (absl::IsResourceExhausted(result.status())) {
@@ -457,8 +459,8 @@ absl::Status Run() {
     absl::StrAppendFormat(
         &summary,
         "\n%d schedules ran again, calibrated again, because a core ran more than %.0f%% off "
-        "its calibrated speed (speed probe); %d still did after %d runs, and their last run "
-        "counts above",
+        "its calibrated speed (speed probe); %d still did after %d runs, and their least "
+        "drifted run counts above",
         repeated, 100 * steady.max_speed_drift, drifted, steady.max_attempts);
   }
   md.push_back("");

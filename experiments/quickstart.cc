@@ -9,8 +9,8 @@
 //    compares predicted with measured step times, op by op. A run whose
 //    speed probe found a core more than 5 % off its calibrated speed (the
 //    VM's cores drift) is calibrated and run again, 3 runs at most
-//    (experiments/steady_machine.h); the table says how far each run's
-//    cores drifted.
+//    (experiments/steady_machine.h), and the steady run is shown, or else the
+//    least drifted; the table says how far each run's cores drifted.
 // 3. Predicts the same strategies for OPT-1.3B on a DGX A100 from the
 //    catalog's datasheet figures.
 // Prints the comparison, the GPU predictions, the loss going down, and where
@@ -87,15 +87,17 @@ absl::Status Run() {
     c.options.training.set_compute_dtype(FP32);
     c.options.training.set_host_dtype(FP32);
     c.host_link_gbps = 0.1;
-    auto attempt = [&](int) -> absl::StatusOr<CycleResult> {
-      const std::string dir = out + "/" + s.name;
+    auto attempt = [&](int n) -> absl::StatusOr<CycleResult> {
+      CycleCase run = c;  // each run in files of its own
+      run.label = AttemptLabel(c.label, n);
+      const std::string dir = out + "/" + run.label;
       RETURN_IF_ERROR(MakeDirectories(dir));
       const std::string calibrated = dir + "/local_cpu.calibrated.pbtxt";
       RETURN_IF_ERROR(RunRuntimeProgram("calibration",
                                         {bin + "/calibrate", "--out=" + calibrated, "--batch=32"},
                                         dir + "/calibrate.log"));
       ASSIGN_OR_RETURN(const Cluster local, LoadCluster(calibrated));
-      return RunCycle(c, local, absl::GetFlag(FLAGS_steps), 2, bin + "/train", out,
+      return RunCycle(run, local, absl::GetFlag(FLAGS_steps), 2, bin + "/train", out,
                       /*loss_window=*/200);
     };
     ASSIGN_OR_RETURN(const CycleResult r, MeasureOnSteadyMachine(steady, attempt));
@@ -119,7 +121,9 @@ absl::Status Run() {
   std::printf("   (at_run_speed: the prediction again with each core as fast as the speed probe "
               "found it during the run; a virtual machine's cores slow down and speed up for "
               "seconds at a time.\n    core_drift: per run, the furthest a core ran from its "
-              "calibrated speed; over 5 %% it was calibrated and run again, the last run shown.\n"
+              "calibrated speed; over 5 %% it was calibrated and run again (into "
+              "<strategy>/attempt<N>),\n    and the steady run is shown, or else the least "
+              "drifted.\n"
               "    loss: mean training loss of the first and of the last "
               "200 steps; the three strategies train the same trajectory bit for bit)\n\n");
 

@@ -28,16 +28,21 @@ absl::StatusOr<CycleResult> MeasureOnSteadyMachine(
         policy.max_speed_drift));
   }
   std::vector<double> drifts;
-  for (int n = 1;; ++n) {
+  CycleResult kept;
+  for (int n = 1; n <= policy.max_attempts; ++n) {
     ASSIGN_OR_RETURN(CycleResult result, attempt(n));
     drifts.push_back(LargestSpeedDrift(result));
     const bool steady = policy.max_speed_drift == 0 || drifts.back() <= policy.max_speed_drift;
-    if (steady || n == policy.max_attempts) {
-      result.attempts = n;
-      result.attempt_drifts = drifts;
-      return result;
-    }
+    if (n == 1 || drifts.back() < LargestSpeedDrift(kept)) kept = std::move(result);
+    if (steady) break;
   }
+  kept.attempts = drifts.size();
+  kept.attempt_drifts = drifts;
+  return kept;
+}
+
+std::string AttemptLabel(const std::string& label, int n) {
+  return n <= 1 ? label : absl::StrFormat("%s/attempt%d", label, n);
 }
 
 }  // namespace zosched
