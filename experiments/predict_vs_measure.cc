@@ -32,9 +32,9 @@
 // Writes predict_vs_measure.md and .csv (schedule, predicted
 // and measured step time with its spread, error %, overlap and exposed
 // communication both ways, binding resource, runs and core drift), and per
-// schedule a Chrome
-// trace with both timelines and a picture of them one above the other; ends
-// with the summary line: median |error| and max |error|.
+// schedule a Chrome trace with both timelines and a picture of them one
+// above the other; ends with the summary line: median |error| and max
+// |error|.
 // --quick: 2 schedules only (CPU: zo2 and distzo2 P2xD2 sliced; GPU: zo2 and
 // distzo2 P2xD1 on OPT-1.3B FP16 at sequence 512).
 // Exit status: 0; 2 for bad flags or inputs, and when train or calibrate
@@ -420,16 +420,14 @@ absl::Status Run() {
     std::printf("\n");
     csv.push_back(absl::StrFormat(
         "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f", c.label,
-        link_gbps,
-        cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
+        link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
         BindingResourceName(r.predicted.binding), r.trace_path, r.picture_path, run_costs,
         probed, r.attempts, 100 * drift));
     md.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f | %.2f / %.2f | %s | %s |",
-        c.label,
-        link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
+        c.label, link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
         BindingResourceName(r.predicted.binding), r.speed_drifts.empty() ? "-" : runs));

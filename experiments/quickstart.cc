@@ -78,7 +78,7 @@ absl::Status Run() {
   std::printf("   %-16s %5s %13s %13s %8s %13s %8s %11s %11s  %s\n", "strategy", "ranks",
               "predicted_ms", "measured_ms", "error", "at_run_speed", "error", "loss_first",
               "loss_last", "core_drift");
-  std::vector<std::string> pictures;
+  std::vector<std::string> shown;  // each strategy's run in the table: its directory
   for (const Strategy& s : Strategies()) {
     CycleCase c;
     c.label = s.name;
@@ -116,7 +116,7 @@ absl::Status Run() {
                 r.schedule.devices_size(), r.comparison.predicted_step_ns / 1e6,
                 r.comparison.measured_step_ns / 1e6, 100 * r.comparison.step_error,
                 at_run_speed.c_str(), r.first_loss, r.last_loss, drifts.c_str());
-    pictures.push_back(r.picture_path);
+    shown.push_back(r.picture_path.substr(0, r.picture_path.find_last_of('/')));
   }
   std::printf("   (at_run_speed: the prediction again with each core as fast as the speed probe "
               "found it during the run; a virtual machine's cores slow down and speed up for "
@@ -141,7 +141,9 @@ absl::Status Run() {
                 schedule.devices_size(), m.step_ns / 1e6, m.tokens_per_s,
                 100 * m.devices[0].overlap, BindingResourceName(m.binding));
   }
-  std::printf("\nfiles in %s:\n", out.c_str());
+  std::printf("\nfiles in %s (a run made again in <strategy>/attempt<N>; those shown above: "
+              "%s):\n",
+              out.c_str(), absl::StrJoin(shown, ", ").c_str());
   std::printf("   <strategy>/trace.json     predicted and measured timelines (open in "
               "https://ui.perfetto.dev)\n");
   std::printf("   <strategy>/timelines.png  the two timelines one above the other\n");

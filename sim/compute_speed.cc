@@ -1,6 +1,7 @@
 #include "sim/compute_speed.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
@@ -76,7 +77,8 @@ bool ComputeSpeed::ComputeStarted(int device) {
 bool ComputeSpeed::ComputeEnded(int device) {
   if (core_[device] < 0) return false;
   std::vector<int>& computing = core_computing_[core_[device]];
-  computing.erase(std::find(computing.begin(), computing.end(), device));
+  const auto op = std::find(computing.begin(), computing.end(), device);
+  if (op != computing.end()) computing.erase(op);
   --host_computing_[host_[device]];
   return true;
 }
@@ -103,9 +105,9 @@ double ComputeSpeed::Speed(int device) const {
   // ops there (compute streams of one device share its core evenly), on
   // what transfers and wake-ups leave of the core.
   const std::vector<int>& computing = core_computing_[core];
-  if (computing.empty() || computing.back() != device) return 0;
+  if (!computing.empty() && computing.back() != device) return 0;
   const double left = std::clamp(1.0 - core_transferring_[core], 0.0, 1.0);
-  speed *= left / std::count(computing.begin(), computing.end(), device);
+  speed *= left / std::max<int64_t>(1, std::count(computing.begin(), computing.end(), device));
   if (host_computing_[host_[device]] >= 2) speed /= host_slowdown_[host_[device]];
   return speed;
 }

@@ -78,8 +78,8 @@ class ComputeSpeed {
     return transfer_core_[device] >= 0 && !core_computing_[transfer_core_[device]].empty();
   }
 
-  // 0 while transfers take the whole of the device's core, or while the
-  // device waits behind another device on its core.
+  // The speed of the device's running compute ops: 0 while transfers take
+  // the whole of its core, or while it waits behind another device there.
   double Speed(int device) const;
 
  private:
