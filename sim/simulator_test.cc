@@ -232,8 +232,9 @@ TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
   EXPECT_EQ(r->timeline.steps(0).end_ns(), 1500000);
   // A device that becomes ready later takes the core from the one running
   // (the scheduler favours the thread that slept) and keeps it while it has
-  // work: device 1's op, after a 200,000 ns one on its stream, preempts
-  // device 0's at 200,000, which resumes at 700,000 with 800,000 ns left.
+  // work: device 1's op, ready when its small copy ends (at `copied`),
+  // preempts device 0's, which resumes 500,000 ns later and ends at
+  // 1,500,000.
   s = Tiny(2, R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
