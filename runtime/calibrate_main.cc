@@ -12,7 +12,8 @@
 //    compute_time_scale (its core's total against core 0's); each round
 //    also times the speed probe on each core -> Device.speed_probe_s.
 //    Then, under mpirun -np 2, the largest ops timed alone and while the
-//    other process computes too -> Host.shared_core_slowdown.
+//    other process computes too, in rounds that alternate the two ->
+//    Host.shared_core_slowdown.
 // 2. Throttled copies: upload and offload of 64 KiB .. 4 MiB through the
 //    backend's throttled copy at the cluster's link rate -> fixed cost +
 //    bytes / rate (a line that one slow size does not bend: base/line_fit.h), written as the host links' latency_s (the
@@ -666,10 +667,16 @@ absl::StatusOr<std::vector<double>> RunProbe(int ranks, const std::string& probe
 }
 
 // Under mpirun -np 2: how much slower a device computes while another
-// device (process) computes at once. Each rank times the zo2 schedule's
-// largest compute ops; first rank 0 alone (rank 1 waits, sleeping), then both
-// at once. Rank 0 writes one ratio (together / alone) per op.
+// device (process) computes at once. Each rank runs the zo2 schedule's
+// largest compute ops in rounds: in each round every op is timed on rank 0
+// alone (rank 1 waits, sleeping) and then with both ranks running it, so a
+// busy spell of the machine lands on one round's ratios, not on all of an
+// op's runs alone or together (one calibration put the slowdown at 1.21
+// from 5 ratios of one pass, the machine's own being 1.00). Rank 0 writes
+// one ratio (together / alone, medians of the round's passes) per op and
+// round.
 absl::Status ComputeProbe(const std::string& path) {
+  constexpr int kPasses = 3;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   auto barrier = [] { return SleepingBarrier(std::chrono::microseconds(50)); };
@@ -685,22 +692,30 @@ absl::Status ComputeProbe(const std::string& path) {
   const StepBatch same_tokens{std::vector<int32_t>(batch * seq, 5),
                               std::vector<int32_t>(batch, seq), std::vector<int32_t>(batch, 0)};
   const StepInputs inputs = TimingInputs(same_tokens);
-  StepResult result;
-  std::ostringstream ratios;
+  std::vector<const Op*> ops;
   for (const Op& op : s.ops()) {
     if (!op.has_compute()) continue;
     const ComputeKind kind = op.compute().kind();
     if (kind != UPDATE && kind != BLOCK_FORWARD && kind != EMBED) continue;
     if (op.compute().params().part() != DECODER_BLOCK && kind == UPDATE) continue;
     if (op.compute().params().block() != 0) continue;
-    auto run = [&] { return backend->RunCompute(op, inputs, &result); };
-    RETURN_IF_ERROR(barrier());
-    absl::StatusOr<Stats> alone = Stats{};
-    if (rank == 0) alone = Time(absl::GetFlag(FLAGS_repeats), run);
-    RETURN_IF_ERROR(alone.status());
-    RETURN_IF_ERROR(barrier());
-    ASSIGN_OR_RETURN(Stats together, Time(absl::GetFlag(FLAGS_repeats) + 2, run));
-    if (rank == 0) ratios << together.median / alone->median << "\n";
+    ops.push_back(&op);
+  }
+  StepResult result;
+  std::ostringstream ratios;
+  for (int round = 0; round < absl::GetFlag(FLAGS_repeats) + 2; ++round) {
+    for (const Op* op : ops) {
+      auto run = [&] { return backend->RunCompute(*op, inputs, &result); };
+      RETURN_IF_ERROR(barrier());
+      absl::StatusOr<Stats> alone = Stats{};
+      if (rank == 0) alone = Time(kPasses, run);
+      RETURN_IF_ERROR(alone.status());
+      RETURN_IF_ERROR(barrier());
+      // Rank 1 runs two passes more, so that rank 0's last timed pass
+      // still has company when rank 1's core is the faster one.
+      ASSIGN_OR_RETURN(Stats together, Time(rank == 0 ? kPasses : kPasses + 2, run));
+      if (rank == 0) ratios << together.median / alone->median << "\n";
+    }
   }
   RETURN_IF_ERROR(barrier());
   if (rank == 0) std::ofstream(path) << ratios.str();
@@ -785,9 +800,10 @@ absl::Status RunCpu(int* argc, char*** argv) {
   ASSIGN_OR_RETURN(std::vector<double> sharing, RunProbe(2, "compute_probe"));
   std::sort(sharing.begin(), sharing.end());
   const double slowdown = sharing.empty() ? 1 : std::max(1.0, sharing[sharing.size() / 2]);
-  std::printf("two devices (processes) computing at once: each %.3fx slower (median over %zu "
-              "ops, min %.3f, max %.3f)\n",
-              slowdown, sharing.size(), sharing.empty() ? 1.0 : sharing.front(),
+  std::printf("two devices (processes) computing at once: each %.3fx slower (median of %zu "
+              "ratios: the largest ops in %d rounds; min %.3f, max %.3f)\n",
+              slowdown, sharing.size(), absl::GetFlag(FLAGS_repeats) + 2,
+              sharing.empty() ? 1.0 : sharing.front(),
               sharing.empty() ? 1.0 : sharing.back());
   for (Host& h : *out.mutable_hosts()) h.set_shared_core_slowdown(slowdown);
   int rank = 0, world = 1;

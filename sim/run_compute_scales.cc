@@ -1,5 +1,8 @@
 #include "sim/run_compute_scales.h"
 
+#include <algorithm>
+#include <string>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "base/median.h"
@@ -55,11 +58,23 @@ absl::StatusOr<std::vector<double>> SpeedProbeDrifts(const Schedule& schedule,
     }
     samples[sample.device()].push_back(sample.cpu_ns() * 1e-9);
   }
+  // How many of each host's core-sharing devices the schedule runs: they
+  // probe at once.
+  absl::flat_hash_map<std::string, int> sharing;
+  for (const ScheduleDevice& d : schedule.devices()) {
+    const Device* device = FindDevice(schedule.cluster(), d.cluster_device());
+    if (device != nullptr && device->shares_host_cores()) ++sharing[device->host()];
+  }
   std::vector<double> drifts(devices, 0);
   for (int d = 0; d < devices; ++d) {
     const Device* device = FindDevice(schedule.cluster(), schedule.devices(d).cluster_device());
     if (device == nullptr || device->speed_probe_s() <= 0 || samples[d].empty()) continue;
-    drifts[d] = Median(samples[d]) / device->speed_probe_s();
+    double calibrated = device->speed_probe_s();
+    const Host* host = FindHost(schedule.cluster(), device->host());
+    if (device->shares_host_cores() && sharing[device->host()] >= 2 && host != nullptr) {
+      calibrated *= std::max(1.0, host->shared_core_slowdown());
+    }
+    drifts[d] = Median(samples[d]) / calibrated;
   }
   return drifts;
 }

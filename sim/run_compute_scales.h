@@ -32,8 +32,14 @@ absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
 
 // Per schedule device: how much slower its core ran the speed probe during
 // `measured` than at calibration (1.3: 30 % slower; 0.8: faster): the median
-// of the device's Timeline.speed_probes over Device.speed_probe_s. 0 for a
-// device without probe samples or without speed_probe_s.
+// of the device's Timeline.speed_probes over Device.speed_probe_s. A run's
+// devices time the probe at once (train, between the same two steps), but
+// calibrate timed it alone; so where the schedule runs two or more of a
+// host's core-sharing devices, the calibrated figure is Device
+// .speed_probe_s times Host.shared_core_slowdown (what computing beside
+// another device cost at calibration): a run in which that cost was gone,
+// or came, drifts by it. 0 for a device without probe samples or without
+// speed_probe_s.
 //
 // Errors: InvalidArgument for a sample naming a device the schedule lacks.
 absl::StatusOr<std::vector<double>> SpeedProbeDrifts(const Schedule& schedule,

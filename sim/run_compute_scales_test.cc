@@ -120,6 +120,37 @@ TEST(ProbedComputeScales, CalibratedScaleTimesTheProbesDrift) {
   EXPECT_EQ((*scales)[1], 0);  // not calibrated: no scale
 }
 
+// The two devices of host h probe at once, so their calibrated probe is
+// speed_probe_s times the host's shared_core_slowdown: a run whose probes
+// took as long as alone at calibration ran 1 / 1.2 as long as expected.
+// One device alone on its host probes alone: no slowdown.
+TEST(SpeedProbeDrifts, DevicesProbingTogetherAreExpectedTheHostsSharedCoreSlowdown) {
+  Schedule s = TwoDevices();
+  s.mutable_cluster()->mutable_hosts(0)->set_shared_core_slowdown(1.2);
+  s.mutable_cluster()->mutable_devices(0)->set_speed_probe_s(0.0002);
+  s.mutable_cluster()->mutable_devices(1)->set_speed_probe_s(0.0001);
+  Timeline measured;
+  ASSERT_TRUE(ParseTextProto(R"pb(
+    speed_probes { device: 0 step: 0 cpu_ns: 200000 }
+    speed_probes { device: 1 step: 0 cpu_ns: 120000 }
+  )pb", "inline", &measured).ok());
+  absl::StatusOr<std::vector<double>> drifts = SpeedProbeDrifts(s, measured);
+  ASSERT_TRUE(drifts.ok()) << drifts.status();
+  EXPECT_DOUBLE_EQ((*drifts)[0], 1 / 1.2);
+  EXPECT_DOUBLE_EQ((*drifts)[1], 1.0);
+
+  // Device 1 on a host of its own: both probe alone.
+  Host* other = s.mutable_cluster()->add_hosts();
+  other->set_name("g");
+  other->set_cores(2);
+  other->set_shared_core_slowdown(1.2);
+  s.mutable_cluster()->mutable_devices(1)->set_host("g");
+  drifts = SpeedProbeDrifts(s, measured);
+  ASSERT_TRUE(drifts.ok()) << drifts.status();
+  EXPECT_DOUBLE_EQ((*drifts)[0], 1.0);
+  EXPECT_DOUBLE_EQ((*drifts)[1], 1.2);
+}
+
 TEST(ProbedComputeScales, ASampleOfADeviceTheScheduleLacksIsAnError) {
   Timeline measured;
   ASSERT_TRUE(ParseTextProto(R"pb(speed_probes { device: 2 step: 4 cpu_ns: 5 })pb", "inline",
