@@ -37,8 +37,9 @@ absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
 // calibrate timed it alone; so where the schedule runs two or more of a
 // host's core-sharing devices, the calibrated figure is Device
 // .speed_probe_s times Host.shared_core_slowdown (what computing beside
-// another device cost at calibration): a run in which that cost was gone,
-// or came, drifts by it. 0 for a device without probe samples or without
+// another device cost at calibration, taken to slow the probe as it slows
+// the ops it was measured on): a run in which that cost was gone, or came,
+// drifts by it. 0 for a device without probe samples or without
 // speed_probe_s.
 //
 // Errors: InvalidArgument for a sample naming a device the schedule lacks.
