@@ -439,8 +439,9 @@ absl::Status Run() {
   if (errors.empty()) {
     return absl::FailedPreconditionError("no schedule ran: every one was skipped (see above)");
   }
-  std::string summary = absl::StrFormat("summary: %d schedules, %s (target: <= 5%% and <= 10%%)",
-                                        errors.size(), ErrorSpread(errors));
+  // The targets: median 4 % on the CPU testbed (issue 15), 5 % on GPUs (issue 11).
+  std::string summary = absl::StrFormat("summary: %d schedules, %s (target: <= %d%% and <= 10%%)",
+                                        errors.size(), ErrorSpread(errors), cuda ? 5 : 4);
   if (!probed_errors.empty()) {
     absl::StrAppend(&summary,
                     "\nsummary with the cores' speed during the run (the calibrated op costs, "
