@@ -89,13 +89,20 @@ TEST(RunComputeScales, AnOpTheScheduleLacksIsAnError) {
   EXPECT_EQ(scales.status().message(), "measured op 9 on device 0 is not in schedule 'two'");
 }
 
+// TwoDevices with the speed probe calibrated: 0.2 ms on device 0's core,
+// 0.1 ms on device 1's.
+Schedule TwoProbedDevices() {
+  Schedule s = TwoDevices();
+  s.mutable_cluster()->mutable_devices(0)->set_speed_probe_s(0.0002);
+  s.mutable_cluster()->mutable_devices(1)->set_speed_probe_s(0.0001);
+  return s;
+}
+
 // Device 0 ran the probe 1.2x as long as at calibration (median of 3
 // samples), device 1 0.9x on top of its calibrated 1.3; a device whose
 // cluster has no speed_probe_s gets none.
 TEST(ProbedComputeScales, CalibratedScaleTimesTheProbesDrift) {
-  Schedule s = TwoDevices();
-  s.mutable_cluster()->mutable_devices(0)->set_speed_probe_s(0.0002);
-  s.mutable_cluster()->mutable_devices(1)->set_speed_probe_s(0.0001);
+  Schedule s = TwoProbedDevices();
   Timeline measured;
   ASSERT_TRUE(ParseTextProto(R"pb(
     speed_probes { device: 0 step: 0 cpu_ns: 240000 }
@@ -125,10 +132,8 @@ TEST(ProbedComputeScales, CalibratedScaleTimesTheProbesDrift) {
 // took as long as alone at calibration ran 1 / 1.2 as long as expected.
 // One device alone on its host probes alone: no slowdown.
 TEST(SpeedProbeDrifts, DevicesProbingTogetherAreExpectedTheHostsSharedCoreSlowdown) {
-  Schedule s = TwoDevices();
+  Schedule s = TwoProbedDevices();
   s.mutable_cluster()->mutable_hosts(0)->set_shared_core_slowdown(1.2);
-  s.mutable_cluster()->mutable_devices(0)->set_speed_probe_s(0.0002);
-  s.mutable_cluster()->mutable_devices(1)->set_speed_probe_s(0.0001);
   Timeline measured;
   ASSERT_TRUE(ParseTextProto(R"pb(
     speed_probes { device: 0 step: 0 cpu_ns: 200000 }
