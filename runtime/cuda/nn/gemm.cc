@@ -73,4 +73,39 @@ absl::Status Gemm::Linear(ElementType type, const void* x, int64_t rows, int64_t
   return absl::OkStatus();
 }
 
+absl::Status Gemm::StridedBatched(ElementType type, ElementType c_type, bool transpose_a,
+                                  int64_t m, int64_t n, int64_t k, float alpha,
+                                  const MatrixBatch& a, const MatrixBatch& b, void* c, int64_t ldc,
+                                  int64_t stride_c, int64_t batch) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  const int64_t a_rows = transpose_a ? k : m;
+  const bool fits = m >= 1 && n >= 1 && k >= 1 && batch >= 1 && m <= kMax && n <= kMax &&
+                    k <= kMax && batch <= kMax && a.ld >= a_rows && b.ld >= k && ldc >= m &&
+                    a.ld <= kMax && b.ld <= kMax && ldc <= kMax;
+  if (!fits) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "Gemm::StridedBatched: m %d, n %d, k %d, batch %d, lda %d, ldb %d, ldc %d: expected "
+        "dimensions and batch in [1, %d], lda >= %d, ldb >= k and ldc >= m",
+        m, n, k, batch, a.ld, b.ld, ldc, kMax, a_rows));
+  }
+  const bool known = type == ElementType::kF32 || type == ElementType::kF16 ||
+                     type == ElementType::kBF16;
+  if (!known || (c_type != type && c_type != ElementType::kF32)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "Gemm::StridedBatched: element types %d -> %d: expected FP32, FP16 or BF16 operands "
+        "and results of the same type or FP32",
+        static_cast<int>(type), static_cast<int>(c_type)));
+  }
+  const cublasComputeType_t compute =
+      allow_tf32_ && type == ElementType::kF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const float beta = 0.0f;
+  GPU_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
+      handle_, transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m),
+      static_cast<int>(n), static_cast<int>(k), &alpha, a.data, CudaDataType(type),
+      static_cast<int>(a.ld), a.stride, b.data, CudaDataType(type), static_cast<int>(b.ld),
+      b.stride, &beta, c, CudaDataType(c_type), static_cast<int>(ldc), stride_c,
+      static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT));
+  return absl::OkStatus();
+}
+
 }  // namespace zosched

@@ -55,6 +55,29 @@ class Gemm {
   absl::Status Linear(ElementType type, const void* x, int64_t rows, int64_t in, const void* w,
                       int64_t out, void* y);
 
+  // A strided batch of column-major matrices (cuBLAS's convention): matrix
+  // g starts `stride` elements after matrix g - 1 and its columns are `ld`
+  // elements apart.
+  struct MatrixBatch {
+    const void* data = nullptr;
+    int64_t ld = 0;
+    int64_t stride = 0;
+  };
+
+  // For g < batch, column-major: C_g [m x n] = alpha · op(A_g) · B_g, with
+  // op(A_g) = A_gᵀ (A_g stored [k x m]) when transpose_a, else A_g [m x k];
+  // B_g [k x n]. A and B hold `type`; C holds `c_type`, which is `type` or
+  // kF32 (fp32 results of 16-bit operands); accumulated in fp32 as Linear.
+  // C (`c`, columns ldc apart, matrices stride_c apart) is overwritten.
+  // Enqueued on stream().
+  // Errors: InvalidArgument for a dimension or batch < 1 or above
+  // INT32_MAX, an ld shorter than its matrix's column, or a c_type that is
+  // neither; the cuBLAS error of the call.
+  absl::Status StridedBatched(ElementType type, ElementType c_type, bool transpose_a, int64_t m,
+                              int64_t n, int64_t k, float alpha, const MatrixBatch& a,
+                              const MatrixBatch& b, void* c, int64_t ldc, int64_t stride_c,
+                              int64_t batch);
+
   cudaStream_t stream() const { return stream_; }
 
  private:

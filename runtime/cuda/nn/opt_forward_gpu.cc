@@ -1,6 +1,7 @@
 #include "runtime/cuda/nn/opt_forward_gpu.h"
 
 #include <cmath>
+#include <cstdint>
 
 #include "absl/strings/str_format.h"
 #include "base/gpu_check.h"
@@ -132,12 +133,19 @@ absl::Status OptBlockForwardGpu(Gemm& gemm, ElementType type, const OptGpuModel&
   const int64_t h = m.h, f = m.f;
 
   // Workspace (elements of `type`), attention phase:
-  void* a = workspace;           // [T, h]  LN1(x), then attention context
-  void* q = At(a, T * h, type);  // [T, h]  queries, then out_proj output
+  void* q = workspace;           // [T, h]  queries, then the attention context
   void* k = At(q, T * h, type);  // [T, h]
   void* v = At(k, T * h, type);  // [T, h]
+  void* a = At(v, T * h, type);  // [T, h]  LN1(x), then out_proj output
+  // From a to the workspace's end, at least T · h + seq² elements
+  // (BlockForwardWorkspaceElements), is the attention's scratch once the
+  // projections have read LN1(x); it starts 16-byte aligned.
+  const int64_t skip = (16 - reinterpret_cast<uintptr_t>(a) % 16) % 16;
+  void* scratch = static_cast<char*>(a) + skip;
+  const int64_t scratch_bytes = (T * h + int64_t{seq} * seq) * ElementBytes(type) - skip;
   // FFN phase (reuses the same memory):
-  void* inner = q;  // [T, f]  relu(fc1(LN2(x)));  a: LN2(x), then fc2 output
+  void* normed = workspace;                // [T, h]  LN2(x), then fc2 output
+  void* inner = At(normed, T * h, type);  // [T, f]  relu(fc1(LN2(x)))
 
   // Each weight is asked for right before its kernel (matrices one at a time).
   // A projection: out = in · Wᵀ + b, W [out_width, in_width].
@@ -164,16 +172,16 @@ absl::Status OptBlockForwardGpu(Gemm& gemm, ElementType type, const OptGpuModel&
   RETURN_IF_ERROR(linear(a, h, m.v_w, m.v_b, h, v, kNone));
   // OPT scales the query after its bias, by 1/sqrt(d) computed as the CPU's.
   const float q_scale = 1.0f / std::sqrt(static_cast<float>(m.head_dim));
-  GPU_RETURN_IF_ERROR(CausalAttention(type, q, k, v, lengths, examples, seq, m.heads, m.head_dim,
-                                      q_scale, a, stream));
-  RETURN_IF_ERROR(linear(a, h, m.o_w, m.o_b, h, q, kNone));
-  GPU_RETURN_IF_ERROR(ResidualAdd(type, hidden, q, T * h, stream));
+  RETURN_IF_ERROR(CausalAttention(gemm, type, q, k, v, lengths, examples, seq, m.heads,
+                                  m.head_dim, q_scale, scratch, scratch_bytes));
+  RETURN_IF_ERROR(linear(q, h, m.o_w, m.o_b, h, a, kNone));
+  GPU_RETURN_IF_ERROR(ResidualAdd(type, hidden, a, T * h, stream));
 
   // ---- FFN: x += fc2(relu(fc1(LN2(x)))) (OPT's FFN is ReLU: CheckRuntimeSupports) ----
-  RETURN_IF_ERROR(layer_norm(m.ln2_w, m.ln2_b, a));
-  RETURN_IF_ERROR(linear(a, h, m.fc1_w, m.fc1_b, f, inner, PointwiseActivation::kRelu));
-  RETURN_IF_ERROR(linear(inner, f, m.fc2_w, m.fc2_b, h, a, kNone));
-  GPU_RETURN_IF_ERROR(ResidualAdd(type, hidden, a, T * h, stream));
+  RETURN_IF_ERROR(layer_norm(m.ln2_w, m.ln2_b, normed));
+  RETURN_IF_ERROR(linear(normed, h, m.fc1_w, m.fc1_b, f, inner, PointwiseActivation::kRelu));
+  RETURN_IF_ERROR(linear(inner, f, m.fc2_w, m.fc2_b, h, normed, kNone));
+  GPU_RETURN_IF_ERROR(ResidualAdd(type, hidden, normed, T * h, stream));
   return absl::OkStatus();
 }
 

@@ -1,0 +1,319 @@
+// The GPU attention's steps (attention_plan.h), run on the host: each
+// product by a column-major reference GEMM with cuBLAS's semantics, each
+// softmax pass by the SoftmaxPass contract, on byte buffers laid out as the
+// device's. The context they leave in the query buffer must be causal
+// attention computed directly, for every tiling (whole heads, several heads
+// per call, chunks of query rows that do and do not divide seq), FP32 and
+// FP16 (probabilities stored in half the bytes of the scores), and padded,
+// length-1 and invalid examples.
+#include "runtime/cuda/nn/attention_plan.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/cuda/nn/attention_reference.h"
+#include "runtime/dtype/element.h"
+
+namespace zosched {
+namespace {
+
+// Host buffers of the device layout, elements stored as T's bytes.
+class HostAttention : public AttentionSteps {
+ public:
+  HostAttention(const AttentionShape& shape, const std::vector<int32_t>& lengths)
+      : shape_(shape), lengths_(lengths) {
+    const size_t bytes = shape.examples * shape.seq * shape.heads * shape.head_dim *
+                         static_cast<size_t>(shape.element_bytes);
+    q_.resize(bytes);
+    k_.resize(bytes);
+    v_.resize(bytes);
+    scratch_.resize(shape.scratch_bytes);
+  }
+
+  std::vector<char>& buffer(AttentionBuffer which) {
+    switch (which) {
+      case AttentionBuffer::kQuery: return q_;
+      case AttentionBuffer::kKey: return k_;
+      case AttentionBuffer::kValue: return v_;
+      case AttentionBuffer::kScratch: break;
+    }
+    return scratch_;
+  }
+
+  // Element i of a buffer of T.
+  float Get(AttentionBuffer which, int64_t i) { return Load(buffer(which), i * Bytes(), false); }
+  void Set(AttentionBuffer which, int64_t i, float x) {
+    Store(buffer(which), i * Bytes(), false, x);
+  }
+
+  absl::Status Product(const AttentionProduct& p) override {
+    ++products;
+    for (int64_t g = 0; g < p.batch; ++g) {
+      for (int64_t j = 0; j < p.n; ++j) {
+        for (int64_t i = 0; i < p.m; ++i) {
+          float sum = 0.0f;
+          for (int64_t l = 0; l < p.k; ++l) {
+            const int64_t a = p.transpose_a ? l + i * p.a.ld : i + l * p.a.ld;
+            sum += Operand(p.a, g, a) * Operand(p.b, g, l + j * p.b.ld);
+          }
+          const int64_t c = g * p.c.stride + i + j * p.c.ld;
+          Store(buffer(p.c.buffer), p.c.bytes + c * (p.c_fp32 ? 4 : Bytes()), p.c_fp32,
+                p.alpha * sum);
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Softmax(const SoftmaxPass& s) override {
+    ++softmaxes;
+    const int32_t length = lengths_[s.example];
+    const bool invalid = length < 1 || length > shape_.seq;
+    for (int64_t g = 0; g < s.heads; ++g) {
+      for (int64_t r = 0; r < s.rows; ++r) {
+        const int64_t row_bytes = s.bytes + (g * s.head_stride + r * s.ld) * 4;
+        const int64_t i = s.first_row + r;
+        std::vector<float> row(s.keys, invalid ? NAN : 0.0f);
+        if (!invalid && i < length) {
+          float max = -INFINITY;
+          for (int64_t j = 0; j <= i; ++j) max = std::fmax(max, Load(scratch_, row_bytes + 4 * j, true));
+          float sum = 0.0f;
+          for (int64_t j = 0; j <= i; ++j) {
+            row[j] = std::exp(Load(scratch_, row_bytes + 4 * j, true) - max);
+            sum += row[j];
+          }
+          for (int64_t j = 0; j <= i; ++j) row[j] /= sum;
+        }
+        for (int64_t j = 0; j < s.keys; ++j) Store(scratch_, row_bytes + j * Bytes(), false, row[j]);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  int products = 0;
+  int softmaxes = 0;
+
+ private:
+  int Bytes() const { return shape_.element_bytes; }
+
+  // Element `index` of matrix g of an A or B operand (T).
+  float Operand(const StridedOperand& o, int64_t g, int64_t index) {
+    return Load(buffer(o.buffer), o.bytes + (g * o.stride + index) * Bytes(), false);
+  }
+
+  float Load(const std::vector<char>& b, int64_t at, bool fp32) {
+    const int bytes = fp32 ? 4 : Bytes();
+    EXPECT_GE(at, 0);
+    EXPECT_LE(at + bytes, static_cast<int64_t>(b.size())) << "read past a buffer";
+    if (at < 0 || at + bytes > static_cast<int64_t>(b.size())) return NAN;
+    if (bytes == 4) {
+      float x;
+      std::memcpy(&x, b.data() + at, 4);
+      return x;
+    }
+    Half h;
+    std::memcpy(&h, b.data() + at, 2);
+    return ToFloat(h);
+  }
+
+  void Store(std::vector<char>& b, int64_t at, bool fp32, float x) {
+    const int bytes = fp32 ? 4 : Bytes();
+    EXPECT_GE(at, 0);
+    EXPECT_LE(at + bytes, static_cast<int64_t>(b.size())) << "write past a buffer";
+    if (at < 0 || at + bytes > static_cast<int64_t>(b.size())) return;
+    if (bytes == 4) {
+      std::memcpy(b.data() + at, &x, 4);
+      return;
+    }
+    const Half h = FromFloat<Half>(x);
+    std::memcpy(b.data() + at, &h, 2);
+  }
+
+  AttentionShape shape_;
+  std::vector<int32_t> lengths_;
+  std::vector<char> q_, k_, v_, scratch_;
+};
+
+// Fills q, k, v with values in [-2, 2] (stored as T), runs the steps and
+// checks the query buffer against causal attention in double from the same
+// stored inputs. Returns the number of products.
+int RunAndCheck(const AttentionShape& shape, const std::vector<int32_t>& lengths,
+                double tolerance) {
+  HostAttention host(shape, lengths);
+  const int64_t width = shape.heads * shape.head_dim;
+  const int64_t elements = shape.examples * shape.seq * width;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+  for (AttentionBuffer b : {AttentionBuffer::kQuery, AttentionBuffer::kKey, AttentionBuffer::kValue})
+    for (int64_t i = 0; i < elements; ++i) host.Set(b, i, uniform(rng));
+  std::vector<float> q(elements), k(elements), v(elements);
+  for (int64_t i = 0; i < elements; ++i) {
+    q[i] = host.Get(AttentionBuffer::kQuery, i);
+    k[i] = host.Get(AttentionBuffer::kKey, i);
+    v[i] = host.Get(AttentionBuffer::kValue, i);
+  }
+  const absl::Status status = ForEachAttentionStep(shape, host);
+  EXPECT_TRUE(status.ok()) << status;
+  const std::vector<double> want = ReferenceCausalAttention(
+      q, k, v, lengths, shape.seq, shape.heads, shape.head_dim, shape.q_scale);
+  for (int64_t i = 0; i < elements; ++i) {
+    const float got = host.Get(AttentionBuffer::kQuery, i);
+    const int64_t row = i / width, e = row / shape.seq;
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got)) << "example " << e << " row " << row % shape.seq;
+    } else {
+      EXPECT_NEAR(got, want[i], tolerance) << "example " << e << " row " << row % shape.seq
+                                           << " column " << i % width;
+    }
+  }
+  EXPECT_EQ(host.softmaxes * 2, host.products);
+  return host.products;
+}
+
+AttentionShape Shape(int64_t examples, int64_t seq, int64_t heads, int64_t head_dim,
+                     int element_bytes, int64_t scratch_bytes) {
+  AttentionShape shape;
+  shape.examples = examples;
+  shape.seq = seq;
+  shape.heads = heads;
+  shape.head_dim = head_dim;
+  shape.element_bytes = element_bytes;
+  shape.q_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  shape.scratch_bytes = scratch_bytes;
+  return shape;
+}
+
+constexpr double kFp32Tolerance = 1e-5;
+// FP16: inputs are exact, the probabilities and the context are rounded to
+// 11 significant bits (values up to 2: 2^-10 each).
+constexpr double kFp16Tolerance = 4e-3;
+
+TEST(PlanAttentionTiling, WholeHeadsAsManyAsTheScratchHolds) {
+  // OPT-1.3B, seq 2048, one example, FP16: the workspace beyond q, k, v is
+  // T · h + seq² halves = 16 MiB, one head's fp32 scores.
+  AttentionShape shape = Shape(1, 2048, 32, 64, 2, (2048 * 2048 + 2048 * 2048) * 2);
+  absl::StatusOr<AttentionTiling> tiling = PlanAttentionTiling(shape);
+  ASSERT_TRUE(tiling.ok()) << tiling.status();
+  EXPECT_EQ(tiling->heads_per_call, 1);
+  EXPECT_EQ(tiling->rows_per_chunk, 2048);
+  shape.element_bytes = 4;  // FP32: twice the bytes, two heads per call
+  shape.scratch_bytes *= 2;
+  tiling = PlanAttentionTiling(shape);
+  ASSERT_TRUE(tiling.ok()) << tiling.status();
+  EXPECT_EQ(tiling->heads_per_call, 2);
+  shape.scratch_bytes = int64_t{1} << 40;  // never more heads than there are
+  EXPECT_EQ(PlanAttentionTiling(shape)->heads_per_call, 32);
+}
+
+TEST(PlanAttentionTiling, ChunksOfRowsWhenOneHeadDoesNotFit) {
+  // seq 11: rows of 12 floats; 40 floats hold 3 rows.
+  const absl::StatusOr<AttentionTiling> tiling = PlanAttentionTiling(Shape(1, 11, 2, 4, 4, 160));
+  ASSERT_TRUE(tiling.ok()) << tiling.status();
+  EXPECT_EQ(tiling->heads_per_call, 1);
+  EXPECT_EQ(tiling->rows_per_chunk, 3);
+}
+
+TEST(PlanAttentionTiling, RefusesAScratchWithoutOneRowAndBadShapes) {
+  absl::StatusOr<AttentionTiling> tiling = PlanAttentionTiling(Shape(1, 11, 2, 4, 4, 47));
+  ASSERT_FALSE(tiling.ok());
+  EXPECT_EQ(tiling.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(tiling.status().message().find("at least 48 bytes"), std::string::npos)
+      << tiling.status();
+  tiling = PlanAttentionTiling(Shape(1, 11, 2, 4, 3, 1 << 20));
+  ASSERT_FALSE(tiling.ok());
+  EXPECT_NE(tiling.status().message().find("element_bytes 3"), std::string::npos);
+  tiling = PlanAttentionTiling(Shape(1, 0, 2, 4, 4, 1 << 20));
+  ASSERT_FALSE(tiling.ok());
+  EXPECT_NE(tiling.status().message().find("seq 0"), std::string::npos);
+}
+
+TEST(AttentionSteps, WholeHeadsGiveCausalAttention) {
+  // 11 · 12 floats per head: room for exactly one head per call.
+  const int products = RunAndCheck(Shape(3, 11, 3, 4, 4, 11 * 12 * 4), {11, 6, 1}, kFp32Tolerance);
+  EXPECT_EQ(products, 3 * 3 * 2);
+}
+
+TEST(AttentionSteps, SeveralHeadsPerCallWithAShorterLastGroup) {
+  // Room for two heads: groups of 2 and 1.
+  const int products = RunAndCheck(Shape(2, 7, 3, 5, 4, 2 * 7 * 8 * 4), {7, 4}, kFp32Tolerance);
+  EXPECT_EQ(products, 2 * 2 * 2);
+}
+
+TEST(AttentionSteps, ChunksOfQueryRowsThatDoNotDivideSeq) {
+  for (int64_t rows : {1, 3, 10}) {
+    SCOPED_TRACE(rows);
+    // seq 11, rows of 12 floats.
+    const int products =
+        RunAndCheck(Shape(2, 11, 2, 4, 4, rows * 12 * 4), {11, 5}, kFp32Tolerance);
+    EXPECT_EQ(products, 2 * 2 * 2 * ((11 + rows - 1) / rows));
+  }
+}
+
+TEST(AttentionSteps, HalfPrecisionProbabilitiesInTheScoresBytes) {
+  RunAndCheck(Shape(2, 9, 2, 8, 2, 9 * 12 * 4), {9, 3}, kFp16Tolerance);     // whole heads
+  RunAndCheck(Shape(2, 9, 2, 8, 2, 2 * 12 * 4), {9, 3}, kFp16Tolerance);     // 2-row chunks
+  RunAndCheck(Shape(1, 9, 4, 8, 2, 3 * 9 * 12 * 4), {8}, kFp16Tolerance);  // 3 heads a call
+}
+
+TEST(AttentionSteps, SequenceOfOne) {
+  RunAndCheck(Shape(2, 1, 2, 4, 2, 16), {1, 1}, kFp16Tolerance);
+}
+
+TEST(AttentionSteps, AnInvalidLengthGivesNaNOnlyToItsExample) {
+  RunAndCheck(Shape(3, 5, 2, 4, 4, 5 * 8 * 4), {5, 0, 3}, kFp32Tolerance);
+  RunAndCheck(Shape(2, 5, 2, 4, 4, 2 * 8 * 4), {9, 2}, kFp32Tolerance);
+}
+
+// Records the steps as text.
+class StepLog : public AttentionSteps {
+ public:
+  absl::Status Product(const AttentionProduct& p) override {
+    lines.push_back(Operand(p.a) + Operand(p.b) + Operand(p.c) + " m" + std::to_string(p.m) +
+                    " n" + std::to_string(p.n) + " k" + std::to_string(p.k) + " batch" +
+                    std::to_string(p.batch));
+    return absl::OkStatus();
+  }
+  absl::Status Softmax(const SoftmaxPass& s) override {
+    lines.push_back("softmax e" + std::to_string(s.example) + " r" + std::to_string(s.first_row) +
+                    " rows" + std::to_string(s.rows) + " keys" + std::to_string(s.keys));
+    return absl::OkStatus();
+  }
+  std::vector<std::string> lines;
+
+ private:
+  static std::string Operand(const StridedOperand& o) {
+    return " [" + std::to_string(static_cast<int>(o.buffer)) + "@" + std::to_string(o.bytes) +
+           " ld" + std::to_string(o.ld) + " stride" + std::to_string(o.stride) + "]";
+  }
+};
+
+TEST(AttentionSteps, AnExamplesStepsDoNotDependOnTheRestOfTheBatch) {
+  // The products of example 0 are the same (shapes, offsets) with 1 or 3
+  // examples, when the scratch is the same: cuBLAS then picks the same
+  // algorithms for them.
+  StepLog alone, in_batch;
+  ASSERT_TRUE(ForEachAttentionStep(Shape(1, 11, 3, 4, 2, 3 * 12 * 4), alone).ok());
+  ASSERT_TRUE(ForEachAttentionStep(Shape(3, 11, 3, 4, 2, 3 * 12 * 4), in_batch).ok());
+  ASSERT_EQ(in_batch.lines.size(), 3 * alone.lines.size());
+  for (size_t i = 0; i < alone.lines.size(); ++i) EXPECT_EQ(alone.lines[i], in_batch.lines[i]);
+}
+
+TEST(AttentionSteps, AStepsErrorStopsTheWalk) {
+  class FailingSoftmax : public StepLog {
+   public:
+    absl::Status Softmax(const SoftmaxPass&) override {
+      return absl::InternalError("launch failed");
+    }
+  } failing;
+  const absl::Status status = ForEachAttentionStep(Shape(1, 4, 2, 4, 4, 1 << 10), failing);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(failing.lines.size(), 1u);  // the first scores product only
+}
+
+}  // namespace
+}  // namespace zosched
