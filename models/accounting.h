@@ -61,14 +61,17 @@ DualForwardActivationBytes DualForwardActivationBytesPerToken(
 
 // Elements of workspace zosched's block forward kernels need for a
 // micro-batch of `examples` sequences of `seq` tokens (one path at a time;
-// attention never materialises more than one (example, head)'s scores):
+// attention never needs more than one (example, head)'s scores at once):
 //   max(4 · T4 · h + seq², T4 · (h + f)),  T4 = examples · seq rounded up
 //   to a multiple of 4
 // (attention: normed input / context, q, k, v, one head's scores; FFN:
 // normed input / output, inner activations). The CPU kernels need exactly
-// this (runtime/nn/opt_forward.h); the GPU kernels, which keep no scores and
-// no padding, max(4 · T · h, T · (h + f)), which is never more. A schedule's
-// WORKSPACE for a block forward is this many elements of the compute dtype.
+// this (runtime/nn/opt_forward.h). The GPU kernels keep q, k and v and use
+// the attention phase's remaining T · h + seq² elements (or more) as the
+// scratch of their cuBLAS attention: the fp32 scores of as many heads as
+// fit, else of as many query rows as fit (runtime/cuda/nn/attention_plan.h).
+// A schedule's WORKSPACE for a block forward is this many elements of the
+// compute dtype.
 // Less than DualForwardActivationBytesPerToken's workspace, which counts
 // every head's scores as a textbook attention kernel holds them.
 int64_t BlockForwardWorkspaceElements(const ModelSpec& spec, int64_t examples, int64_t seq);
