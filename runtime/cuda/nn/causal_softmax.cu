@@ -52,8 +52,12 @@ cudaError_t CausalSoftmaxRows(ElementType type, float* scores, const int32_t* le
                               int64_t example, int64_t seq, int64_t first_row, int64_t rows,
                               int64_t keys, int64_t ld, int64_t heads, int64_t head_stride,
                               cudaStream_t stream) {
-  if (rows < 1 || keys < 1 || heads < 1 || seq < 1 || ld < keys || first_row < 0 ||
-      first_row + rows > seq || rows > INT32_MAX || heads > 65535) {
+  // Query rows never see past the row's keys (first_row + rows <= keys),
+  // and the heads' matrices do not overlap (a 16-bit P row stays within its
+  // own fp32 row, which no other block reads).
+  if (rows < 1 || keys < 1 || heads < 1 || seq < 1 || example < 0 || ld < keys ||
+      first_row < 0 || first_row + rows > keys || keys > seq || rows > INT32_MAX ||
+      heads > 65535 || (heads > 1 && head_stride < rows * ld)) {
     return cudaErrorInvalidValue;
   }
   const size_t shared_bytes = static_cast<size_t>(keys) * sizeof(float);

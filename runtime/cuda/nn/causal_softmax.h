@@ -22,8 +22,9 @@ namespace zosched {
 // outside [1, seq] is NaN. One thread block per row, the row staged in
 // shared memory (keys floats) and reduced in a fixed order: deterministic.
 // Enqueued on `stream`. Returns cudaErrorInvalidValue for rows, keys, heads
-// or seq < 1, ld < keys, first_row + rows > seq, or an unknown type;
-// otherwise the launch's error.
+// or seq < 1, example or first_row < 0, ld < keys, first_row + rows > keys,
+// keys > seq, heads > 65535, matrices that overlap (head_stride < rows · ld
+// with heads > 1), or an unknown type; otherwise the launch's error.
 cudaError_t CausalSoftmaxRows(ElementType type, float* scores, const int32_t* lengths,
                               int64_t example, int64_t seq, int64_t first_row, int64_t rows,
                               int64_t keys, int64_t ld, int64_t heads, int64_t head_stride,

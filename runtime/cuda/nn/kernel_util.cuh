@@ -33,6 +33,13 @@ inline unsigned int GridFor(int64_t items, int64_t per_block) {
   return static_cast<unsigned int>(blocks < 1 ? 1 : blocks);
 }
 
+// Grid y for kernels whose blocks stride over `rows` rows: one block row
+// per row, at most 65535 (grid y's limit); at least 1.
+inline unsigned int RowBlocks(int64_t rows) {
+  constexpr int64_t kMaxGridY = 65535;
+  return static_cast<unsigned int>(rows < 1 ? 1 : rows > kMaxGridY ? kMaxGridY : rows);
+}
+
 // Lets `kernel` be launched with `bytes` of dynamic shared memory (a
 // no-op while that fits without opting in).
 template <class Kernel>
