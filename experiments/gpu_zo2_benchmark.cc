@@ -9,12 +9,13 @@
 // Per model: lower the schedule for --cluster and validate it; report
 //   - the plan's peak device memory (the sum of the device's buffers: what
 //     the CUDA backend allocates, before its stated reserve);
-//   - the floor max(transfer, compute): transfer = the block bytes that cross
-//     the host link each way per step (upload and offload run at once) over
-//     the shared-direction rate min(down, up, duplex / 2) (duplex_gbps: the
-//     host link's cap on both directions together; H100 here: 90 -> 45 GB/s
-//     each way); compute = the simulator's predicted compute time of the
-//     step (the union of its compute ops); target = 1.10 x floor;
+//   - the floor max(transfer, compute): transfer = the time the step's
+//     host-link bytes need, upload and offload running at once:
+//     max(h2d / down, d2h / up, (h2d + d2h) / duplex) (duplex_gbps: the host
+//     link's cap on both directions together; H100 here: 90 GB/s, so ZO2's
+//     equal bytes each way move at 45 GB/s each); compute = the simulator's
+//     predicted compute time of the step (the union of its compute ops);
+//     target = 1.10 x floor;
 //   - the simulator's predicted step time;
 //   - when a GPU is visible (only a --config=cuda build can see one):
 //     `train --backend=cuda` for warm-up + repeats steps, the median (min,
@@ -103,6 +104,9 @@ struct Row {
   bool measured = false;
   std::string not_measured;
   double median_s = 0, min_s = 0, max_s = 0;
+  // Median start-to-start time of consecutive steps (gaps between steps
+  // included; ZO2's figures are wall-clock per step); 0: fewer than 2 steps.
+  double period_s = 0;
   int steps = 0;
   int64_t gpu_memory_bytes = -1;  // -1: not measured
 };
@@ -158,6 +162,10 @@ absl::StatusOr<int64_t> PeakGpuMemoryDuring(const std::function<absl::Status()>&
 }
 #endif
 
+// Two slots: a block's offload starts after its update, beside its
+// forwards, so one slot uploads while the other computes and offloads.
+constexpr int kBlockSlots = 2;
+
 CycleCase Zo2Case(const Model& m) {
   CycleCase c;
   c.label = m.name;
@@ -165,9 +173,7 @@ CycleCase Zo2Case(const Model& m) {
   c.backend = "cuda";
   c.final_outputs = false;  // no host evaluation or fp32 saves of a 30B model
   c.options.strategy = ZO2;
-  // Two slots: a block's offload starts after its update, beside its
-  // forwards, so one slot uploads while the other computes and offloads.
-  c.options.block_slots = 2;
+  c.options.block_slots = kBlockSlots;
   c.options.training = DefaultTrainingSettings();
   c.options.training.set_batch_size(1);
   c.options.training.set_micro_batch_size(1);
@@ -193,11 +199,14 @@ absl::Status FillPrediction(const CyclePrediction& prediction, Row* row) {
   const LinkSpec& link = device->host_link();
   row->plan_bytes = stats.memory_bytes;
   row->block_bytes = std::max(stats.h2d_bytes, stats.d2h_bytes);
-  row->shared_gbps = std::min(link.down_gbps(), link.up_gbps());
+  // Each direction at its own rate, both together at most at the duplex cap.
+  row->transfer_s = std::max(stats.h2d_bytes / (link.down_gbps() * 1e9),
+                             stats.d2h_bytes / (link.up_gbps() * 1e9));
   if (link.duplex_gbps() > 0) {
-    row->shared_gbps = std::min(row->shared_gbps, link.duplex_gbps() / 2);
+    row->transfer_s = std::max(row->transfer_s, (stats.h2d_bytes + stats.d2h_bytes) /
+                                                    (link.duplex_gbps() * 1e9));
   }
-  row->transfer_s = row->block_bytes / (row->shared_gbps * 1e9);
+  row->shared_gbps = row->block_bytes / row->transfer_s / 1e9;  // the rate each way that implies
   row->compute_s = prediction.predicted.devices[0].compute_ns / 1e9;
   row->floor_s = std::max(row->transfer_s, row->compute_s);
   row->predicted_s = prediction.predicted.step_ns / 1e9;
@@ -215,53 +224,63 @@ absl::Status Write(const std::string& out, const std::string& cluster,
       "# ZO2 on one GPU: plan, floor, predicted and measured",
       "",
       absl::StrFormat("ZO2 schedule, batch 1, sequence 2048, FP16 host store, wire and compute, "
-                      "3 block slots; cluster %s. GB = 1e9 bytes.",
-                      cluster),
+                      "%d block slots; cluster %s. GB = 1e9 bytes.",
+                      kBlockSlots, cluster),
       "",
       "| model | plan peak GB | block GB each way | GB/s each way | transfer ms | compute ms "
       "(sim) | floor ms | target ms (1.10 x floor) | predicted ms | measured ms: median "
-      "(min-max) | measured / floor | GPU memory held by train GB | ZO2 ms | ZO2 peak GB "
-      "(torch allocated) |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"};
+      "(min-max) | measured ms start to start | measured / floor | GPU memory held by train GB "
+      "| ZO2 ms | ZO2 peak GB (torch allocated) |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"};
   std::vector<std::string> csv = {
       "model,plan_peak_gb,block_gb,shared_link_gbps,transfer_ms,compute_ms,floor_ms,target_ms,"
-      "predicted_ms,binding,measured_ms,measured_min_ms,measured_max_ms,measured_steps,"
+      "predicted_ms,binding,measured_ms,measured_min_ms,measured_max_ms,measured_period_ms,"
+      "measured_steps,"
       "measured_gpu_memory_gb,zo2_ms,zo2_peak_gb,note"};
   for (const Row& r : rows) {
     const Model& m = *r.model;
     if (!r.does_not_fit.empty()) {
-      md.push_back(absl::StrFormat("| %s | does not fit: %s | | | | | | | | | | | %.1f | %.2f |",
+      md.push_back(absl::StrFormat("| %s | does not fit: %s | | | | | | | | | | | | %.1f | %.2f |",
                                    m.name, r.does_not_fit, m.zo2_ms, m.zo2_peak_gb));
-      csv.push_back(absl::StrFormat("%s,,,,,,,,,,,,,,,%.1f,%.2f,\"does not fit: %s\"", m.name,
+      csv.push_back(absl::StrFormat("%s,,,,,,,,,,,,,,,,%.1f,%.2f,\"does not fit: %s\"", m.name,
                                     m.zo2_ms, m.zo2_peak_gb, r.does_not_fit));
       continue;
     }
     const std::string measured =
         r.measured ? absl::StrFormat("%s (%s-%s)", Ms(r.median_s), Ms(r.min_s), Ms(r.max_s))
                    : r.not_measured;
-    const std::string ratio = r.measured ? absl::StrFormat("%.2f", r.median_s / r.floor_s) : "-";
+    // Against the floor: the time per step the run saw (start to start),
+    // the median step where there was no pair of consecutive steps.
+    const double per_step_s = r.period_s > 0 ? r.period_s : r.median_s;
+    const std::string period = r.measured && r.period_s > 0 ? Ms(r.period_s) : "-";
+    const std::string ratio = r.measured ? absl::StrFormat("%.2f", per_step_s / r.floor_s) : "-";
     const std::string memory = r.gpu_memory_bytes >= 0 ? Gb(r.gpu_memory_bytes) : "-";
     md.push_back(absl::StrFormat(
-        "| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f |", m.name,
-        Gb(r.plan_bytes), Gb(r.block_bytes), r.shared_gbps, Ms(r.transfer_s), Ms(r.compute_s),
-        Ms(r.floor_s), Ms(kTargetOverFloor * r.floor_s), Ms(r.predicted_s), measured, ratio,
+        "| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f |",
+        m.name, Gb(r.plan_bytes), Gb(r.block_bytes), r.shared_gbps, Ms(r.transfer_s),
+        Ms(r.compute_s), Ms(r.floor_s), Ms(kTargetOverFloor * r.floor_s), Ms(r.predicted_s),
+        measured, period, ratio,
         memory, m.zo2_ms, m.zo2_peak_gb));
     csv.push_back(absl::StrFormat(
-        "%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.1f,%.2f,%s", m.name, Gb(r.plan_bytes),
+        "%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.1f,%.2f,%s", m.name, Gb(r.plan_bytes),
         Gb(r.block_bytes), r.shared_gbps, Ms(r.transfer_s), Ms(r.compute_s), Ms(r.floor_s),
         Ms(kTargetOverFloor * r.floor_s), Ms(r.predicted_s), r.binding,
         r.measured ? Ms(r.median_s) : "", r.measured ? Ms(r.min_s) : "",
-        r.measured ? Ms(r.max_s) : "", r.measured ? absl::StrCat(r.steps) : "",
+        r.measured ? Ms(r.max_s) : "", r.measured && r.period_s > 0 ? Ms(r.period_s) : "",
+        r.measured ? absl::StrCat(r.steps) : "",
         r.gpu_memory_bytes >= 0 ? Gb(r.gpu_memory_bytes) : "",
         m.zo2_ms, m.zo2_peak_gb, r.measured ? "" : "\"" + r.not_measured + "\""));
   }
   md.push_back("");
   if (!no_gpu.empty()) md.push_back("measured: not run (no GPU): " + no_gpu);
   md.push_back(absl::StrFormat(
-      "Floor: max(transfer, compute); transfer = block bytes each way / the shared-direction "
-      "rate min(down, up, duplex/2) of the host link (upload and offload run at once); compute "
+      "Floor: max(transfer, compute); transfer = max(h2d / down, d2h / up, (h2d + d2h) / "
+      "duplex) of the host link (upload and offload run at once; GB/s each way: the rate that "
+      "implies for the block bytes); compute "
       "= the simulator's predicted compute time of the step. Measured: train --backend=cuda, "
-      "median of %d steps after %d warm-up steps (the measured timeline); GPU memory held by "
+      "median of %d steps after %d warm-up steps (the measured timeline), and the median time "
+      "from one step's start to the next's (gaps included; measured / floor uses it); GPU "
+      "memory held by "
       "train = peak of cudaMemGetInfo's used memory on GPU 0 during the run less before it "
       "(plan + the backend's reserve + CUDA context and library handles). ZO2 columns: ZO2's "
       "own code on the same H100 (../shared/reference/peers_h100.md; torch allocated, without "
@@ -328,10 +347,12 @@ absl::Status Run(bool* measurement_failed) {
     row.median_s = result.comparison.measured_step_ns / 1e9;
     row.min_s = result.comparison.measured_min_step_ns / 1e9;
     row.max_s = result.comparison.measured_max_step_ns / 1e9;
+    row.period_s = result.comparison.measured_period_ns / 1e9;
     row.steps = result.comparison.measured_steps;
     row.gpu_memory_bytes = *memory;
-    std::printf("%s: measured %.1f ms (median of %d steps), GPU memory held by train %.2f GB\n",
-                m.name.c_str(), row.median_s * 1e3, row.steps, *memory / 1e9);
+    std::printf("%s: measured %.1f ms (median of %d steps; %.1f ms start to start), GPU memory "
+                "held by train %.2f GB\n",
+                m.name.c_str(), row.median_s * 1e3, row.steps, row.period_s * 1e3, *memory / 1e9);
     rows.push_back(row);
   }
   std::printf("\n");

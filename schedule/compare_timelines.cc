@@ -37,15 +37,18 @@ struct Step {
   std::set<int64_t> op_ids;
   const StepInterval* interval = nullptr;  // null: span its ops
 
+  int64_t StartNs() const {
+    if (interval != nullptr) return interval->start_ns();
+    int64_t start = ops.front()->start_ns();
+    for (const OpInterval* op : ops) start = std::min(start, op->start_ns());
+    return start;
+  }
+
   int64_t DurationNs() const {
     if (interval != nullptr) return interval->end_ns() - interval->start_ns();
-    int64_t start = ops.front()->start_ns();
     int64_t end = ops.front()->end_ns();
-    for (const OpInterval* op : ops) {
-      start = std::min(start, op->start_ns());
-      end = std::max(end, op->end_ns());
-    }
-    return end - start;
+    for (const OpInterval* op : ops) end = std::max(end, op->end_ns());
+    return end - StartNs();
   }
 };
 
@@ -146,13 +149,15 @@ absl::StatusOr<TimelineComparison> CompareTimelines(const Schedule& schedule,
   }
   const Step& reference = step0->second;
 
-  std::vector<int64_t> step_ns;
+  std::vector<int64_t> step_ns, period_ns;
   // measured_busy[i][k]: busy time of stream k in measured step i.
   std::vector<std::vector<int64_t>> measured_busy;
   for (const auto& [number, step] : measured_steps) {
     RETURN_IF_ERROR(CheckSameOps(reference.op_ids, number, step));
     step_ns.push_back(step.DurationNs());
     measured_busy.push_back(StreamBusyNs(schedule, step));
+    auto next = measured_steps.find(number + 1);
+    if (next != measured_steps.end()) period_ns.push_back(next->second.StartNs() - step.StartNs());
   }
 
   TimelineComparison c;
@@ -161,6 +166,7 @@ absl::StatusOr<TimelineComparison> CompareTimelines(const Schedule& schedule,
   c.measured_step_ns = LowerMedian(step_ns);
   c.measured_min_step_ns = *std::min_element(step_ns.begin(), step_ns.end());
   c.measured_max_step_ns = *std::max_element(step_ns.begin(), step_ns.end());
+  if (!period_ns.empty()) c.measured_period_ns = LowerMedian(period_ns);
   c.step_error = RelativeError(c.predicted_step_ns, c.measured_step_ns);
 
   const std::vector<int64_t> predicted_busy = StreamBusyNs(schedule, reference);

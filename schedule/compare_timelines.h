@@ -32,6 +32,10 @@ struct TimelineComparison {
   int64_t measured_min_step_ns = 0;
   int64_t measured_max_step_ns = 0;
   int measured_steps = 0;
+  // Median (the lower middle) time from one measured step's start to the
+  // next's, over consecutively numbered steps: the time per step a run
+  // sees, gaps between steps included (0 with no two consecutive steps).
+  int64_t measured_period_ns = 0;
   double step_error = 0;  // (predicted - measured) / measured; 0 when
                           // measured is 0
   // Every (device, stream) of the schedule, by device, then stream order,

@@ -84,6 +84,7 @@ TEST(CompareTimelines, MediansOfStepAndStreamBusyTimes) {
   EXPECT_EQ(c->measured_step_ns, 600);  // the lower of 600 and 700
   EXPECT_EQ(c->measured_min_step_ns, 500);
   EXPECT_EQ(c->measured_max_step_ns, 800);
+  EXPECT_EQ(c->measured_period_ns, 1000);  // starts 0, 1000, 2000, 3000
   EXPECT_DOUBLE_EQ(c->step_error, (500.0 - 600) / 600);
 
   ASSERT_EQ(c->streams.size(), 4u);
