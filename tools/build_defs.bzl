@@ -34,7 +34,7 @@ def proto_cc_library(name, src, deps = [], visibility = None):
     )
 
 def cuda_library(name, srcs, hdrs = [], cuda_hdrs = [], deps = [], visibility = None, testonly = False):
-    """cc_library whose .cu sources are compiled by nvcc for sm_80 and sm_90.
+    """cc_library whose .cu sources are compiled by nvcc for sm_80 and sm_90 (and PTX).
 
     Built only under --config=cuda (see cuda_only()).
     `cuda_hdrs`: headers from other packages that the .cu files include (nvcc
@@ -50,6 +50,8 @@ def cuda_library(name, srcs, hdrs = [], cuda_hdrs = [], deps = [], visibility = 
             cmd = " ".join([
                 "/usr/local/cuda/bin/nvcc -std=c++17 -O2 -Xcompiler -fPIC",
                 "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90",
+                # PTX too: newer GPUs (sm_100, sm_120) compile it at load time.
+                "-gencode arch=compute_90,code=compute_90",
                 "-I. -I$(GENDIR) -c $(location %s) -o $@" % src,
             ]),
             target_compatible_with = cuda_only(),

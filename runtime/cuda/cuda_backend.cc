@@ -130,6 +130,9 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
       }
     }
   }
+  // The set-up's memset and copies ran on the legacy default stream, which
+  // the step streams (non-blocking) do not wait for.
+  GPU_RETURN_IF_ERROR(cudaDeviceSynchronize());
   return b;
 }
 
@@ -186,16 +189,22 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
                           3 * AlignUp(static_cast<int64_t>(batch_ + label_words_.size()) * 4,
                                       kDeviceAlign) +
                           compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes);
+  // Left free for what CUDA, cuBLAS and NCCL allocate after this check:
+  // kernels loaded lazily at their first launch, the cuBLAS handles, NCCL's
+  // channel buffers. Checked, not allocated.
+  constexpr int64_t kLibraryHeadroomBytes = int64_t{1} << 30;
   size_t free_bytes = 0, total_bytes = 0;
   GPU_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (plan + reserve > static_cast<int64_t>(free_bytes)) {
+  if (plan + reserve + kLibraryHeadroomBytes > static_cast<int64_t>(free_bytes)) {
     cudaDeviceProp prop;
     GPU_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, gpu_));
     return absl::ResourceExhaustedError(absl::StrFormat(
-        "device %d (%s) on GPU %d (%s): the memory plan needs %d bytes and the runtime %d more "
-        "(step inputs, cuBLAS workspaces), but only %d of %d are free: over by %d",
-        device_, cluster_device->name(), gpu_, prop.name, plan, reserve, free_bytes, total_bytes,
-        plan + reserve - static_cast<int64_t>(free_bytes)));
+        "device %d (%s) on GPU %d (%s): the memory plan needs %d bytes, the runtime %d more "
+        "(step inputs, cuBLAS workspaces) and CUDA, cuBLAS and NCCL %d of headroom, but only %d "
+        "of %d are free: over by %d",
+        device_, cluster_device->name(), gpu_, prop.name, plan, reserve, kLibraryHeadroomBytes,
+        free_bytes, total_bytes,
+        plan + reserve + kLibraryHeadroomBytes - static_cast<int64_t>(free_bytes)));
   }
   GPU_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void**>(&device_memory_), plan + reserve));
   GPU_RETURN_IF_ERROR(cudaMemset(device_memory_, 0, plan + reserve));
@@ -650,6 +659,13 @@ absl::Status CudaBackend::WaitStep(int slot_index, std::vector<OpTime>* times,
       (*times)[i] = {step_ns + static_cast<int64_t>(double{start_ms} * 1e6),
                      step_ns + static_cast<int64_t>(double{end_ms} * 1e6)};
     }
+    // This step's start is the next step's reference, so the elapsed time
+    // above spans one step, never the run (a float of milliseconds since
+    // the start would lose 0.25 ms of precision after an hour). Steps are
+    // waited for in order and the next step's start is recorded after this
+    // one's, so it is always after its reference.
+    std::swap(reference_, slot.step_start);
+    reference_ns_ = step_ns;
     return absl::OkStatus();
   }();
   if (!status.ok()) {

@@ -8,9 +8,9 @@
 // on where its operands landed), then a runtime reserve that is not in the
 // plan: per step slot the batch's tokens, lengths and labels, the loss index
 // lists, the label words, and one cuBLAS workspace (gemm.h,
-// kGemmWorkspaceBytes) per compute stream. A plan (+ reserve) that exceeds
-// the GPU's free memory is refused before anything runs, saying by how
-// much. The host parameter store is the node's shared memory (one copy per
+// kGemmWorkspaceBytes) per compute stream. A plan (+ reserve + 1 GiB left
+// free for what CUDA, cuBLAS and NCCL allocate later) that exceeds the GPU's
+// free memory is refused before anything runs, saying by how much. The host parameter store is the node's shared memory (one copy per
 // node, host_store_layout.h), registered (pinned) with cudaHostRegister in
 // every process; copies are cudaMemcpyAsync on the schedule's H2D and D2H
 // streams. Host views of the persistent device buffers (resident
@@ -190,8 +190,9 @@ class CudaBackend : public Backend {
   int first_compute_stream_ = -1;
   std::vector<cudaEvent_t> events_;
   std::array<Slot, kStepSlots> slots_;
-  cudaEvent_t reference_ = nullptr;        // timing: recorded once at Start
-  int64_t reference_ns_ = 0;               // its host time since the epoch
+  // Timing: recorded at Start, then the start of the step waited for last.
+  cudaEvent_t reference_ = nullptr;
+  int64_t reference_ns_ = 0;  // its host time since the epoch
   std::unique_ptr<DeviceCommunicator> comm_;
   const char* communicator_name_ = "none";
   absl::Status error_;

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -279,12 +281,22 @@ void NcclCommunicator::Fail(const absl::Status& status) {
   error_ = status;
   // The enqueuing thread waits on mu_, so no other NCCL call runs now (NCCL
   // requires that of ncclCommAbort). Aborting makes NCCL's pending kernels
-  // return: the streams drain.
+  // return: the streams drain. The communicators are aborted at once, one
+  // thread each (NCCL allows calls on distinct communicators from distinct
+  // threads): an abort waits for its communicator's kernels, which may sit
+  // on the collective stream behind another communicator's stuck kernel
+  // that only that one's abort releases, so aborting them in turn could
+  // wait for ever.
+  std::vector<std::thread> aborts;
   for (Group& group : groups_) {
     if (group.comm == nullptr) continue;
-    ncclCommAbort(group.comm);
+    aborts.emplace_back([comm = group.comm, device = device_] {
+      cudaSetDevice(device);  // the current device is per thread
+      ncclCommAbort(comm);
+    });
     group.comm = nullptr;
   }
+  for (std::thread& abort : aborts) abort.join();
   // Their events are never re-recorded (they stay out of the pool).
   pending_.clear();
 }
