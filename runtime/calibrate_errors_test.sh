@@ -19,6 +19,7 @@ expect2 "unknown cluster 'nope'" --cluster=nope
 expect2 "unknown model 'opt-7b'" --model=opt-7b
 expect2 "--backend='bogus': expected cpu or cuda" --backend=bogus
 expect2 "--compute_dtype and --tf32 apply to --backend=cuda only" --compute_dtype=fp16
+expect2 "--schedules applies to --backend=cuda only" --schedules=a.pb
 expect2 "--threads=0: expected 1 to 256 (cores per device)" --threads=0
 expect2 "--threads applies to --backend=cpu only" --backend=cuda --threads=2
 expect2 "$TEST_TMPDIR/no_task/vocab.json" --data="$TEST_TMPDIR/no_task"
@@ -31,6 +32,11 @@ out=$(timeout 30 "$calibrate" --out="$TEST_TMPDIR/c.pbtxt" --backend=cuda --repe
 if grep -qF "measured by calibrate --backend=cuda" "$calibrate"; then
   grep -qE "no CUDA GPU is visible|--repeats=0: expected 1 to 1000" <<<"$out" ||
     fail "--backend=cuda in a CUDA build: $out"
+  # The schedule files are read and validated before a GPU is looked for.
+  expect2 "$TEST_TMPDIR/none.pb" --backend=cuda --schedules="$TEST_TMPDIR/none.pb"
+  expect2 "--schedules=',x': an empty file name" --backend=cuda --schedules=,x
+  echo "not a schedule" >"$TEST_TMPDIR/bad.pb"
+  expect2 "$TEST_TMPDIR/bad.pb" --backend=cuda --schedules="$TEST_TMPDIR/bad.pb"
 else
   grep -qF -- "--backend=cuda: this build has no CUDA backend; build with --config=cuda" <<<"$out" ||
     fail "--backend=cuda without CUDA does not name --config=cuda: $out"

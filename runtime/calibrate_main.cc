@@ -45,9 +45,10 @@
 //
 //   bazel-bin/runtime/calibrate --backend=cuda --out=clusters/h100.calibrated.pbtxt
 //       [--cluster=h100_sxm_x1 --model=opt-tiny --batch=16 --seq=32
-//        --compute_dtype=FP16 --tf32 --repeats=7]
+//        --compute_dtype=FP16 --tf32 --repeats=7] [--schedules=a.pb,b.pb]
 //
-// the compute op shapes of mezo, zo2 and the distzo2 grids above through the
+// the compute op shapes (each row keyed by its compute dtype too) of mezo,
+// zo2 and the distzo2 grids above, or of the --schedules files, through the
 // CUDA backend and the executor, the host link alone and both directions at
 // once (-> down_gbps, up_gbps, duplex_gbps, latency_s), and the runtime's
 // all-gathers among 2 and 4 ranks (this program under mpirun; NCCL where
@@ -75,6 +76,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "base/flag_checks.h"
 #include "base/line_fit.h"
 #include "base/median.h"
@@ -97,6 +99,7 @@
 #include "schedule/cluster_validate.h"
 #include "schedule/lowering.h"
 #include "schedule/training_settings.h"
+#include "schedule/validate.h"
 #ifdef ZOSCHED_WITH_CUDA
 #include "runtime/cuda/calibration/calibration_plan.h"
 #include "runtime/cuda/calibration/gpu_calibration.h"
@@ -126,6 +129,10 @@ ABSL_FLAG(std::string, compute_dtype, "",
 ABSL_FLAG(bool, tf32, false, "cuda: let FP32 GEMMs use TF32 tensor cores");
 ABSL_FLAG(std::string, collective_probe, "",
           "internal: run the collective probe under mpirun and write results here");
+ABSL_FLAG(std::string, schedules, "",
+          "cuda: comma-separated schedule files (schedule.pb, e.g. the ones predict_vs_measure "
+          "lowers) whose compute op shapes to measure, instead of those --model, --batch, --seq "
+          "and --compute_dtype lower to");
 ABSL_FLAG(std::string, compute_probe, "",
           "internal: run the compute-sharing probe under mpirun and write results here");
 
@@ -174,6 +181,11 @@ absl::Status CheckBackend() {
     return absl::InvalidArgumentError(
         "--compute_dtype and --tf32 apply to --backend=cuda only (the CPU testbed computes in "
         "FP32)");
+  }
+  if (!absl::GetFlag(FLAGS_schedules).empty()) {
+    return absl::InvalidArgumentError(
+        "--schedules applies to --backend=cuda only (the CPU testbed measures the shapes of "
+        "--model, --batch and --seq)");
   }
   return absl::OkStatus();
 }
@@ -827,6 +839,29 @@ absl::Status AsInputError(const absl::Status& status) {
   return absl::InvalidArgumentError(status.message());
 }
 
+// The schedules of --schedules (comma-separated files), each validated.
+// Errors: the file's (NotFound, ...); InvalidArgument naming the file for
+// one that does not validate, or for an empty entry.
+absl::StatusOr<GpuTargets> ScheduleFiles(const std::string& files) {
+  GpuTargets targets;
+  const std::vector<std::string> paths = absl::StrSplit(files, ',');
+  for (const std::string& path : paths) {
+    if (path.empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--schedules='%s': an empty file name (expected comma-separated schedule files)",
+          files));
+    }
+    Schedule schedule;
+    RETURN_IF_ERROR(ReadProtoFile(ResolveUserPath(path), &schedule));
+    if (absl::Status valid = ValidateSchedule(schedule); !valid.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--schedules: %s: %s", path, valid.message()));
+    }
+    targets.schedules.push_back(std::move(schedule));
+  }
+  return targets;
+}
+
 // The GPU calibration (gpu_calibration.h): inputs checked first, then the
 // collective probes under mpirun, then MPI here and the rest.
 absl::Status RunGpu(int* argc, char*** argv) {
@@ -834,9 +869,14 @@ absl::Status RunGpu(int* argc, char*** argv) {
   ASSIGN_OR_RETURN(const DType compute,
                    ParseDTypeFlag("compute_dtype", absl::GetFlag(FLAGS_compute_dtype)));
   ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(ClusterFlag()));
-  ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
-  absl::StatusOr<GpuTargets> targets = GpuTargetSchedules(
-      model, cluster, absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq), compute);
+  absl::StatusOr<GpuTargets> targets;
+  if (const std::string files = absl::GetFlag(FLAGS_schedules); !files.empty()) {
+    targets = ScheduleFiles(files);
+  } else {
+    ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
+    targets = GpuTargetSchedules(model, cluster, absl::GetFlag(FLAGS_batch),
+                                 absl::GetFlag(FLAGS_seq), compute);
+  }
   RETURN_IF_ERROR(AsInputError(targets.status()));
   RETURN_IF_ERROR(AsInputError(CheckGpuVisible()));
   for (const std::string& why : targets->skipped) {

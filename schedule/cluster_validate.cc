@@ -408,7 +408,7 @@ class ClusterChecker {
   }
 
   absl::Status CheckMeasuredTables() const {
-    std::map<std::tuple<std::string, std::string, int, int, int64_t>, int> compute_rows;
+    std::map<std::tuple<std::string, std::string, int, int, int64_t, int>, int> compute_rows;
     for (int i = 0; i < cluster_.measured_compute_size(); ++i) {
       const MeasuredCompute& m = cluster_.measured_compute(i);
       const std::string where = absl::StrFormat("measured_compute[%d]", i);
@@ -422,10 +422,13 @@ class ClusterChecker {
       RETURN_IF_ERROR(Positive(where, "seconds", m.seconds()));
       RETURN_IF_ERROR(Unique(
           &compute_rows,
-          std::make_tuple(m.op_class(), m.model(), m.examples(), m.seq_len(), m.elements()),
+          std::make_tuple(m.op_class(), m.model(), m.examples(), m.seq_len(), m.elements(),
+                          static_cast<int>(m.dtype())),
           "measured_compute", i,
-          absl::StrFormat("op_class %s, model '%s', examples %d, seq_len %d, elements %d",
-                          m.op_class(), m.model(), m.examples(), m.seq_len(), m.elements())));
+          absl::StrFormat("op_class %s, model '%s', examples %d, seq_len %d, elements %d, "
+                          "dtype %s",
+                          m.op_class(), m.model(), m.examples(), m.seq_len(), m.elements(),
+                          DType_Name(m.dtype()))));
     }
     std::map<std::pair<std::string, int64_t>, int> transfer_rows;
     for (int i = 0; i < cluster_.measured_transfers_size(); ++i) {

@@ -387,12 +387,13 @@ TEST(ValidateCluster, RejectsConflictingRowsOfAMeasuredTable) {
   ASSERT_TRUE(ParseTextProto(std::string(kTinyCluster) + R"pb(
     measured_compute { op_class: "UPDATE" model: "m" elements: 10 seconds: 1e-3 }
     measured_compute { op_class: "UPDATE" model: "m" elements: 20 seconds: 2e-3 }
+    measured_compute { op_class: "UPDATE" model: "m" elements: 10 dtype: FP16 seconds: 1e-3 }
     measured_compute { op_class: "UPDATE" model: "m" elements: 10 seconds: 3e-3 }
   )pb", "inline", &cluster).ok());
   EXPECT_EQ(ErrorOf(cluster),
-            "tiny.pbtxt: cluster 'tiny': measured_compute[2]: has the key of "
+            "tiny.pbtxt: cluster 'tiny': measured_compute[3]: has the key of "
             "measured_compute[0] (op_class UPDATE, model 'm', examples 0, seq_len 0, elements "
-            "10); each key takes one row, so remove one or merge them");
+            "10, dtype DTYPE_UNSPECIFIED); each key takes one row, so remove one or merge them");
   cluster = Tiny();
   ASSERT_TRUE(ParseTextProto(std::string(kTinyCluster) + R"pb(
     measured_transfers { link: "sw0" bytes: 1024 seconds: 1e-6 }

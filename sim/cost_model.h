@@ -40,7 +40,9 @@ class CostModel {
 
   // Duration of compute op `op` (a compute op of the schedule) in ns: the
   // cluster's measured_compute entry for its shape (op class, model,
-  // examples, seq_len, elements) if there is one; else the roofline
+  // examples, seq_len, elements) and the schedule's compute dtype, else for
+  // that shape and any dtype (DTYPE_UNSPECIFIED), if there is one; else the
+  // roofline
   //   max(flops / (peak_tflops·1e12 · efficiency),
   //       bytes_accessed / (memory_bandwidth_gbps·1e9 · memory_efficiency))
   // for the schedule's compute dtype on the op's device, times the device's
@@ -93,8 +95,10 @@ class CostModel {
   const Schedule* schedule_;
   std::vector<int> cluster_index_;
   std::vector<Roofline> rooflines_;  // per schedule device
-  // measured_compute by (op class, model, examples, seq_len, elements).
-  std::map<std::tuple<std::string, std::string, int, int, int64_t>, double> measured_compute_;
+  // measured_compute by (op class, model, examples, seq_len, elements,
+  // dtype).
+  std::map<std::tuple<std::string, std::string, int, int, int64_t, int>, double>
+      measured_compute_;
   // measured_collectives by (kind, ranks): (bytes, seconds), sorted.
   std::map<std::pair<std::string, int>, std::vector<std::pair<int64_t, double>>>
       measured_collectives_;

@@ -83,6 +83,25 @@ TEST(CostModel, AMeasuredShapeWinsOverTheRoofline) {
   EXPECT_EQ(ComputeNs(s, 1), 20000000);  // no entry for 8 examples: the roofline
 }
 
+TEST(CostModel, ARowOfTheComputeDtypeWinsOverOneForAnyAndOthersDoNotCount) {
+  // The schedule computes in FP16: the FP16 row (2 ms) wins over the row for
+  // any dtype (3 ms); an FP32 row is another measurement.
+  const std::string op =
+      R"pb(ops { compute { kind: BLOCK_FORWARD examples: 4 seq_len: 128 flops: 1000000000000 } })pb";
+  const std::string any =
+      R"pb(measured_compute { op_class: "BLOCK_FORWARD" model: "m" examples: 4 seq_len: 128
+                              seconds: 0.003 })pb";
+  const std::string fp16 =
+      R"pb(measured_compute { op_class: "BLOCK_FORWARD" model: "m" examples: 4 seq_len: 128
+                              dtype: FP16 seconds: 0.002 })pb";
+  const std::string fp32 =
+      R"pb(measured_compute { op_class: "BLOCK_FORWARD" model: "m" examples: 4 seq_len: 128
+                              dtype: FP32 seconds: 0.028 })pb";
+  EXPECT_EQ(ComputeNs(Quad(op, any + fp16 + fp32)), 2000000);
+  EXPECT_EQ(ComputeNs(Quad(op, fp32 + any)), 3000000);
+  EXPECT_EQ(ComputeNs(Quad(op, fp32)), 20000000);  // no FP16 row: the roofline
+}
+
 TEST(CostModel, ADevicesComputeTimeScaleStretchesItsOpsOnly) {
   Schedule s = Quad(
       R"pb(ops { device: 1 compute { kind: BLOCK_FORWARD examples: 4 seq_len: 128 } }

@@ -9,9 +9,10 @@
 # Phases, in the order worth spending device time on:
 #   tests      every GPU test (cc tests and the sh tests, each under a timeout)
 #   benchmark  gpu_zo2_benchmark: ZO2's speed-test setting on OPT-1.3B..30B
-#   calibrate  calibrate --backend=cuda, the cluster file for the next phase
-#   predict    predict_vs_measure --backend=cuda on that calibration
-#   quick      predict_vs_measure --backend=cuda --quick (2 schedules)
+#   predict    predict_vs_measure --backend=cuda: lowers its 17 schedules,
+#              calibrates once for their compute shapes, runs and compares
+#   quick      the same for 2 schedules (--quick)
+#   calibrate  calibrate --backend=cuda alone (default shapes: opt-tiny)
 # Each phase writes its log (and outputs) under $OUT (the device tool's
 # folder that comes back; out/gpu_checks when unset) and a line
 # "phase NAME: rc N, S s" to $OUT/summary.txt; a failing phase does not stop
@@ -36,7 +37,7 @@ sh_tests=("runtime/cuda/cpu_gpu_training_test.sh"
           "runtime/cuda/comm/nccl_communicator_gpu_test.sh"
           "tests/strategies_bitwise_test.sh --backend=cuda")
 
-usage() { sed -n '2,19p' "$0" >&2; exit 2; }
+usage() { sed -n '2,20p' "$0" >&2; exit 2; }
 
 pack() {
   cd "$top" && "$top/../shared/tools/pack_for_device" "$packed" "${cc_tests[@]}" "${binaries[@]}"
@@ -108,11 +109,8 @@ for phase in "$@"; do
       run_phase calibrate "$tree/runtime/calibrate" --backend=cuda \
         --out="$out/h100.calibrated.pbtxt" ;;
     predict)
-      [ -s "$out/h100.calibrated.pbtxt" ] ||
-        { echo "gpu_checks: predict needs the calibrate phase first (in this call)" >&2; exit 2; }
       run_phase predict "$tree/experiments/predict_vs_measure" --backend=cuda \
-        --runtime_dir="$tree/runtime" --calibrated="$out/h100.calibrated.pbtxt" \
-        --out_dir="$out/predict_vs_measure_cuda" ;;
+        --runtime_dir="$tree/runtime" --out_dir="$out/predict_vs_measure_cuda" ;;
     quick)
       run_phase quick "$tree/experiments/predict_vs_measure" --backend=cuda --quick \
         --runtime_dir="$tree/runtime" --out_dir="$out/predict_vs_measure_quick" ;;

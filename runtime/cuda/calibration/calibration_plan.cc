@@ -146,12 +146,13 @@ MeasuredCompute ComputeShape(const Schedule& schedule, const ComputeOp& op) {
   m.set_examples(op.examples());
   m.set_seq_len(op.seq_len());
   m.set_elements(op.params().elements());
+  m.set_dtype(schedule.training().compute_dtype());
   return m;
 }
 
 std::string ShapeKey(const MeasuredCompute& shape) {
   return absl::StrCat(shape.op_class(), "/", shape.model(), "/", shape.examples(), "/",
-                      shape.seq_len(), "/", shape.elements());
+                      shape.seq_len(), "/", shape.elements(), "/", DType_Name(shape.dtype()));
 }
 
 std::vector<ShapeTiming> ComputeTimings(const Schedule& schedule, int device,

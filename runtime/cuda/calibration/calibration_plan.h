@@ -77,10 +77,11 @@ struct DeviceTimingViews {
 DeviceTimingViews TimingViews(const Schedule& schedule, int device);
 
 // The MeasuredCompute key of compute op `op` of `schedule` (op_class, model,
-// examples, seq_len, elements; the CPU calibration's), seconds unset.
+// examples, seq_len, elements: the CPU calibration's; and the schedule's
+// compute dtype, since a GPU's FP16 and FP32 kernels differ), seconds unset.
 MeasuredCompute ComputeShape(const Schedule& schedule, const ComputeOp& op);
 
-// The key as one string, "OP_CLASS/model/examples/seq_len/elements".
+// The key as one string, "OP_CLASS/model/examples/seq_len/elements/DTYPE".
 std::string ShapeKey(const MeasuredCompute& shape);
 
 // One compute shape timed: its row (seconds = the median) and the

@@ -210,6 +210,8 @@ TEST(ComputeTimingsTest, MediansPerShapeOverTheTimedSteps) {
   for (const ShapeTiming& timing : timings) {
     EXPECT_TRUE(want.count(ShapeKey(timing.row)));
     EXPECT_EQ(timing.row.model(), "opt-tiny");
+    EXPECT_EQ(timing.row.dtype(), s.training().compute_dtype());  // FP16 and FP32 differ
+    EXPECT_NE(timing.row.dtype(), DTYPE_UNSPECIFIED);
     EXPECT_EQ(timing.stats.min, 1e-6);
     EXPECT_EQ(timing.stats.max, 2e-6);
     EXPECT_EQ(timing.row.seconds(), 2e-6);  // the upper middle of an even count
