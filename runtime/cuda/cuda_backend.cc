@@ -407,26 +407,28 @@ absl::Status CudaBackend::Start(const std::vector<Stream>& streams, int events, 
 
 absl::Status CudaBackend::BeginStep(int slot_index, const StepInputs& inputs) {
   if (!error_.ok()) return error_;
-  Slot& slot = slots_[slot_index];
-  slot.inputs = inputs;
-  slot.has_gradient = false;
-  const int64_t tokens = static_cast<int64_t>(batch_) * seq_;
-  // The slot's previous step has finished (the executor waited for it), so
-  // its pinned staging and device inputs are free.
-  std::memcpy(slot.staging, inputs.tokens, tokens * 4);
-  std::memcpy(slot.staging + tokens, inputs.lengths, batch_ * 4);
-  std::memcpy(slot.staging + tokens + batch_, inputs.labels, batch_ * 4);
-  cudaStream_t first = streams_[first_compute_stream_];
-  GPU_RETURN_IF_ERROR(cudaEventRecord(slot.step_start, first));
-  GPU_RETURN_IF_ERROR(cudaMemcpyAsync(slot.tokens, slot.staging, (tokens + 2 * batch_) * 4,
-                                      cudaMemcpyHostToDevice, first));
-  GPU_RETURN_IF_ERROR(cudaEventRecord(slot.inputs_ready, first));
-  for (int s = 0; s < static_cast<int>(streams_.size()); ++s) {
-    if (s != first_compute_stream_ && stream_specs_[s].kind() == COMPUTE) {
-      GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(streams_[s], slot.inputs_ready, 0));
+  return Latched([&]() -> absl::Status {
+    Slot& slot = slots_[slot_index];
+    slot.inputs = inputs;
+    slot.has_gradient = false;
+    const int64_t tokens = static_cast<int64_t>(batch_) * seq_;
+    // The slot's previous step has finished (the executor waited for it), so
+    // its pinned staging and device inputs are free.
+    std::memcpy(slot.staging, inputs.tokens, tokens * 4);
+    std::memcpy(slot.staging + tokens, inputs.lengths, batch_ * 4);
+    std::memcpy(slot.staging + tokens + batch_, inputs.labels, batch_ * 4);
+    cudaStream_t first = streams_[first_compute_stream_];
+    GPU_RETURN_IF_ERROR(cudaEventRecord(slot.step_start, first));
+    GPU_RETURN_IF_ERROR(cudaMemcpyAsync(slot.tokens, slot.staging, (tokens + 2 * batch_) * 4,
+                                        cudaMemcpyHostToDevice, first));
+    GPU_RETURN_IF_ERROR(cudaEventRecord(slot.inputs_ready, first));
+    for (int s = 0; s < static_cast<int>(streams_.size()); ++s) {
+      if (s != first_compute_stream_ && stream_specs_[s].kind() == COMPUTE) {
+        GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(streams_[s], slot.inputs_ready, 0));
+      }
     }
-  }
-  return absl::OkStatus();
+    return absl::OkStatus();
+  }());
 }
 
 Gemm& CudaBackend::GemmOf(int stream_index) { return *gemms_[stream_index]; }
@@ -619,23 +621,29 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& o, const 
 
 absl::Status CudaBackend::RecordEvent(int stream, int event) {
   if (!error_.ok()) return error_;
-  GPU_RETURN_IF_ERROR(cudaEventRecord(events_[event], streams_[stream]));
-  return absl::OkStatus();
+  return Latched([&]() -> absl::Status {
+    GPU_RETURN_IF_ERROR(cudaEventRecord(events_[event], streams_[stream]));
+    return absl::OkStatus();
+  }());
 }
 
 absl::Status CudaBackend::WaitEvent(int stream, int event) {
   if (!error_.ok()) return error_;
-  GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(streams_[stream], events_[event], 0));
-  return absl::OkStatus();
+  return Latched([&]() -> absl::Status {
+    GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(streams_[stream], events_[event], 0));
+    return absl::OkStatus();
+  }());
 }
 
 absl::Status CudaBackend::EndStep(int slot_index) {
   if (!error_.ok()) return error_;
-  Slot& slot = slots_[slot_index];
-  for (int s = 0; s < static_cast<int>(streams_.size()); ++s) {
-    GPU_RETURN_IF_ERROR(cudaEventRecord(slot.done[s], streams_[s]));
-  }
-  return absl::OkStatus();
+  return Latched([&]() -> absl::Status {
+    Slot& slot = slots_[slot_index];
+    for (int s = 0; s < static_cast<int>(streams_.size()); ++s) {
+      GPU_RETURN_IF_ERROR(cudaEventRecord(slot.done[s], streams_[s]));
+    }
+    return absl::OkStatus();
+  }());
 }
 
 absl::Status CudaBackend::WaitStep(int slot_index, std::vector<OpTime>* times,
@@ -686,24 +694,28 @@ absl::Status CudaBackend::WaitStep(int slot_index, std::vector<OpTime>* times,
 
 absl::Status CudaBackend::PullPersistent() {
   if (!error_.ok()) return error_;
-  GPU_RETURN_IF_ERROR(cudaSetDevice(gpu_));
-  GPU_RETURN_IF_ERROR(cudaDeviceSynchronize());
-  for (int i : persistent_) {
-    GPU_RETURN_IF_ERROR(cudaMemcpy(host_views_[i], buffers_[i], schedule_.buffers(i).size_bytes(),
-                                   cudaMemcpyDeviceToHost));
-  }
-  return absl::OkStatus();
+  return Latched([&]() -> absl::Status {
+    GPU_RETURN_IF_ERROR(cudaSetDevice(gpu_));
+    GPU_RETURN_IF_ERROR(cudaDeviceSynchronize());
+    for (int i : persistent_) {
+      GPU_RETURN_IF_ERROR(cudaMemcpy(host_views_[i], buffers_[i], schedule_.buffers(i).size_bytes(),
+                                     cudaMemcpyDeviceToHost));
+    }
+    return absl::OkStatus();
+  }());
 }
 
 absl::Status CudaBackend::PushPersistent() {
   if (!error_.ok()) return error_;
-  GPU_RETURN_IF_ERROR(cudaSetDevice(gpu_));
-  GPU_RETURN_IF_ERROR(cudaDeviceSynchronize());
-  for (int i : persistent_) {
-    GPU_RETURN_IF_ERROR(cudaMemcpy(buffers_[i], host_views_[i], schedule_.buffers(i).size_bytes(),
-                                   cudaMemcpyHostToDevice));
-  }
-  return absl::OkStatus();
+  return Latched([&]() -> absl::Status {
+    GPU_RETURN_IF_ERROR(cudaSetDevice(gpu_));
+    GPU_RETURN_IF_ERROR(cudaDeviceSynchronize());
+    for (int i : persistent_) {
+      GPU_RETURN_IF_ERROR(cudaMemcpy(buffers_[i], host_views_[i], schedule_.buffers(i).size_bytes(),
+                                     cudaMemcpyHostToDevice));
+    }
+    return absl::OkStatus();
+  }());
 }
 
 }  // namespace zosched

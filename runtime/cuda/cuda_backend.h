@@ -150,6 +150,11 @@ class CudaBackend : public Backend {
                               int stream_index);
   char* At(const BufferRange& range) const;
   Gemm& GemmOf(int stream_index);
+  // `status`, kept as error_ when it is a failure.
+  absl::Status Latched(absl::Status status) {
+    if (!status.ok()) error_ = status;
+    return status;
+  }
 
   const Schedule& schedule_;
   const int device_;
@@ -195,7 +200,7 @@ class CudaBackend : public Backend {
   int64_t reference_ns_ = 0;  // its host time since the epoch
   std::unique_ptr<DeviceCommunicator> comm_;
   const char* communicator_name_ = "none";
-  absl::Status error_;
+  absl::Status error_;  // the first failure: every later call returns it (backend.h)
 };
 
 }  // namespace zosched
