@@ -137,6 +137,9 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
 }
 
 CudaBackend::~CudaBackend() {
+  // Before Create picked a GPU nothing was made on one (and touching GPU 0
+  // would cost another rank's GPU a context).
+  if (gpu_ < 0) return;
   // Nothing may still run on the GPU when its memory goes away; errors here
   // have been reported by WaitStep already.
   cudaSetDevice(gpu_);

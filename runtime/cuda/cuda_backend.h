@@ -159,7 +159,7 @@ class CudaBackend : public Backend {
   const Schedule& schedule_;
   const int device_;
   CudaOptions options_;
-  int gpu_ = 0;
+  int gpu_ = -1;  // -1 until Create picks the GPU
   const ModelSpec* model_ = nullptr;
   ElementType compute_ = ElementType::kF32, wire_ = ElementType::kF32;
   OptGpuModel gpu_model_;
