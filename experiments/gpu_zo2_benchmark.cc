@@ -49,6 +49,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
@@ -68,6 +69,9 @@ ABSL_FLAG(std::string, cluster, "h100_sxm_x1",
 ABSL_FLAG(int32_t, warmup, 2, "measured steps left out before the timed ones");
 ABSL_FLAG(int32_t, repeats, 5, "timed steps per model (the median is reported)");
 ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train binary is");
+ABSL_FLAG(std::string, models, "",
+          "comma-separated subset of opt-1.3b, opt-6.7b, opt-13b and opt-30b to run (default: "
+          "all), e.g. to split the measurement over several calls");
 
 namespace zosched {
 namespace {
@@ -87,6 +91,31 @@ const std::vector<Model>& Models() {
                                                      {"opt-13b", 694.2, 3.21},
                                                      {"opt-30b", 1460.4, 4.32}};
   return *models;
+}
+
+// The models of --models, in Models()' order (all when it is empty).
+// Errors: InvalidArgument naming an unknown model and the known ones.
+absl::StatusOr<std::vector<const Model*>> SelectedModels() {
+  const std::string flag = absl::GetFlag(FLAGS_models);
+  std::vector<const Model*> selected;
+  if (flag.empty()) {
+    for (const Model& m : Models()) selected.push_back(&m);
+    return selected;
+  }
+  const std::vector<std::string> names = absl::StrSplit(flag, ',');
+  for (const std::string& name : names) {
+    if (std::none_of(Models().begin(), Models().end(),
+                     [&](const Model& m) { return m.name == name; })) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--models=%s: unknown model '%s' (expected some of opt-1.3b, opt-6.7b, opt-13b, "
+          "opt-30b)",
+          flag, name));
+    }
+  }
+  for (const Model& m : Models()) {
+    if (std::find(names.begin(), names.end(), m.name) != names.end()) selected.push_back(&m);
+  }
+  return selected;
 }
 
 constexpr double kTargetOverFloor = 1.10;
@@ -307,8 +336,10 @@ absl::Status Run(bool* measurement_failed) {
   const int warmup = absl::GetFlag(FLAGS_warmup);
   const int repeats = absl::GetFlag(FLAGS_repeats);
 
+  ASSIGN_OR_RETURN(const std::vector<const Model*> models, SelectedModels());
   std::vector<Row> rows;
-  for (const Model& m : Models()) {
+  for (const Model* model : models) {
+    const Model& m = *model;
     Row row;
     row.model = &m;
     const CycleCase c = Zo2Case(m);

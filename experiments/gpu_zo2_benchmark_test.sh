@@ -3,7 +3,8 @@
 # --config=cuda build on a GPU machine takes this path too): it lowers and
 # predicts OPT-1.3B, 6.7B, 13B and 30B, prints a table with the plan, the
 # floor and the prediction for each, says "not run (no GPU)" in place of
-# every measurement (no number is made up), and refuses a bad flag.
+# every measurement (no number is made up), runs the --models subset, and
+# refuses a bad flag.
 set -uo pipefail
 out="$TEST_TMPDIR/bench"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -25,6 +26,14 @@ awk -F, 'NR > 1 && !($2 > 0 && $7 > 0 && $8 > $7 && $9 > 0 && $11 == "" && $15 =
 # The floor of OPT-30B FP16 on the H100 is its transfer: 59.2 GB each way at 45 GB/s.
 awk -F, '$1 == "opt-30b" { found = 1; if ($5 < 1250 || $5 > 1400) bad = 1 } END { exit !found || bad }' \
   "$csv" || fail "opt-30b transfer floor off: $(cat "$csv")"
+# --models runs a subset (a GPU session splits the measurement over calls).
+CUDA_VISIBLE_DEVICES= experiments/gpu_zo2_benchmark --runtime_dir=runtime --out_dir="$out/one" \
+  --models=opt-6.7b >"$TEST_TMPDIR/one" 2>&1 || fail "--models=opt-6.7b exited $?: $(cat "$TEST_TMPDIR/one")"
+[ "$(tail -n +2 "$out/one/benchmark.csv" | cut -d, -f1)" = opt-6.7b ] ||
+  fail "--models=opt-6.7b: $(cat "$out/one/benchmark.csv")"
+experiments/gpu_zo2_benchmark --models=opt-1.3b,opt-7b --out_dir="$out" >"$TEST_TMPDIR/bad" 2>&1
+[ $? -eq 2 ] && grep -q "unknown model 'opt-7b'" "$TEST_TMPDIR/bad" ||
+  fail "--models=opt-7b not refused: $(cat "$TEST_TMPDIR/bad")"
 experiments/gpu_zo2_benchmark --repeats=0 --out_dir="$out" >"$TEST_TMPDIR/bad" 2>&1
 [ $? -eq 2 ] && grep -q -- "--repeats=0" "$TEST_TMPDIR/bad" || fail "--repeats=0 not refused: $(cat "$TEST_TMPDIR/bad")"
 echo PASS

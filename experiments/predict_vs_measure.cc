@@ -55,6 +55,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/proto_file.h"
@@ -88,6 +89,9 @@ ABSL_FLAG(bool, quick, false,
           "2 schedules only (for tests): cpu: zo2 compute-bound, distzo2 P2xD2 sliced balanced; "
           "cuda: zo2 and distzo2 P2xD1 on OPT-1.3B FP16, sequence 512");
 ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train and calibrate binaries are");
+ABSL_FLAG(std::string, only, "",
+          "comma-separated parts of schedule names: run only the schedules whose name holds "
+          "one (default: all; e.g. opt-1.3b, to split a GPU run over several calls)");
 ABSL_FLAG(double, max_speed_drift, 0.05,
           "cpu: run a schedule again (calibrating again) when the speed probe found a core more "
           "than this fraction faster or slower during its run than at calibration; 0: never");
@@ -264,6 +268,36 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
   return calibrated;
 }
 
+// The backend's cases whose label holds one of --only's parts (all when it
+// is empty). Errors: InvalidArgument for a part that no label holds, listing
+// the labels.
+absl::StatusOr<std::vector<CycleCase>> SelectedCases(bool cuda) {
+  const std::vector<CycleCase> all = cuda ? GpuCases() : CpuCases();
+  const std::string only = absl::GetFlag(FLAGS_only);
+  if (only.empty()) return all;
+  const std::vector<std::string> parts = absl::StrSplit(only, ',');
+  auto holds = [](const CycleCase& c, const std::string& part) {
+    return !part.empty() && absl::StrContains(c.label, part);
+  };
+  for (const std::string& part : parts) {
+    if (std::none_of(all.begin(), all.end(), [&](const CycleCase& c) { return holds(c, part); })) {
+      std::vector<std::string> labels;
+      for (const CycleCase& c : all) labels.push_back(c.label);
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--only=%s: no schedule's name holds '%s' (the names: %s)", only, part,
+          absl::StrJoin(labels, ", ")));
+    }
+  }
+  std::vector<CycleCase> selected;
+  for (const CycleCase& c : all) {
+    if (std::any_of(parts.begin(), parts.end(),
+                    [&](const std::string& part) { return holds(c, part); })) {
+      selected.push_back(c);
+    }
+  }
+  return selected;
+}
+
 // "median |error| M%, max |error| X%" of `errors` (|fractions|, not empty).
 std::string ErrorSpread(std::vector<double> errors) {
   std::sort(errors.begin(), errors.end());
@@ -311,7 +345,7 @@ absl::Status Run() {
     ASSIGN_OR_RETURN(shared_gpu,
                      LoadCluster(ClusterArgument(absl::GetFlag(FLAGS_shared_gpu_cluster))));
   }
-  const std::vector<CycleCase> cases = cuda ? GpuCases() : CpuCases();
+  ASSIGN_OR_RETURN(const std::vector<CycleCase> cases, SelectedCases(cuda));
   auto lowering_cluster = [&](const CycleCase& c, const Cluster& one_gpu) -> const Cluster& {
     return cuda && c.options.pertp * c.options.dp > 1 ? shared_gpu : one_gpu;
   };
@@ -455,6 +489,12 @@ absl::Status Run() {
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_comm_ns / 1e6, m.exposed_comm_ns / 1e6,
         BindingResourceName(r.predicted.binding), r.speed_drifts.empty() ? "-" : runs));
+    // The tables so far, so that a run cut short (a time limit) keeps them.
+    RETURN_IF_ERROR(
+        WriteFile(out + "/predict_vs_measure.csv", absl::StrJoin(csv, "\n") + "\n"));
+    RETURN_IF_ERROR(WriteFile(out + "/predict_vs_measure.md",
+                              absl::StrJoin(md, "\n") + "\n\n(in progress: " +
+                                  absl::StrCat(csv.size() - 1) + " schedules so far)\n"));
   }
   if (!skipped.empty()) {
     md.push_back("");

@@ -65,7 +65,13 @@ done
 for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
   [ -s "$out/$d/local_cpu.calibrated.pbtxt" ] || fail "$d: no calibration taken before it"
 done
-# A policy that cannot run is refused before anything runs.
+# A policy that cannot run, or a selection of no schedule, is refused before
+# anything runs.
+experiments/predict_vs_measure --only=zo2_compute,nope --out_dir="$TEST_TMPDIR/refused" \
+  >"$TEST_TMPDIR/log" 2>&1
+status=$?
+[ "$status" -eq 2 ] && grep -q "no schedule's name holds 'nope' (the names: zo2_compute-bound," \
+  "$TEST_TMPDIR/log" || fail "--only=nope: want exit 2, got $status: $(cat "$TEST_TMPDIR/log")"
 for flag in --attempts=0 --max_speed_drift=-0.1; do
   experiments/predict_vs_measure "$flag" --out_dir="$TEST_TMPDIR/refused" >"$TEST_TMPDIR/log" 2>&1
   status=$?

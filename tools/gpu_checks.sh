@@ -13,6 +13,12 @@
 #              calibrates once for their compute shapes, runs and compares
 #   quick      the same for 2 schedules (--quick)
 #   calibrate  calibrate --backend=cuda alone (default shapes: opt-tiny)
+# benchmark:MODELS and predict:PARTS run a subset (gpu_zo2_benchmark
+# --models, predict_vs_measure --only; comma-separated), so that a phase
+# fits the device tool's 10 minutes per call, e.g. benchmark:opt-1.3b,opt-6.7b
+# then benchmark:opt-13b,opt-30b; predict:opt-1.3b, predict:opt-2.7b, ...
+# (predict_vs_measure rewrites its tables after every schedule, so a phase
+# cut short keeps what it measured).
 # Each phase writes its log (and outputs) under $OUT (the device tool's
 # folder that comes back; out/gpu_checks when unset) and a line
 # "phase NAME: rc N, S s" to $OUT/summary.txt; a failing phase does not stop
@@ -37,7 +43,7 @@ sh_tests=("runtime/cuda/cpu_gpu_training_test.sh"
           "runtime/cuda/comm/nccl_communicator_gpu_test.sh"
           "tests/strategies_bitwise_test.sh --backend=cuda")
 
-usage() { sed -n '2,20p' "$0" >&2; exit 2; }
+usage() { sed -n '2,26p' "$0" >&2; exit 2; }
 
 pack() {
   cd "$top" && "$top/../shared/tools/pack_for_device" "$packed" "${cc_tests[@]}" "${binaries[@]}"
@@ -100,17 +106,20 @@ tree=$(mktemp -d)
 make_tree "$tree"
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 for phase in "$@"; do
+  arg=${phase#*:}
+  [ "$arg" != "$phase" ] || arg=""
+  name=${phase//[:,]/_}  # the phase's log and output folder
   case $phase in
     tests) run_phase tests tests_phase ;;
-    benchmark)
-      run_phase benchmark "$tree/experiments/gpu_zo2_benchmark" --runtime_dir="$tree/runtime" \
-        --out_dir="$out/gpu_zo2_benchmark" ;;
+    benchmark | benchmark:*)
+      run_phase "$name" "$tree/experiments/gpu_zo2_benchmark" --runtime_dir="$tree/runtime" \
+        --models="$arg" --out_dir="$out/$name" ;;
     calibrate)
       run_phase calibrate "$tree/runtime/calibrate" --backend=cuda \
         --out="$out/h100.calibrated.pbtxt" ;;
-    predict)
-      run_phase predict "$tree/experiments/predict_vs_measure" --backend=cuda \
-        --runtime_dir="$tree/runtime" --out_dir="$out/predict_vs_measure_cuda" ;;
+    predict | predict:*)
+      run_phase "$name" "$tree/experiments/predict_vs_measure" --backend=cuda \
+        --runtime_dir="$tree/runtime" --only="$arg" --out_dir="$out/$name" ;;
     quick)
       run_phase quick "$tree/experiments/predict_vs_measure" --backend=cuda --quick \
         --runtime_dir="$tree/runtime" --out_dir="$out/predict_vs_measure_quick" ;;
