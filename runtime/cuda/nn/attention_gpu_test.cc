@@ -17,28 +17,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/cuda/device_test_util.h"
 #include "runtime/cuda/nn/attention_reference.h"
 #include "runtime/cuda/nn/gemm.h"
 #include "runtime/dtype/element.h"
 
 namespace zosched {
 namespace {
-
-bool HaveGpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-struct CudaFree {
-  void operator()(void* p) const { cudaFree(p); }
-};
-using DevicePtr = std::unique_ptr<void, CudaFree>;
-
-DevicePtr Alloc(size_t bytes) {
-  void* p = nullptr;
-  EXPECT_EQ(cudaMalloc(&p, bytes), cudaSuccess);
-  return DevicePtr(p);
-}
 
 // Values of `type` as host bytes, and back.
 std::vector<char> Encode(ElementType type, const std::vector<float>& x) {
@@ -97,6 +82,7 @@ std::vector<float> RunGpu(ElementType type, const Problem& p, int64_t scratch_by
   cudaStream_t stream;
   EXPECT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   DevicePtr workspace = Alloc(kGemmWorkspaceBytes);
+  EXPECT_NE(workspace, nullptr) << "cudaMalloc failed";
   absl::StatusOr<std::unique_ptr<Gemm>> gemm =
       Gemm::Create(stream, workspace.get(), kGemmWorkspaceBytes, /*allow_tf32=*/false);
   EXPECT_TRUE(gemm.ok()) << gemm.status();
@@ -106,6 +92,7 @@ std::vector<float> RunGpu(ElementType type, const Problem& p, int64_t scratch_by
     DevicePtr dq = Alloc(q.size()), dk = Alloc(k.size()), dv = Alloc(v.size());
     DevicePtr lengths = Alloc(p.lengths.size() * sizeof(int32_t));
     DevicePtr scratch = Alloc(scratch_bytes);
+    EXPECT_TRUE(dq && dk && dv && lengths && scratch) << "cudaMalloc failed";
     EXPECT_EQ(cudaMemcpy(dq.get(), q.data(), q.size(), cudaMemcpyHostToDevice), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(dk.get(), k.data(), k.size(), cudaMemcpyHostToDevice), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(dv.get(), v.data(), v.size(), cudaMemcpyHostToDevice), cudaSuccess);

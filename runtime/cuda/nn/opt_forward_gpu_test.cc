@@ -30,6 +30,7 @@
 #include "gtest/gtest.h"
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
+#include "runtime/cuda/device_test_util.h"
 #include "runtime/cuda/nn/gemm.h"
 #include "runtime/dtype/element.h"
 #include "runtime/nn/opt_forward.h"
@@ -40,11 +41,6 @@ namespace {
 
 constexpr int kOptPositionOffset = 2;  // OPT's learned positions start at row 2
 const std::vector<int32_t> kLabelWords = {3, 17, 41};
-
-bool HaveGpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 uint32_t Bits(float f) {
   uint32_t u;

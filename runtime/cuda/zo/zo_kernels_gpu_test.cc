@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/cuda/device_test_util.h"
 #include "runtime/cuda/zo/cast.h"
 #include "runtime/cuda/zo/perturb.h"
 #include "runtime/cuda/zo/projected_gradient.h"
@@ -27,22 +28,6 @@
 namespace zosched {
 namespace {
 
-bool HaveGpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-// Device memory freed on destruction; null when cudaMalloc failed.
-struct CudaFree {
-  void operator()(void* p) const { cudaFree(p); }
-};
-using DevicePtr = std::unique_ptr<void, CudaFree>;
-
-DevicePtr Alloc(size_t bytes) {
-  void* p = nullptr;
-  if (cudaMalloc(&p, bytes == 0 ? 1 : bytes) != cudaSuccess) return nullptr;
-  return DevicePtr(p);
-}
 
 template <class T>
 DevicePtr Upload(const std::vector<T>& host) {
