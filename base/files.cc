@@ -27,23 +27,29 @@ const char* FileKind(mode_t mode) {
 
 }  // namespace
 
-absl::Status ReadFileToString(const std::string& path, std::string* out, int64_t max_bytes) {
+absl::StatusOr<int64_t> RegularFileBytes(const std::string& path, absl::string_view expected) {
   struct stat info;
   if (stat(path.c_str(), &info) != 0) {
     return absl::NotFoundError(absl::StrFormat("cannot open %s: %s", path, std::strerror(errno)));
   }
   if (S_ISDIR(info.st_mode)) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("%s is a directory; expected a file", path));
+        absl::StrFormat("%s is a directory; expected %s", path, expected));
   }
   if (!S_ISREG(info.st_mode)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s is not a regular file (%s); expected a file", path, FileKind(info.st_mode)));
+        "%s is not a regular file (%s); expected %s", path, FileKind(info.st_mode), expected));
   }
-  if (info.st_size > max_bytes) {
+  return static_cast<int64_t>(info.st_size);
+}
+
+absl::Status ReadFileToString(const std::string& path, std::string* out, int64_t max_bytes) {
+  const absl::StatusOr<int64_t> bytes = RegularFileBytes(path, "a file");
+  if (!bytes.ok()) return bytes.status();
+  if (*bytes > max_bytes) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s is %d bytes, above the limit of %d bytes for this kind of file",
-                        path, static_cast<int64_t>(info.st_size), max_bytes));
+                        path, *bytes, max_bytes));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

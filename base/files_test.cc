@@ -54,6 +54,27 @@ TEST(Files, RefusesAFifo) {
   ExpectRefused(path, "is not a regular file (a FIFO)");
 }
 
+// The check every reader of a user's path makes first, with the reader's
+// words for what it expected.
+TEST(Files, RegularFileBytesSaysWhatThePathIsAndWhatWasExpected) {
+  const std::string path = ::testing::TempDir() + "/files_test.sized";
+  ASSERT_TRUE(WriteFile(path, std::string(12, 'x')).ok());
+  absl::StatusOr<int64_t> bytes = RegularFileBytes(path, "a .safetensors file");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(*bytes, 12);
+  bytes = RegularFileBytes(::testing::TempDir(), "a .safetensors file");
+  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bytes.status().message(),
+            ::testing::TempDir() + " is a directory; expected a .safetensors file");
+  bytes = RegularFileBytes("/dev/null", "a .safetensors file");
+  EXPECT_EQ(bytes.status().message(),
+            "/dev/null is not a regular file (a character device); expected a .safetensors file");
+  bytes = RegularFileBytes(path + ".missing", "a file");
+  EXPECT_EQ(bytes.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(bytes.status().message(),
+            "cannot open " + path + ".missing: No such file or directory");
+}
+
 TEST(Files, RefusesAFileAboveTheLimit) {
   const std::string path = ::testing::TempDir() + "/files_test.big";
   ASSERT_TRUE(WriteFile(path, std::string(100, 'x')).ok());

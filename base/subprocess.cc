@@ -1,6 +1,7 @@
 #include "base/subprocess.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,7 +10,10 @@
 #include <csignal>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+
+extern char** environ;
 
 namespace zosched {
 namespace {
@@ -31,9 +35,68 @@ void Forward(int signal) {
   _exit(127);
 }
 
+// This process's environment with `program.environment` set on top, as
+// "NAME=VALUE" strings.
+std::vector<std::string> ChildEnvironment(const Subprocess& program) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const absl::string_view entry(*e);
+    bool replaced = false;
+    for (const auto& [name, value] : program.environment) {
+      replaced |= entry.size() > name.size() && entry.substr(0, name.size()) == name &&
+                  entry[name.size()] == '=';
+    }
+    if (!replaced) env.emplace_back(entry);
+  }
+  for (const auto& [name, value] : program.environment) env.push_back(absl::StrCat(name, "=", value));
+  return env;
+}
+
+// Reads the program's stderr from `pipe` line by line into `lines` until the
+// pipe ends, or until the program `pid` has ended and nothing more is
+// buffered; reaps the program into `status`. Returns errno on failure, else 0.
+int ReadLinesUntilExit(int pipe, pid_t pid, const std::function<void(absl::string_view)>& lines,
+                       int* status) {
+  std::string pending;
+  bool exited = false;
+  char buffer[4096];
+  for (;;) {
+    pollfd readable = {pipe, POLLIN, 0};
+    const int ready = poll(&readable, 1, exited ? 0 : 100);
+    if (ready < 0 && errno != EINTR) return errno;
+    if (ready > 0) {
+      const ssize_t got = read(pipe, buffer, sizeof(buffer));
+      if (got > 0) {
+        pending.append(buffer, got);
+        size_t start = 0;
+        for (size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1) {
+          lines(absl::string_view(pending).substr(start, end - start));
+        }
+        pending.erase(0, start);
+        continue;
+      }
+      if (got == 0) break;  // every writer has closed it
+      if (errno != EINTR) return errno;
+      continue;
+    }
+    if (exited) break;  // ended, and nothing left to read now
+    const pid_t done = waitpid(pid, status, WNOHANG);
+    if (done < 0 && errno != EINTR) return errno;
+    exited = done == pid;
+  }
+  if (!pending.empty()) lines(pending);
+  if (!exited) {
+    while (waitpid(pid, status, 0) < 0) {
+      if (errno != EINTR) return errno;
+    }
+  }
+  return 0;
+}
+
 // In the child between fork and exec: only async-signal-safe calls. On
 // failure writes errno to `report` and exits 127.
-[[noreturn]] void ExecChild(const Subprocess& program, char* const* argv, int report) {
+[[noreturn]] void ExecChild(const Subprocess& program, char* const* argv, char* const* envp,
+                            int error_pipe, int report) {
   auto fail = [report] { FailChild(report); };
   if (program.own_process_group && setpgid(0, 0) != 0) fail();
   if (program.parent_death_signal != 0) {
@@ -47,8 +110,11 @@ void Forward(int signal) {
   if (!program.output_path.empty()) {
     const int out = open(program.output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0) fail();
+  } else if (error_pipe >= 0) {
+    if (dup2(error_pipe, STDERR_FILENO) < 0) fail();
+    signal(SIGPIPE, SIG_IGN);
   }
-  execvp(argv[0], argv);
+  execvpe(argv[0], argv, envp);
   FailChild(report);
 }
 
@@ -63,8 +129,24 @@ absl::StatusOr<int> RunSubprocess(const Subprocess& program, int* forwarded) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env = ChildEnvironment(program);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const bool read_stderr = program.stderr_lines && program.output_path.empty();
+  int errors[2] = {-1, -1};  // the program's stderr, when read_stderr
+  if (read_stderr && pipe2(errors, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrFormat("cannot run %s: pipe: %s", name, std::strerror(errno)));
+  }
+  auto close_errors = [&errors] {
+    for (int& fd : errors) {
+      if (fd >= 0) close(fd);
+      fd = -1;
+    }
+  };
   int report[2];  // the child's exec failure, if any; closed by a successful exec
   if (pipe2(report, O_CLOEXEC) != 0) {
+    close_errors();
     return absl::InternalError(absl::StrFormat("cannot run %s: pipe: %s", name, std::strerror(errno)));
   }
   // Forwarded signals are blocked until the child's pid is known.
@@ -87,10 +169,14 @@ absl::StatusOr<int> RunSubprocess(const Subprocess& program, int* forwarded) {
   if (pid == 0) {
     pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
     close(report[0]);
-    ExecChild(program, argv.data(), report[1]);
+    ExecChild(program, argv.data(), envp.data(), errors[1], report[1]);
   }
   const int fork_error = errno;
   close(report[1]);
+  if (errors[1] >= 0) {
+    close(errors[1]);
+    errors[1] = -1;
+  }
   if (pid > 0) g_child = pid;
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   auto restore = [&] {
@@ -102,6 +188,7 @@ absl::StatusOr<int> RunSubprocess(const Subprocess& program, int* forwarded) {
   };
   if (pid < 0) {
     close(report[0]);
+    close_errors();
     restore();
     return absl::InternalError(
         absl::StrFormat("cannot run %s: fork: %s", name, std::strerror(fork_error)));
@@ -112,14 +199,22 @@ absl::StatusOr<int> RunSubprocess(const Subprocess& program, int* forwarded) {
   }
   close(report[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      const int error = errno;
-      restore();
-      return absl::InternalError(absl::StrFormat("waiting for %s: %s", name, std::strerror(error)));
+  int wait_error = 0;
+  if (read_stderr) {
+    wait_error = ReadLinesUntilExit(errors[0], pid, program.stderr_lines, &status);
+    close_errors();
+  } else {
+    while (waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) {
+        wait_error = errno;
+        break;
+      }
     }
   }
   restore();
+  if (wait_error != 0) {
+    return absl::InternalError(absl::StrFormat("waiting for %s: %s", name, std::strerror(wait_error)));
+  }
   if (got == sizeof(exec_error)) {
     if (exec_error == ENOENT) return absl::NotFoundError(absl::StrFormat("%s: not found", name));
     return absl::InternalError(

@@ -4,11 +4,13 @@
 // string.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace zosched {
 
@@ -30,6 +32,17 @@ struct Subprocess {
   // PR_SET_PDEATHSIG), so that a kill -9 of this process leaves no program
   // behind; 0: none.
   int parent_death_signal = 0;
+  // Variables set (or replaced) in the program's environment, on top of
+  // this process's.
+  std::vector<std::pair<std::string, std::string>> environment;
+  // When set (and `output_path` is empty), the program's stderr is a pipe
+  // that this process reads while it waits: each line goes to this
+  // function, without its '\n' (a last line without one too). The program
+  // ignores SIGPIPE, so that it outlives this process if it must (a write
+  // to stderr then fails with EPIPE instead of killing it). Lines still
+  // buffered when the program ends are read until the pipe is empty, but
+  // a pipe that another process keeps open is not waited for.
+  std::function<void(absl::string_view line)> stderr_lines;
 };
 
 // Runs `program` to its end and returns its exit status (0 to 255). When

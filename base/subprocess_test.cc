@@ -5,8 +5,11 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -91,7 +94,7 @@ TEST(RunSubprocess, TheProgramDiesWithItsParent) {
     _exit(0);
   }
   pid_t sleeper = 0;
-  for (int i = 0; i < 500 && sleeper == 0; ++i) {
+  for (int i = 0; i < 6000 && sleeper == 0; ++i) {  // up to a minute
     std::ifstream in(pid_file);
     if (!(in >> sleeper)) {
       sleeper = 0;
@@ -103,7 +106,7 @@ TEST(RunSubprocess, TheProgramDiesWithItsParent) {
   kill(parent, SIGKILL);
   waitpid(parent, nullptr, 0);
   bool gone = false;
-  for (int i = 0; i < 500 && !gone; ++i) {
+  for (int i = 0; i < 6000 && !gone; ++i) {
     std::ifstream stat("/proc/" + std::to_string(sleeper) + "/stat");
     std::string pid, comm, state;
     gone = !(stat >> pid >> comm >> state) || state == "Z";
@@ -111,6 +114,59 @@ TEST(RunSubprocess, TheProgramDiesWithItsParent) {
   }
   EXPECT_TRUE(gone) << "sleep (pid " << sleeper << ") outlived its killed parent";
   if (!gone) kill(sleeper, SIGKILL);
+}
+
+TEST(RunSubprocess, SetsTheGivenEnvironmentVariables) {
+  const std::string log = ::testing::TempDir() + "/subprocess_env.log";
+  setenv("ZOSCHED_SUBPROCESS_TEST_KEPT", "kept", 1);
+  setenv("ZOSCHED_SUBPROCESS_TEST_SET", "old", 1);
+  Subprocess p{{"sh", "-c",
+                "echo \"$ZOSCHED_SUBPROCESS_TEST_KEPT $ZOSCHED_SUBPROCESS_TEST_SET "
+                "$ZOSCHED_SUBPROCESS_TEST_NEW\"; env | grep -c ZOSCHED_SUBPROCESS_TEST_SET="},
+               log};
+  p.environment = {{"ZOSCHED_SUBPROCESS_TEST_SET", "new"}, {"ZOSCHED_SUBPROCESS_TEST_NEW", "x=y"}};
+  absl::StatusOr<int> status = RunSubprocess(p);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(ReadAll(log), "kept new x=y\n1\n");  // replaced, not set twice
+}
+
+TEST(RunSubprocess, HandsStderrOverLineByLine) {
+  const std::string log = ::testing::TempDir() + "/subprocess_lines.log";
+  Subprocess p{{"sh", "-c", "echo one >&2; echo out; printf 'two\\n\\nthree' >&2; exit 4"}};
+  std::vector<std::string> lines;
+  p.stderr_lines = [&lines](absl::string_view line) { lines.emplace_back(line); };
+  absl::StatusOr<int> status = RunSubprocess(p);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(*status, 4);
+  EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "", "three"}));
+}
+
+TEST(RunSubprocess, AProgramWhoseStderrIsReadOutlivesTheReader) {
+  // A forked copy of this test reads the program's stderr and is killed
+  // (SIGKILL); the program then writes to its stderr, whose reader is gone:
+  // it must carry on (EPIPE), not die of SIGPIPE.
+  const std::string dir = ::testing::TempDir() + "/subprocess_reader";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  const pid_t reader = fork();
+  ASSERT_GE(reader, 0);
+  if (reader == 0) {
+    Subprocess p{{"sh", "-c",
+                  "touch " + dir + "/started; while [ ! -e " + dir + "/go ]; do sleep 0.01; done; "
+                  "echo after >&2; touch " + dir + "/survived"}};
+    p.stderr_lines = [](absl::string_view) {};
+    (void)RunSubprocess(p);
+    _exit(0);
+  }
+  auto exists = [&dir](const char* name) {
+    return std::ifstream(dir + "/" + name).good();
+  };
+  for (int i = 0; i < 6000 && !exists("started"); ++i) usleep(10000);  // up to a minute
+  ASSERT_TRUE(exists("started")) << "the program never started";
+  kill(reader, SIGKILL);
+  waitpid(reader, nullptr, 0);
+  std::ofstream(dir + "/go").put('\n');
+  for (int i = 0; i < 6000 && !exists("survived"); ++i) usleep(10000);
+  EXPECT_TRUE(exists("survived")) << "the program died writing to a pipe nobody reads";
 }
 
 TEST(RunSubprocess, AnEmptyArgvIsAnError) {

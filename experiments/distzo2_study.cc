@@ -1,5 +1,5 @@
 // The DistZO2 study, predicted from the catalog's sourced figures alone:
-// lowers and simulates the cases of issue 4 and writes a summary table
+// lowers and simulates the cases below and writes a summary table
 // (markdown + CSV), a Chrome trace and a timeline picture per case.
 //
 //   bazel run //experiments:distzo2_study [-- --out_dir=out/distzo2_study
@@ -19,6 +19,10 @@
 // The default sequence length, 256, is a prompt-classification regime
 // (MeZO's SST-2 prompts fit), where transfers matter; at 2048 every case is
 // compute-bound.
+// Command line and exit status as every tool's (base/command_line.h): 0 on
+// success; 2 for bad flags, an output directory that cannot be made, or a
+// case that does not fit at the --batch and --seq given; 1 when a case
+// fails otherwise or its files cannot be written.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -26,9 +30,9 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/command_line.h"
 #include "base/files.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
@@ -228,16 +232,17 @@ absl::Status Study::Write(const std::vector<Row>& rows) {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  if (const absl::Status flags = zosched::CheckStudyBatchAndSeq(absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq)); !flags.ok()) {
-    std::fprintf(stderr, "distzo2_study: %s\n", std::string(flags.message()).c_str());
-    return 2;
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"distzo2_study", "",
+       "The DistZO2 study, predicted from the cluster catalog: sliced against naive transfers,\n"
+       "NVLink against PCIe peer links, PertP against DDP, scaling over 2 to 8 GPUs, and\n"
+       "OPT-175B on one GPU against whole nodes; writes tables, traces and pictures."});
+  absl::Status status =
+      zosched::CheckStudyBatchAndSeq(absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq));
+  if (status.ok()) {
+    zosched::Study study(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "distzo2_study"));
+    status = study.Run();
   }
-  zosched::Study study(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "distzo2_study"));
-  absl::Status status = study.Run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "distzo2_study: %s\n", std::string(status.message()).c_str());
-    return 1;
-  }
-  return 0;
+  return status.ok() ? 0 : zosched::ReportError("distzo2_study", status);
 }

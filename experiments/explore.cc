@@ -4,22 +4,40 @@
 // ranks them by an objective under constraints.
 //
 //   bazel run //experiments:explore -- --sweep=experiments/sweeps/NAME.pbtxt
-//       [--out_dir=out/explore/NAME] [--threads=0] [--prune]
+//       [--out_dir=out/explore/NAME] [--overwrite] [--threads=0] [--prune]
 //
-// The sweep is a textproto of zosched.Sweep (experiments/sweep.proto).
-// Writes, under the output directory:
+// The sweep is a textproto of zosched.Sweep (experiments/sweep.proto); it is
+// checked whole, and its configurations counted, before any is built
+// (experiments/sweep_space.h says what is refused). Writes, under the
+// output directory (experiments/explore_outputs.h):
 //   configurations.csv   every configuration: knobs, state (fits, does not
 //                        fit and why, invalid, pruned), step time, tokens/s,
-//                        cost, memory, overlap, exposed communication, binding
-//   best.md              the best `best` configurations, counts, throughput
+//                        cost, memory, overlap, exposed communication,
+//                        binding, and the constraints one misses
+//   best.md              the best `best` configurations, counts, throughput;
+//                        when none fits and meets the constraints, the most
+//                        common reasons, each with an example
 //   best/NN_*.pb         their schedules, ready for simulate (and train)
 //   clusters/*.pbtxt     every cluster the sweep built, for lower and simulate
 //   pareto_gpus.png      tokens/s against GPUs used; pareto_cost.png against
 //                        dollars per hour (priced sweeps); .csv and .gp beside
 //   heatmap_X_by_Y.png   the best objective over two knobs, per heat map
+// A picture with nothing to draw (no configuration fits and meets the
+// constraints) is skipped, and the run says which.
+//
+// The output directory must be absent or empty, so that a run never mixes
+// with an earlier one; with --overwrite, the explorer's own files there
+// (whatever sweep wrote them) are removed once the sweep is evaluated, and
+// every other file is left alone.
+//
 // A progress bar with configurations per second goes to a terminal's stderr.
-// Exit status: 0; 1 if a configuration's step floor or simulation failed (a
-// bug, printed); 2 for bad flags or a bad sweep file (the error names it).
+// Exit status: 0 when the sweep was evaluated, including when no
+// configuration fits or meets the constraints: that is an answer, printed
+// with its most common reasons; 2 for bad flags, a bad sweep file (the
+// error names it), a used --out_dir without --overwrite, or a sweep none of
+// whose configurations can be lowered (every one invalid: the reasons are
+// printed, the outputs written); 1 if a configuration's step floor or
+// simulation failed (a bug, printed) or the outputs cannot be written.
 #include <malloc.h>
 #include <unistd.h>
 
@@ -30,16 +48,16 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/command_line.h"
 #include "base/files.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
-#include "experiments/predicted_case.h"
+#include "experiments/explore_outputs.h"
 #include "experiments/sweep_evaluation.h"
 #include "experiments/sweep_report.h"
 #include "experiments/sweep_space.h"
@@ -48,6 +66,9 @@
 ABSL_FLAG(std::string, sweep, "", "the Sweep textproto to explore (experiments/sweeps/*.pbtxt)");
 ABSL_FLAG(std::string, out_dir, "",
           "where to write the results (default: out/explore/<sweep name> in the workspace)");
+ABSL_FLAG(bool, overwrite, false,
+          "a used --out_dir is refused; with this, the explorer's files there (an earlier "
+          "run's) are replaced and every other file is kept");
 ABSL_FLAG(int32_t, threads, 0, "threads evaluating configurations; 0: one per core");
 ABSL_FLAG(bool, prune, false,
           "skip simulating configurations whose step floor shows they can neither win nor "
@@ -81,21 +102,22 @@ class ProgressBar {
   std::chrono::steady_clock::time_point last_;
 };
 
-// Lowers the ranked configurations again and writes their schedules.
+// Lowers the ranked configurations again and writes their schedules;
+// returns their file names under `dir`.
 absl::StatusOr<std::vector<std::string>> WriteBestSchedules(const SweepSpace& space,
                                                             const std::vector<int>& ranked,
                                                             const std::string& dir) {
-  RETURN_IF_ERROR(MakeDirectories(dir + "/best"));
+  if (ranked.empty()) return std::vector<std::string>();
+  RETURN_IF_ERROR(MakeDirectories(dir + "/" + kBestDir));
   std::vector<std::string> files;
   for (size_t k = 0; k < ranked.size(); ++k) {
     const SweepConfig& c = space.configs[ranked[k]];
     ASSIGN_OR_RETURN(const Schedule schedule,
                      LowerSchedule(space.models[c.model], space.members[c.member].cluster,
                                    c.options));
-    const std::string file = absl::StrFormat(
-        "best/%02d_%s.pb", k + 1,
-        Slug(space.sweep.models(c.model) + " " + space.members[c.member].label + " " +
-             StrategyLabel(c)));
+    const std::string file =
+        BestScheduleFile(static_cast<int>(k) + 1, space.sweep.models(c.model) + " " +
+                                    space.members[c.member].label + " " + StrategyLabel(c));
     RETURN_IF_ERROR(WriteProtoFile(dir + "/" + file, schedule));
     files.push_back(file);
   }
@@ -103,11 +125,43 @@ absl::StatusOr<std::vector<std::string>> WriteBestSchedules(const SweepSpace& sp
 }
 
 absl::Status WriteClusters(const SweepSpace& space, const std::string& dir) {
-  RETURN_IF_ERROR(MakeDirectories(dir + "/clusters"));
+  RETURN_IF_ERROR(MakeDirectories(dir + "/" + kClustersDir));
   for (const ClusterMember& m : space.members) {
-    RETURN_IF_ERROR(WriteProtoFile(dir + "/clusters/" + Slug(m.label) + ".pbtxt", m.cluster));
+    RETURN_IF_ERROR(WriteProtoFile(dir + "/" + ClusterFile(m.label), m.cluster));
   }
   return absl::OkStatus();
+}
+
+// Replaces an earlier run's files in `dir` (with --overwrite) by this run's;
+// prints best.md and what was written. Returns the pictures.
+absl::StatusOr<Pictures> WriteOutputs(const SweepSpace& space,
+                                      const std::vector<ConfigResult>& results,
+                                      const std::string& throughput, const std::string& dir) {
+  if (absl::GetFlag(FLAGS_overwrite)) {
+    ASSIGN_OR_RETURN(const int removed, RemoveExploreOutputs(dir));
+    if (removed > 0) std::printf("removed %d files of an earlier run from %s\n", removed, dir.c_str());
+  }
+  RETURN_IF_ERROR(MakeDirectories(dir));
+  const std::vector<int> ranked = RankConfigs(results, space.sweep.best());
+  ASSIGN_OR_RETURN(const std::vector<std::string> files, WriteBestSchedules(space, ranked, dir));
+  RETURN_IF_ERROR(WriteClusters(space, dir));
+  RETURN_IF_ERROR(
+      WriteFile(dir + "/" + kConfigurationsCsv, ConfigurationsCsv(space, results)));
+  const std::string md = BestMarkdown(space, results, ranked, files, {throughput});
+  RETURN_IF_ERROR(WriteFile(dir + "/" + kBestMarkdown, md));
+  ASSIGN_OR_RETURN(const Pictures pictures, WritePictures(space, results, dir));
+
+  std::vector<std::string> written = {kConfigurationsCsv, kBestMarkdown};
+  if (!ranked.empty()) written.push_back(absl::StrCat(kBestDir, "/"));
+  written.push_back(absl::StrCat(kClustersDir, "/"));
+  written.insert(written.end(), pictures.drawn.begin(), pictures.drawn.end());
+  std::printf("\n%s\nwrote %s/{%s}\n", md.c_str(), dir.c_str(),
+              absl::StrJoin(written, ",").c_str());
+  if (!pictures.skipped.empty()) {
+    std::printf("not drawn, as no configuration fits and meets the constraints: %s\n",
+                absl::StrJoin(pictures.skipped, ", ").c_str());
+  }
+  return pictures;
 }
 
 absl::StatusOr<int> Run() {
@@ -119,8 +173,10 @@ absl::StatusOr<int> Run() {
                                  "threads (0: one per core)"));
   ASSIGN_OR_RETURN(const SweepSpace space,
                    LoadSweep(ResolveUserPath(absl::GetFlag(FLAGS_sweep))));
+  // ExpandSweep allows only plain directory names.
   const std::string dir =
-      OutputDir(absl::GetFlag(FLAGS_out_dir), "explore/" + Slug(space.sweep.name()));
+      OutputDir(absl::GetFlag(FLAGS_out_dir), "explore/" + space.sweep.name());
+  RETURN_IF_ERROR(CheckOutputDirectory(dir, absl::GetFlag(FLAGS_overwrite)));
   int threads = absl::GetFlag(FLAGS_threads);
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   std::printf("sweep %s: %zu configurations (%zu clusters), %d threads%s\n",
@@ -139,11 +195,13 @@ absl::StatusOr<int> Run() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   double lower_s = 0, simulate_s = 0;
-  int simulated = 0, failed = 0;
+  int simulated = 0, failed = 0, invalid = 0, ranked = 0;
   for (const ConfigResult& r : results) {
     lower_s += r.lower_s;
     simulate_s += r.simulate_s;
     simulated += r.state == ConfigState::kFits;
+    invalid += r.state == ConfigState::kInvalid;
+    ranked += r.state == ConfigState::kFits && r.meets_constraints;
     if (r.state == ConfigState::kFailed) {
       if (failed++ == 0) std::fprintf(stderr, "explore: %s\n", r.reason.c_str());
     }
@@ -156,22 +214,28 @@ absl::StatusOr<int> Run() {
       results.size(), seconds, threads, results.size() / std::max(seconds, 1e-9),
       100 * lower_s / std::max(busy, 1e-9), 100 * simulate_s / std::max(busy, 1e-9), simulated);
 
-  RETURN_IF_ERROR(MakeDirectories(dir));
-  const std::vector<int> ranked = RankConfigs(results, space.sweep.best());
-  ASSIGN_OR_RETURN(const std::vector<std::string> files, WriteBestSchedules(space, ranked, dir));
-  RETURN_IF_ERROR(WriteClusters(space, dir));
-  RETURN_IF_ERROR(WriteFile(dir + "/configurations.csv", ConfigurationsCsv(space, results)));
-  const std::string md = BestMarkdown(space, results, ranked, files, {throughput});
-  RETURN_IF_ERROR(WriteFile(dir + "/best.md", md));
-  RETURN_IF_ERROR(WriteParetoFronts(space, results, dir));
-  RETURN_IF_ERROR(WriteHeatMaps(space, results, dir));
-
-  std::printf("\n%s\nwrote %s/{configurations.csv,best.md,best/,clusters/,pareto_*.png%s}\n",
-              md.c_str(), dir.c_str(), space.sweep.heat_maps().empty() ? "" : ",heatmap_*.png");
+  const absl::StatusOr<Pictures> written = WriteOutputs(space, results, throughput, dir);
+  if (!written.ok()) {
+    std::fprintf(stderr, "explore: writing the results to %s: %s\n", dir.c_str(),
+                 std::string(written.status().message()).c_str());
+    return 1;
+  }
   if (failed > 0) {
     std::fprintf(stderr, "explore: %d configurations failed their step floor or simulation (a bug; "
                          "their reasons are in configurations.csv)\n", failed);
     return 1;
+  }
+  if (invalid == static_cast<int>(results.size())) {
+    std::fprintf(stderr, "explore: none of the %d configurations can be lowered (every one is "
+                         "invalid; the most common reasons are above, each one's in %s/%s): "
+                         "fix the sweep\n",
+                 invalid, dir.c_str(), kConfigurationsCsv);
+    return 2;
+  }
+  if (ranked == 0) {
+    std::fprintf(stderr, "explore: no configuration fits and meets the constraints (the most "
+                         "common reasons are above and in %s/%s)\n",
+                 dir.c_str(), kBestMarkdown);
   }
   return 0;
 }
@@ -188,7 +252,12 @@ int main(int argc, char** argv) {
   // configurations per second that way, 467 with this); below 32 MiB they
   // come from the heap and are reused.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  absl::ParseCommandLine(argc, argv);
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"explore", "",
+       "The schedule explorer: sweeps models, training settings, clusters and strategies with\n"
+       "their knobs (--sweep, a zosched.Sweep textproto); lowers, validates and simulates every\n"
+       "configuration on all cores and ranks them by an objective under constraints."});
   absl::StatusOr<int> rc = zosched::Run();
   if (!rc.ok()) {
     std::fprintf(stderr, "explore: %s\n", std::string(rc.status().message()).c_str());

@@ -19,15 +19,18 @@
 //    per-GPU memory at DP = 1 and 4 with batch 1 per GPU and the step-time
 //    cost of DP = 4's gradient all-reduce; ZeRO-2's per-GPU memory as DP goes
 //    1, 2, 4, 8 with the global batch scaled with DP.
+// Command line and exit status as every tool's (base/command_line.h): 0 on
+// success; 2 for bad flags or an output directory that cannot be made; 1
+// when a case fails or its files cannot be written.
 #include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/command_line.h"
 #include "base/files.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
@@ -223,11 +226,13 @@ absl::Status Study::Run() {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"first_order_study", "",
+       "The first-order baselines predicted from the cluster catalog for two published setups:\n"
+       "DDP and FSDP of GPT-2 Large on 2 H100s, and Megatron-LM's recipe and ZeRO-2's memory for\n"
+       "gpt2-xl on H100s; writes tables, traces and pictures."});
   zosched::Study study(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "first_order_study"));
-  if (const absl::Status status = study.Run(); !status.ok()) {
-    std::fprintf(stderr, "first_order_study: %s\n", std::string(status.message()).c_str());
-    return 1;
-  }
-  return 0;
+  const absl::Status status = study.Run();
+  return status.ok() ? 0 : zosched::ReportError("first_order_study", status);
 }

@@ -32,8 +32,10 @@
 // Writes benchmark.md and benchmark.csv to --out_dir (default:
 // out/gpu_zo2_benchmark) and per model <model>/ with the schedule, the
 // predicted timeline and, when measured, the run, a trace and a picture.
-// Exit status: 0; 2 for bad flags or inputs; 1 when a measured run failed
-// (the table is written first, the failure in its row).
+// Command line and exit status as every tool's (base/command_line.h): 0 on
+// success; 2 for bad flags or inputs (an unknown model or cluster, a missing
+// CUDA build); 1 when a measured run failed (the table is written first,
+// the failure in its row).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -44,12 +46,12 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/command_line.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
@@ -400,16 +402,15 @@ absl::Status CheckFlags() {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  if (const absl::Status flags = zosched::CheckFlags(); !flags.ok()) {
-    std::fprintf(stderr, "gpu_zo2_benchmark: %s\n", std::string(flags.message()).c_str());
-    return 2;
-  }
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"gpu_zo2_benchmark", "",
+       "ZO2 on one GPU against the physical floor and ZO2's own code, for OPT-1.3B to 30B at\n"
+       "batch 1, sequence 2048, FP16: the plan's memory, the floor, the prediction and, with a\n"
+       "GPU (a --config=cuda build), the measured step; writes benchmark.md and .csv."});
   bool measurement_failed = false;
-  const absl::Status status = zosched::Run(&measurement_failed);
-  if (!status.ok()) {
-    std::fprintf(stderr, "gpu_zo2_benchmark: %s\n", std::string(status.message()).c_str());
-    return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1;
-  }
+  absl::Status status = zosched::CheckFlags();
+  if (status.ok()) status = zosched::Run(&measurement_failed);
+  if (!status.ok()) return zosched::ReportError("gpu_zo2_benchmark", status);
   return measurement_failed ? 1 : 0;
 }

@@ -40,9 +40,11 @@
 // |error|.
 // --quick: 2 schedules only (CPU: zo2 and distzo2 P2xD2 sliced; GPU: zo2 and
 // distzo2 P2xD1 on OPT-1.3B FP16 at sequence 512).
-// Exit status: 0; 2 for bad flags or inputs, and when train or calibrate
-// refuses to run (e.g. --backend=cuda in a build without --config=cuda, or
-// on a machine without a GPU: their message is printed); 1 otherwise.
+// Command line and exit status as every tool's (base/command_line.h): 0 on
+// success; 2 for bad flags or inputs, and when train or calibrate refuses
+// to run (e.g. --backend=cuda in a build without --config=cuda, or on a
+// machine without a GPU: their message is printed) or every schedule was
+// skipped as not fitting; 1 when a run fails.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -50,12 +52,12 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/command_line.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/proto_file.h"
@@ -568,17 +570,15 @@ absl::Status CheckFlags() {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  if (const absl::Status flags = zosched::CheckFlags(); !flags.ok()) {
-    std::fprintf(stderr, "predict_vs_measure: %s\n", std::string(flags.message()).c_str());
-    return 2;
-  }
-  const absl::Status status = zosched::Run();
-  if (!status.ok()) {
-    // Refusals (train's or calibrate's, e.g. --backend=cuda without a CUDA
-    // build or a GPU) and bad inputs exit 2, like the runtime's programs.
-    std::fprintf(stderr, "predict_vs_measure: %s\n", std::string(status.message()).c_str());
-    return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1;
-  }
-  return 0;
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"predict_vs_measure", "",
+       "Predicted against measured step times: lowers a set of schedules, predicts each on the\n"
+       "calibrated cluster, runs it for real (CPU testbed on MPI ranks, or --backend=cuda) and\n"
+       "compares the timelines; writes predict_vs_measure.md and .csv and a trace per schedule."});
+  absl::Status status = zosched::CheckFlags();
+  // Refusals (train's or calibrate's, e.g. --backend=cuda without a CUDA
+  // build or a GPU) come back as InvalidArgument: exit 2, like theirs.
+  if (status.ok()) status = zosched::Run();
+  return status.ok() ? 0 : zosched::ReportError("predict_vs_measure", status);
 }

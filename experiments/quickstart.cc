@@ -15,14 +15,18 @@
 //    catalog's datasheet figures.
 // Prints the comparison, the GPU predictions, the loss going down, and where
 // the traces, pictures and CSV files are (out/quickstart in the workspace).
+// Command line and exit status as every tool's (base/command_line.h): 0 on
+// success; 2 for bad flags, an output directory that cannot be made, or
+// when calibrate or train refuses to run (its message is printed); 1 when a
+// run fails.
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/command_line.h"
 #include "base/flag_checks.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
@@ -160,17 +164,14 @@ absl::Status Run() {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  if (const absl::Status flags = zosched::CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), 3,
-                                                         1000000, "training steps per run");
-      !flags.ok()) {
-    std::fprintf(stderr, "quickstart: %s\n", std::string(flags.message()).c_str());
-    return 2;
-  }
-  const absl::Status status = zosched::Run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "quickstart: %s\n", std::string(status.message()).c_str());
-    return 1;
-  }
-  return 0;
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"quickstart", "",
+       "zosched's whole loop on this machine: for ZO2 and DistZO2 P2xD1 and P2xD2 on opt-tiny,\n"
+       "calibrate the CPU testbed, lower, predict, train on MPI ranks and compare predicted\n"
+       "with measured step times; then predict the same strategies for OPT-1.3B on a DGX A100."});
+  absl::Status status = zosched::CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), 3, 1000000,
+                                                "training steps per run");
+  if (status.ok()) status = zosched::Run();
+  return status.ok() ? 0 : zosched::ReportError("quickstart", status);
 }

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/arena.h"
 #include "schedule/lowering.h"
 #include "schedule/timeline_metrics.h"
@@ -114,12 +115,23 @@ double Score(Objective objective, const SweepConfig& config, double price_per_gp
   }
 }
 
-// The constraints that the plan alone decides (GPUs, price, headroom).
-bool MeetsPlanConstraints(const Constraints& c, const SweepConfig& config,
-                          const ConfigResult& r) {
-  return (c.max_gpus() == 0 || config.gpus <= c.max_gpus()) &&
-         (c.max_dollars_per_hour() == 0 || r.dollars_per_hour <= c.max_dollars_per_hour()) &&
-         (c.min_headroom_gib() == 0 || r.headroom_gib >= c.min_headroom_gib());
+// The constraints the plan alone decides (GPUs, price, headroom) that it
+// misses, e.g. "4 GPUs above max_gpus 2"; empty when it meets them all.
+std::vector<std::string> PlanConstraintMisses(const Constraints& c, const SweepConfig& config,
+                                              const ConfigResult& r) {
+  std::vector<std::string> misses;
+  if (c.max_gpus() > 0 && config.gpus > c.max_gpus()) {
+    misses.push_back(absl::StrFormat("%d GPUs above max_gpus %d", config.gpus, c.max_gpus()));
+  }
+  if (c.max_dollars_per_hour() > 0 && r.dollars_per_hour > c.max_dollars_per_hour()) {
+    misses.push_back(absl::StrFormat("$%.2f per hour above max_dollars_per_hour %g",
+                                     r.dollars_per_hour, c.max_dollars_per_hour()));
+  }
+  if (c.min_headroom_gib() > 0 && r.headroom_gib < c.min_headroom_gib()) {
+    misses.push_back(absl::StrFormat("%.2f GiB free below min_headroom_gib %g", r.headroom_gib,
+                                     c.min_headroom_gib()));
+  }
+  return misses;
 }
 
 // The `keep` best scores seen so far, shared by the threads.
@@ -182,18 +194,21 @@ ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool p
     return r;
   }
   r.floor_ms = *floor_ns / 1e6;
-  const bool plan_ok = MeetsPlanConstraints(sweep.constraints(), config, r);
+  std::vector<std::string> misses = PlanConstraintMisses(sweep.constraints(), config, r);
+  const double min_tokens = sweep.constraints().min_tokens_per_s();
   if (prune) {
     const double bound =
         Score(sweep.objective(), config, member.price_per_gpu_hour, r.floor_ms, r.headroom_gib);
     const TrainingSettings& t = config.options.training;
     const double most_tokens_per_s = t.batch_size() * t.seq_len() * 1e3 / r.floor_ms;
-    const double min_tokens = sweep.constraints().min_tokens_per_s();
-    if (!plan_ok || (min_tokens > 0 && most_tokens_per_s < min_tokens)) {
+    if (min_tokens > 0 && most_tokens_per_s < min_tokens) {
+      misses.push_back(absl::StrFormat("at most %.0f tokens/s by its floor, below "
+                                       "min_tokens_per_s %g",
+                                       most_tokens_per_s, min_tokens));
+    }
+    if (!misses.empty()) {
       r.state = ConfigState::kPruned;
-      r.reason = !plan_ok ? "pruned: misses a GPU, price or headroom constraint"
-                          : absl::StrFormat("pruned: at most %.0f tokens/s by its floor",
-                                            most_tokens_per_s);
+      r.reason = absl::StrCat("pruned: misses the constraints: ", absl::StrJoin(misses, "; "));
       r.simulate_s = SecondsSince(start);
       return r;
     }
@@ -215,8 +230,14 @@ ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool p
   r.state = ConfigState::kFits;
   FillMetrics(*metrics, r);
   if (r.dollars_per_hour > 0) r.tokens_per_dollar = r.tokens_per_s * 3600 / r.dollars_per_hour;
-  const double min_tokens = sweep.constraints().min_tokens_per_s();
-  r.meets_constraints = plan_ok && (min_tokens == 0 || r.tokens_per_s >= min_tokens);
+  if (min_tokens > 0 && r.tokens_per_s < min_tokens) {
+    misses.push_back(absl::StrFormat("%.0f tokens/s below min_tokens_per_s %g", r.tokens_per_s,
+                                     min_tokens));
+  }
+  r.meets_constraints = misses.empty();
+  if (!r.meets_constraints) {
+    r.reason = absl::StrCat("misses the constraints: ", absl::StrJoin(misses, "; "));
+  }
   r.score = Score(sweep.objective(), config, member.price_per_gpu_hour, r.step_ms,
                   r.headroom_gib);
   if (r.meets_constraints) best.Add(r.score);

@@ -22,7 +22,10 @@ const char* ConfigStateName(ConfigState s);  // "fits", "does not fit", ...
 
 struct ConfigResult {
   ConfigState state = ConfigState::kFailed;
-  std::string reason;  // why it does not fit, is invalid, pruned or failed
+  // Why it does not fit, is invalid, pruned or failed; for one that fits but
+  // misses the constraints, which it misses ("misses the constraints: 4
+  // GPUs above max_gpus 2; ..."); empty otherwise.
+  std::string reason;
   // From the lowered plan (every state but kInvalid):
   double peak_device_gib = 0;  // the fullest device's plan
   double headroom_gib = 0;     // the least free memory over the devices used

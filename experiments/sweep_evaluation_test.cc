@@ -14,6 +14,7 @@ namespace {
 SweepSpace Space(Objective objective) {
   Sweep sweep;
   const absl::Status parsed = ParseTextProto(R"pb(
+    name: "test"
     models: [ "opt-125m", "opt-1.3b" ]
     batch: 8
     seq_len: 256
@@ -89,6 +90,35 @@ TEST(SweepEvaluationTest, PruningKeepsTheBest) {
     if (objective != MEMORY_HEADROOM) {
       EXPECT_GT(skipped, 0);
     }
+  }
+}
+
+// A configuration that fits but misses the constraints says which, with
+// the figures, in its reason (configurations.csv and best.md show it);
+// pruned, it says the same.
+TEST(SweepEvaluationTest, ReasonsNameTheConstraintsMissed) {
+  SweepSpace space = Space(TOKENS_PER_S);
+  space.sweep.mutable_constraints()->set_max_gpus(1);
+  space.sweep.mutable_constraints()->set_min_tokens_per_s(1e12);
+  for (bool prune : {false, true}) {
+    SCOPED_TRACE(prune ? "pruned" : "simulated");
+    const std::vector<ConfigResult> results = Evaluate(space, 2, prune);
+    int two_gpus = 0;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const ConfigResult& r = results[i];
+      if (r.state != ConfigState::kFits && r.state != ConfigState::kPruned) continue;
+      EXPECT_FALSE(r.meets_constraints) << i;
+      const std::string expected_start =
+          prune ? "pruned: misses the constraints: " : "misses the constraints: ";
+      EXPECT_EQ(r.reason.rfind(expected_start, 0), 0u) << r.reason;
+      if (space.configs[i].gpus == 2) {
+        ++two_gpus;
+        EXPECT_NE(r.reason.find("2 GPUs above max_gpus 1"), std::string::npos) << r.reason;
+      }
+      EXPECT_NE(r.reason.find("below min_tokens_per_s 1e+12"), std::string::npos) << r.reason;
+    }
+    EXPECT_GT(two_gpus, 0);
+    EXPECT_TRUE(RankConfigs(results, 3).empty());
   }
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -17,6 +18,9 @@
 
 namespace zosched {
 namespace {
+
+// Reasons best.md lists when nothing is ranked.
+constexpr int kCommonReasons = 5;
 
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -76,24 +80,35 @@ std::vector<ParetoPoint> Front(std::vector<ParetoPoint> points) {
   return front;
 }
 
-absl::Status WriteParetoChart(const SweepSpace& space, const std::vector<ConfigResult>& results,
-                              const std::string& dir, const std::string& name,
-                              const std::string& x_label, double (*x_of)(const SweepConfig&,
-                                                                         const ConfigResult&)) {
+// Writes DIR/NAME.{csv,dat,gp,png}; false, writing nothing, when no
+// configuration fits and meets the constraints (nothing to draw).
+absl::StatusOr<bool> WriteParetoChart(const SweepSpace& space,
+                                      const std::vector<ConfigResult>& results,
+                                      const std::string& dir, const std::string& name,
+                                      const std::string& x_label,
+                                      double (*x_of)(const SweepConfig&, const ConfigResult&)) {
+  std::vector<std::vector<ParetoPoint>> points(space.sweep.models_size());
+  bool any = false;
+  for (int i = 0; i < static_cast<int>(results.size()); ++i) {
+    if (!Ranked(results[i])) continue;
+    points[space.configs[i].model].push_back(
+        {x_of(space.configs[i], results[i]), results[i].tokens_per_s, i});
+    any = true;
+  }
+  if (!any) return false;
   std::vector<std::string> csv = {absl::StrCat("model,", name, ",tokens_per_s,cluster,strategy")};
   std::vector<std::string> dat;
   std::string plot;
+  int block = 0;  // gnuplot's index of the next block in the .dat
   for (int m = 0; m < space.sweep.models_size(); ++m) {
-    std::vector<ParetoPoint> points;
-    for (int i = 0; i < static_cast<int>(results.size()); ++i) {
-      if (space.configs[i].model != m || !Ranked(results[i])) continue;
-      points.push_back({x_of(space.configs[i], results[i]), results[i].tokens_per_s, i});
-    }
+    if (points[m].empty()) continue;  // an empty block would be an error to plot
     dat.push_back(absl::StrCat("# model ", space.sweep.models(m), ": every configuration"));
-    for (const ParetoPoint& p : points) dat.push_back(absl::StrFormat("%g %g", p.x, p.tokens_per_s));
+    for (const ParetoPoint& p : points[m]) {
+      dat.push_back(absl::StrFormat("%g %g", p.x, p.tokens_per_s));
+    }
     dat.push_back("\n");
     dat.push_back(absl::StrCat("# model ", space.sweep.models(m), ": the front"));
-    for (const ParetoPoint& p : Front(points)) {
+    for (const ParetoPoint& p : Front(points[m])) {
       dat.push_back(absl::StrFormat("%g %g", p.x, p.tokens_per_s));
       const SweepConfig& c = space.configs[p.config];
       csv.push_back(absl::StrJoin({CsvField(space.sweep.models(m)), absl::StrFormat("%g", p.x),
@@ -103,10 +118,11 @@ absl::Status WriteParetoChart(const SweepSpace& space, const std::vector<ConfigR
                                   ","));
     }
     dat.push_back("\n");
-    absl::StrAppend(&plot, plot.empty() ? "plot " : ", ", "here . '", name, ".dat' index ", 2 * m,
+    absl::StrAppend(&plot, plot.empty() ? "plot " : ", ", "here . '", name, ".dat' index ", block,
                     " with points pt 7 ps 0.6 lc ", m + 1, " notitle, here . '", name,
-                    ".dat' index ", 2 * m + 1, " with linespoints lw 2 pt 7 lc ", m + 1,
+                    ".dat' index ", block + 1, " with linespoints lw 2 pt 7 lc ", m + 1,
                     " title ", GnuplotString(space.sweep.models(m) + " front"));
+    block += 2;
   }
   const std::string base = dir + "/" + name;
   RETURN_IF_ERROR(WriteFile(base + ".csv", absl::StrJoin(csv, "\n") + "\n"));
@@ -122,8 +138,8 @@ absl::Status WriteParetoChart(const SweepSpace& space, const std::vector<ConfigR
                                     space.sweep.name(), x_label)),
       GnuplotString(x_label), plot);
   RETURN_IF_ERROR(WriteFile(base + ".gp", gp));
-  if (plot.empty()) return absl::OkStatus();  // nothing fits: the CSV says so
-  return RunGnuplot(base + ".gp", base + ".png");
+  RETURN_IF_ERROR(RunGnuplot(base + ".gp", base + ".png"));
+  return true;
 }
 
 // The distinct values of a column, in numeric order when all are numbers.
@@ -153,8 +169,11 @@ std::string Tics(const std::vector<std::string>& values) {
   return absl::StrCat("(", absl::StrJoin(tics, ", "), ")");
 }
 
-absl::Status WriteHeatMap(const SweepSpace& space, const std::vector<ConfigResult>& results,
-                          const HeatMap& map, const std::string& dir) {
+// Writes DIR/heatmap_X_by_Y.{dat,gp,png}; false, writing nothing, when no
+// configuration fits and meets the constraints (nothing to draw).
+absl::StatusOr<bool> WriteHeatMap(const SweepSpace& space,
+                                  const std::vector<ConfigResult>& results, const HeatMap& map,
+                                  const std::string& dir) {
   const std::vector<std::string>& columns = SweepKnobColumns();
   const int xi = std::find(columns.begin(), columns.end(), map.x()) - columns.begin();
   const int yi = std::find(columns.begin(), columns.end(), map.y()) - columns.begin();
@@ -175,7 +194,8 @@ absl::Status WriteHeatMap(const SweepSpace& space, const std::vector<ConfigResul
     auto it = best.find(cell);
     if (it == best.end() || results[i].score > it->second) best[cell] = results[i].score;
   }
-  const std::string name = absl::StrCat("heatmap_", map.x(), "_by_", map.y());
+  if (best.empty()) return false;
+  const std::string name = HeatMapChart(map.x(), map.y());
   std::vector<std::string> dat = {absl::StrFormat(
       "# %s index, %s index, best %s, its label (NaN, -: nothing fits and meets the "
       "constraints)", map.x(),
@@ -209,10 +229,49 @@ absl::Status WriteHeatMap(const SweepSpace& space, const std::vector<ConfigResul
       static_cast<int>(x_values.size()) - 1, static_cast<int>(y_values.size()) - 1,
       GnuplotString(ObjectiveName(objective)), name);
   RETURN_IF_ERROR(WriteFile(base + ".gp", gp));
-  return RunGnuplot(base + ".gp", base + ".png");
+  RETURN_IF_ERROR(RunGnuplot(base + ".gp", base + ".png"));
+  return true;
+}
+
+// "37 fit but miss the constraints" and the like, for CommonReasons.
+std::string StateCount(ConfigState state, int count) {
+  const bool one = count == 1;
+  switch (state) {
+    case ConfigState::kFits:
+      return absl::StrFormat("%d %s but %s the constraints", count, one ? "fits" : "fit",
+                             one ? "misses" : "miss");
+    case ConfigState::kDoesNotFit:
+      return absl::StrFormat("%d %s not fit", count, one ? "does" : "do");
+    case ConfigState::kInvalid:
+      return absl::StrFormat("%d %s invalid", count, one ? "is" : "are");
+    case ConfigState::kPruned:
+      return absl::StrFormat("%d %s pruned", count, one ? "is" : "are");
+    case ConfigState::kFailed:
+      break;
+  }
+  return absl::StrFormat("%d failed", count);
+}
+
+// `reason` with each number (a run of digits and points) as '#', so that
+// reasons that differ only in their figures compare equal.
+std::string WithoutNumbers(const std::string& reason) {
+  std::string masked;
+  for (char c : reason) {
+    const bool numeric = absl::ascii_isdigit(c) || c == '.';
+    if (!numeric) {
+      masked += c;
+    } else if (masked.empty() || masked.back() != '#') {
+      masked += '#';
+    }
+  }
+  return masked;
 }
 
 }  // namespace
+
+std::string HeatMapChart(const std::string& x, const std::string& y) {
+  return absl::StrCat("heatmap_", x, "_by_", y);
+}
 
 double ObjectiveValue(Objective objective, const ConfigResult& r) {
   return objective == STEP_TIME ? r.step_ms : r.score;
@@ -281,9 +340,12 @@ std::string BestMarkdown(const SweepSpace& space, const std::vector<ConfigResult
   md.push_back(absl::StrFormat("Objective: %s. Constraints: %s.", ObjectiveName(sweep.objective()),
                                ConstraintsText(sweep.constraints())));
   md.push_back("");
+  int meet = 0;
+  for (const ConfigResult& r : results) meet += Ranked(r);
   md.push_back(absl::StrFormat(
-      "%d configurations: %d fit, %d do not fit, %d invalid, %d pruned, %d failed.",
-      static_cast<int>(results.size()), counts[ConfigState::kFits],
+      "%d configurations: %d fit (%d of them meet the constraints), %d do not fit, %d invalid, "
+      "%d pruned, %d failed.",
+      static_cast<int>(results.size()), counts[ConfigState::kFits], meet,
       counts[ConfigState::kDoesNotFit], counts[ConfigState::kInvalid],
       counts[ConfigState::kPruned], counts[ConfigState::kFailed]));
   for (const std::string& line : summary) md.insert(md.end(), {"", line});
@@ -305,6 +367,14 @@ std::string BestMarkdown(const SweepSpace& space, const std::vector<ConfigResult
   if (!prices.empty()) {
     md.insert(md.end(), {"", "Prices: " + absl::StrJoin(prices, "; ") + "."});
   }
+  if (ranked.empty()) {
+    md.insert(md.end(), {"", "**No configuration fits and meets the constraints.** The most "
+                             "common reasons (configurations.csv has every one's):", ""});
+    for (const std::string& line : CommonReasons(space, results, kCommonReasons)) {
+      md.push_back(line);
+    }
+    return absl::StrJoin(md, "\n") + "\n";
+  }
   md.insert(md.end(),
             {"",
              "| rank | model | cluster | strategy | GPUs | step ms | tokens/s | $/h | "
@@ -322,27 +392,65 @@ std::string BestMarkdown(const SweepSpace& space, const std::vector<ConfigResult
         r.peak_device_gib, r.headroom_gib, 100 * r.overlap, r.exposed_comm_ms, r.binding,
         k < schedule_files.size() ? MdCell(schedule_files[k]) : ""));
   }
-  if (ranked.empty()) md.push_back("| - | nothing fits and meets the constraints |||||||||||||");
   return absl::StrJoin(md, "\n") + "\n";
 }
 
-absl::Status WriteParetoFronts(const SweepSpace& space, const std::vector<ConfigResult>& results,
-                               const std::string& dir) {
-  RETURN_IF_ERROR(WriteParetoChart(
-      space, results, dir, "pareto_gpus", "GPUs used",
-      [](const SweepConfig& c, const ConfigResult&) { return static_cast<double>(c.gpus); }));
-  if (!EveryMemberPriced(space)) return absl::OkStatus();
-  return WriteParetoChart(
-      space, results, dir, "pareto_cost", "dollars per hour",
-      [](const SweepConfig&, const ConfigResult& r) { return r.dollars_per_hour; });
+absl::StatusOr<Pictures> WritePictures(const SweepSpace& space,
+                                       const std::vector<ConfigResult>& results,
+                                       const std::string& dir) {
+  Pictures pictures;
+  auto note = [&pictures](bool drawn, const std::string& name) {
+    (drawn ? pictures.drawn : pictures.skipped).push_back(name + ".png");
+  };
+  ASSIGN_OR_RETURN(
+      const bool gpus,
+      WriteParetoChart(space, results, dir, kParetoGpusChart, "GPUs used",
+                       [](const SweepConfig& c, const ConfigResult&) {
+                         return static_cast<double>(c.gpus);
+                       }));
+  note(gpus, kParetoGpusChart);
+  if (EveryMemberPriced(space)) {
+    ASSIGN_OR_RETURN(const bool cost,
+                     WriteParetoChart(space, results, dir, kParetoCostChart, "dollars per hour",
+                                      [](const SweepConfig&, const ConfigResult& r) {
+                                        return r.dollars_per_hour;
+                                      }));
+    note(cost, kParetoCostChart);
+  }
+  for (const HeatMap& map : space.sweep.heat_maps()) {
+    ASSIGN_OR_RETURN(const bool drawn, WriteHeatMap(space, results, map, dir));
+    note(drawn, HeatMapChart(map.x(), map.y()));
+  }
+  return pictures;
 }
 
-absl::Status WriteHeatMaps(const SweepSpace& space, const std::vector<ConfigResult>& results,
-                           const std::string& dir) {
-  for (const HeatMap& map : space.sweep.heat_maps()) {
-    RETURN_IF_ERROR(WriteHeatMap(space, results, map, dir));
+std::vector<std::string> CommonReasons(const SweepSpace& space,
+                                       const std::vector<ConfigResult>& results, int top) {
+  struct Group {
+    int count = 0;
+    int example = 0;  // its first configuration
+  };
+  std::map<std::pair<ConfigState, std::string>, Group> groups;
+  for (int i = 0; i < static_cast<int>(results.size()); ++i) {
+    if (Ranked(results[i])) continue;
+    Group& group = groups[{results[i].state, WithoutNumbers(results[i].reason)}];
+    if (group.count++ == 0) group.example = i;
   }
-  return absl::OkStatus();
+  std::vector<std::pair<ConfigState, Group>> common;
+  for (const auto& [key, group] : groups) common.push_back({key.first, group});
+  std::stable_sort(common.begin(), common.end(), [](const auto& a, const auto& b) {
+    return a.second.count != b.second.count ? a.second.count > b.second.count
+                                            : a.second.example < b.second.example;
+  });
+  if (static_cast<int>(common.size()) > top) common.resize(top);
+  std::vector<std::string> lines;
+  for (const auto& [state, group] : common) {
+    const SweepConfig& c = space.configs[group.example];
+    lines.push_back(absl::StrFormat("- %s, e.g. %s on %s, %s: %s", StateCount(state, group.count),
+                                    space.sweep.models(c.model), space.members[c.member].label,
+                                    StrategyLabel(c), MdCell(results[group.example].reason)));
+  }
+  return lines;
 }
 
 }  // namespace zosched

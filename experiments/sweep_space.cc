@@ -1,18 +1,30 @@
 #include "experiments/sweep_space.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "base/textproto.h"
+#include "google/protobuf/descriptor.h"
 #include "models/model_zoo.h"
 #include "schedule/training_settings.h"
 
 namespace zosched {
 namespace {
+
+// The ranges lowering accepts (schedule/lower_options.cc), checked here so
+// that a sweep is refused before it is expanded.
+constexpr int kMaxBlockSlots = 1024;
+constexpr int kMaxDataParallel = 4096;
+constexpr int kMaxNameLength = 100;
 
 absl::Status Invalid(const std::string& source, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(source, ": ", what));
@@ -21,6 +33,89 @@ absl::Status Invalid(const std::string& source, const std::string& what) {
 bool UsesBlockRing(StrategyKind k) { return k == ZO2 || k == DISTZO2; }
 bool IsFirstOrder(StrategyKind k) {
   return k == SINGLE_DEVICE || k == DDP || k == ZERO_1 || k == ZERO_2 || k == ZERO_3;
+}
+
+template <typename T>
+std::vector<T> OrDefault(const google::protobuf::RepeatedField<T>& values, std::vector<T> dflt) {
+  return values.empty() ? dflt : std::vector<T>(values.begin(), values.end());
+}
+
+// "WHERE: FIELD[i] is V (expected EXPECTED)" for the first of `values`
+// outside [lowest, highest].
+absl::Status CheckRange(const std::string& where, const char* field,
+                        const google::protobuf::RepeatedField<int32_t>& values, int64_t lowest,
+                        int64_t highest, const char* expected) {
+  for (int i = 0; i < values.size(); ++i) {
+    if (values[i] < lowest || values[i] > highest) {
+      return Invalid(where, absl::StrFormat("%s[%d] is %d (expected %s)", field, i, values[i],
+                                            expected));
+    }
+  }
+  return absl::OkStatus();
+}
+
+constexpr char kRankedTwice[] = "a repeated value would rank one configuration twice";
+
+// "WHERE: FIELD[j]: VALUE is FIELD[i] again (list each value once; WHY)"
+// for the first of `values` listed twice; `text(value)` prints a value, and
+// tells values apart.
+template <typename Values, typename Text>
+absl::Status CheckUnique(const std::string& where, const char* field, const Values& values,
+                         Text text, const char* why = kRankedTwice) {
+  std::map<std::string, int> first;
+  for (int j = 0; j < static_cast<int>(values.size()); ++j) {
+    const auto [it, inserted] = first.emplace(text(values[j]), j);
+    if (!inserted) {
+      return Invalid(where, absl::StrFormat("%s[%d]: %s is %s[%d] again (list each value once; "
+                                            "%s)",
+                                            field, j, it->first, field, it->second, why));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string IntText(int32_t v) { return absl::StrCat(v); }
+std::string BoolText(bool v) { return v ? "true" : "false"; }
+std::string Quoted(const std::string& s) { return absl::StrCat("'", s, "'"); }
+
+// "WHERE: FIELD[i] is unset" or "... is N, not a NAME" for the first of an
+// enum list that is unset (0) or has no name (`is_valid`).
+absl::Status CheckEnumList(const std::string& where, const char* field,
+                           const google::protobuf::RepeatedField<int>& values,
+                           bool (*is_valid)(int), const char* enum_name, const char* expected) {
+  for (int i = 0; i < values.size(); ++i) {
+    if (values[i] == 0) {
+      return Invalid(where, absl::StrFormat("%s[%d] is unset (expected %s)", field, i, expected));
+    }
+    if (!is_valid(values[i])) {
+      return Invalid(where, absl::StrFormat("%s[%d] is %d, not a %s (expected %s)", field, i,
+                                            values[i], enum_name, expected));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The name names the output directory, out/explore/NAME: a plain directory
+// name, so that outputs never land beside it or above it.
+absl::Status CheckName(const std::string& name, const std::string& source) {
+  constexpr char kExpected[] =
+      "expected a directory name for out/explore/NAME: letters, digits, '-', '_' and '.', not "
+      "starting with '.', at most 100 characters, e.g. name: \"my_sweep\"";
+  if (name.empty()) return Invalid(source, absl::StrCat("name is missing (", kExpected, ")"));
+  if (name.size() > kMaxNameLength) {
+    return Invalid(source, absl::StrFormat("name has %d characters (%s)", name.size(), kExpected));
+  }
+  if (name[0] == '.') {
+    return Invalid(source, absl::StrFormat("name '%s' starts with '.' (%s)", name, kExpected));
+  }
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.') continue;
+    return Invalid(source, absl::StrFormat("name '%s' has '%s' at character %d (%s)", name,
+                                           absl::CHexEscape(std::string(1, c)), i + 1,
+                                           kExpected));
+  }
+  return absl::OkStatus();
 }
 
 // A knob list given to a strategy that has no use for it is an error.
@@ -34,10 +129,13 @@ absl::Status CheckKnobApplies(const std::string& where, const StrategyChoice& s,
 
 absl::Status CheckStrategyChoice(const std::string& where, const StrategyChoice& s) {
   const StrategyKind k = s.kind();
+  constexpr char kKinds[] =
+      "expected MEZO, ZO2, DISTZO2, SINGLE_DEVICE, DDP, ZERO_1, ZERO_2 or ZERO_3";
   if (k == STRATEGY_KIND_UNSPECIFIED) {
-    return absl::InvalidArgumentError(
-        where + ": kind is unset (expected MEZO, ZO2, DISTZO2, SINGLE_DEVICE, DDP, ZERO_1, "
-                "ZERO_2 or ZERO_3)");
+    return Invalid(where, absl::StrCat("kind is unset (", kKinds, ")"));
+  }
+  if (!StrategyKind_IsValid(k)) {
+    return Invalid(where, absl::StrFormat("kind is %d, not a strategy (%s)", k, kKinds));
   }
   RETURN_IF_ERROR(CheckKnobApplies(where, s, s.block_slots_size(), "block_slots",
                                    UsesBlockRing(k), "ZO2 and DISTZO2"));
@@ -54,40 +152,25 @@ absl::Status CheckStrategyChoice(const std::string& where, const StrategyChoice&
                                    "the first-order strategies"));
   RETURN_IF_ERROR(CheckKnobApplies(where, s, s.recompute_size(), "recompute", IsFirstOrder(k),
                                    "the first-order strategies"));
-  for (int i = 0; i < s.block_slots_size(); ++i) {
-    if (s.block_slots(i) < 1) {
-      return Invalid(where, absl::StrFormat("block_slots[%d] is %d (expected 1 or more)", i,
-                                            s.block_slots(i)));
-    }
-  }
-  for (int i = 0; i < s.pertp_size(); ++i) {
-    if (s.pertp(i) != 1 && s.pertp(i) != 2) {
-      return Invalid(where, absl::StrFormat("pertp[%d] is %d (expected 1 or 2)", i, s.pertp(i)));
-    }
-  }
-  for (int i = 0; i < s.dp_size(); ++i) {
-    if (s.dp(i) < 1) {
-      return Invalid(where, absl::StrFormat("dp[%d] is %d (expected 1 or more)", i, s.dp(i)));
-    }
-  }
-  for (int i = 0; i < s.wire_dtype_size(); ++i) {
-    if (s.wire_dtype(i) == DTYPE_UNSPECIFIED) {
-      return Invalid(where, absl::StrFormat("wire_dtype[%d] is unset (expected FP32, FP16 or "
-                                            "BF16)", i));
-    }
-  }
-  for (int i = 0; i < s.precision_size(); ++i) {
-    if (s.precision(i) == PRECISION_RECIPE_UNSPECIFIED) {
-      return Invalid(where, absl::StrFormat("precision[%d] is unset (expected AMP_FP32_MASTER "
-                                            "or BF16_FP32_GRADS)", i));
-    }
-  }
-  return absl::OkStatus();
-}
-
-template <typename T>
-std::vector<T> OrDefault(const google::protobuf::RepeatedField<T>& values, std::vector<T> dflt) {
-  return values.empty() ? dflt : std::vector<T>(values.begin(), values.end());
+  RETURN_IF_ERROR(CheckRange(where, "block_slots", s.block_slots(), 1, kMaxBlockSlots,
+                             "1 to 1024 device slots"));
+  RETURN_IF_ERROR(CheckRange(where, "pertp", s.pertp(), 1, 2, "1 or 2"));
+  RETURN_IF_ERROR(CheckRange(where, "dp", s.dp(), 1, kMaxDataParallel,
+                             "1 to 4096 data-parallel groups"));
+  RETURN_IF_ERROR(CheckEnumList(where, "wire_dtype", s.wire_dtype(), DType_IsValid, "DType",
+                                "FP32, FP16 or BF16"));
+  RETURN_IF_ERROR(CheckEnumList(where, "precision", s.precision(), PrecisionRecipe_IsValid,
+                                "PrecisionRecipe", "AMP_FP32_MASTER or BF16_FP32_GRADS"));
+  RETURN_IF_ERROR(CheckUnique(where, "block_slots", s.block_slots(), IntText));
+  RETURN_IF_ERROR(CheckUnique(where, "wire_dtype", s.wire_dtype(),
+                              [](int v) { return DType_Name(static_cast<DType>(v)); }));
+  RETURN_IF_ERROR(CheckUnique(where, "pertp", s.pertp(), IntText));
+  RETURN_IF_ERROR(CheckUnique(where, "dp", s.dp(), IntText));
+  RETURN_IF_ERROR(CheckUnique(where, "slicing", s.slicing(), BoolText));
+  RETURN_IF_ERROR(CheckUnique(where, "precision", s.precision(), [](int v) {
+    return PrecisionRecipe_Name(static_cast<PrecisionRecipe>(v));
+  }));
+  return CheckUnique(where, "recompute", s.recompute(), BoolText);
 }
 
 // The D values a strategy tries on `devices` devices with P = `pertp`.
@@ -104,15 +187,18 @@ std::vector<int> DataParallelDegrees(const StrategyChoice& s, int pertp, int dev
   return degrees;
 }
 
-// Appends `base` with each of the strategy's knob combinations to `out`.
-void ExpandStrategy(const StrategyChoice& s, const SweepConfig& base, int devices,
-                    std::vector<SweepConfig>& out) {
+// Calls `emit(config)` with `base` and each of the strategy's knob
+// combinations on a member with `devices` devices (one SweepConfig,
+// rewritten between calls: copy what you keep).
+template <typename Emit>
+void ForEachStrategyConfig(const StrategyChoice& s, const SweepConfig& base, int devices,
+                           Emit&& emit) {
   const TrainingSettings& t = base.options.training;
   SweepConfig c = base;
   c.options.strategy = s.kind();
   if (s.kind() == MEZO) {
     c.gpus = 1;
-    out.push_back(c);
+    emit(c);
     return;
   }
   if (IsFirstOrder(s.kind())) {
@@ -123,7 +209,7 @@ void ExpandStrategy(const StrategyChoice& s, const SweepConfig& base, int device
           c.options.precision = static_cast<PrecisionRecipe>(precision);
           c.options.recompute = recompute;
           c.gpus = d;
-          out.push_back(c);
+          emit(c);
         }
       }
     }
@@ -147,7 +233,7 @@ void ExpandStrategy(const StrategyChoice& s, const SweepConfig& base, int device
             c.options.block_slots = slots;
             c.options.training.set_wire_dtype(static_cast<DType>(wire));
             c.gpus = pertp * d;
-            out.push_back(c);
+            emit(c);
           }
         }
       }
@@ -156,42 +242,42 @@ void ExpandStrategy(const StrategyChoice& s, const SweepConfig& base, int device
 }
 
 absl::Status CheckTrainingLists(const Sweep& sweep, const std::string& source) {
-  for (int i = 0; i < sweep.batch_size(); ++i) {
-    if (sweep.batch(i) < 1 || sweep.batch(i) > kMaxBatchSize) {
-      return Invalid(source, absl::StrFormat("batch[%d] is %d (expected 1 to %d examples)", i,
-                                             sweep.batch(i), kMaxBatchSize));
-    }
-  }
-  for (int i = 0; i < sweep.seq_len_size(); ++i) {
-    if (sweep.seq_len(i) < 1) {
-      return Invalid(source, absl::StrFormat("seq_len[%d] is %d (expected 1 or more tokens)", i,
-                                             sweep.seq_len(i)));
-    }
-  }
-  for (int i = 0; i < sweep.micro_batch_size(); ++i) {
-    if (sweep.micro_batch(i) < 0) {
-      return Invalid(source, absl::StrFormat("micro_batch[%d] is %d (expected 0, each device's "
-                                             "share, or more)", i, sweep.micro_batch(i)));
-    }
-  }
-  return absl::OkStatus();
+  RETURN_IF_ERROR(CheckRange(source, "batch", sweep.batch(), 1, kMaxBatchSize,
+                             "1 to 1048576 examples"));
+  RETURN_IF_ERROR(CheckRange(source, "seq_len", sweep.seq_len(), 1, std::numeric_limits<int32_t>::max(),
+                             "1 or more tokens"));
+  RETURN_IF_ERROR(CheckRange(source, "micro_batch", sweep.micro_batch(), 0, kMaxBatchSize,
+                             "0, each device's share, or 1 to 1048576 examples"));
+  RETURN_IF_ERROR(CheckUnique(source, "batch", sweep.batch(), IntText));
+  RETURN_IF_ERROR(CheckUnique(source, "seq_len", sweep.seq_len(), IntText));
+  return CheckUnique(source, "micro_batch", sweep.micro_batch(), IntText);
 }
 
-absl::Status CheckObjectiveAndReport(const SweepSpace& space, const std::string& source) {
-  const Sweep& sweep = space.sweep;
-  const bool priced = sweep.objective() == TOKENS_PER_DOLLAR ||
-                      sweep.constraints().max_dollars_per_hour() > 0;
-  for (const ClusterMember& m : space.members) {
-    if (priced && m.price_per_gpu_hour <= 0) {
-      return Invalid(source, absl::StrFormat("cluster '%s' has no price_per_gpu_hour, which "
-                                             "the objective or constraints need (set it in its "
-                                             "family, or in its gpu type)", m.label));
-    }
+// The objective, the constraints, `best` and the heat maps of `sweep`
+// (defaults filled in).
+absl::Status CheckObjectiveAndReport(const Sweep& sweep, const std::string& source) {
+  if (!Objective_IsValid(sweep.objective())) {
+    return Invalid(source, absl::StrFormat("objective is %d, not an objective (expected "
+                                           "STEP_TIME, TOKENS_PER_S, TOKENS_PER_DOLLAR or "
+                                           "MEMORY_HEADROOM)",
+                                           sweep.objective()));
   }
   const Constraints& c = sweep.constraints();
-  if (c.min_tokens_per_s() < 0 || c.max_gpus() < 0 || c.max_dollars_per_hour() < 0 ||
-      c.min_headroom_gib() < 0) {
-    return Invalid(source, "constraints: bounds are 0 (none) or positive");
+  const struct {
+    const char* field;
+    double value;
+    const char* unit;
+  } bounds[] = {
+      {"min_tokens_per_s", c.min_tokens_per_s(), "tokens/s"},
+      {"max_gpus", static_cast<double>(c.max_gpus()), "GPUs"},
+      {"max_dollars_per_hour", c.max_dollars_per_hour(), "dollars per hour"},
+      {"min_headroom_gib", c.min_headroom_gib(), "GiB"},
+  };
+  for (const auto& bound : bounds) {
+    if (std::isfinite(bound.value) && bound.value >= 0) continue;
+    return Invalid(source, absl::StrFormat("constraints.%s is %g (expected a finite number of "
+                                           "%s >= 0; 0: no bound)",
+                                           bound.field, bound.value, bound.unit));
   }
   if (sweep.best() < 1 || sweep.best() > 1000) {
     return Invalid(source, absl::StrFormat("best is %d (expected 1 to 1000)", sweep.best()));
@@ -211,7 +297,176 @@ absl::Status CheckObjectiveAndReport(const SweepSpace& space, const std::string&
                                              sweep.heat_maps(i).x()));
     }
   }
+  return CheckUnique(
+      source, "heat_maps", sweep.heat_maps(),
+      [](const HeatMap& map) { return absl::StrFormat("x '%s' by y '%s'", map.x(), map.y()); },
+      "a repeated heat map would be drawn twice");
+}
+
+// The members of `family`, counted without building any: the product of the
+// lengths of the axes it sets (every repeated field of ClusterFamily is an
+// axis), in a double so that no list makes it overflow. `axes` gets the
+// lengths, e.g. "100 host_link_gbps × 3 nvlink_gbps".
+double CountFamilyMembers(const ClusterFamily& family, std::string* axes) {
+  const google::protobuf::Descriptor* descriptor = family.GetDescriptor();
+  const google::protobuf::Reflection* reflection = family.GetReflection();
+  double members = 1;
+  std::vector<std::string> lengths;
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    if (!field->is_repeated()) continue;
+    const int length = reflection->FieldSize(family, field);
+    if (length == 0) continue;
+    members *= length;
+    lengths.push_back(absl::StrCat(length, " ", field->name()));
+  }
+  *axes = lengths.empty() ? "the base alone" : absl::StrJoin(lengths, " × ");
+  return members;
+}
+
+absl::Status CheckClusterCount(const Sweep& sweep, const std::string& source) {
+  double total = 0;
+  std::vector<std::string> families;
+  for (int i = 0; i < sweep.clusters_size(); ++i) {
+    std::string axes;
+    const double members = CountFamilyMembers(sweep.clusters(i), &axes);
+    total += members;
+    families.push_back(absl::StrFormat("clusters[%d] %.0f (%s)", i, members, axes));
+  }
+  if (total <= kMaxSweepClusters) return absl::OkStatus();
+  return Invalid(source, absl::StrFormat("the cluster families have %.0f members in all, above "
+                                         "the limit of %d: %s; shorten the axes or split the "
+                                         "sweep",
+                                         total, kMaxSweepClusters, absl::StrJoin(families, ", ")));
+}
+
+// Loads the models; two names for equal specs are refused.
+absl::Status LoadModels(const Sweep& sweep, const std::string& source, SweepSpace& space) {
+  RETURN_IF_ERROR(CheckUnique(source, "models", sweep.models(), Quoted));
+  std::map<std::string, int> first_of_spec;  // serialized spec -> its first index
+  for (int i = 0; i < sweep.models_size(); ++i) {
+    absl::StatusOr<ModelSpec> model = LoadModelSpec(sweep.models(i));
+    if (!model.ok()) {
+      return Invalid(source, absl::StrFormat("models[%d]: %s", i, model.status().message()));
+    }
+    const auto [it, inserted] = first_of_spec.emplace(model->SerializeAsString(), i);
+    if (!inserted) {
+      return Invalid(source, absl::StrFormat("models[%d]: '%s' is the same model as models[%d] "
+                                             "'%s' (list each model once)",
+                                             i, sweep.models(i), it->second,
+                                             sweep.models(it->second)));
+    }
+    space.models.push_back(*std::move(model));
+  }
   return absl::OkStatus();
+}
+
+// Expands the cluster families; two families may not share a member.
+absl::Status ExpandClusters(const Sweep& sweep, const std::string& source, SweepSpace& space) {
+  std::map<std::string, int> family_of_label;
+  for (int i = 0; i < sweep.clusters_size(); ++i) {
+    ASSIGN_OR_RETURN(std::vector<ClusterMember> members,
+                     ExpandClusterFamily(sweep.clusters(i),
+                                         absl::StrFormat("%s: clusters[%d]", source, i)));
+    for (ClusterMember& m : members) {
+      const auto [it, inserted] = family_of_label.emplace(m.label, i);
+      if (!inserted) {
+        return Invalid(source, absl::StrFormat("clusters[%d]: member '%s' is a member of "
+                                               "clusters[%d] too (list each cluster once)",
+                                               i, m.label, it->second));
+      }
+      space.members.push_back(std::move(m));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckPrices(const SweepSpace& space, const std::string& source) {
+  const Sweep& sweep = space.sweep;
+  const bool priced = sweep.objective() == TOKENS_PER_DOLLAR ||
+                      sweep.constraints().max_dollars_per_hour() > 0;
+  for (const ClusterMember& m : space.members) {
+    if (priced && m.price_per_gpu_hour <= 0) {
+      return Invalid(source, absl::StrFormat("cluster '%s' has no price_per_gpu_hour, which "
+                                             "the objective or constraints need (set it in its "
+                                             "family, or in its gpu type)", m.label));
+    }
+  }
+  return absl::OkStatus();
+}
+
+SweepConfig BaseConfig(int batch, int seq_len, int micro_batch) {
+  SweepConfig base;
+  base.options.training = DefaultTrainingSettings();
+  base.options.training.set_batch_size(batch);
+  base.options.training.set_seq_len(seq_len);
+  base.options.training.set_micro_batch_size(micro_batch);
+  return base;
+}
+
+// The configurations ExpandSweep would build, counted without building any
+// (they depend on a member only through its device count, and not on the
+// model or seq_len), in a double so that no list makes it overflow. Errors: InvalidArgument when two entries of one
+// strategy kind give the same configuration.
+absl::StatusOr<double> CountConfigs(const SweepSpace& space, const std::string& source) {
+  const Sweep& sweep = space.sweep;
+  std::map<int, int> members_with_devices;
+  for (const ClusterMember& m : space.members) ++members_with_devices[m.cluster.devices_size()];
+  std::map<int, int> entries_of_kind;
+  for (const StrategyChoice& s : sweep.strategies()) ++entries_of_kind[s.kind()];
+  double per_model_and_seq_len = 0;
+  for (int batch : OrDefault<int>(sweep.batch(), {16})) {
+    for (int micro : OrDefault<int>(sweep.micro_batch(), {0})) {
+      const SweepConfig base = BaseConfig(batch, 0, micro);
+      for (const auto& [devices, members] : members_with_devices) {
+        double per_member = 0;
+        std::map<std::string, int> entry_of_label;  // of the kinds given in several entries
+        absl::Status repeated;
+        for (int i = 0; i < sweep.strategies_size() && repeated.ok(); ++i) {
+          const StrategyChoice& s = sweep.strategies(i);
+          const bool kind_repeats = entries_of_kind[s.kind()] > 1;
+          ForEachStrategyConfig(s, base, devices, [&](const SweepConfig& c) {
+            ++per_member;
+            if (!kind_repeats || !repeated.ok()) return;
+            const auto [it, inserted] = entry_of_label.emplace(StrategyLabel(c), i);
+            if (inserted) return;
+            repeated = Invalid(source, absl::StrFormat(
+                                           "strategies[%d] (%s) gives '%s' as strategies[%d] "
+                                           "does (list each knob value once, in one entry: "
+                                           "a repeated configuration would be ranked twice)",
+                                           i, StrategyKind_Name(s.kind()), it->first,
+                                           it->second));
+          });
+        }
+        RETURN_IF_ERROR(repeated);
+        per_model_and_seq_len += per_member * members;
+      }
+    }
+  }
+  return per_model_and_seq_len * sweep.models_size() * std::max(1, sweep.seq_len_size());
+}
+
+absl::Status CheckConfigCount(const SweepSpace& space, double count, const std::string& source) {
+  const Sweep& sweep = space.sweep;
+  if (count == 0) {
+    return Invalid(source, "the sweep expands to no configuration: on every cluster member, no "
+                           "data-parallel degree D of the strategies that choose it (P·D within "
+                           "the member's devices, D dividing the batch and the micro-batch its "
+                           "share) exists; list dp, or add a cluster with more devices");
+  }
+  if (count <= kMaxSweepConfigs) return absl::OkStatus();
+  const int lists[] = {sweep.models_size(), std::max(1, sweep.batch_size()),
+                       std::max(1, sweep.seq_len_size()), std::max(1, sweep.micro_batch_size()),
+                       static_cast<int>(space.members.size())};
+  double groups = 1;
+  for (int n : lists) groups *= n;
+  return Invalid(source, absl::StrFormat(
+                             "the sweep expands to %.0f configurations, above the limit of %d: "
+                             "%d models × %d batch × %d seq_len × %d micro_batch × %d cluster "
+                             "members × %.3g strategy configurations per member on average; "
+                             "shorten a list or split the sweep",
+                             count, kMaxSweepConfigs, lists[0], lists[1], lists[2], lists[3],
+                             lists[4], count / groups));
 }
 
 std::string Lower(const std::string& s) { return absl::AsciiStrToLower(s); }
@@ -298,46 +553,35 @@ absl::StatusOr<SweepSpace> ExpandSweep(const Sweep& sweep, const std::string& so
   if (sweep.models().empty() || sweep.clusters().empty() || sweep.strategies().empty()) {
     return Invalid(source, "a sweep needs at least one each of models, clusters and strategies");
   }
-  for (int i = 0; i < sweep.models_size(); ++i) {
-    absl::StatusOr<ModelSpec> model = LoadModelSpec(sweep.models(i));
-    if (!model.ok()) {
-      return Invalid(source, absl::StrFormat("models[%d]: %s", i, model.status().message()));
-    }
-    space.models.push_back(*std::move(model));
-  }
+  // First what needs nothing loaded or built.
+  RETURN_IF_ERROR(CheckName(sweep.name(), source));
   RETURN_IF_ERROR(CheckTrainingLists(sweep, source));
-  for (int i = 0; i < sweep.clusters_size(); ++i) {
-    ASSIGN_OR_RETURN(std::vector<ClusterMember> members,
-                     ExpandClusterFamily(sweep.clusters(i),
-                                         absl::StrFormat("%s: clusters[%d]", source, i)));
-    for (ClusterMember& m : members) space.members.push_back(std::move(m));
-  }
   for (int i = 0; i < sweep.strategies_size(); ++i) {
     RETURN_IF_ERROR(CheckStrategyChoice(absl::StrFormat("%s: strategies[%d]", source, i),
                                         sweep.strategies(i)));
   }
-  RETURN_IF_ERROR(CheckObjectiveAndReport(space, source));
+  RETURN_IF_ERROR(CheckObjectiveAndReport(space.sweep, source));
+  RETURN_IF_ERROR(CheckClusterCount(sweep, source));
 
-  SweepConfig base;
-  for (base.model = 0; base.model < sweep.models_size(); ++base.model) {
+  RETURN_IF_ERROR(LoadModels(sweep, source, space));
+  RETURN_IF_ERROR(ExpandClusters(sweep, source, space));
+  RETURN_IF_ERROR(CheckPrices(space, source));
+  ASSIGN_OR_RETURN(const double count, CountConfigs(space, source));
+  RETURN_IF_ERROR(CheckConfigCount(space, count, source));
+
+  space.configs.reserve(static_cast<size_t>(count));
+  auto keep = [&space](const SweepConfig& c) { space.configs.push_back(c); };
+  for (int model = 0; model < sweep.models_size(); ++model) {
     for (int batch : OrDefault<int>(sweep.batch(), {16})) {
       for (int seq : OrDefault<int>(sweep.seq_len(), {2048})) {
         for (int micro : OrDefault<int>(sweep.micro_batch(), {0})) {
-          base.options.training = DefaultTrainingSettings();
-          base.options.training.set_batch_size(batch);
-          base.options.training.set_seq_len(seq);
-          base.options.training.set_micro_batch_size(micro);
+          SweepConfig base = BaseConfig(batch, seq, micro);
+          base.model = model;
           for (base.member = 0; base.member < static_cast<int>(space.members.size());
                ++base.member) {
             const int devices = space.members[base.member].cluster.devices_size();
             for (const StrategyChoice& s : sweep.strategies()) {
-              ExpandStrategy(s, base, devices, space.configs);
-              if (space.configs.size() > kMaxSweepConfigs) {
-                return Invalid(source, absl::StrFormat(
-                                           "the sweep expands to more than %d configurations; "
-                                           "split it or shorten its lists",
-                                           kMaxSweepConfigs));
-              }
+              ForEachStrategyConfig(s, base, devices, keep);
             }
           }
         }

@@ -2,6 +2,7 @@
 // configurations //experiments:explore evaluates.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,11 @@ struct SweepSpace {
   std::vector<SweepConfig> configs;  // models × training × members × strategies × knobs
 };
 
-// Most configurations one sweep may expand to.
-constexpr int kMaxSweepConfigs = 1000000;
+// Most configurations one sweep may expand to, and most cluster members its
+// families may have together. Both are counted before anything is built, so
+// that a sweep above them is refused at once, without large allocations.
+constexpr int64_t kMaxSweepConfigs = 1000000;
+constexpr int64_t kMaxSweepClusters = 10000;
 
 // Reads the Sweep textproto at `path` and expands it (ExpandSweep).
 //
@@ -45,15 +49,30 @@ absl::StatusOr<SweepSpace> LoadSweep(const std::string& path);
 // without `dp` try every D (P·D within the member's devices; first-order D
 // from 2, SINGLE_DEVICE 1) whose share of the batch the micro-batch divides.
 //
-// Errors: InvalidArgument naming `source`, the field and the value: no
-// models, clusters or strategies; an unknown model (LoadModelSpec's
-// message); a family ExpandClusterFamily refuses; batch, seq_len or
-// micro_batch out of range; a strategy kind unspecified or a knob it has no
-// use for (e.g. "strategies[0] (MEZO): block_slots applies to ZO2 and
-// DISTZO2"); pertp other than 1 or 2; dp, block_slots < 1; a price-based
-// objective or constraint with an unpriced family; more than
-// kMaxSweepConfigs configurations; a heat map axis that is not a knob
-// column (SweepKnobColumns).
+// Errors: InvalidArgument naming `source`, the field and the value, and
+// saying what would be right:
+// - name empty or not a plain directory name (letters, digits, '-', '_',
+//   '.'; not starting with '.'; at most 100 characters);
+// - no models, clusters or strategies; an unknown model (LoadModelSpec's
+//   message); a family ExpandClusterFamily refuses;
+// - a number out of range: batch (1 to kMaxBatchSize), seq_len (>= 1),
+//   micro_batch (0 to kMaxBatchSize), block_slots (1 to 1024), dp (1 to
+//   4096), pertp (1 or 2), best (1 to 1000), a constraint negative or not
+//   finite (NaN, infinity);
+// - an enum unset or unknown (a number no name has): strategy kind,
+//   wire_dtype, precision, objective; a knob a strategy has no use for
+//   (e.g. "strategies[0] (MEZO): block_slots applies to ZO2 and DISTZO2");
+// - a value listed twice, which would rank the same configuration twice: a
+//   model (by name, or two names for equal specs), a batch, seq_len or
+//   micro_batch, a knob value, a heat map, a cluster member two families
+//   share (by label), or two entries of one strategy kind that give the
+//   same configuration;
+// - a price-based objective or constraint with an unpriced family;
+// - more than kMaxSweepClusters cluster members (counted from the axes'
+//   lengths before any is built) or more than kMaxSweepConfigs
+//   configurations (counted before any is built), saying the count, the
+//   limit and the lengths that multiply to it; none at all;
+// - a heat map axis that is not a knob column (SweepKnobColumns).
 absl::StatusOr<SweepSpace> ExpandSweep(const Sweep& sweep, const std::string& source);
 
 // The CSV columns that describe a configuration (not its results), the ones

@@ -3,7 +3,10 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "base/textproto.h"
+#include "models/model_zoo.h"
 #include "gtest/gtest.h"
 
 namespace zosched {
@@ -21,6 +24,7 @@ absl::Status ExpandError(const std::string& text) {
 }
 
 constexpr char kBase[] = R"pb(
+  name: "test"
   models: "opt-1.3b" batch: 16 seq_len: 512
   clusters { base: "hgx_h100" price_per_gpu_hour: 3 }
 )pb";
@@ -55,6 +59,7 @@ TEST(SweepSpaceTest, EnumeratesGridsThatFit) {
 TEST(SweepSpaceTest, MicroBatchPrunesDegrees) {
   absl::StatusOr<SweepSpace> space = ExpandSweep(
       Parse(R"pb(
+        name: "test"
         models: "opt-1.3b" batch: 16 seq_len: 512 micro_batch: 4
         clusters { base: "hgx_h100" }
         strategies { kind: ZERO_3 }
@@ -105,17 +110,17 @@ TEST(SweepSpaceTest, RefusesWhatWouldSweepNothingOrTheWrongThing) {
       {base + "strategies { kind: ZO2 block_slots: 0 }", "block_slots[0] is 0"},
       {base + "strategies { kind: DDP precision: PRECISION_RECIPE_UNSPECIFIED }",
        "precision[0] is unset"},
-      {"models: \"opt-9z\" clusters { base: \"hgx_h100\" } strategies { kind: ZO2 }",
+      {"name: \"t\" models: \"opt-9z\" clusters { base: \"hgx_h100\" } strategies { kind: ZO2 }",
        "sweep.pbtxt: models[0]: unknown model 'opt-9z'"},
-      {"models: \"opt-1.3b\" batch: 0 clusters { base: \"hgx_h100\" } strategies { kind: ZO2 }",
+      {"name: \"t\" models: \"opt-1.3b\" batch: 0 clusters { base: \"hgx_h100\" } strategies { kind: ZO2 }",
        "batch[0] is 0"},
-      {"models: \"opt-1.3b\" clusters { base: \"hgx_h100\" } strategies { kind: ZO2 } "
-       "objective: TOKENS_PER_DOLLAR",
+      {"name: \"t\" models: \"opt-1.3b\" clusters { base: \"hgx_h100\" } "
+       "strategies { kind: ZO2 } objective: TOKENS_PER_DOLLAR",
        "cluster 'hgx_h100' has no price_per_gpu_hour"},
       {base + "strategies { kind: ZO2 } heat_maps { x: \"host_link\" y: \"model\" }",
        "heat_maps[0]: 'host_link' is not a knob column"},
       {base + "strategies { kind: ZO2 } best: 0 best: -1", "best is -1"},
-      {"models: \"opt-1.3b\" clusters { base: \"hgx_h100\" host_link_gbps: -1 } "
+      {"name: \"t\" models: \"opt-1.3b\" clusters { base: \"hgx_h100\" host_link_gbps: -1 } "
        "strategies { kind: ZO2 }",
        "sweep.pbtxt: clusters[0]"},
   };
@@ -124,6 +129,185 @@ TEST(SweepSpaceTest, RefusesWhatWouldSweepNothingOrTheWrongThing) {
     EXPECT_TRUE(absl::IsInvalidArgument(s) || absl::IsNotFound(s)) << c.text << ": " << s;
     EXPECT_TRUE(absl::StrContains(s.message(), c.message)) << s.message();
   }
+}
+
+// Where outputs go is out/explore/NAME: a name is required, and it must be a
+// plain directory name, so that nothing lands in out/explore/ or above it.
+TEST(SweepSpaceTest, RequiresAPlainName) {
+  const std::string rest = R"pb(
+    models: "opt-1.3b"
+    clusters { base: "hgx_h100" }
+    strategies { kind: ZO2 }
+  )pb";
+  EXPECT_TRUE(ExpandSweep(Parse("name: \"my-sweep_2.b\"" + rest), "sweep.pbtxt").ok());
+  const struct {
+    std::string name, message;
+  } cases[] = {
+      {"", "sweep.pbtxt: name is missing (expected a directory name for out/explore/NAME"},
+      {"..", "name '..' starts with '.'"},
+      {".hidden", "name '.hidden' starts with '.'"},
+      {"a/b", "name 'a/b' has '/' at character 2"},
+      {"my sweep", "name 'my sweep' has ' ' at character 3"},
+      {std::string(101, 'x'), "name has 101 characters"},
+  };
+  for (const auto& c : cases) {
+    const absl::Status s = ExpandError("name: \"" + c.name + "\"" + rest);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << c.name << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), c.message)) << s.message();
+  }
+}
+
+// No number of a sweep is taken on trust: NaN, infinities, negatives and
+// enum values without a name are refused, naming the field.
+TEST(SweepSpaceTest, RefusesNumbersOutOfRange) {
+  const std::string base = std::string(kBase) + "strategies { kind: ZO2 } ";
+  const struct {
+    std::string text, message;
+  } cases[] = {
+      {base + "constraints { min_tokens_per_s: nan }",
+       "sweep.pbtxt: constraints.min_tokens_per_s is nan (expected a finite number of tokens/s "
+       ">= 0; 0: no bound)"},
+      {base + "constraints { min_tokens_per_s: -inf }", "constraints.min_tokens_per_s is -inf"},
+      {base + "constraints { max_dollars_per_hour: inf }",
+       "constraints.max_dollars_per_hour is inf"},
+      {base + "constraints { min_headroom_gib: -0.5 }", "constraints.min_headroom_gib is -0.5"},
+      {base + "constraints { max_gpus: -1 }", "constraints.max_gpus is -1"},
+      {base + "objective: 9", "objective is 9, not an objective (expected STEP_TIME"},
+      {base + "best: 1001", "best is 1001 (expected 1 to 1000)"},
+      {std::string(kBase) + "strategies { kind: 42 }",
+       "strategies[0]: kind is 42, not a strategy (expected MEZO"},
+      {std::string(kBase) + "strategies { kind: ZO2 wire_dtype: 7 }",
+       "strategies[0]: wire_dtype[0] is 7, not a DType (expected FP32, FP16 or BF16)"},
+      {std::string(kBase) + "strategies { kind: DDP precision: 9 }",
+       "strategies[0]: precision[0] is 9, not a PrecisionRecipe"},
+      {std::string(kBase) + "strategies { kind: ZO2 block_slots: 1025 }",
+       "strategies[0]: block_slots[0] is 1025 (expected 1 to 1024 device slots)"},
+      {std::string(kBase) + "strategies { kind: DISTZO2 dp: [ 2, 4097 ] }",
+       "strategies[0]: dp[1] is 4097 (expected 1 to 4096"},
+      {std::string(kBase) + "strategies { kind: ZO2 } micro_batch: -1",
+       "micro_batch[0] is -1 (expected 0, each device's share, or 1 to 1048576 examples)"},
+      {std::string(kBase) + "strategies { kind: ZO2 } batch: 2000000",
+       "batch[1] is 2000000 (expected 1 to 1048576 examples)"},
+      {std::string(kBase) + "strategies { kind: ZO2 } seq_len: 0",
+       "seq_len[1] is 0 (expected 1 or more tokens)"},
+  };
+  for (const auto& c : cases) {
+    const absl::Status s = ExpandError(c.text);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << c.text << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), c.message)) << s.message();
+  }
+}
+
+// A value listed twice would fill the best ranks with copies of one
+// configuration: every list refuses one, naming the field and the value.
+TEST(SweepSpaceTest, RefusesDuplicates) {
+  const std::string base = std::string(kBase) + "strategies { kind: ZO2 } ";
+  const struct {
+    std::string text, message;
+  } cases[] = {
+      {std::string(kBase) + "models: \"opt-1.3b\" strategies { kind: ZO2 }",
+       "sweep.pbtxt: models[1]: 'opt-1.3b' is models[0] again (list each value once; a "
+       "repeated value would rank one configuration twice)"},
+      {base + "batch: [ 8, 16 ]", "batch[2]: 16 is batch[0] again"},
+      {base + "seq_len: 512", "seq_len[1]: 512 is seq_len[0] again"},
+      {base + "micro_batch: [ 0, 0 ]", "micro_batch[1]: 0 is micro_batch[0] again"},
+      {std::string(kBase) + "strategies { kind: ZO2 block_slots: [ 2, 3, 2 ] }",
+       "strategies[0]: block_slots[2]: 2 is block_slots[0] again"},
+      {std::string(kBase) + "strategies { kind: ZO2 wire_dtype: [ FP16, FP16 ] }",
+       "strategies[0]: wire_dtype[1]: FP16 is wire_dtype[0] again"},
+      {std::string(kBase) + "strategies { kind: DISTZO2 slicing: [ true, true ] }",
+       "strategies[0]: slicing[1]: true is slicing[0] again"},
+      {std::string(kBase) + "strategies { kind: DISTZO2 dp: [ 2, 2 ] }",
+       "strategies[0]: dp[1]: 2 is dp[0] again"},
+      {std::string(kBase) + "strategies { kind: DISTZO2 pertp: [ 1, 1 ] }",
+       "strategies[0]: pertp[1]: 1 is pertp[0] again"},
+      {std::string(kBase) + "strategies { kind: DDP recompute: [ false, false ] }",
+       "strategies[0]: recompute[1]: false is recompute[0] again"},
+      {std::string(kBase) +
+           "strategies { kind: DDP precision: [ BF16_FP32_GRADS, BF16_FP32_GRADS ] }",
+       "strategies[0]: precision[1]: BF16_FP32_GRADS is precision[0] again"},
+      // Two entries of one kind may split the knobs, but not give one
+      // configuration twice.
+      {std::string(kBase) + "strategies { kind: MEZO } strategies { kind: ZO2 } "
+                            "strategies { kind: MEZO }",
+       "strategies[2] (MEZO) gives 'mezo' as strategies[0] does"},
+      {std::string(kBase) + "strategies { kind: DDP } strategies { kind: DDP dp: 4 }",
+       "strategies[1] (DDP) gives 'ddp x4, amp' as strategies[0] does"},
+      {base + "clusters { base: \"hgx_h100\" }",
+       "clusters[1]: member 'hgx_h100' is a member of clusters[0] too"},
+      {base + "heat_maps { x: \"model\" y: \"strategy\" } "
+              "heat_maps { x: \"model\" y: \"strategy\" }",
+       "heat_maps[1]: x 'model' by y 'strategy' is heat_maps[0] again"},
+  };
+  for (const auto& c : cases) {
+    const absl::Status s = ExpandError(c.text);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << c.text << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), c.message)) << s.message();
+  }
+  // Entries of one kind that split the knobs are fine.
+  EXPECT_TRUE(ExpandSweep(Parse(std::string(kBase) +
+                                "strategies { kind: ZO2 block_slots: 2 wire_dtype: FP16 } "
+                                "strategies { kind: ZO2 block_slots: 3 wire_dtype: FP32 }"),
+                          "sweep.pbtxt")
+                  .ok());
+}
+
+// A model named twice in two ways (its zoo name and a file with its spec).
+TEST(SweepSpaceTest, RefusesOneModelUnderTwoNames) {
+  absl::StatusOr<ModelSpec> spec = LoadModelSpec("opt-1.3b");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const std::string file = ::testing::TempDir() + "/my-opt.pbtxt";
+  ASSERT_TRUE(WriteFile(file, spec->DebugString()).ok());
+  const absl::Status s = ExpandError(std::string(kBase) + "models: \"" + file +
+                                     "\" strategies { kind: ZO2 }");
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "models[1]: '" + file +
+                                                 "' is the same model as models[0] 'opt-1.3b'"))
+      << s.message();
+}
+
+// Sweeps too large are refused from their lists' lengths, before anything
+// is built: a million cluster members would take gigabytes to build (this
+// test would run out of time or memory if they were).
+TEST(SweepSpaceTest, RefusesTooLargeBeforeBuildingAnything) {
+  std::string axis;
+  for (int i = 1; i <= 100; ++i) absl::StrAppend(&axis, i == 1 ? "" : ", ", i);
+  const absl::Status members = ExpandError(absl::StrCat(
+      "name: \"big\" models: \"opt-1.3b\" strategies { kind: ZO2 } "
+      "clusters { base: \"dgx_a100\" } clusters { base: \"hgx_h100\" host_link_gbps: [", axis,
+      "] nvlink_gbps: [", axis, "] device_memory_gib: [", axis, "] }"));
+  EXPECT_TRUE(absl::IsInvalidArgument(members)) << members;
+  EXPECT_TRUE(absl::StrContains(
+      members.message(),
+      "the cluster families have 1000001 members in all, above the limit of 10000: "
+      "clusters[0] 1 (the base alone), clusters[1] 1000000 (100 host_link_gbps × 100 "
+      "nvlink_gbps × 100 device_memory_gib)"))
+      << members.message();
+
+  const absl::Status configs = ExpandError(absl::StrCat(
+      "name: \"big\" models: [\"opt-1.3b\", \"opt-13b\"] clusters { base: \"hgx_h100\" } "
+      "strategies { kind: MEZO } strategies { kind: ZO2 block_slots: [2, 3] } ",
+      "batch: [", axis, "] seq_len: [", axis, "] micro_batch: [", axis, "]"));
+  EXPECT_TRUE(absl::IsInvalidArgument(configs)) << configs;
+  EXPECT_TRUE(absl::StrContains(configs.message(),
+                                "the sweep expands to 6000000 configurations, above the limit "
+                                "of 1000000: 2 models × 100 batch × 100 seq_len × 100 "
+                                "micro_batch × 1 cluster members × 3 strategy configurations "
+                                "per member on average"))
+      << configs.message();
+}
+
+// A sweep that expands to nothing says so, rather than writing empty tables.
+TEST(SweepSpaceTest, RefusesASweepOfNothing) {
+  const absl::Status s = ExpandError(R"pb(
+    name: "none"
+    models: "opt-1.3b"
+    clusters { base: "h100_sxm_x1" }
+    strategies { kind: DDP }
+  )pb");
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "sweep.pbtxt: the sweep expands to no configuration"))
+      << s.message();
 }
 
 }  // namespace

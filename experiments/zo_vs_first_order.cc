@@ -17,16 +17,19 @@
 // ZO needs many more steps than first-order training to reach the same loss
 // (MeZO trains for 20,000 steps and more): these are tokens per second of a
 // step, not time to accuracy.
+// Command line and exit status as every tool's (base/command_line.h): 0 on
+// success; 2 for bad flags or an output directory that cannot be made; 1
+// when a configuration fails otherwise or the files cannot be written.
 #include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/command_line.h"
 #include "base/files.h"
 #include "base/output_dir.h"
 #include "base/status_macros.h"
@@ -242,16 +245,16 @@ absl::Status Run(const std::string& dir) {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  if (const absl::Status flags = zosched::CheckStudyBatchAndSeq(absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq)); !flags.ok()) {
-    std::fprintf(stderr, "zo_vs_first_order: %s\n", std::string(flags.message()).c_str());
-    return 2;
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"zo_vs_first_order", "",
+       "ZO with offloading against first-order training on the same machines, predicted from\n"
+       "the cluster catalog: which strategies fit each OPT model, and their tokens per second\n"
+       "of a step; writes every configuration (CSV), the best per strategy and charts."});
+  absl::Status status =
+      zosched::CheckStudyBatchAndSeq(absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq));
+  if (status.ok()) {
+    status = zosched::Run(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "zo_vs_first_order"));
   }
-  const absl::Status status =
-      zosched::Run(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "zo_vs_first_order"));
-  if (!status.ok()) {
-    std::fprintf(stderr, "zo_vs_first_order: %s\n", std::string(status.message()).c_str());
-    return 1;
-  }
-  return 0;
+  return status.ok() ? 0 : zosched::ReportError("zo_vs_first_order", status);
 }

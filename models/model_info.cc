@@ -6,16 +6,18 @@
 // --model: a zoo name or the path of a ModelSpec textproto. --seq_len: the
 // tokens per sequence the FLOPs and activations are counted at; by default
 // (0) the model's own max_positions, so every model works without it; an
-// explicit length must lie in 1 to max_positions. Exit status: 0 on success;
-// 2 for an unknown model, a malformed file or a bad flag value.
+// explicit length must lie in 1 to max_positions. Command line and exit
+// status as every tool's (base/command_line.h): 0 on success; 2 for an
+// unknown model, a malformed file or a bad flag.
 #include <cstdio>
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/command_line.h"
 #include "base/flag_checks.h"
+#include "base/status_macros.h"
 #include "base/user_path.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
@@ -95,56 +97,48 @@ void PrintAccounting(const ModelSpec& spec, const std::string& source,
               Grouped(LabelHeadSliceBytes(spec, label_words, dtype)).c_str());
 }
 
-int Run(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+absl::Status Run() {
   const std::string model = absl::GetFlag(FLAGS_model);
   if (model.empty()) {
-    std::fprintf(stderr,
-                 "model_info: --model is required: a zoo name (%s) or the path "
-                 "of a ModelSpec textproto\n",
-                 absl::StrJoin(ZooModelNames(), ", ").c_str());
-    return 2;
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--model is required: a zoo name (%s) or the path of a ModelSpec textproto",
+                        absl::StrJoin(ZooModelNames(), ", ")));
   }
   const std::string zoo_path = ZooModelPath(model);
   const std::string source = zoo_path.empty() ? ResolveUserPath(model) : zoo_path;
-  absl::StatusOr<ModelSpec> spec = LoadModelSpec(model);
-  if (!spec.ok()) {
-    std::fprintf(stderr, "model_info: %s\n", std::string(spec.status().message()).c_str());
-    return 2;
-  }
-  absl::StatusOr<DType> flag_dtype = ParseDTypeFlag("dtype", absl::GetFlag(FLAGS_dtype));
-  if (!flag_dtype.ok()) {
-    std::fprintf(stderr, "model_info: %s\n", std::string(flag_dtype.status().message()).c_str());
-    return 2;
-  }
-  const DType dtype = *flag_dtype == DTYPE_UNSPECIFIED ? spec->weight_dtype() : *flag_dtype;
+  ASSIGN_OR_RETURN(const ModelSpec spec, LoadModelSpec(model));
+  ASSIGN_OR_RETURN(const DType flag_dtype, ParseDTypeFlag("dtype", absl::GetFlag(FLAGS_dtype)));
+  const DType dtype = flag_dtype == DTYPE_UNSPECIFIED ? spec.weight_dtype() : flag_dtype;
   // 0, the default, is the model's whole context; anything else is checked.
   const int64_t seq_len_flag = absl::GetFlag(FLAGS_seq_len);
-  const int64_t seq_len = seq_len_flag == 0 ? spec->max_positions() : seq_len_flag;
+  const int64_t seq_len = seq_len_flag == 0 ? spec.max_positions() : seq_len_flag;
   const int64_t label_words = absl::GetFlag(FLAGS_label_words);
-  for (const absl::Status& s :
-       {CheckFlagRange("seq_len", seq_len, 1, spec->max_positions(),
-                       "tokens, up to the model's max_positions; 0 or no flag for "
-                       "max_positions itself"),
-        CheckFlagRange("label_words", label_words, 1, spec->vocab_size(),
-                       "label words, up to the vocabulary")}) {
-    if (!s.ok()) {
-      std::fprintf(stderr, "model_info: %s\n", std::string(s.message()).c_str());
-      return 2;
-    }
-  }
-  PrintAccounting(*spec, source, seq_len, dtype, label_words);
+  RETURN_IF_ERROR(CheckFlagRange("seq_len", seq_len, 1, spec.max_positions(),
+                                 "tokens, up to the model's max_positions; 0 or no flag for "
+                                 "max_positions itself"));
+  RETURN_IF_ERROR(CheckFlagRange("label_words", label_words, 1, spec.vocab_size(),
+                                 "label words, up to the vocabulary"));
+  PrintAccounting(spec, source, seq_len, dtype, label_words);
   if (absl::GetFlag(FLAGS_tensors)) {
     std::printf("block 0 tensors:\n");
-    for (const TensorSpec& t : BlockTensors(*spec, 0)) {
+    for (const TensorSpec& t : BlockTensors(spec, 0)) {
       std::printf("  %-50s %s%s\n", t.name.c_str(), Shape(t.shape).c_str(),
                   t.weight_decay() ? "" : "  (no weight decay)");
     }
   }
-  return 0;
+  return absl::OkStatus();
 }
 
 }  // namespace
 }  // namespace zosched
 
-int main(int argc, char** argv) { return zosched::Run(argc, argv); }
+int main(int argc, char** argv) {
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"model_info", "",
+       "Prints a model's exact accounting (--model): its shape, parameters per part, bytes per\n"
+       "dtype, forward FLOPs and dual-forward activations per token at --seq_len, and the\n"
+       "label-word LM head slice; --tensors lists block 0's tensors."});
+  const absl::Status status = zosched::Run();
+  return status.ok() ? 0 : zosched::ReportError("model_info", status);
+}

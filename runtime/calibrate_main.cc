@@ -34,11 +34,18 @@
 //    between its ops is added to transfer_cpu_s (a transfer thread wakes so for
 //    each copy).
 // 5. Transfer interruption: a step of zo2 compute on core 0, alone and while
-//    uploads run back to back on that core, in thread CPU time -> the
-//    compute's extra CPU per upload (one wake-up of the copy thread),
-//    Device.interrupt_cpu_s.
-// Prints every measurement with its min, median and max. Exit status 0, or
-// 1 when a measurement fails, 2 for bad flags.
+//    uploads run back to back on that core (each throttled long enough for
+//    its thread to sleep most of the time, whatever the link's rate), in
+//    thread CPU time -> the compute's extra CPU per upload (one wake-up of
+//    the copy thread), Device.interrupt_cpu_s.
+// Prints every measurement with its min, median and max.
+//
+// --cluster must describe the machine the backend measures: the CPU
+// testbed's devices (Device.shares_host_cores, as local_cpu's) for cpu, GPUs
+// for cuda; its figures are written under its name. Exit status 0; 2 for
+// bad flags or inputs (a cluster of the other kind, one whose plans do not
+// fit its memory, an --out that cannot be written, unreadable data), all
+// found before anything is measured; 1 when a measurement fails.
 //
 // --backend=cuda (a --config=cuda build) measures the NVIDIA GPU machine
 // instead (runtime/cuda/calibration/gpu_calibration.h):
@@ -61,6 +68,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -73,10 +81,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/command_line.h"
 #include "base/flag_checks.h"
 #include "base/line_fit.h"
 #include "base/median.h"
@@ -190,6 +198,79 @@ absl::Status CheckBackend() {
   return absl::OkStatus();
 }
 
+// OK when --backend measures the kind of device `cluster` describes: cpu
+// the CPU testbed's (every device shares_host_cores, and a peer domain the
+// all-gathers are throttled to), cuda GPUs (no device shares_host_cores).
+// A calibration times this machine through its backend and writes the
+// figures under the cluster's name: this CPU's timings filed as an H100's
+// would mislead every prediction made from them. Errors: InvalidArgument
+// naming the cluster, a device of the wrong kind and what to calibrate
+// instead.
+absl::Status CheckClusterKind(const Cluster& cluster) {
+  const bool cpu = absl::GetFlag(FLAGS_backend) == "cpu";
+  const std::string which =
+      ClusterFlag() == cluster.name()
+          ? absl::StrCat("--cluster=", cluster.name())
+          : absl::StrFormat("--cluster=%s (cluster '%s')", ClusterFlag(), cluster.name());
+  std::vector<const Device*> wrong_kind;
+  for (const Device& d : cluster.devices()) {
+    if (d.shares_host_cores() != cpu) wrong_kind.push_back(&d);
+  }
+  if (wrong_kind.empty()) {
+    if (cpu && cluster.peer_domains().empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s has no peer_domains; the CPU testbed needs the one its devices share, whose "
+          "gbps_per_device the runtime throttles all-gathers to (as local_cpu's peer_domains { "
+          "name: \"mpi\" link_class: EMULATED gbps_per_device: 4 latency_s: 2e-5 })",
+          which));
+    }
+    return absl::OkStatus();
+  }
+  const std::string devices = absl::StrFormat(
+      "device '%s' (%s)%s", wrong_kind[0]->name(), wrong_kind[0]->model(),
+      wrong_kind.size() > 1 ? absl::StrFormat(" and %d more", wrong_kind.size() - 1) : "");
+  if (cpu) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: %s not the CPU testbed's (shares_host_cores is not set), and --backend=cpu "
+        "measures this machine's CPU as the testbed: its timings would be written as that "
+        "hardware's. Calibrate a GPU cluster with --backend=cuda on its GPU machine (a "
+        "--config=cuda build); here, calibrate a CPU testbed cluster (local_cpu, or a copy of "
+        "clusters/local_cpu.pbtxt)",
+        which, devices + (wrong_kind.size() > 1 ? " are" : " is")));
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: %s the CPU testbed's (shares_host_cores: true), and --backend=cuda measures this "
+      "machine's NVIDIA GPUs: calibrate the testbed with --backend=cpu, or name a GPU cluster "
+      "(e.g. --cluster=h100_sxm_x1)",
+      which, devices + (wrong_kind.size() > 1 ? " are" : " is")));
+}
+
+// OK when the calibrated cluster can be written to `path` (OutPath): it is
+// not a directory, and its directory exists and this process may write
+// there. Checked before measuring, so that a calibration is not lost at its
+// end. Errors: InvalidArgument naming --out, the path and the reason.
+absl::Status CheckOutPath(const std::string& path) {
+  const std::string flag = absl::GetFlag(FLAGS_out);
+  const std::string where = flag.empty() ? absl::StrCat("--out (default ", path, ")")
+                                         : absl::StrCat("--out=", flag);
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s is a directory (expected the file to write)", where));
+  }
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (!std::filesystem::is_directory(dir, error)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: the directory %s does not exist (create it, or choose another --out)", where, dir));
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: cannot write in %s: %s (choose another --out)", where, dir, std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
 struct Stats {
   double min = 0, median = 0, max = 0;  // seconds
 };
@@ -281,7 +362,9 @@ absl::Status MeasureStreamWakeUp(Cluster* out) {
   return absl::OkStatus();
 }
 
-// The schedules whose compute shapes get measured.
+// The schedules whose compute shapes get measured. Errors: lowering's
+// (InvalidArgument, or ResourceExhausted for a memory plan that does not
+// fit the cluster), naming the schedule.
 absl::StatusOr<std::vector<Schedule>> TargetSchedules(const Cluster& cluster) {
   ASSIGN_OR_RETURN(ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
   std::vector<Schedule> schedules;
@@ -300,8 +383,20 @@ absl::StatusOr<std::vector<Schedule>> TargetSchedules(const Cluster& cluster) {
       o.training.set_compute_dtype(FP32);
       o.training.set_host_dtype(FP32);
       o.training.set_learning_rate(1e-6);
-      ASSIGN_OR_RETURN(Schedule s, LowerSchedule(model, cluster, o));
-      schedules.push_back(std::move(s));
+      absl::StatusOr<Schedule> s = LowerSchedule(model, cluster, o);
+      if (!s.ok()) {
+        return absl::Status(
+            s.status().code(),
+            absl::StrFormat("lowering %s on --cluster=%s (one of the schedules whose op shapes "
+                            "are timed: zo2, distzo2 P2xD1, P1xD2 and P2xD2, at --batch=%d "
+                            "--seq=%d): %s",
+                            strategy == ZO2 ? "zo2"
+                                            : absl::StrFormat("distzo2 P%dxD%d%s", p, d,
+                                                              slicing ? "" : " (naive)"),
+                            ClusterFlag(), o.training.batch_size(), o.training.seq_len(),
+                            s.status().message()));
+      }
+      schedules.push_back(*std::move(s));
     }
   }
   return schedules;
@@ -563,7 +658,12 @@ absl::Status MeasureCopies(const Schedule& zo2, Cluster* out) {
 // while a second device's thread uploads block after block on that core
 // (each upload sleeps out its throttle and wakes once, at its end; the next
 // starts at once) -> every device's interrupt_cpu_s, the cost of one
-// wake-up.
+// wake-up. Each upload is throttled as a transfer at least three times as
+// long as its own thread CPU (the median of a few uploads timed first), so
+// that its thread sleeps two thirds of each run or more whatever the
+// cluster's link rate: a copy thread that never sleeps would take the core
+// from the compute, which yields to it (the probe stops a copy that sleeps
+// less than a third of the time, and the calibration fails).
 absl::Status MeasureTransferInterruption(const Schedule& zo2,
                                          const std::vector<StepBatch>& batches, Cluster* out) {
   ASSIGN_OR_RETURN(const TimingDevice computing, MakeTimingDevice(zo2, 0));
@@ -582,6 +682,19 @@ absl::Status MeasureTransferInterruption(const Schedule& zo2,
   if (compute_stream == nullptr || upload == nullptr || step.empty()) {
     return absl::InternalError("the zo2 schedule has no compute stream, upload or compute op");
   }
+  CpuBackend* copier = copying.backend.get();
+  std::vector<double> upload_cpu_s;  // an upload's own thread CPU, 9 times
+  for (int i = 0; i < 9; ++i) {
+    const int64_t start_ns = ThreadCpuNs();
+    RETURN_IF_ERROR(copier->RunCopy(*upload));
+    upload_cpu_s.push_back(1e-9 * (ThreadCpuNs() - start_ns));
+  }
+  const double down_gbps =
+      FindDevice(zo2.cluster(), zo2.devices(0).cluster_device())->host_link().down_gbps();
+  Op timed_upload = *upload;
+  const auto sleeping_bytes =
+      static_cast<int64_t>(std::ceil(3 * Median(upload_cpu_s) * down_gbps * 1e9));
+  timed_upload.mutable_copy()->set_bytes(std::max(upload->copy().bytes(), sleeping_bytes));
   const StepInputs inputs = TimingInputs(batches[0]);
   CpuBackend* computer = computing.backend.get();
   const CoreWork compute{
@@ -591,19 +704,25 @@ absl::Status MeasureTransferInterruption(const Schedule& zo2,
         for (const Op* op : step) RETURN_IF_ERROR(computer->RunCompute(*op, inputs, &result));
         return absl::OkStatus();
       }};
-  CpuBackend* copier = copying.backend.get();
   const CoreWork copy{[] {
                         PinThreadToCore(0);  // where device 0 computes
                         UsePreciseSleeps();  // as the runtime's copy streams sleep
                       },
-                      [copier, upload] { return copier->RunCopy(*upload); }};
+                      [copier, &timed_upload] { return copier->RunCopy(timed_upload); }};
   const int rounds = 2 * absl::GetFlag(FLAGS_repeats), passes = 2;
-  ASSIGN_OR_RETURN(const double per_copy, PerCopyComputeCpuSeconds(compute, copy, rounds, passes));
+  const absl::StatusOr<double> per_copy = PerCopyComputeCpuSeconds(compute, copy, rounds, passes);
+  if (!per_copy.ok()) {
+    return absl::Status(per_copy.status().code(),
+                        absl::StrCat("timing a transfer thread's wake-ups on a device's core: ",
+                                     per_copy.status().message()));
+  }
   std::printf("a transfer thread waking on a device's core: its compute takes %.1f us more CPU "
-              "(median of %d rounds of %d zo2 steps alone and with uploads of %ld B back to "
-              "back)\n",
-              per_copy * 1e6, rounds, passes, static_cast<long>(upload->copy().bytes()));
-  for (Device& d : *out->mutable_devices()) d.set_interrupt_cpu_s(per_copy);
+              "(median of %d rounds of %d zo2 steps alone and with uploads of %ld B, each "
+              "throttled to %.1f us, back to back)\n",
+              *per_copy * 1e6, rounds, passes,
+              static_cast<long>(upload->copy().src().size_bytes()),
+              timed_upload.copy().bytes() / (down_gbps * 1e3));
+  for (Device& d : *out->mutable_devices()) d.set_interrupt_cpu_s(*per_copy);
   return absl::OkStatus();
 }
 
@@ -778,10 +897,7 @@ absl::Status MeasureCollectives(Cluster* out) {
   return absl::OkStatus();
 }
 
-// Measures everything; `argc`/`argv` initialise MPI after the collective
-// probes (mpirun cannot be started from inside an MPI process).
-// The flags, the cluster and the schedules to calibrate for, all checked
-// before anything is measured.
+// The count flags in their ranges. Errors: InvalidArgument naming the flag.
 absl::Status CheckCountFlags() {
   RETURN_IF_ERROR(
       CheckFlagRange("repeats", absl::GetFlag(FLAGS_repeats), 1, 1000, "timed runs"));
@@ -792,21 +908,30 @@ absl::Status CheckCountFlags() {
   return CheckFlagRange("seq", absl::GetFlag(FLAGS_seq), 1, kMaxPositions, "tokens");
 }
 
-absl::StatusOr<std::vector<Schedule>> CheckInputs(Cluster* cluster) {
-  RETURN_IF_ERROR(CheckCountFlags());
-  ASSIGN_OR_RETURN(*cluster, LoadCluster(ClusterFlag()));
-  return TargetSchedules(*cluster);
+// A calibration's inputs, read and checked before anything is measured.
+struct Inputs {
+  Cluster cluster;                  // the cluster calibrated (--cluster)
+  std::vector<Schedule> schedules;  // those whose compute op shapes are measured
+  std::vector<StepBatch> batches;   // cpu: the data the compute ops run on
+};
+
+// Validates the calibrated cluster and writes it to OutPath(`calibrated`).
+absl::Status WriteCalibrated(const Cluster& out, const Cluster& calibrated) {
+  RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
+  const std::string path = OutPath(calibrated);
+  RETURN_IF_ERROR(WriteProtoFile(path, out));
+  std::printf("wrote %s\n", path.c_str());
+  return absl::OkStatus();
 }
 
-absl::Status RunCpu(int* argc, char*** argv) {
-  Cluster cluster;
-  ASSIGN_OR_RETURN(const std::vector<Schedule> schedules, CheckInputs(&cluster));
-  // The data is an input too: read before anything is measured.
-  ASSIGN_OR_RETURN(const std::vector<StepBatch> batches,
-                   TimingBatches(schedules[0], absl::GetFlag(FLAGS_repeats) + 1));
-  Cluster out = cluster;
-  out.set_name(cluster.name() + "_calibrated");
-  out.set_description(cluster.description() + " (calibrated by //runtime:calibrate)");
+// The CPU calibration: the probes under mpirun first (mpirun cannot be
+// started from inside an MPI process), then MPI here (`argc`/`argv`) and
+// the rest.
+absl::Status MeasureCpu(const Inputs& in, int* argc, char*** argv) {
+  const std::vector<Schedule>& schedules = in.schedules;
+  Cluster out = in.cluster;
+  out.set_name(in.cluster.name() + "_calibrated");
+  out.set_description(in.cluster.description() + " (calibrated by //runtime:calibrate)");
   out.clear_measured_compute();
   RETURN_IF_ERROR(MeasureCollectives(&out));
   ASSIGN_OR_RETURN(std::vector<double> sharing, RunProbe(2, "compute_probe"));
@@ -820,30 +945,19 @@ absl::Status RunCpu(int* argc, char*** argv) {
   for (Host& h : *out.mutable_hosts()) h.set_shared_core_slowdown(slowdown);
   int rank = 0, world = 1;
   RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
-  RETURN_IF_ERROR(MeasureCompute(schedules, batches, &out));
+  RETURN_IF_ERROR(MeasureCompute(schedules, in.batches, &out));
   RETURN_IF_ERROR(MeasureCopies(schedules[0], &out));
   RETURN_IF_ERROR(MeasureStreamWakeUp(&out));
-  RETURN_IF_ERROR(MeasureTransferInterruption(schedules[0], batches, &out));
-  RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
-  const std::string path = OutPath(cluster);
-  RETURN_IF_ERROR(WriteProtoFile(path, out));
-  std::printf("wrote %s\n", path.c_str());
-  return absl::OkStatus();
+  RETURN_IF_ERROR(MeasureTransferInterruption(schedules[0], in.batches, &out));
+  return WriteCalibrated(out, in.cluster);
 }
 
 #ifdef ZOSCHED_WITH_CUDA
-// A failure of the inputs (no GPU, no schedule that fits) as a bad input:
-// exit 2, as train --backend=cuda refuses them.
-absl::Status AsInputError(const absl::Status& status) {
-  if (status.ok() || absl::IsInvalidArgument(status) || absl::IsNotFound(status)) return status;
-  return absl::InvalidArgumentError(status.message());
-}
-
 // The schedules of --schedules (comma-separated files), each validated.
 // Errors: the file's (NotFound, ...); InvalidArgument naming the file for
 // one that does not validate, or for an empty entry.
-absl::StatusOr<GpuTargets> ScheduleFiles(const std::string& files) {
-  GpuTargets targets;
+absl::StatusOr<std::vector<Schedule>> ScheduleFiles(const std::string& files) {
+  std::vector<Schedule> schedules;
   const std::vector<std::string> paths = absl::StrSplit(files, ',');
   for (const std::string& path : paths) {
     if (path.empty()) {
@@ -857,34 +971,37 @@ absl::StatusOr<GpuTargets> ScheduleFiles(const std::string& files) {
       return absl::InvalidArgumentError(
           absl::StrFormat("--schedules: %s: %s", path, valid.message()));
     }
-    targets.schedules.push_back(std::move(schedule));
+    schedules.push_back(std::move(schedule));
   }
-  return targets;
+  return schedules;
 }
 
-// The GPU calibration (gpu_calibration.h): inputs checked first, then the
-// collective probes under mpirun, then MPI here and the rest.
-absl::Status RunGpu(int* argc, char*** argv) {
-  RETURN_IF_ERROR(CheckCountFlags());
+// The schedules the GPU calibration measures: those of --schedules, or those
+// GpuTargetSchedules lowers on `cluster` for --model, --batch, --seq and
+// --compute_dtype (printing each one left out because its memory plan does
+// not fit). Errors: the flags', the files', GpuTargetSchedules'.
+absl::StatusOr<std::vector<Schedule>> GpuSchedules(const Cluster& cluster) {
   ASSIGN_OR_RETURN(const DType compute,
                    ParseDTypeFlag("compute_dtype", absl::GetFlag(FLAGS_compute_dtype)));
-  ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(ClusterFlag()));
-  absl::StatusOr<GpuTargets> targets;
   if (const std::string files = absl::GetFlag(FLAGS_schedules); !files.empty()) {
-    targets = ScheduleFiles(files);
-  } else {
-    ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
-    targets = GpuTargetSchedules(model, cluster, absl::GetFlag(FLAGS_batch),
-                                 absl::GetFlag(FLAGS_seq), compute);
+    return ScheduleFiles(files);
   }
-  RETURN_IF_ERROR(AsInputError(targets.status()));
-  RETURN_IF_ERROR(AsInputError(CheckGpuVisible()));
-  for (const std::string& why : targets->skipped) {
+  ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
+  ASSIGN_OR_RETURN(GpuTargets targets,
+                   GpuTargetSchedules(model, cluster, absl::GetFlag(FLAGS_batch),
+                                      absl::GetFlag(FLAGS_seq), compute));
+  for (const std::string& why : targets.skipped) {
     std::printf("left out, its memory plan does not fit: %s\n", why.c_str());
   }
+  return std::move(targets.schedules);
+}
+
+// The GPU calibration (gpu_calibration.h): the collective probes under
+// mpirun first, then MPI here and the rest.
+absl::Status MeasureGpu(const Inputs& in, int* argc, char*** argv) {
   GpuCalibrationOptions options;
-  options.cluster = cluster;
-  options.schedules = std::move(targets->schedules);
+  options.cluster = in.cluster;
+  options.schedules = in.schedules;
   options.repeats = absl::GetFlag(FLAGS_repeats);
   options.allow_tf32 = absl::GetFlag(FLAGS_tf32);
 
@@ -909,13 +1026,45 @@ absl::Status RunGpu(int* argc, char*** argv) {
   int rank = 0, world = 1;
   RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
   ASSIGN_OR_RETURN(const Cluster out, CalibrateGpu(options));
-  RETURN_IF_ERROR(ValidateCluster(out, "calibrated"));
-  const std::string path = OutPath(cluster);
-  RETURN_IF_ERROR(WriteProtoFile(path, out));
-  std::printf("wrote %s\n", path.c_str());
-  return absl::OkStatus();
+  return WriteCalibrated(out, in.cluster);
 }
 #endif
+
+// Every flag and input read and checked, nothing measured yet: any error
+// is bad usage or a bad input (exit 2). Errors: the flags' (CheckBackend,
+// CheckCountFlags), the cluster file's, CheckClusterKind's, CheckOutPath's,
+// lowering's for the schedules (ResourceExhausted for a memory plan that
+// does not fit the cluster), the training data's; with --backend=cuda the
+// schedule files' and FailedPrecondition for a machine without a GPU.
+absl::StatusOr<Inputs> CheckInputs() {
+  RETURN_IF_ERROR(CheckBackend());
+  RETURN_IF_ERROR(CheckCountFlags());
+  Inputs in;
+  ASSIGN_OR_RETURN(in.cluster, LoadCluster(ClusterFlag()));
+  RETURN_IF_ERROR(CheckClusterKind(in.cluster));
+  RETURN_IF_ERROR(CheckOutPath(OutPath(in.cluster)));
+#ifdef ZOSCHED_WITH_CUDA
+  if (absl::GetFlag(FLAGS_backend) == "cuda") {
+    ASSIGN_OR_RETURN(in.schedules, GpuSchedules(in.cluster));
+    RETURN_IF_ERROR(CheckGpuVisible());
+    return in;
+  }
+#endif
+  ASSIGN_OR_RETURN(in.schedules, TargetSchedules(in.cluster));
+  ASSIGN_OR_RETURN(in.batches,
+                   TimingBatches(in.schedules[0], absl::GetFlag(FLAGS_repeats) + 1));
+  return in;
+}
+
+// Measures what `in` asks for with --backend and writes the calibrated
+// cluster; `argc`/`argv` initialise MPI. Any error is a failure while
+// measuring (exit 1).
+absl::Status Calibrate(const Inputs& in, int* argc, char*** argv) {
+#ifdef ZOSCHED_WITH_CUDA
+  if (absl::GetFlag(FLAGS_backend) == "cuda") return MeasureGpu(in, argc, argv);
+#endif
+  return MeasureCpu(in, argc, argv);
+}
 
 // The probe this process was started for by RunProbe (under mpirun, MPI
 // initialised).
@@ -928,19 +1077,15 @@ absl::Status RunProbeHere(const std::string& collective_probe, const std::string
   return collective_probe.empty() ? ComputeProbe(compute_probe) : CollectiveProbe(collective_probe);
 }
 
-absl::Status Run(int* argc, char*** argv) {
-  RETURN_IF_ERROR(CheckBackend());
-#ifdef ZOSCHED_WITH_CUDA
-  if (absl::GetFlag(FLAGS_backend) == "cuda") return RunGpu(argc, argv);
-#endif
-  return RunCpu(argc, argv);
-}
-
 }  // namespace
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"calibrate", "",
+       "Measures this machine as the CPU testbed (or a GPU, --backend=cuda) and writes a\n"
+       "calibrated Cluster (--out): compute op costs, throttled copies and collectives."});
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const std::string collective_probe = absl::GetFlag(FLAGS_collective_probe);
   const std::string compute_probe = absl::GetFlag(FLAGS_compute_probe);
@@ -952,10 +1097,14 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 0;
   }
-  const absl::Status status = zosched::Run(&argc, &argv);
-  if (!status.ok()) {
+  const absl::StatusOr<zosched::Inputs> inputs = zosched::CheckInputs();
+  if (!inputs.ok()) {
+    std::fprintf(stderr, "calibrate: %s\n", std::string(inputs.status().message()).c_str());
+    return 2;
+  }
+  if (const absl::Status status = zosched::Calibrate(*inputs, &argc, &argv); !status.ok()) {
     std::fprintf(stderr, "calibrate: %s\n", std::string(status.message()).c_str());
-    return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1;
+    return 1;
   }
   MPI_Finalize();
   return 0;

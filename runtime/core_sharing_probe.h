@@ -32,9 +32,13 @@ struct CoreWork {
 // as many while `copy` runs back to back; the `prepare`s put both on one
 // core, the copy at a priority that preempts the compute (as the runtime's
 // copy threads do). Returns the median over the rounds of the compute's
-// extra CPU seconds per copy (>= 0). Errors: InvalidArgument for counts
-// below 1; the first error of a run; FailedPrecondition when a round made
-// no copy.
+// extra CPU seconds per copy (>= 0). The copy must sleep for at least a
+// third of each run (a throttled copy sleeps out its transfer): one that
+// keeps its thread busy longer would starve the compute, so it is stopped
+// after a few runs, and the rounds with it. Errors: InvalidArgument for
+// counts below 1; the first error of a run; FailedPrecondition when the
+// copy is that busy (its CPU per run over its wall time, summed over its
+// first 8 runs or more) or when a round made no copy.
 absl::StatusOr<double> PerCopyComputeCpuSeconds(const CoreWork& compute, const CoreWork& copy,
                                                 int rounds, int passes);
 

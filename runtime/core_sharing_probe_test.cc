@@ -88,6 +88,22 @@ TEST(PerCopyComputeCpuSeconds, ARoundWithoutACopyCannotBeMeasured) {
   EXPECT_NE(per_copy.status().message().find("no copy ran"), std::string::npos);
 }
 
+TEST(PerCopyComputeCpuSeconds, ACopyThatNeverSleepsIsStoppedNotLeftToStarveTheCompute) {
+  // Each "copy" spins 200 µs and never sleeps: run back to back at normal
+  // priority on the core of the compute (which yields to it) it would take
+  // the core for good, and the probe would never end. It is stopped
+  // instead, after a few runs, and the probe says why.
+  const CoreWork copy{PinToFirstCore, [] {
+                        BurnCpu(200000);
+                        return absl::OkStatus();
+                      }};
+  absl::StatusOr<double> per_copy = PerCopyComputeCpuSeconds(Compute(), copy, 5, 3);
+  ASSERT_FALSE(per_copy.ok());
+  EXPECT_EQ(per_copy.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(per_copy.status().message().find("would starve the compute"), std::string::npos)
+      << per_copy.status();
+}
+
 TEST(PerCopyComputeCpuSeconds, CountsBelowOneAreRefused) {
   const CoreWork copy{PinToFirstCore, [] { return absl::OkStatus(); }};
   EXPECT_EQ(PerCopyComputeCpuSeconds(Compute(), copy, 0, 1).status().code(),

@@ -2,19 +2,49 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
-
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "base/subprocess.h"
+#include "runtime/mpirun_output.h"
 
 namespace zosched {
 
+namespace {
+
+constexpr char kLauncherVariable[] = "ZOSCHED_LAUNCHER";
+
+// A new, empty directory for the files of one job. Errors: Internal.
+absl::StatusOr<std::string> MakeJobDirectory() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = absl::StrCat(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp",
+                                  "/zosched-job.XXXXXX");
+  if (mkdtemp(path.data()) == nullptr) {
+    return absl::InternalError(absl::StrFormat(
+        "cannot make a directory for Open MPI's files of the job (%s): %s; set TMPDIR to a "
+        "writable directory",
+        path, std::strerror(errno)));
+  }
+  return path;
+}
+
+}  // namespace
+
 bool StartedByMpiLauncher() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
+}
+
+bool StartedByZoschedLauncher() {
+  return StartedByMpiLauncher() && std::getenv(kLauncherVariable) != nullptr;
 }
 
 std::vector<std::string> ArgsWithoutRanks(int argc, char** argv) {
@@ -45,17 +75,40 @@ absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& ar
                                    int* stop_signal) {
   Subprocess mpirun;
   ASSIGN_OR_RETURN(mpirun.argv, MpirunArgv(ranks, args));
+  ASSIGN_OR_RETURN(const std::string self, ThisProgramPath());
+  const std::string program = std::filesystem::path(self).filename();
   // Its own process group: a terminal's Ctrl-C reaches the launcher only.
   // Then it must not read the terminal (a background group would be
   // stopped), and the ranks need no stdin.
   mpirun.own_process_group = true;
   mpirun.stdin_from_dev_null = true;
   mpirun.forward_signals = {{SIGINT, SIGUSR1}, {SIGTERM, SIGUSR1}};
-  mpirun.parent_death_signal = SIGTERM;
+  mpirun.parent_death_signal = SIGUSR1;
+  ASSIGN_OR_RETURN(const std::string job_directory, MakeJobDirectory());
+  // The session directory (which holds the MPI windows' backing files) and
+  // the shared-memory transport's segments.
+  mpirun.environment = {{"OMPI_MCA_orte_top_session_dir", job_directory},
+                        {"OMPI_MCA_btl_vader_backing_directory", job_directory},
+                        {kLauncherVariable, "1"}};
+  MpirunOutputFilter filter;
+  mpirun.stderr_lines = [&filter](absl::string_view line) {
+    for (const std::string& shown : filter.Take(line)) std::fprintf(stderr, "%s\n", shown.c_str());
+  };
   absl::StatusOr<int> status = RunSubprocess(mpirun, stop_signal);
+  for (const std::string& shown : filter.Finish()) std::fprintf(stderr, "%s\n", shown.c_str());
+  std::error_code ignored;
+  std::filesystem::remove_all(job_directory, ignored);
+  if (!filter.killed_rank().empty()) {
+    std::fprintf(stderr, "%s: %s; mpirun ended the other ranks\n", program.c_str(),
+                 filter.killed_rank().c_str());
+  }
   if (absl::IsNotFound(status.status())) {
     return absl::FailedPreconditionError(
         "mpirun not found: install Open MPI (Debian: openmpi-bin; ./bazelw installs it)");
+  }
+  if (absl::IsAborted(status.status())) {
+    return absl::AbortedError(
+        absl::StrCat(status.status().message(), "; its ranks went with it"));
   }
   return status;
 }

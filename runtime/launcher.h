@@ -15,6 +15,13 @@ namespace zosched {
 // OMPI_COMM_WORLD_SIZE; PMI-based launchers set PMI_SIZE).
 bool StartedByMpiLauncher();
 
+// True if this process is a rank that RunUnderMpirun started (it sets
+// ZOSCHED_LAUNCHER in the ranks' environment): the launcher has made the
+// checks and holds what it holds for the whole job (train: the output
+// directory's lock), which a hand-started mpirun's ranks must do
+// themselves.
+bool StartedByZoschedLauncher();
+
 // The argv of `mpirun -np <ranks> --oversubscribe [--allow-run-as-root]
 // <this program> <args...>` (--allow-run-as-root when running as root).
 // Errors: those of ThisProgramPath (base/subprocess.h).
@@ -22,15 +29,31 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
                                                     const std::vector<std::string>& args);
 
 // Runs this program with `args` on `ranks` ranks under mpirun, waits, and
-// returns mpirun's exit status (the first failing rank's). mpirun runs in a
-// process group of its own and dies with this process (SIGTERM, on which it
-// stops its ranks and removes its session files), so a kill -9 of the
-// launcher leaves no rank behind. A SIGINT or SIGTERM this process receives
-// goes to the ranks as SIGUSR1 (mpirun forwards SIGUSR1; it answers SIGINT
-// and SIGTERM by killing the ranks at once), for them to stop cleanly
-// (runtime/stop_signals.h); `stop_signal` then receives that signal (else
-// 0). Errors: FailedPrecondition when mpirun is not installed (Debian:
-// openmpi-bin; ./bazelw installs it); RunSubprocess's otherwise.
+// returns mpirun's exit status (the first failing rank's).
+//
+// - Stopping: a SIGINT or SIGTERM this process receives goes to the ranks
+//   as SIGUSR1 (mpirun forwards SIGUSR1; it answers SIGINT and SIGTERM by
+//   killing the ranks at once), for them to stop cleanly after the step in
+//   flight (runtime/stop_signals.h); `stop_signal` then receives that
+//   signal (else 0). If this process dies, even by kill -9, mpirun gets
+//   the same SIGUSR1 (PR_SET_PDEATHSIG): the ranks stop as on Ctrl-C and
+//   mpirun ends after them. mpirun runs in a process group of its own, so a
+//   terminal's Ctrl-C reaches this process only.
+// - Files: every file Open MPI makes for the job (its session directory,
+//   the shared-memory segments of its transports and of the ranks' MPI
+//   windows) goes into one new directory under $TMPDIR (or /tmp), which
+//   mpirun removes when it ends and this function removes too, so that no
+//   file is left however mpirun ends (kill -9 included).
+// - Output: mpirun's stderr is read here (runtime/mpirun_output.h): the
+//   ranks' lines pass unchanged, Open MPI's notices of an ending the ranks
+//   explain are dropped, and a rank killed by a signal is named in one
+//   line at the end. stdout passes untouched.
+//
+// Errors: FailedPrecondition when mpirun is not installed (Debian:
+// openmpi-bin; ./bazelw installs it); Aborted "mpirun was killed by signal
+// N (SIGNAME); its ranks went with it" when mpirun itself was killed;
+// Internal when the job directory cannot be made; RunSubprocess's
+// otherwise.
 absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args,
                                    int* stop_signal = nullptr);
 

@@ -1,5 +1,7 @@
 #include "runtime/mpi_world.h"
 
+#include <errno.h>  // program_invocation_short_name
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -44,9 +46,14 @@ absl::Status InitMpi(int* argc, char*** argv, int* rank, int* size) {
 }
 
 void AbortWorld(const std::string& message, int code) {
-  int rank = -1;
+  int rank = -1, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::fprintf(stderr, "rank %d: %s\n", rank, message.c_str());
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1) {
+    std::fprintf(stderr, "%s: %s\n", program_invocation_short_name, message.c_str());
+  } else {
+    std::fprintf(stderr, "rank %d: %s\n", rank, message.c_str());
+  }
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);

@@ -28,7 +28,8 @@ namespace zosched {
 absl::Status InitMpi(int* argc, char*** argv, int* rank, int* size);
 
 // Aborts every rank of the job with `code` after printing `message` (the
-// way one failing rank stops the others instead of letting them hang).
+// way one failing rank stops the others instead of letting them hang), as
+// "rank N: MESSAGE", or "PROGRAM: MESSAGE" when the job is this one rank.
 [[noreturn]] void AbortWorld(const std::string& message, int code);
 
 // MPI_Barrier on MPI_COMM_WORLD that waits by polling with sleeps of

@@ -17,6 +17,9 @@
 //      step time / compute-only time, compute-only = |union of the step's
 //      compute op intervals| (the step if every transfer were hidden)
 //    reported as the median ratio (target <= 1.10) with min and max.
+// Command line and exit status as every tool's (base/command_line.h): 0
+// when both ran; 2 for bad flags, a model the CPU runtime does not run, a
+// ZO2 step that does not fit, or more than one process; 1 when a run fails.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,8 +28,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
+#include "base/command_line.h"
 #include "base/flag_checks.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
@@ -174,27 +177,24 @@ absl::Status CheckFlags(const ModelSpec& spec) {
 }
 
 int Main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  constexpr char kTool[] = "runtime_benchmark";
+  ParseCommandLineOrExit(
+      argc, argv,
+      {kTool, "",
+       "Measures the CPU runtime: BlockForward's GFLOP/s against its GEMM kernel's peak, and\n"
+       "how much of a ZO2 step's transfers its compute hides (one process; no mpirun)."});
   int rank = 0, world = 1;
-  if (absl::Status s = InitMpi(&argc, &argv, &rank, &world); !s.ok() || world != 1) {
-    std::fprintf(stderr, "runtime_benchmark: run it as one process\n");
-    return 2;
+  if (absl::Status s = InitMpi(&argc, &argv, &rank, &world); !s.ok()) return ReportError(kTool, s);
+  if (world != 1) {
+    return ReportError(kTool, absl::InvalidArgumentError(absl::StrFormat(
+                                  "started as %d processes: run it as one (no mpirun)", world)));
   }
   const std::string name = absl::GetFlag(FLAGS_model);
   absl::StatusOr<ModelSpec> spec = LoadModelSpec(name);
-  if (!spec.ok()) {
-    std::fprintf(stderr, "runtime_benchmark: %s\n", std::string(spec.status().message()).c_str());
-    return 2;
-  }
-  if (absl::Status s = CheckFlags(*spec); !s.ok()) {
-    std::fprintf(stderr, "runtime_benchmark: %s\n", std::string(s.message()).c_str());
-    return 2;
-  }
+  if (!spec.ok()) return ReportError(kTool, spec.status());
+  if (absl::Status s = CheckFlags(*spec); !s.ok()) return ReportError(kTool, s);
   MeasureForward(&*spec, name, absl::GetFlag(FLAGS_examples), absl::GetFlag(FLAGS_seq));
-  if (absl::Status s = MeasureOverlap(name); !s.ok()) {
-    std::fprintf(stderr, "runtime_benchmark: %s\n", std::string(s.message()).c_str());
-    return 1;
-  }
+  if (absl::Status s = MeasureOverlap(name); !s.ok()) return ReportError(kTool, s);
   MPI_Finalize();
   return 0;
 }

@@ -125,7 +125,6 @@ absl::StatusOr<TrainingTask> LoadTask(const std::string& dir, const std::string&
           model.vocab_size()));
     }
   }
-  if (t.train.size() == 0) return absl::InvalidArgumentError("the training set of " + dir + " is empty");
   return t;
 }
 

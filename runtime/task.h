@@ -55,10 +55,11 @@ absl::Status WriteSyntheticTask(const std::string& dir);
 // `model`, padding every example to `seq_len` tokens with the tokenizer's
 // "<pad>" (or token 1).
 //
-// Errors: NotFound for missing files; the readers' errors (file:line);
-// InvalidArgument when a token id is outside the model's vocabulary (the
-// model and the tokenizer do not belong together), an unknown task, or an
-// empty training set.
+// Errors: NotFound for missing files; the readers' errors (file:line; a
+// train or dev file without examples, a line above 1 MiB); a label word that
+// is not one token (naming the tokenizer files); InvalidArgument when a
+// token id is outside the model's vocabulary (the model and the tokenizer do
+// not belong together), or an unknown task.
 absl::StatusOr<TrainingTask> LoadTask(const std::string& dir, const std::string& task,
                                       const ModelSpec& model, int seq_len);
 

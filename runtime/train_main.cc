@@ -29,18 +29,24 @@
 #include <csignal>
 #include <cmath>
 #include <cstdio>
+#include <new>
+#include <optional>
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "base/command_line.h"
+#include "base/directory_lock.h"
 #include "base/flag_checks.h"
+#include "base/output_dir.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
+#include "runtime/host_memory_check.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
+#include "runtime/nn/opt_forward.h"
 #include "runtime/stop_signals.h"
 #include "runtime/trainer.h"
 #include "runtime/watchdog.h"
@@ -178,19 +184,36 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   return o;
 }
 
-// Checks the flags and the schedule before any rank starts: a bad flag, a
-// schedule that does not validate, or a rank count other than the
-// schedule's devices is reported once, here.
-absl::StatusOr<TrainOptions> CheckBeforeLaunch(int ranks) {
+// What the launcher (or a run of one rank) holds for the whole run.
+struct Launch {
+  TrainOptions options;
+  // The output directory's lock: held by this process and inherited by
+  // mpirun, so that it stays held until the last rank has ended.
+  std::optional<DirectoryLock> out_dir_lock;
+};
+
+// Checks everything that needs no rank before any rank starts, so that a
+// bad flag or input is reported once, here: the flags; the schedule
+// (lowered or read, validated, a model the runtime runs); the rank count
+// against its devices; the host memory the ranks will need against what
+// this machine gives; and a fresh run's empty output directory or the run
+// --resume continues (runtime/trainer.h: CheckResumable). Then locks the
+// output directory. The ranks of a hand-started mpirun check again, each.
+absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
   RETURN_IF_ERROR(CheckFlagRange("ranks", ranks, 0, 4096, "ranks; 0: as launched"));
-  ASSIGN_OR_RETURN(TrainOptions options, OptionsFromFlags());
+  Launch launch;
+  ASSIGN_OR_RETURN(launch.options, OptionsFromFlags());
+  TrainOptions& options = launch.options;
   ASSIGN_OR_RETURN(const Schedule schedule, PrepareSchedule(options));
-  // Once, here, before a rank writes anything (rank 0 checks again for a
-  // hand-started mpirun).
-  if (!StartedByMpiLauncher()) RETURN_IF_ERROR(CheckOutputDirectory(options));
+  RETURN_IF_ERROR(CheckRuntimeSupports(schedule.model()));
+  if (StartedByMpiLauncher()) {
+    // A hand-started mpirun's rank 0 locks the directory itself.
+    options.lock_out_dir = !StartedByZoschedLauncher();
+    return launch;
+  }
   const int devices = schedule.devices_size();
-  const int started = StartedByMpiLauncher() ? -1 : std::max(ranks, 1);
-  if (started >= 0 && started != devices) {
+  const int started = std::max(ranks, 1);
+  if (started != devices) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "the schedule '%s' has %d devices but %s: pass --ranks=%d (or start %d ranks with "
         "mpirun -np %d)",
@@ -199,25 +222,56 @@ absl::StatusOr<TrainOptions> CheckBeforeLaunch(int ranks) {
                    : absl::StrFormat("--ranks=%d", ranks),
         devices, devices, devices));
   }
-  return options;
+  ASSIGN_OR_RETURN(const MemoryHeadroom headroom, ReadMemoryHeadroom());
+  RETURN_IF_ERROR(CheckHostMemory(schedule, /*device=*/-1, options.backend.name == "cpu",
+                                  RankZeroCopiesModel(options), headroom));
+  RETURN_IF_ERROR(CheckOutputDirectory(options));
+  if (options.resume) RETURN_IF_ERROR(CheckResumable(options, schedule));
+  const std::string out = OutputDir(options.out_dir, "train");
+  RETURN_IF_ERROR(MakeDirectories(out));
+  ASSIGN_OR_RETURN(launch.out_dir_lock, DirectoryLock::Acquire(out, "--out_dir"));
+  // Checked again under the lock: a run that started meanwhile is seen.
+  RETURN_IF_ERROR(CheckOutputDirectory(options));
+  return launch;
 }
 
 }  // namespace
 }  // namespace zosched
 
+// Runs the rank's training; a run out of host memory despite the checks
+// (their estimate was short) is reported as such, not as a crash.
+absl::StatusOr<zosched::TrainEnd> TrainRank(const zosched::TrainOptions& options, int rank,
+                                            int world) {
+  try {
+    return zosched::Train(options, rank, world);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        "ran out of host memory (std::bad_alloc) although the run's plan fitted the limits "
+        "checked at start; lower the schedule with a smaller model or --host_dtype, or raise "
+        "the limit (ulimit -v, the memory cgroup)");
+  }
+}
+
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"train", "",
+       "ZO fine-tuning executed from the schedule IR (lowered from the lowering flags, or\n"
+       "--schedule=FILE) on the CPU testbed or on NVIDIA GPUs (--backend=cuda), one process per\n"
+       "schedule device (--ranks=N starts them through mpirun). Exit status 128 + N: signal N\n"
+       "stopped the run after a checkpoint (--resume continues it)."});
   const int ranks = absl::GetFlag(FLAGS_ranks);
   if (zosched::StartedByMpiLauncher()) {
     // A rank dies with mpirun, however mpirun ends.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1) return 1;  // mpirun is already gone
   }
-  absl::StatusOr<zosched::TrainOptions> options = zosched::CheckBeforeLaunch(ranks);
-  if (!options.ok()) {  // bad flags or inputs, or no GPU for --backend=cuda
-    std::fprintf(stderr, "train: %s\n", std::string(options.status().message()).c_str());
+  absl::StatusOr<zosched::Launch> launch = zosched::CheckBeforeLaunch(ranks);
+  if (!launch.ok()) {  // bad flags or inputs, or no GPU for --backend=cuda
+    std::fprintf(stderr, "train: %s\n", std::string(launch.status().message()).c_str());
     return 2;
   }
+  const zosched::TrainOptions& options = launch->options;
   if (ranks > 1 && !zosched::StartedByMpiLauncher()) {
     // The ranks report their own errors; mpirun's status is the run's.
     int stop_signal = 0;
@@ -225,7 +279,7 @@ int main(int argc, char** argv) {
         zosched::RunUnderMpirun(ranks, zosched::ArgsWithoutRanks(argc, argv), &stop_signal);
     if (!status.ok()) {
       std::fprintf(stderr, "train: %s\n", std::string(status.status().message()).c_str());
-      return 2;
+      return 1;
     }
     if (stop_signal != 0) {
       const bool clean = *status == 128 + SIGUSR1;
@@ -237,20 +291,25 @@ int main(int argc, char** argv) {
     return *status;
   }
   zosched::InstallStopSignalHandlers();
+  // A run of one rank without mpirun: no Open MPI notice after its error
+  // (runtime/mpirun_output.h does this for the ranks mpirun starts).
+  if (!zosched::StartedByMpiLauncher()) setenv("OMPI_MCA_orte_execute_quiet", "1", 0);
   int rank = 0, world = 1;
   {
     zosched::Watch watch("MPI start-up (MPI_Init)", std::chrono::seconds(120));
     if (absl::Status s = zosched::InitMpi(&argc, &argv, &rank, &world); !s.ok()) {
       std::fprintf(stderr, "train: %s\n", std::string(s.message()).c_str());
-      return 2;
+      return 1;
     }
   }
-  const absl::StatusOr<zosched::TrainEnd> end = zosched::Train(*options, rank, world);
+  const absl::StatusOr<zosched::TrainEnd> end = TrainRank(options, rank, world);
   if (!end.ok()) {
     // Stop every rank: one failing rank must not leave the others waiting.
     const absl::Status& status = end.status();
-    zosched::AbortWorld(std::string(status.message()),
-                        absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? 2 : 1);
+    const bool bad_input = absl::IsInvalidArgument(status) || absl::IsNotFound(status) ||
+                           absl::IsFailedPrecondition(status) ||
+                           absl::IsResourceExhausted(status);
+    zosched::AbortWorld(std::string(status.message()), bad_input ? 2 : 1);
   }
   {
     zosched::Watch watch("the end of the run (MPI_Finalize)", std::chrono::seconds(120));

@@ -11,10 +11,12 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/directory_lock.h"
 #include "base/files.h"
 #include "base/output_dir.h"
 #include "base/proto_file.h"
@@ -27,12 +29,14 @@
 #include "runtime/evaluate.h"
 #include "runtime/executor.h"
 #include "runtime/heartbeats.h"
+#include "runtime/host_memory_check.h"
 #include "runtime/host_store_layout.h"
 #include "runtime/model_state.h"
 #include "runtime/mpi_world.h"
 #include "runtime/stop_signals.h"
 #include "runtime/task.h"
 #include "runtime/watchdog.h"
+#include "runtime/zo/trajectory_check.h"
 #include "runtime/zo/trajectory_log.h"
 #include "runtime/zo/zo_math.h"
 #include "schedule/chrome_trace.h"
@@ -172,6 +176,25 @@ absl::Status DropTornLastLine(const std::string& path) {
   return absl::OkStatus();
 }
 
+// The entries of the run's trajectory log at `path` that --resume replays,
+// a last line cut short left out (the resume drops it from the file too),
+// each checked to be this run's (runtime/zo/trajectory_check.h).
+absl::StatusOr<std::vector<TrajectoryEntry>> ReadRunLog(const std::string& path,
+                                                        const Schedule& schedule) {
+  std::string text;
+  if (absl::Status read = ReadFileToString(path, &text); !read.ok()) {
+    if (!absl::IsNotFound(read)) return read;
+    return absl::NotFoundError(absl::StrFormat(
+        "there is no run to resume: %s is missing; start a fresh run (without --resume)", path));
+  }
+  if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') + 1);
+  const TrainingSettings& t = schedule.training();
+  ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries,
+                   ParseTrajectory(text, path, t.base_seed()));
+  RETURN_IF_ERROR(CheckTrajectoryIsThisRuns(entries, t.base_seed(), t.learning_rate(), path));
+  return entries;
+}
+
 // The outputs of a run, removed before a fresh run with --overwrite (so
 // none of another run is left beside the new one's).
 constexpr const char* kRunOutputs[] = {
@@ -265,6 +288,7 @@ class Run {
   std::unique_ptr<Heartbeats> heartbeats_;
   // Rank 0: every entry of trajectory.log (what a checkpoint covers).
   std::vector<TrajectoryEntry> logged_;
+  std::optional<DirectoryLock> out_dir_lock_;  // with o_.lock_out_dir, rank 0
 };
 
 absl::Status Run::Setup() {
@@ -275,13 +299,17 @@ absl::Status Run::Setup() {
   } else {
     ASSIGN_OR_RETURN(timeout_, AutoWaitTimeout(schedule_));
   }
-  // Before anything is written: a fresh run does not overwrite another.
+  // Before anything is written: a fresh run does not overwrite another,
+  // nor does it write beside one that runs.
   if (rank_ == 0) {
+    RETURN_IF_ERROR(MakeDirectories(out_));
+    if (o_.lock_out_dir) {
+      ASSIGN_OR_RETURN(out_dir_lock_, DirectoryLock::Acquire(out_, "--out_dir"));
+    }
     RETURN_IF_ERROR(CheckOutputDirectory(o_));
     if (!o_.resume) {
       for (const char* name : kRunOutputs) std::remove((out_ + "/" + name).c_str());
     }
-    RETURN_IF_ERROR(MakeDirectories(out_));
   }
   // Start-up waits also cover local work (process start, lowering, memory
   // allocation) on a machine the ranks may oversubscribe: at least 2 min.
@@ -313,6 +341,12 @@ absl::Status Run::Setup() {
     return absl::InvalidArgumentError("no cluster device '" + device + "'");
   }
   RETURN_IF_ERROR(CheckBackendAvailable(o_.backend.name));
+  {
+    // What this rank itself may map, now that MPI's own mappings are in.
+    ASSIGN_OR_RETURN(const MemoryHeadroom headroom, ReadMemoryHeadroom());
+    RETURN_IF_ERROR(CheckHostMemory(schedule_, rank_, o_.backend.name == "cpu",
+                                    RankZeroCopiesModel(o_), headroom));
+  }
   ASSIGN_OR_RETURN(host_memory_, NodeSharedMemory::Allocate(
                                      LayOutHostStore(schedule_, cluster_device->host()).bytes));
   RETURN_IF_ERROR(CheckNodeHosts(schedule_, *host_memory_, cluster_device->host()));
@@ -391,8 +425,7 @@ absl::Status Run::Resume() {
     std::remove((CheckpointPath() + ".tmp").c_str());  // a checkpoint cut short
   }
   RETURN_IF_ERROR(Barrier("reading the run to resume"));
-  ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries,
-                   ReadTrajectory(log, schedule_.training().base_seed()));
+  ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries, ReadRunLog(log, schedule_));
   ASSIGN_OR_RETURN(const RunCheckpoint checkpoint,
                    OpenRunCheckpoint(CheckpointPath(), schedule_, entries));
   for (const StoredPart& part : parts_) {
@@ -547,7 +580,9 @@ absl::StatusOr<TrainEnd> Run::Go() {
   }
   if (start_step_ >= o_.steps) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "the run already has %d steps; ask for more with --steps", start_step_));
+        "the run in %s already has %d steps, as many as --steps=%d asks for: give --steps=N "
+        "with N > %d to train it further",
+        out_, start_step_, o_.steps, start_step_));
   }
   RETURN_IF_ERROR(Barrier("the start of training"));
   ASSIGN_OR_RETURN(const Executor::Clock::time_point epoch, host_memory_->SharedEpoch());
@@ -687,6 +722,24 @@ absl::Status CheckOutputDirectory(const TrainOptions& o) {
       "%s is not empty (another run's outputs?): --resume continues the run there, "
       "--overwrite replaces it, or choose another --out_dir",
       out));
+}
+
+bool RankZeroCopiesModel(const TrainOptions& o) { return o.final_outputs || o.eval_every > 0; }
+
+absl::Status CheckResumable(const TrainOptions& o, const Schedule& schedule) {
+  const std::string out = OutputDir(o.out_dir, "train");
+  ASSIGN_OR_RETURN(const std::vector<TrajectoryEntry> entries,
+                   ReadRunLog(out + "/trajectory.log", schedule));
+  RETURN_IF_ERROR(
+      OpenRunCheckpoint(out + "/checkpoint.safetensors", schedule, entries).status());
+  const int64_t done = entries.empty() ? 0 : entries.back().step + 1;
+  if (done >= o.steps) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the run in %s already has %d steps (0..%d), as many as --steps=%d asks for: give "
+        "--steps=N with N > %d to train it further",
+        out, done, done - 1, o.steps, done));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::chrono::seconds> AutoWaitTimeout(const Schedule& schedule) {

@@ -85,6 +85,10 @@ struct TrainOptions {
   // Where the measured Timeline and its Chrome trace go ("": out_dir's
   // timeline.pb and trace.json).
   std::string timeline_out, trace_out;
+  // Rank 0 locks the output directory for the run (base/directory_lock.h):
+  // set for the ranks of a hand-started mpirun; train's launcher (or a run
+  // of one rank) holds the lock itself.
+  bool lock_out_dir = false;
 };
 
 // The schedule the run executes: `schedule` read from its file, else
@@ -97,6 +101,21 @@ absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& options);
 // A fresh run (neither `resume` nor `overwrite`) needs an empty or absent
 // output directory. Errors: InvalidArgument saying what to do.
 absl::Status CheckOutputDirectory(const TrainOptions& options);
+
+// Whether rank 0 makes fp32 copies of the whole model (evaluations, the
+// final outputs): runtime/host_memory_check.h counts them.
+bool RankZeroCopiesModel(const TrainOptions& options);
+
+// Checks, without changing a file, that `options.resume` can continue the
+// run in the output directory with `schedule`: its trajectory log (a last
+// line cut short is ignored: the resume drops it) holds this run's entries
+// (runtime/zo/trajectory_check.h), its checkpoint belongs to the run
+// (runtime/checkpoint/run_checkpoint.h), and steps remain before
+// `options.steps`. The ranks check the same when they resume.
+// Errors: NotFound when there is no run to resume; FailedPrecondition
+// naming what differs or "the run already has N steps ... --steps";
+// those of reading the log and the checkpoint.
+absl::Status CheckResumable(const TrainOptions& options, const Schedule& schedule);
 
 // The wait limit when none is given: 10 times the schedule's predicted
 // step (the simulator on its cluster), at least 60 s.

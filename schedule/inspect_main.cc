@@ -3,17 +3,18 @@
 //
 //   bazel run //schedule:inspect -- /tmp/s.pbtxt
 //
-// Exit status: 0 if the schedule is valid; 2 if it cannot be read, does not
-// validate (the message names the ops and buffers involved), or no file is
-// given.
+// Command line and exit status as every tool's (base/command_line.h): 0 if
+// the schedule is valid; 2 if it cannot be read or does not validate (the
+// message names the ops and buffers involved), or for bad usage (no file,
+// two files, an unknown flag).
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/command_line.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
@@ -90,13 +91,9 @@ void Print(const Schedule& schedule) {
   }
 }
 
-absl::Status Run(const std::vector<char*>& args) {
-  if (args.size() != 2) {
-    return absl::InvalidArgumentError(
-        "usage: inspect SCHEDULE_FILE (.pbtxt for text, else binary)");
-  }
+absl::Status Run(const std::string& path) {
   Schedule schedule;
-  RETURN_IF_ERROR(ReadProtoFile(ResolveUserPath(args[1]), &schedule));
+  RETURN_IF_ERROR(ReadProtoFile(ResolveUserPath(path), &schedule));
   RETURN_IF_ERROR(ValidateSchedule(schedule));
   Print(schedule);
   return absl::OkStatus();
@@ -106,11 +103,11 @@ absl::Status Run(const std::vector<char*>& args) {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
-  absl::Status status = zosched::Run(args);
-  if (!status.ok()) {
-    std::fprintf(stderr, "inspect: %s\n", std::string(status.message()).c_str());
-    return 2;
-  }
-  return 0;
+  const std::vector<std::string> args = zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"inspect", "SCHEDULE_FILE",
+       "Validates a Schedule file (.pbtxt: text, else binary) and prints, per device, what one\n"
+       "step computes and moves, and the memory plan."});
+  const absl::Status status = zosched::Run(args[0]);
+  return status.ok() ? 0 : zosched::ReportError("inspect", status);
 }

@@ -1,21 +1,22 @@
 #include "schedule/lower_flags.h"
 
-#include <cmath>
-#include <limits>
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/internal/private_handle_accessor.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/command_line.h"
 #include "base/flag_checks.h"
 #include "base/status_format.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
-#include "schedule/first_order_model.h"
 #include "schedule/training_settings.h"
 
 ABSL_FLAG(std::string, model, "opt-tiny", "zoo name or ModelSpec textproto path");
@@ -24,7 +25,7 @@ ABSL_FLAG(std::string, strategy, "zo2",
           "mezo, zo2 or distzo2; or a first-order baseline (simulated only): single_device, ddp, "
           "zero_1, zero_2 (= fsdp_shard_grad_op) or zero_3 (= fsdp_full_shard)");
 ABSL_FLAG(int32_t, pertp, 1, "distzo2: P, perturbation-parallel degree (1 or 2)");
-ABSL_FLAG(int32_t, dp, 1, "distzo2: D, data-parallel degree; first-order: the device count");
+ABSL_FLAG(int32_t, dp, 1, "distzo2: D, data-parallel degree; ddp, zero_1/2/3: the device count");
 ABSL_FLAG(std::string, precision, "amp",
           "first-order: amp (FP32 weights and gradients, AdamW: 16 bytes per parameter) or bf16 "
           "(Megatron: BF16 weights, FP32 gradients, master and AdamW: 18)");
@@ -39,44 +40,115 @@ ABSL_FLAG(std::vector<std::string>, devices, {},
 ABSL_FLAG(int32_t, batch, 16, "examples per step over all devices");
 ABSL_FLAG(int32_t, micro_batch, 0, "examples per forward op (0: each device's share)");
 ABSL_FLAG(int32_t, seq, 32, "sequence length in tokens (MeZO's prompts: up to the model's limit)");
-ABSL_FLAG(double, epsilon, 1e-3, "ZO perturbation scale ε");
+ABSL_FLAG(double, epsilon, 1e-3, "mezo/zo2/distzo2: perturbation scale ε");
 ABSL_FLAG(double, lr, 5e-4,
-          "learning rate η (opt-tiny from scratch: 5e-4; fine-tuning a pretrained model: "
-          "MeZO's 1e-6 or 1e-7)");
-ABSL_FLAG(double, weight_decay, 0, "weight decay λ (not on biases and norms)");
-ABSL_FLAG(uint64_t, seed, 0, "base seed of the per-step seeds and the data order");
-ABSL_FLAG(std::string, host_dtype, "", "FP32, FP16 or BF16 (default: the model's)");
-ABSL_FLAG(std::string, wire_dtype, "", "FP32, FP16 or BF16 (default: the host dtype)");
+          "mezo/zo2/distzo2: learning rate η (opt-tiny from scratch: 5e-4; fine-tuning a "
+          "pretrained model: MeZO's 1e-6 or 1e-7)");
+ABSL_FLAG(double, weight_decay, 0, "mezo/zo2/distzo2: weight decay λ (not on biases and norms)");
+ABSL_FLAG(uint64_t, seed, 0, "mezo/zo2/distzo2: base seed of the per-step seeds and the data order");
+ABSL_FLAG(std::string, host_dtype, "",
+          "zo2/distzo2: the host store's dtype, FP32, FP16 or BF16 (default: the model's)");
+ABSL_FLAG(std::string, wire_dtype, "",
+          "zo2/distzo2: the dtype blocks cross the host link in, FP32, FP16 or BF16 (default: "
+          "the host dtype)");
 ABSL_FLAG(std::string, compute_dtype, "",
           "FP32, FP16 or BF16 (default: the model's where the devices compute in it, else FP32)");
-ABSL_FLAG(int32_t, label_words, 2, "label words of the classification prompt");
+ABSL_FLAG(int32_t, label_words, 2, "mezo/zo2/distzo2: label words of the classification prompt");
 
 namespace zosched {
 namespace {
 
-// Whether `flag` was given on the command line. This Abseil (20220623)
-// keeps CommandLineFlag::IsSpecifiedOnCommandLine private; its accessor is
-// the way the library itself asks.
-bool Given(const absl::CommandLineFlag& flag) {
-  return absl::flags_internal::PrivateHandleAccessor::IsSpecifiedOnCommandLine(flag);
+constexpr std::initializer_list<StrategyKind> kZerothOrder = {MEZO, ZO2, DISTZO2};
+constexpr std::initializer_list<StrategyKind> kFirstOrder = {SINGLE_DEVICE, DDP, ZERO_1, ZERO_2,
+                                                             ZERO_3};
+
+// A lowering flag that only some strategies read, and those strategies.
+// Every lowering flag not listed applies to every strategy.
+struct StrategyFlag {
+  const absl::CommandLineFlag& flag;
+  std::vector<StrategyKind> strategies;
+};
+
+// From what the lowerings read (schedule/lowering.cc, memory_plan.cc,
+// first_order_lowering.cc) and what the runtime does with the schedule:
+// only distzo2 has a P × D grid and slices; the first-order strategies take
+// their device count from --dp (single_device has one); only zo2 and
+// distzo2 stream blocks through device slots from a host store over the
+// wire (mezo keeps every weight on the device; the first-order strategies
+// keep their parameters in the precision recipe's dtype); ε, η, λ, the
+// seeds and the label words are the ZO update's and loss's (the first-order
+// baselines are simulated, never trained, and compute the whole LM head);
+// the precision recipe, recomputation and the attention kernel are the
+// first-order backward's; and only ddp all-reduces in buckets (ZeRO
+// reduce-scatters each unit's gradient).
+const std::vector<StrategyFlag>& StrategyFlags() {
+  static const auto* table = new std::vector<StrategyFlag>{
+      {absl::GetFlagReflectionHandle(FLAGS_pertp), {DISTZO2}},
+      {absl::GetFlagReflectionHandle(FLAGS_dp), {DISTZO2, DDP, ZERO_1, ZERO_2, ZERO_3}},
+      {absl::GetFlagReflectionHandle(FLAGS_slicing), {DISTZO2}},
+      {absl::GetFlagReflectionHandle(FLAGS_block_slots), {ZO2, DISTZO2}},
+      {absl::GetFlagReflectionHandle(FLAGS_host_dtype), {ZO2, DISTZO2}},
+      {absl::GetFlagReflectionHandle(FLAGS_wire_dtype), {ZO2, DISTZO2}},
+      {absl::GetFlagReflectionHandle(FLAGS_epsilon), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_lr), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_weight_decay), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_seed), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_label_words), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_precision), kFirstOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_recompute), kFirstOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_flash_attention), kFirstOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_bucket_mb), {DDP}},
+  };
+  return *table;
 }
 
-}  // namespace
+// "zo2", as --strategy takes it.
+std::string StrategyName(StrategyKind kind) { return absl::AsciiStrToLower(StrategyKind_Name(kind)); }
 
-absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
-  LowerOptions o;
+// "distzo2", "zo2 and distzo2", "mezo, zo2 and distzo2".
+std::string StrategyNames(const std::vector<StrategyKind>& kinds) {
+  std::vector<std::string> names;
+  for (StrategyKind kind : kinds) names.push_back(StrategyName(kind));
+  const std::string last = names.back();
+  names.pop_back();
+  return names.empty() ? last : absl::StrCat(absl::StrJoin(names, ", "), " and ", last);
+}
+
+// OK unless a flag given on the command line is one `strategy` does not
+// read; `chosen_by` says where the strategy comes from ("--strategy=zo2").
+absl::Status CheckGivenFlagsApply(StrategyKind strategy, const std::string& chosen_by) {
+  for (const StrategyFlag& f : StrategyFlags()) {
+    if (!GivenOnCommandLine(f.flag) ||
+        std::find(f.strategies.begin(), f.strategies.end(), strategy) != f.strategies.end()) {
+      continue;
+    }
+    return InvalidArgument("--%s=%s does not apply to %s: it applies to %s only; drop it",
+                           f.flag.Name(), f.flag.CurrentValue(), chosen_by,
+                           StrategyNames(f.strategies));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StrategyKind> StrategyFromFlag() {
   const std::string strategy = absl::GetFlag(FLAGS_strategy);
   const std::string upper = absl::AsciiStrToUpper(strategy);
-  if (upper == "FSDP_SHARD_GRAD_OP") {
-    o.strategy = ZERO_2;
-  } else if (upper == "FSDP_FULL_SHARD") {
-    o.strategy = ZERO_3;
-  } else if (!StrategyKind_Parse(upper, &o.strategy) || o.strategy == STRATEGY_KIND_UNSPECIFIED) {
+  if (upper == "FSDP_SHARD_GRAD_OP") return ZERO_2;
+  if (upper == "FSDP_FULL_SHARD") return ZERO_3;
+  StrategyKind kind;
+  if (!StrategyKind_Parse(upper, &kind) || kind == STRATEGY_KIND_UNSPECIFIED) {
     return InvalidArgument(
         "--strategy=%s: expected mezo, zo2, distzo2, single_device, ddp, zero_1, zero_2, zero_3, "
         "fsdp_shard_grad_op or fsdp_full_shard",
         strategy);
   }
+  return kind;
+}
+
+// The LowerOptions the flags' values give, range-checked, for `strategy`;
+// whether each flag applies to it is the caller's to check.
+absl::StatusOr<LowerOptions> OptionsFromFlags(StrategyKind strategy) {
+  LowerOptions o;
+  o.strategy = strategy;
   const std::string precision = absl::GetFlag(FLAGS_precision);
   if (precision == "amp") {
     o.precision = AMP_FP32_MASTER;
@@ -97,13 +169,6 @@ absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
   RETURN_IF_ERROR(CheckFlagRange("pertp", o.pertp, 1, 2, "1: both passes on each device, 2: split them"));
   RETURN_IF_ERROR(CheckFlagRange("dp", o.dp, 1, 4096, "data-parallel groups"));
   RETURN_IF_ERROR(CheckFlagRange("block_slots", o.block_slots, 1, 1024, "device block slots"));
-  if (o.strategy != DISTZO2 && o.pertp != 1) {
-    return InvalidArgument("--pertp=%d applies to --strategy=distzo2 only", o.pertp);
-  }
-  if (o.strategy != DISTZO2 && !IsFirstOrder(o.strategy) && o.dp != 1) {
-    return InvalidArgument(
-        "--dp=%d applies to --strategy=distzo2 and the first-order strategies only", o.dp);
-  }
   TrainingSettings& t = o.training;
   t = DefaultTrainingSettings();
   RETURN_IF_ERROR(
@@ -135,10 +200,28 @@ absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
   return o;
 }
 
+}  // namespace
+
+absl::StatusOr<LowerOptions> LowerOptionsFromFlags() {
+  ASSIGN_OR_RETURN(const StrategyKind strategy, StrategyFromFlag());
+  const absl::CommandLineFlag& flag = absl::GetFlagReflectionHandle(FLAGS_strategy);
+  RETURN_IF_ERROR(CheckGivenFlagsApply(
+      strategy, absl::StrCat("--strategy=", flag.CurrentValue(),
+                             GivenOnCommandLine(flag) ? "" : " (the default)")));
+  return OptionsFromFlags(strategy);
+}
+
 absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::string& path) {
-  ASSIGN_OR_RETURN(const LowerOptions flags, LowerOptionsFromFlags());
   const TrainingSettings& t = schedule.training();
   const Strategy& s = schedule.strategy();
+  ASSIGN_OR_RETURN(const StrategyKind strategy, StrategyFromFlag());
+  ASSIGN_OR_RETURN(const LowerOptions flags, OptionsFromFlags(strategy));
+  // The schedule's strategy is the one the other flags must apply to
+  // (unless --strategy disagrees with it, which the checks below report).
+  if (strategy == s.kind() || !GivenOnCommandLine(absl::GetFlagReflectionHandle(FLAGS_strategy))) {
+    RETURN_IF_ERROR(CheckGivenFlagsApply(
+        s.kind(), absl::StrFormat("the schedule in %s (strategy %s)", path, StrategyName(s.kind()))));
+  }
   // A --model or --cluster flag names the schedule's when it is its name or
   // a file holding it.
   const std::string model_flag = absl::GetFlag(FLAGS_model);
@@ -199,14 +282,14 @@ absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::st
        f.num_label_words() == t.num_label_words()},
   };
   for (const Check& c : checks) {
-    if (!Given(c.flag) || c.agree) continue;
+    if (!GivenOnCommandLine(c.flag) || c.agree) continue;
     return InvalidArgument(
         "--%s=%s disagrees with %s %s of the schedule in %s, which wins: drop --%s, or lower "
         "the schedule again with --%s=%s",
         c.flag.Name(), c.flag_value, c.field, c.schedule_value, path, c.flag.Name(),
         c.flag.Name(), c.flag_value);
   }
-  if (Given(absl::GetFlagReflectionHandle(FLAGS_devices))) {
+  if (GivenOnCommandLine(absl::GetFlagReflectionHandle(FLAGS_devices))) {
     return InvalidArgument("--devices applies when lowering; the schedule in %s names its devices", path);
   }
   return absl::OkStatus();

@@ -3,10 +3,18 @@
 // (DefaultTrainingSettings, schedule/training_settings.h) and one range
 // check, so that lowering a schedule and training it agree.
 //
-//   --model --cluster --strategy --pertp --dp --slicing --block_slots
-//   --devices --batch --micro_batch --seq --epsilon --lr --weight_decay
-//   --seed --host_dtype --wire_dtype --compute_dtype --label_words
-//   --precision --bucket_mb --recompute --flash_attention (first-order)
+//   every strategy:     --model --cluster --strategy --devices --batch
+//                       --micro_batch --seq --compute_dtype
+//   mezo, zo2, distzo2: --epsilon --lr --weight_decay --seed --label_words
+//   zo2, distzo2:       --block_slots --host_dtype --wire_dtype
+//   distzo2:            --pertp --slicing
+//   distzo2 and ddp, zero_1, zero_2, zero_3: --dp
+//   first-order (single_device, ddp, zero_1, zero_2, zero_3):
+//                       --precision --recompute --flash_attention
+//   ddp:                --bucket_mb
+//
+// A flag given on the command line for a strategy that does not read it is
+// an error (one left out is not: its default changes nothing).
 #pragma once
 
 #include <string>
@@ -28,15 +36,19 @@ namespace zosched {
 //
 // Errors: InvalidArgument naming the flag, its value and the valid range
 // ("--batch=-3: expected 1 to 1048576 examples per step"), for an unknown
-// strategy or dtype, or for --pertp/--dp given with a strategy other than
-// distzo2.
+// strategy or dtype, or for a flag given on the command line that the
+// strategy does not read, naming the strategies it applies to
+// ("--bucket_mb=50 does not apply to --strategy=zero_1: it applies to ddp
+// only; drop it").
 absl::StatusOr<LowerOptions> LowerOptionsFromFlags();
 
 // OK unless a lowering flag given on the command line disagrees with
 // `schedule` (read from `path`), which wins: the error names the flag, both
 // values and the way out, e.g. "--lr=0.001 disagrees with learning_rate
 // 0.0005 of the schedule in s.pb, which wins: drop --lr, or lower the
-// schedule again with --lr=0.001".
+// schedule again with --lr=0.001". A flag the schedule's strategy does not
+// read is an error too, as in LowerOptionsFromFlags; so are a bad value
+// and --devices (the schedule names its devices).
 absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::string& path);
 
 }  // namespace zosched

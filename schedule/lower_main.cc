@@ -1,19 +1,22 @@
 // Lowers a ZO strategy for a model on a cluster into a Schedule file.
 //
-//   bazel run //schedule:lower -- --model=opt-1.3b \
-//       --cluster=clusters/dgx_a100.pbtxt --strategy=distzo2 --pertp=2 --dp=2 \
+//   bazel run //schedule:lower -- --model=opt-1.3b
+//       --cluster=clusters/dgx_a100.pbtxt --strategy=distzo2 --pertp=2 --dp=2
 //       --slicing=true --batch=16 --seq=2048 --out=/tmp/s.pbtxt
 //
 // The lowering flags (schedule/lower_flags.h) are train's too, with the same
-// defaults. --out: text format for .pbtxt, binary otherwise. Exit status 0
-// on success, 2 for bad flags or a schedule that cannot be lowered (the
-// message says why).
+// defaults; one given for a strategy that does not read it is refused.
+// --out: text format for .pbtxt, binary otherwise. Command line and exit
+// status as every tool's (base/command_line.h): 0 on success; 2 for bad
+// flags, an unknown model or cluster, a schedule that cannot be lowered or
+// does not fit, or an --out path that cannot be created (the message says
+// why); 1 when writing the file fails.
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
+#include "base/command_line.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
@@ -55,11 +58,11 @@ absl::Status Run() {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  absl::Status status = zosched::Run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "lower: %s\n", std::string(status.message()).c_str());
-    return 2;
-  }
-  return 0;
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"lower", "",
+       "Lowers a strategy (--strategy) for a model (--model) on a cluster (--cluster) into a\n"
+       "Schedule file (--out; .pbtxt: text, else binary). The lowering flags are train's too."});
+  const absl::Status status = zosched::Run();
+  return status.ok() ? 0 : zosched::ReportError("lower", status);
 }

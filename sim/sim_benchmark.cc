@@ -7,7 +7,7 @@
 // `--repeats` simulations one by one and report the median (and min, max)
 // time per schedule, schedules per second (1 / median) and simulated ops per
 // second (ops / median). Single-threaded: one core.
-// Target (issue 14, for sweeps): OPT-175B DistZO2 on 8 GPUs of a DGX A100
+// Target (for sweeps): OPT-175B DistZO2 on 8 GPUs of a DGX A100
 // (P=2, D=4, sliced) at 2,000 schedules per second (0.5 ms), with timelines
 // bit-identical to the reference engine's (sim/simulator_golden_test).
 // Measured on the 2-core development machine, its other core busy with
@@ -21,14 +21,18 @@
 // perf), the event loop (~61%: finishing and starting ops, the event heap,
 // advancing flows and their link bytes, flow sharing) and writing the
 // Timeline's 3,888 op intervals in place (~11%).
+// Command line and exit status as every tool's (base/command_line.h): 0
+// when every case ran; 2 for bad flags; 1 when a case fails to lower or
+// simulate.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
+#include "base/command_line.h"
 #include "base/flag_checks.h"
+#include "base/status_macros.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/lowering.h"
@@ -49,7 +53,7 @@ struct Case {
   bool slicing;
 };
 
-int Run() {
+absl::Status Run() {
   const Case cases[] = {
       {"OPT-175B distzo2 P2xD4 sliced, DGX A100 (target 0.5 ms)", "opt-175b", "dgx_a100", DISTZO2,
        2, 4, true},
@@ -60,13 +64,8 @@ int Run() {
   std::printf("%-58s %8s %10s %10s %10s %12s %14s\n", "case", "ops", "median_ms", "min_ms",
               "max_ms", "schedules/s", "sim_ops/s");
   for (const Case& c : cases) {
-    absl::StatusOr<ModelSpec> model = LoadModelSpec(c.model);
-    absl::StatusOr<Cluster> cluster = LoadCluster(c.cluster);
-    if (!model.ok() || !cluster.ok()) {
-      std::fprintf(stderr, "sim_benchmark: %s\n",
-                   std::string((model.ok() ? cluster.status() : model.status()).message()).c_str());
-      return 1;
-    }
+    ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(c.model));
+    ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(c.cluster));
     LowerOptions options;
     options.strategy = c.strategy;
     options.pertp = c.pertp;
@@ -74,52 +73,48 @@ int Run() {
     options.slicing = c.slicing;
     options.training = DefaultTrainingSettings();
     options.training.set_seq_len(2048);  // MeZO's longest prompts
-    absl::StatusOr<Schedule> schedule = LowerSchedule(*model, *cluster, options);
-    if (!schedule.ok()) {
-      std::fprintf(stderr, "sim_benchmark: %s: %s\n", c.label,
-                   std::string(schedule.status().message()).c_str());
-      return 1;
-    }
+    ASSIGN_OR_RETURN(const Schedule schedule, LowerSchedule(model, cluster, options));
     // As a sweep's thread simulates: one Simulator, one result reused.
     Simulator simulator;
     SimResult result;
     for (int i = 0; i < absl::GetFlag(FLAGS_warmup); ++i) {
-      if (!simulator.Simulate(*schedule, &result).ok()) return 1;
+      RETURN_IF_ERROR(simulator.Simulate(schedule, &result));
     }
     std::vector<double> seconds;
     for (int i = 0; i < absl::GetFlag(FLAGS_repeats); ++i) {
       const auto start = std::chrono::steady_clock::now();
-      const absl::Status status = simulator.Simulate(*schedule, &result);
+      const absl::Status status = simulator.Simulate(schedule, &result);
       const auto end = std::chrono::steady_clock::now();
-      if (!status.ok()) {
-        std::fprintf(stderr, "sim_benchmark: %s\n", std::string(status.message()).c_str());
-        return 1;
-      }
+      RETURN_IF_ERROR(status);
       seconds.push_back(std::chrono::duration<double>(end - start).count());
     }
     std::sort(seconds.begin(), seconds.end());
     const double median = seconds[seconds.size() / 2];
     std::printf("%-58s %8d %10.3f %10.3f %10.3f %12.0f %14.0f\n", c.label,
-                schedule->ops_size(), median * 1e3, seconds.front() * 1e3,
-                seconds.back() * 1e3, 1 / median, schedule->ops_size() / median);
+                schedule.ops_size(), median * 1e3, seconds.front() * 1e3,
+                seconds.back() * 1e3, 1 / median, schedule.ops_size() / median);
   }
-  return 0;
+  return absl::OkStatus();
 }
 
 }  // namespace
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"sim_benchmark", "",
+       "Times the simulator on one core: simulated ops and whole schedules per second for\n"
+       "four large built-in cases (median, min and max of --repeats after --warmup)."});
   for (const absl::Status& s :
        {zosched::CheckFlagRange("warmup", absl::GetFlag(FLAGS_warmup), 0, 100000,
                                 "untimed simulations"),
         zosched::CheckFlagRange("repeats", absl::GetFlag(FLAGS_repeats), 1, 1000000,
                                 "timed simulations")}) {
-    if (!s.ok()) {
-      std::fprintf(stderr, "sim_benchmark: %s\n", std::string(s.message()).c_str());
-      return 2;
-    }
+    if (!s.ok()) return zosched::ReportError("sim_benchmark", s);
   }
-  return zosched::Run();
+  const absl::Status status = zosched::Run();
+  if (status.ok()) return 0;
+  zosched::ReportError("sim_benchmark", status);
+  return 1;  // the cases are built in: whatever the error, the run failed
 }

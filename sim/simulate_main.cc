@@ -1,6 +1,6 @@
 // Predicts one step of a Schedule on its cluster and prints what bounds it.
 //
-//   bazel run //sim:simulate -- --schedule=/tmp/s.pbtxt \
+//   bazel run //sim:simulate -- --schedule=/tmp/s.pbtxt
 //       [--trace_out=/tmp/s.json] [--timeline_out=/tmp/s.timeline.pb]
 //
 // Prints the step time, tokens/s, per device the compute time, communication
@@ -8,14 +8,16 @@
 // (docs/ARCHITECTURE.md, 'Simulator', Metrics), and the utilisation of every
 // link that carried data. Writes the predicted Timeline (.pbtxt: text) and
 // a Chrome trace JSON for Perfetto.
-// Exit status: 0 on success; 2 for a missing flag, an unreadable or invalid
-// schedule, or a cluster that lacks a figure the schedule needs.
+// Command line and exit status as every tool's (base/command_line.h): 0 on
+// success; 2 for bad flags, an unreadable or invalid schedule, a cluster
+// that lacks a figure the schedule needs, or an output path that cannot be
+// created; 1 when writing an output fails.
 #include <cstdio>
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
+#include "base/command_line.h"
 #include "base/files.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
@@ -82,11 +84,12 @@ absl::Status Run() {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  absl::Status status = zosched::Run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "simulate: %s\n", std::string(status.message()).c_str());
-    return 2;
-  }
-  return 0;
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"simulate", "",
+       "Predicts one step of a Schedule (--schedule) on its cluster: step time, tokens/s, per\n"
+       "device compute, communication, overlap, exposed communication and idle time, link\n"
+       "utilisation and the memory plan; writes the predicted Timeline and a Chrome trace."});
+  const absl::Status status = zosched::Run();
+  return status.ok() ? 0 : zosched::ReportError("simulate", status);
 }

@@ -16,6 +16,9 @@
 // micro-batch, seq_len against the training's and the model's
 // max_positions, element ranges, FLOPs and bytes_accessed against the cost
 // model, copy dtypes, operand sizes, collective sizes, ε, η and λ.
+// Command line and exit status as every tool's (base/command_line.h): 0
+// when every file is written; 2 for bad flags (no --out_dir) or a
+// directory that is missing or not writable; 1 when writing fails.
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -23,7 +26,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
+#include "base/command_line.h"
 #include "base/files.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
@@ -186,11 +189,11 @@ absl::Status Run() {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  zosched::ParseCommandLineOrExit(
+      argc, argv,
+      {"mutate_schedule", "",
+       "Writes schedules broken the way a hand edit would break them, each as NAME.pb with\n"
+       "NAME.expect holding a piece of the error every tool must print, into --out_dir."});
   const absl::Status status = zosched::Run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "mutate_schedule: %s\n", std::string(status.message()).c_str());
-    return 1;
-  }
-  return 0;
+  return status.ok() ? 0 : zosched::ReportError("mutate_schedule", status);
 }

@@ -8,14 +8,30 @@ position (the model of experiments/peer/opt-peer-51m.pbtxt).
 
 Run with Debian's interpreter and packages (python3-torch, which multiplies
 through the BLAS alternative: install libopenblas0-pthread, the default
-reference BLAS is about 10x slower):
+reference BLAS is about 10x slower), with OpenBLAS left to pick its kernel
+and its pool held to the run's threads:
 
-  /usr/bin/python3 torch_mezo_cpu.py --steps 5 --threads 1
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 \
+      OMP_NUM_THREADS=1 /usr/bin/python3 torch_mezo_cpu.py --steps 5 --threads 1
 
-Prints one line: `torch VERSION threads=N step_s=MEDIAN tokens_per_s=...`,
-the median over --steps timed steps after two untimed ones.
+Prints one line of KEY=VALUE fields after `torch VERSION`:
+  threads       --threads
+  blas          the BLAS torch was built against (its BLAS_INFO)
+  blas_lib      the BLAS library this process loaded (none: none found)
+  openblas_core the kernel OpenBLAS chose (openblas_get_corename(); none
+                when the BLAS is not OpenBLAS)
+  core_isa      that kernel's widest vector ISA: avx512, avx2, avx, sse, none
+  cpu_isa       the CPU's widest of those that OpenBLAS has kernels for
+  aten_cpu      the ISA of torch's own (non-BLAS) kernels
+  gemm_gflops   an fp32 GEMM of the model's fc1 shape, (batch*seq x hidden)
+                times (hidden x ffn), on --threads threads: 2 * batch *
+                seq * hidden * ffn FLOPs over the median of 10 timed runs
+  step_s        the median over --steps timed steps after two untimed ones
+  tokens_per_s  2 * batch * seq / step_s (two forwards a step)
 """
 import argparse
+import ctypes
+import re
 import statistics
 import time
 
@@ -79,6 +95,59 @@ def add_scaled_normals(model, seed, scale):
         parameter.data.add_(z, alpha=scale)
 
 
+# OpenBLAS's x86-64 kernels (openblas_get_corename(), lower case) by the
+# widest vector ISA they use; any other kernel counts as sse.
+CORE_ISA = {"skylakex": "avx512", "cooperlake": "avx512", "sapphirerapids": "avx512",
+            "haswell": "avx2", "zen": "avx2", "sandybridge": "avx", "bulldozer": "avx",
+            "piledriver": "avx", "steamroller": "avx", "excavator": "avx"}
+
+# The /proc/cpuinfo flags each ISA needs for OpenBLAS's kernels, widest first.
+ISA_FLAGS = (("avx512", {"avx512f", "avx512bw", "avx512dq", "avx512vl"}),
+             ("avx2", {"avx2", "fma"}), ("avx", {"avx"}))
+
+
+def cpu_isa():
+    """The CPU's widest ISA of ISA_FLAGS, else sse."""
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((set(line.split(":", 1)[1].split()) for line in cpuinfo
+                      if line.startswith("flags")), set())
+    return next((isa for isa, needed in ISA_FLAGS if needed <= flags), "sse")
+
+
+def blas_fields():
+    """What multiplies in this process: the fields blas .. aten_cpu."""
+    config = torch.__config__.show()
+    with open("/proc/self/maps") as maps:
+        libraries = [line.split()[-1] for line in maps if ".so" in line]
+    openblas = next((path for path in libraries if "libopenblas" in path), None)
+    core, isa = "none", "none"
+    if openblas:
+        corename = ctypes.CDLL(openblas).openblas_get_corename
+        corename.restype = ctypes.c_char_p
+        core = corename().decode()
+        isa = CORE_ISA.get(core.lower(), "sse")
+    blas_info = re.search(r"BLAS_INFO=(\w+)", config)
+    aten = re.search(r"CPU capability usage: (\S+)", config)
+    return {
+        "blas": blas_info.group(1) if blas_info else "unknown",
+        "blas_lib": openblas or next((path for path in libraries if "blas" in path), "none"),
+        "openblas_core": core, "core_isa": isa, "cpu_isa": cpu_isa(),
+        "aten_cpu": aten.group(1) if aten else "unknown",
+    }
+
+
+def gemm_gflops(rows, inner, columns):
+    """GFLOP/s of the fp32 product (rows x inner) @ (inner x columns), as
+    nn.Linear computes it: median of 10 timed runs after 2 untimed."""
+    x, weight = torch.randn(rows, inner), torch.randn(columns, inner)
+    seconds = []
+    for _ in range(12):
+        start = time.perf_counter()
+        nn.functional.linear(x, weight)
+        seconds.append(time.perf_counter() - start)
+    return 2 * rows * inner * columns / statistics.median(seconds[2:]) / 1e9
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name, default in (("hidden", 512), ("layers", 8), ("heads", 8), ("ffn", 2048),
@@ -92,6 +161,7 @@ def main():
     ids = torch.randint(0, args.vocab, (args.batch, args.seq))
     labels = torch.randint(0, 2, (args.batch,))
     label_words = torch.tensor([6587, 372])  # " terrible", " great"
+    gflops = gemm_gflops(args.batch * args.seq, args.hidden, args.ffn)
     eps, lr = 1e-3, 1e-6
     seconds = []
     with torch.no_grad():
@@ -107,8 +177,10 @@ def main():
             add_scaled_normals(model, seed, -lr * g)
             seconds.append(time.perf_counter() - start)
     median = statistics.median(seconds[2:])
-    print(f"torch {torch.__version__} threads={args.threads} step_s={median:.4f} "
-          f"tokens_per_s={2 * args.batch * args.seq / median:.0f}")
+    fields = {"threads": args.threads, **blas_fields(), "gemm_gflops": f"{gflops:.1f}",
+              "step_s": f"{median:.4f}",
+              "tokens_per_s": f"{2 * args.batch * args.seq / median:.0f}"}
+    print(f"torch {torch.__version__} " + " ".join(f"{k}={v}" for k, v in fields.items()))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ namespace zosched {
 namespace {
 
 constexpr char kKind[] = "zosched.kind";
+constexpr char kCheckpointKind[] = "checkpoint";  // kKind's value in a run checkpoint
 constexpr char kModel[] = "zosched.model";
 constexpr char kScheduleHash[] = "zosched.schedule_hash";
 constexpr char kStep[] = "zosched.step";
@@ -69,7 +70,7 @@ absl::Status WriteRunCheckpoint(const std::string& path, const Schedule& schedul
   const int64_t length = trajectory.size();
   const int64_t step = trajectory.empty() ? -1 : trajectory.back().step;
   return SaveModelParameters(path, schedule.model(), parts,
-                             {{kKind, "checkpoint"},
+                             {{kKind, kCheckpointKind},
                               {kScheduleHash, ScheduleHash(schedule)},
                               {kStep, absl::StrCat(step)},
                               {kTrajectoryLength, absl::StrCat(length)},
@@ -77,11 +78,16 @@ absl::Status WriteRunCheckpoint(const std::string& path, const Schedule& schedul
                               {"zosched.pending_update", "trajectory.log"}});
 }
 
+bool IsRunCheckpoint(const SafetensorsFile& file) {
+  const auto it = file.metadata().find(kKind);
+  return it != file.metadata().end() && it->second == kCheckpointKind;
+}
+
 absl::StatusOr<RunCheckpoint> OpenRunCheckpoint(const std::string& path, const Schedule& schedule,
                                                 const std::vector<TrajectoryEntry>& trajectory) {
   ASSIGN_OR_RETURN(SafetensorsFile file, ReadSafetensors(path));
   ASSIGN_OR_RETURN(const std::string kind, Metadata(file, kKind));
-  if (kind != "checkpoint") {
+  if (kind != kCheckpointKind) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s holds %s, not a run checkpoint: --resume needs the checkpoint.safetensors the run "
         "wrote (weights.safetensors has the last update applied; resuming from it would apply "

@@ -47,6 +47,10 @@ absl::Status WriteRunCheckpoint(const std::string& path, const Schedule& schedul
                                 const std::vector<ParameterPart>& parts,
                                 const std::vector<TrajectoryEntry>& trajectory);
 
+// Whether `file` is a run checkpoint (its "zosched.kind" is "checkpoint"),
+// whichever run it belongs to: a file whose last update is still pending.
+bool IsRunCheckpoint(const SafetensorsFile& file);
+
 // A checkpoint that belongs to the run, opened.
 struct RunCheckpoint {
   SafetensorsFile file;

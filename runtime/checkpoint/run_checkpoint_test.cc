@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,37 @@ TEST_F(RunCheckpointTest, AnotherModelScheduleOrRunIsRefused) {
   s = OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status();
   EXPECT_NE(s.message().find("includes 4 steps but trajectory.log has only 3"),
             std::string::npos) << s;
+}
+
+// What --init refuses: a run checkpoint of any run; not the final weights
+// nor a file zosched did not write.
+TEST_F(RunCheckpointTest, IsRunCheckpointTellsACheckpointFromWeights) {
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), Trajectory(3)).ok());
+  EXPECT_TRUE(IsRunCheckpoint(*ReadSafetensors(path_)));
+  ASSERT_TRUE(SaveModelParameters(path_, schedule_.model(), parameters_.Parts(),
+                                  {{"zosched.kind", "weights"}})
+                  .ok());
+  EXPECT_FALSE(IsRunCheckpoint(*ReadSafetensors(path_)));
+  ASSERT_TRUE(SaveModelParameters(path_, schedule_.model(), parameters_.Parts(), {}).ok());
+  EXPECT_FALSE(IsRunCheckpoint(*ReadSafetensors(path_)));
+}
+
+// A checkpoint whose hash is right but whose weights are not finite (a run
+// that diverged before it stopped): --resume loads it with
+// LoadModelParameters, which refuses it, naming the element.
+TEST_F(RunCheckpointTest, ResumingRefusesNonFiniteWeights) {
+  Parameters bad = parameters_;
+  bad.values[7] = std::numeric_limits<float>::infinity();
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, bad.Parts(), Trajectory(3)).ok());
+  ASSERT_TRUE(OpenRunCheckpoint(path_, schedule_, Trajectory(3)).ok());
+  std::vector<float> out(bad.values.size());
+  const absl::Status s =
+      LoadModelParameters(path_, schedule_.model(), bad.tensors, FP32, out.data());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find(path_ + ": tensor 'model.decoder.embed_tokens.weight' element 7 "
+                                     "([0, 7] in shape [32, 8]) is inf"),
+            std::string::npos)
+      << s;
 }
 
 TEST(ContentHash, DependsOnEveryByteAndNameButNotOnOrder) {

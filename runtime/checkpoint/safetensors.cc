@@ -14,12 +14,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/files.h"
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "nlohmann/json.hpp"
 #include "runtime/checkpoint/content_hash.h"
+#include "runtime/checkpoint/non_finite.h"
 #include "runtime/dtype/convert.h"
 
 namespace zosched {
@@ -167,6 +169,78 @@ absl::StatusOr<SafetensorsTensor> ParseEntry(const std::string& path,
   return t;
 }
 
+// InvalidArgument naming element `index` of `t` in `path`: its flat index,
+// its index in the shape and its value.
+absl::Status NonFiniteError(const std::string& path, const SafetensorsTensor& t, int64_t index) {
+  float value;
+  ConvertBuffer(t.dtype, t.bytes.data() + index * DTypeBytes(t.dtype), FP32, &value, 1);
+  std::vector<int64_t> at(t.shape.size());
+  for (int64_t d = static_cast<int64_t>(t.shape.size()) - 1, rest = index; d >= 0; --d) {
+    at[d] = rest % t.shape[d];
+    rest /= t.shape[d];
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: tensor '%s' element %d (%s in shape %s) is %g: weights must be finite numbers; the "
+      "file holds a diverged or corrupted model",
+      path, t.name, index, ShapeString(at), ShapeString(t.shape), value));
+}
+
+// Finds each of `tensors` in `file` (as LoadModelParameters describes),
+// checks its shape, dtype and that every value is finite, and, when `out`
+// is not null, converts it to `to` into `out`. Checking and converting go
+// block by block, so the file's bytes are read once.
+absl::Status ReadParameters(const SafetensorsFile& file, const ModelSpec& spec,
+                            const std::vector<TensorSpec>& tensors, DType to, void* out) {
+  const std::string& path = file.path();
+  // `name`, or "model."-less `name` (checkpoints saved from the base model).
+  auto find = [&file](const std::string& name) {
+    const SafetensorsTensor* t = file.Find(name);
+    if (t == nullptr && absl::StartsWith(name, "model.")) {
+      t = file.Find(absl::string_view(name).substr(6));
+    }
+    return t;
+  };
+  auto* dst = static_cast<unsigned char*>(out);
+  const int64_t to_bytes = out == nullptr ? 0 : DTypeBytes(to);
+  for (const TensorSpec& want : tensors) {
+    const std::string where = absl::StrCat(path, ": tensor '", want.name, "'");
+    const SafetensorsTensor* t = find(want.name);
+    std::string source;
+    if (t == nullptr && want.name == "lm_head.weight" && spec.tied_lm_head()) {
+      // The tied head is the token embedding; files usually omit it.
+      source = EmbeddingTensors(spec).front().name;
+      t = find(source);
+    }
+    if (t == nullptr) {
+      return absl::NotFoundError(absl::StrCat(
+          where, " not found", source.empty() ? "" : absl::StrCat(" (nor its tied '", source, "')"),
+          "; the file holds ", file.tensors().size(), " tensors"));
+    }
+    if (t->shape != want.shape) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": shape ", ShapeString(want.shape), " expected, found ",
+          ShapeString(t->shape), source.empty() ? "" : absl::StrCat(" (in '", source, "')")));
+    }
+    if (!SupportedDType(t->dtype)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": dtype ", t->dtype_name, " cannot be loaded as parameters (F32, F16 or BF16)"));
+    }
+    const int64_t n = want.elements();
+    const int64_t from_bytes = DTypeBytes(t->dtype);
+    constexpr int64_t kBlock = 1 << 16;  // elements: the block stays in cache to be converted
+    for (int64_t begin = 0; begin < n; begin += kBlock) {
+      const int64_t count = std::min(kBlock, n - begin);
+      const char* src = t->bytes.data() + begin * from_bytes;
+      if (const int64_t bad = FirstNonFinite(t->dtype, src, count); bad >= 0) {
+        return NonFiniteError(path, *t, begin + bad);
+      }
+      if (out != nullptr) ConvertBuffer(t->dtype, src, to, dst + begin * to_bytes, count);
+    }
+    dst += n * to_bytes;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SafetensorsFile::SafetensorsFile(SafetensorsFile&& other) noexcept {
@@ -202,6 +276,8 @@ const SafetensorsTensor* SafetensorsFile::Find(absl::string_view name) const {
 absl::StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path) {
   SafetensorsFile file;
   file.path_ = path;
+  // A directory, a device or a FIFO is refused before it is opened.
+  RETURN_IF_ERROR(RegularFileBytes(path, "a .safetensors file").status());
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat(path, ": cannot open"));
   struct stat st;
@@ -378,6 +454,11 @@ absl::Status WriteSafetensors(const std::string& path,
   return SyncParentDirectory(path);
 }
 
+absl::Status CheckModelParameters(const SafetensorsFile& file, const ModelSpec& spec,
+                                  const std::vector<TensorSpec>& tensors) {
+  return ReadParameters(file, spec, tensors, DTYPE_UNSPECIFIED, nullptr);
+}
+
 absl::Status LoadModelParameters(const std::string& path, const ModelSpec& spec,
                                  const std::vector<TensorSpec>& tensors,
                                  DType to, void* out) {
@@ -386,44 +467,7 @@ absl::Status LoadModelParameters(const std::string& path, const ModelSpec& spec,
         path, ": cannot load parameters as ", DType_Name(to), " (FP32, FP16 or BF16)"));
   }
   ASSIGN_OR_RETURN(SafetensorsFile file, ReadSafetensors(path));
-  // `name`, or "model."-less `name` (checkpoints saved from the base model).
-  auto find = [&file](const std::string& name) {
-    const SafetensorsTensor* t = file.Find(name);
-    if (t == nullptr && absl::StartsWith(name, "model.")) {
-      t = file.Find(absl::string_view(name).substr(6));
-    }
-    return t;
-  };
-  auto* dst = static_cast<unsigned char*>(out);
-  const int64_t to_bytes = DTypeBytes(to);
-  for (const TensorSpec& want : tensors) {
-    const std::string where = absl::StrCat(path, ": tensor '", want.name, "'");
-    const SafetensorsTensor* t = find(want.name);
-    std::string source;
-    if (t == nullptr && want.name == "lm_head.weight" && spec.tied_lm_head()) {
-      // The tied head is the token embedding; files usually omit it.
-      source = EmbeddingTensors(spec).front().name;
-      t = find(source);
-    }
-    if (t == nullptr) {
-      return absl::NotFoundError(absl::StrCat(
-          where, " not found", source.empty() ? "" : absl::StrCat(" (nor its tied '", source, "')"),
-          "; the file holds ", file.tensors().size(), " tensors"));
-    }
-    if (t->shape != want.shape) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": shape ", ShapeString(want.shape), " expected, found ",
-          ShapeString(t->shape), source.empty() ? "" : absl::StrCat(" (in '", source, "')")));
-    }
-    if (!SupportedDType(t->dtype)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": dtype ", t->dtype_name, " cannot be loaded as parameters (F32, F16 or BF16)"));
-    }
-    const int64_t n = want.elements();
-    ConvertBuffer(t->dtype, t->bytes.data(), to, dst, n);
-    dst += n * to_bytes;
-  }
-  return absl::OkStatus();
+  return ReadParameters(file, spec, tensors, to, out);
 }
 
 absl::Status SaveModelParameters(const std::string& path, const ModelSpec& spec,

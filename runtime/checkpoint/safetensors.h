@@ -78,7 +78,11 @@ class SafetensorsFile {
 // data buffer is read until used).
 //
 // Errors, each message naming `path` and, where one is at fault, the tensor:
-//   NotFound/PermissionDenied/...: the file cannot be opened (errno's code);
+//   NotFound: no such file (base/files.h RegularFileBytes);
+//   InvalidArgument "PATH is a directory; expected a .safetensors file", or
+//     "PATH is not a regular file (a character device); ..." (a device, a
+//     FIFO, a socket), refused before it is opened;
+//   PermissionDenied/...: the file cannot be opened (errno's code);
 //   DataLoss: shorter than 8 bytes, header length beyond the file, a
 //     tensor's data_offsets beyond the data buffer (a truncated file);
 //   InvalidArgument: header not valid JSON (with the parser's message), not
@@ -112,13 +116,26 @@ absl::Status WriteSafetensors(const std::string& path,
 // embedding when `spec` ties the head to it. Tensors of the file that are not
 // requested are ignored.
 //
+// Every value is checked to be finite while it is converted (one pass over
+// the file's bytes): NaN or ±Inf weights would make every loss after them
+// NaN, so they are refused here, not discovered steps later.
+//
 // Errors (messages name the file and the tensor): everything of
 // ReadSafetensors; NotFound: a tensor missing; InvalidArgument: a shape
 // other than the TensorSpec's (expected and found both shown), a dtype that
-// is not F32/F16/BF16, `to` not one of FP32/FP16/BF16.
+// is not F32/F16/BF16, `to` not one of FP32/FP16/BF16, a NaN or ±Inf value
+// (the first one: its element index, flat and in the shape, and the value).
+// `out` may be partly written when an error is returned.
 absl::Status LoadModelParameters(const std::string& path, const ModelSpec& spec,
                                  const std::vector<TensorSpec>& tensors,
                                  DType to, void* out);
+
+// Checks everything LoadModelParameters checks about `tensors` of `spec` in
+// the open `file` (present, shape, dtype, every value finite) without
+// converting anything: one read of those tensors' bytes. Errors: those of
+// LoadModelParameters after the file is open.
+absl::Status CheckModelParameters(const SafetensorsFile& file, const ModelSpec& spec,
+                                  const std::vector<TensorSpec>& tensors);
 
 // A flat run of parameters in memory: `tensors` concatenated in order, each
 // row-major, elements of type `dtype`.

@@ -1,9 +1,13 @@
 #include "runtime/checkpoint/safetensors.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -389,6 +393,118 @@ TEST(SafetensorsErrorTest, DeeplyNestedShapeIsAnError) {
   const absl::StatusOr<SafetensorsFile> file = ReadSafetensors(path);
   EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(file.status().message(), "'t': shape [array] has an entry"));
+}
+
+// A user's path that is not a file is refused before it is opened: a
+// directory used to fail in mmap ("No such device"), /dev/zero as a
+// truncated file, and a FIFO would block in open.
+TEST(SafetensorsErrorTest, ADirectoryDeviceOrFifoIsNotAFile) {
+  const std::string fifo = TempPath("fifo");
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const struct {
+    std::string path;
+    std::string message;
+  } cases[] = {
+      {::testing::TempDir(),
+       ::testing::TempDir() + " is a directory; expected a .safetensors file"},
+      {"/dev/zero",
+       "/dev/zero is not a regular file (a character device); expected a .safetensors file"},
+      {fifo, fifo + " is not a regular file (a FIFO); expected a .safetensors file"},
+  };
+  for (const auto& c : cases) {
+    const absl::Status s = LoadFinalNorm(c.path);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.path;
+    EXPECT_EQ(s.message(), c.message);
+  }
+}
+
+// The tiny model's parameters saved as `dtype` with `bad` at element
+// `index` of tensor `name`.
+std::string SaveWith(DType dtype, const std::string& name, int64_t index, float bad) {
+  const ModelSpec spec = TinyOpt();
+  const std::vector<TensorSpec> tensors = AllTensors(spec);
+  std::vector<float> values = Values(CountElements(tensors));
+  int64_t offset = 0;
+  for (const TensorSpec& t : tensors) {
+    if (t.name == name) values[offset + index] = bad;
+    offset += t.elements();
+  }
+  const std::string path = TempPath(absl::StrCat("bad_", DType_Name(dtype), "_", name));
+  const std::vector<unsigned char> data = As(dtype, values);
+  EXPECT_TRUE(SaveModelParameters(path, spec, {{tensors, dtype, data.data()}}, {}).ok());
+  return path;
+}
+
+// NaN or Inf weights make every loss after them NaN: refused when loaded,
+// naming the file, the tensor, the element and its value, in every dtype.
+TEST(SafetensorsErrorTest, NanOrInfWeightsAreRefused) {
+  const ModelSpec spec = TinyOpt();
+  const std::vector<TensorSpec> tensors = AllTensors(spec);
+  std::vector<float> out(CountElements(tensors));
+  const std::string fc1 = "model.decoder.layers.1.fc1.weight";  // [16, 8]
+  const struct {
+    float bad;
+    const char* shown;
+  } values[] = {{std::numeric_limits<float>::quiet_NaN(), "nan"},
+                {std::numeric_limits<float>::infinity(), "inf"},
+                {-std::numeric_limits<float>::infinity(), "-inf"}};
+  for (DType dtype : {FP32, FP16, BF16}) {
+    for (const auto& v : values) {
+      const std::string path = SaveWith(dtype, fc1, 8 * 3 + 5, v.bad);
+      const std::string want = absl::StrCat(path, ": tensor '", fc1, "' element 29 ([3, 5] in shape [16, 8]) is ", v.shown,
+                                            ": weights must be finite numbers");
+      for (DType to : {FP32, BF16}) {
+        const absl::Status s = LoadModelParameters(path, spec, tensors, to, out.data());
+        EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << DType_Name(dtype);
+        EXPECT_TRUE(Contains(s.message(), want)) << DType_Name(dtype) << " -> " << DType_Name(to);
+      }
+      absl::StatusOr<SafetensorsFile> file = ReadSafetensors(path);
+      ASSERT_TRUE(file.ok()) << file.status();
+      const absl::Status s = CheckModelParameters(*file, spec, tensors);
+      EXPECT_TRUE(Contains(s.message(), want)) << DType_Name(dtype);
+    }
+  }
+  // A finite value too large for fp16 is the file's business only once
+  // stored: an F32 file holding 1e6 loads.
+  const std::string big = SaveWith(FP32, fc1, 0, 1e6f);
+  EXPECT_TRUE(LoadModelParameters(big, spec, tensors, FP32, out.data()).ok());
+}
+
+// The check goes block by block with the conversion: an Inf past the first
+// block is found too, and named by its index in the whole tensor.
+TEST(SafetensorsErrorTest, NonFiniteValueBeyondTheFirstBlock) {
+  const int64_t n = 3 * 70000;
+  std::vector<float> values(n, 0.5f);
+  values[70000 + 66000] = std::numeric_limits<float>::infinity();
+  SafetensorsTensor t;
+  t.name = "big";
+  t.dtype = FP32;
+  t.shape = {3, 70000};
+  t.bytes = absl::string_view(reinterpret_cast<const char*>(values.data()), n * 4);
+  const std::string path = TempPath("big");
+  ASSERT_TRUE(WriteSafetensors(path, {t}, {}).ok());
+  std::vector<float> out(n);
+  const absl::Status s =
+      LoadModelParameters(path, TinyOpt(), {{"big", {3, 70000}, TensorRole::kMatrix}}, FP32, out.data());
+  EXPECT_TRUE(Contains(s.message(), "tensor 'big' element 136000 ([1, 66000] in shape [3, 70000]) is inf"));
+}
+
+// CheckModelParameters finds what LoadModelParameters would refuse, without
+// converting: a missing tensor, a wrong shape.
+TEST(SafetensorsErrorTest, CheckModelParametersRefusesWhatLoadingWould) {
+  const std::string path = TempPath("check_good");
+  WriteRaw(path, kGoodHeader, std::string(32, '\0'));
+  absl::StatusOr<SafetensorsFile> file = ReadSafetensors(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(CheckModelParameters(*file, TinyOpt(), FinalNormWeight()).ok());
+  absl::Status s = CheckModelParameters(
+      *file, TinyOpt(), {{"model.decoder.final_layer_norm.bias", {8}, TensorRole::kNorm}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(Contains(s.message(), "'model.decoder.final_layer_norm.bias' not found"));
+  s = CheckModelParameters(
+      *file, TinyOpt(), {{"model.decoder.final_layer_norm.weight", {4, 2}, TensorRole::kNorm}});
+  EXPECT_TRUE(Contains(s.message(), "shape [4, 2] expected, found [8]"));
 }
 
 TEST(SafetensorsErrorTest, WriterRejectsBadTensors) {

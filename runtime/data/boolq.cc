@@ -1,23 +1,20 @@
 #include "runtime/data/boolq.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "base/status_macros.h"
-#include "base/textproto.h"
 #include "nlohmann/json.hpp"
+#include "runtime/data/text_lines.h"
 
 namespace zosched {
+namespace {
 
-absl::StatusOr<std::vector<BoolqExample>> ParseBoolqJsonl(absl::string_view text,
-                                                          const std::string& source) {
+// Parses the lines `for_each_line` visits (ForEachLine or ForEachFileLine).
+absl::StatusOr<std::vector<BoolqExample>> ParseLines(
+    absl::FunctionRef<absl::Status(LineVisitor)> for_each_line, const std::string& source) {
   using Json = nlohmann::json;
   std::vector<BoolqExample> examples;
-  int line_number = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++line_number;
-    if (absl::EndsWith(line, "\r")) line.remove_suffix(1);
-    if (line.empty()) continue;
+  RETURN_IF_ERROR(for_each_line([&](int line_number, absl::string_view line) {
+    if (line.empty()) return absl::OkStatus();
     const std::string where = absl::StrCat(source, ":", line_number, ": ");
     Json json;
     try {
@@ -44,14 +41,25 @@ absl::StatusOr<std::vector<BoolqExample>> ParseBoolqJsonl(absl::string_view text
     }
     example.answer = answer->get<bool>();
     examples.push_back(std::move(example));
+    return absl::OkStatus();
+  }));
+  if (examples.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": no examples: a train or dev set needs at least one line holding a JSON "
+                "object {\"question\": \"...\", \"passage\": \"...\", \"answer\": true or false}"));
   }
   return examples;
 }
 
+}  // namespace
+
+absl::StatusOr<std::vector<BoolqExample>> ParseBoolqJsonl(absl::string_view text,
+                                                          const std::string& source) {
+  return ParseLines([&](LineVisitor visit) { return ForEachLine(text, source, visit); }, source);
+}
+
 absl::StatusOr<std::vector<BoolqExample>> ReadBoolqJsonl(const std::string& path) {
-  std::string text;
-  RETURN_IF_ERROR(ReadFileToString(path, &text));
-  return ParseBoolqJsonl(text, path);
+  return ParseLines([&](LineVisitor visit) { return ForEachFileLine(path, visit); }, path);
 }
 
 }  // namespace zosched

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "runtime/data/text_lines.h"
 
 namespace zosched {
 namespace {
@@ -28,6 +29,36 @@ TEST(BoolqTest, ReadsJsonl) {
   EXPECT_TRUE((*examples)[0].answer);
   EXPECT_EQ((*examples)[1].question, "is the sky green");
   EXPECT_FALSE((*examples)[1].answer);
+}
+
+TEST(BoolqTest, ReadsAFileWithAByteOrderMarkAndWindowsLineEndings) {
+  const std::string path = ::testing::TempDir() + "/boolq_bom.jsonl";
+  std::ofstream(path) << "\xEF\xBB\xBF{\"question\": \"q1\", \"passage\": \"p1\", \"answer\": true}\r\n"
+                      << "{\"question\": \"q2\", \"passage\": \"p2\", \"answer\": false}\r\n";
+  absl::StatusOr<std::vector<BoolqExample>> examples = ReadBoolqJsonl(path);
+  ASSERT_TRUE(examples.ok()) << examples.status();
+  ASSERT_EQ(examples->size(), 2u);
+  EXPECT_EQ((*examples)[0].question, "q1");
+  EXPECT_EQ((*examples)[1].passage, "p2");
+}
+
+TEST(BoolqTest, RefusesAFileWithoutExamples) {
+  const std::string path = ::testing::TempDir() + "/val.jsonl";
+  std::ofstream(path) << "\n\r\n";
+  const absl::Status status = ReadBoolqJsonl(path).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            path + ": no examples: a train or dev set needs at least one line holding a JSON "
+                   "object {\"question\": \"...\", \"passage\": \"...\", \"answer\": true or false}");
+}
+
+TEST(BoolqTest, RefusesARecordAboveTheLimitNamingFileAndLine) {
+  const std::string path = ::testing::TempDir() + "/train.jsonl";
+  std::ofstream(path) << "{\"question\": \"q\", \"passage\": \"" << std::string(kMaxDataLineBytes, 'x')
+                      << "\", \"answer\": true}\n";
+  const absl::Status status = ReadBoolqJsonl(path).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(status.message(), path + ":1: line is longer than 1048576 bytes (1 MiB)"));
 }
 
 TEST(BoolqTest, ErrorsNameFileAndLine) {

@@ -4,15 +4,20 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/match.h"
 #include "base/status_macros.h"
 #include "base/textproto.h"
 #include "nlohmann/json.hpp"
+#include "runtime/data/gpt2_char_class.h"
+#include "runtime/data/utf8.h"
 
 namespace zosched {
 namespace {
 
 using Json = nlohmann::json;
+
+constexpr absl::string_view kUtf8ByteOrderMark = "\xEF\xBB\xBF";
 
 // Ids must stay below this (OPT's largest is ~50k): bounds the id table.
 constexpr int64_t kMaxId = int64_t{1} << 24;
@@ -61,14 +66,28 @@ const std::array<int16_t, 324>& CodePointBytes() {
   return table;
 }
 
-bool IsLetter(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+// The GPT-2 class and the byte length of the character at byte `i` of
+// `text`; an ill-formed UTF-8 byte is one character of class kOther.
+struct Char {
+  CharClass char_class;
+  int length;
+};
+Char CharAt(absl::string_view text, size_t i) {
+  const Utf8Char c = DecodeUtf8At(text, i);
+  return {c.code_point == kIllFormedUtf8 ? CharClass::kOther : Gpt2CharClass(c.code_point),
+          c.length};
 }
-bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool IsSpace(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+
+// The length of the contraction ('s 't 're 've 'm 'll 'd, lower case only,
+// as in GPT-2) at byte `i` of `text`, or 0.
+size_t ContractionLength(absl::string_view text, size_t i) {
+  if (text[i] != '\'' || i + 1 >= text.size()) return 0;
+  const char c = text[i + 1];
+  if (c == 's' || c == 't' || c == 'm' || c == 'd') return 2;
+  if (i + 2 >= text.size()) return 0;
+  const char d = text[i + 2];
+  return (c == 'r' && d == 'e') || (c == 'v' && d == 'e') || (c == 'l' && d == 'l') ? 3 : 0;
 }
-bool IsOther(unsigned char c) { return !IsSpace(c) && !IsLetter(c) && !IsDigit(c); }
 
 uint64_t PairKey(int32_t left, int32_t right) {
   return static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32 | static_cast<uint32_t>(right);
@@ -88,42 +107,33 @@ const std::string& ByteToUnicode(uint8_t b) {
 std::vector<absl::string_view> PreTokenize(absl::string_view text) {
   std::vector<absl::string_view> pieces;
   const size_t n = text.size();
-  auto at = [&text](size_t i) { return static_cast<unsigned char>(text[i]); };
   size_t i = 0;
   while (i < n) {
-    size_t end = i;
-    // 's|'t|'re|'ve|'m|'ll|'d
-    if (at(i) == '\'' && i + 1 < n) {
-      const unsigned char c = at(i + 1);
-      if (c == 's' || c == 't' || c == 'm' || c == 'd') {
-        end = i + 2;
-      } else if (i + 2 < n && ((c == 'r' && at(i + 2) == 'e') || (c == 'v' && at(i + 2) == 'e') ||
-                               (c == 'l' && at(i + 2) == 'l'))) {
-        end = i + 3;
-      }
-    }
+    size_t end = i + ContractionLength(text, i);
     if (end == i) {
-      // ' ?\p{L}+', ' ?\p{N}+', ' ?[^\s\p{L}\p{N}]+': an optional space, then
-      // a run of one class.
-      const size_t j = at(i) == ' ' ? i + 1 : i;
+      // ' ?\p{L}+', ' ?\p{N}+', ' ?[^\s\p{L}\p{N}]+': an optional ' ', then
+      // a run of characters of one class.
+      const size_t j = text[i] == ' ' ? i + 1 : i;
       if (j < n) {
-        bool (*cls)(unsigned char) = IsLetter(at(j))  ? IsLetter
-                                     : IsDigit(at(j)) ? IsDigit
-                                     : IsOther(at(j)) ? IsOther
-                                                      : nullptr;
-        if (cls != nullptr) {
+        const CharClass run_class = CharAt(text, j).char_class;
+        if (run_class != CharClass::kSpace) {
           end = j;
-          while (end < n && cls(at(end))) ++end;
+          for (Char c; end < n && (c = CharAt(text, end)).char_class == run_class;) end += c.length;
         }
       }
     }
     if (end == i) {
-      // At whitespace (not a single ' ' before a word): '\s+(?!\S)' takes the
-      // run but leaves its last character to the word that follows, if any;
-      // '\s+' takes a lone whitespace character before a word.
-      size_t k = i;
-      while (k < n && IsSpace(at(k))) ++k;
-      end = (k < n && k - i >= 2) ? k - 1 : k;
+      // At whitespace (not a single ' ' before a non-space): '\s+(?!\S)'
+      // takes the run but leaves its last character to what follows, if
+      // anything does; '\s+' takes a lone whitespace character before a
+      // non-space.
+      size_t k = i, last = i;  // last: where the run's last character starts
+      int count = 0;
+      for (Char c; k < n && (c = CharAt(text, k)).char_class == CharClass::kSpace; ++count) {
+        last = k;
+        k += c.length;
+      }
+      end = k < n && count >= 2 ? last : k;
     }
     pieces.push_back(text.substr(i, end - i));
     i = end;
@@ -144,7 +154,9 @@ absl::StatusOr<BpeTokenizer> BpeTokenizer::FromStrings(absl::string_view vocab_j
                                                        absl::string_view merges_txt,
                                                        const std::string& merges_name) {
   BpeTokenizer tok;
-  Json json;
+  tok.vocab_name_ = vocab_name;
+  tok.merges_name_ = merges_name;
+  Json json;  // the parser skips a leading byte order mark
   try {
     json = Json::parse(vocab_json.begin(), vocab_json.end());
   } catch (const Json::exception& e) {  // parse_error; out_of_range for a number like 1e999
@@ -187,6 +199,7 @@ absl::StatusOr<BpeTokenizer> BpeTokenizer::FromStrings(absl::string_view vocab_j
     tok.byte_ids_[b] = id;
   }
 
+  absl::ConsumePrefix(&merges_txt, kUtf8ByteOrderMark);
   int32_t rank = 0;
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(merges_txt, '\n')) {
@@ -269,20 +282,16 @@ absl::StatusOr<std::string> BpeTokenizer::Decode(absl::Span<const int32_t> ids) 
           absl::StrCat("token id ", id, " is not in the vocabulary (", vocab_size(), " ids)"));
     }
     const std::string& token = id_to_token_[id];
-    // Walk the UTF-8 code points of the token.
+    // Each character of the byte alphabet is its byte; any other character
+    // (or ill-formed byte) of a special token is copied as it is.
     for (size_t i = 0; i < token.size();) {
-      const unsigned char c = static_cast<unsigned char>(token[i]);
-      const size_t len = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-      uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
-      for (size_t k = 1; k < len && i + k < token.size(); ++k) {
-        cp = cp << 6 | (static_cast<unsigned char>(token[i + k]) & 0x3f);
-      }
-      if (cp < CodePointBytes().size() && CodePointBytes()[cp] >= 0) {
-        text.push_back(static_cast<char>(CodePointBytes()[cp]));
+      const Utf8Char c = DecodeUtf8At(token, i);
+      if (c.code_point < CodePointBytes().size() && CodePointBytes()[c.code_point] >= 0) {
+        text.push_back(static_cast<char>(CodePointBytes()[c.code_point]));
       } else {
-        text.append(token, i, len);
+        text.append(token, i, c.length);
       }
-      i += len;
+      i += c.length;
     }
   }
   return text;

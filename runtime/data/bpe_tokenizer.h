@@ -4,7 +4,7 @@
 // Encoding, as in Hugging Face's GPT2Tokenizer:
 //  1. Pre-tokenization splits the text with GPT-2's pattern
 //       's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-//     implemented by hand over bytes (see PreTokenize).
+//     implemented by hand over UTF-8 characters (see PreTokenize).
 //  2. Each piece's UTF-8 bytes are mapped to printable characters by the
 //     byte-to-unicode table (ByteToUnicode: e.g. ' ' -> 'Ġ', '\n' -> 'Ċ').
 //  3. Byte-pair merges apply by rank (lowest first, every occurrence of the
@@ -36,11 +36,13 @@ namespace zosched {
 const std::string& ByteToUnicode(uint8_t b);
 
 // Splits `text` into GPT-2 pre-tokens (views into `text`; concatenated they
-// give back `text`). The pattern's Unicode classes are approximated over
-// bytes: letters \p{L} are A-Z, a-z and every byte >= 0x80 (so all non-ASCII
-// characters, including non-ASCII punctuation and spaces, count as letters);
-// digits \p{N} are 0-9; whitespace \s is space, \t, \n, \v, \f, \r. The
-// contractions are matched case-sensitively, as in GPT-2.
+// give back `text`), as OpenAI's encoder.py does with Python's `regex`
+// module: the pattern's classes \p{L}, \p{N} and \s are those of
+// gpt2_char_class.h (Unicode 17.0; \s is White_Space), the contractions are
+// matched case-sensitively, and " ?" is U+0020 only. So " (\u2212" (a minus
+// sign, Sm) is one piece, as "(" and "\u2212" are both neither letter, number
+// nor space. An ill-formed UTF-8 byte (which Python's strings cannot hold)
+// counts as one character of none of the three classes.
 std::vector<absl::string_view> PreTokenize(absl::string_view text);
 
 class BpeTokenizer {
@@ -48,7 +50,8 @@ class BpeTokenizer {
   // Reads Hugging Face's `vocab.json` (a JSON object token -> id, ids
   // non-negative and distinct) and `merges.txt` (an optional first line
   // starting with "#version", then one merge "LEFT RIGHT" per line in rank
-  // order; empty lines ignored).
+  // order; empty lines ignored). Both may start with a UTF-8 byte order mark
+  // and end their lines in "\r\n".
   //
   // Errors: NotFound if a file cannot be read; InvalidArgument naming the
   // file and, for merges.txt (and vocab.json syntax errors), the line:
@@ -82,19 +85,23 @@ class BpeTokenizer {
   // One more than the largest id.
   int64_t vocab_size() const { return static_cast<int64_t>(id_to_token_.size()); }
 
+  // The files (or names) the tokenizer was read from, for messages.
+  const std::string& vocab_name() const { return vocab_name_; }
+  const std::string& merges_name() const { return merges_name_; }
+
  private:
   BpeTokenizer() = default;
 
   // Appends the ids of one pre-token to `ids`.
   void EncodeWord(absl::string_view word, std::vector<int32_t>* ids) const;
 
+  std::string vocab_name_, merges_name_;
   absl::flat_hash_map<std::string, int32_t> token_to_id_;
   std::vector<std::string> id_to_token_;   // "" for unused ids
   std::vector<bool> id_used_;
   int32_t byte_ids_[256];                  // id of each byte's symbol
   // (left id, right id) -> (rank, merged id).
   absl::flat_hash_map<uint64_t, std::pair<int32_t, int32_t>> merges_;
-
 };
 
 }  // namespace zosched

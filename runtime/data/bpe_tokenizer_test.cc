@@ -3,6 +3,7 @@
 #include <fstream>
 #include <random>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,10 +66,44 @@ TEST(PreTokenizeTest, MatchesGpt2Pattern) {
   }
 }
 
-// The documented approximation: non-ASCII punctuation counts as a letter
-// (GPT-2 proper would split "a—b" into "a", "—", "b").
-TEST(PreTokenizeTest, NonAsciiBytesAreLetters) {
-  EXPECT_EQ(Strings(PreTokenize("a\u2014b c")), (std::vector<std::string>{"a\u2014b", " c"}));
+// Non-ASCII text splits by Unicode class as in Python's `regex` module
+// (expected pieces from it): symbols and punctuation are neither letters nor
+// numbers, combining marks break a word, other scripts' digits are numbers,
+// and \s is White_Space (U+0085 yes, U+FEFF no).
+TEST(PreTokenizeTest, ClassifiesNonAsciiCharactersAsGpt2Does) {
+  const struct {
+    std::string text;
+    std::vector<std::string> pieces;
+  } cases[] = {
+      // A minus sign is a symbol, so " (−" is one piece (GPT-2's token 35508);
+      // counting it as a letter split it into " (" and "−".
+      {" (\u2212", {" (\u2212"}},
+      {"a (\u22121)", {"a", " (\u2212", "1", ")"}},
+      {"a\u2014b c", {"a", "\u2014", "b", " c"}},
+      {"caf\u00e9 nai\u0308ve", {"caf\u00e9", " nai", "\u0308", "ve"}},
+      {"it\u2019s", {"it", "\u2019", "s"}},
+      {"\u65e5\u672c\u8a9e\u3002\u6771\u4eac", {"\u65e5\u672c\u8a9e", "\u3002", "\u6771\u4eac"}},
+      {"\u0663\u0664 \u00b2 \u2167x", {"\u0663\u0664", " \u00b2", " \u2167", "x"}},
+      {"\U0001F44D\U0001F3FD ok \U0001F468\u200D\U0001F469",
+       {"\U0001F44D\U0001F3FD", " ok", " \U0001F468\u200D\U0001F469"}},
+      // Multi-byte whitespace: a run leaves its last character, not its last
+      // byte, to the word that follows.
+      {"x\u00a0\u00a0y", {"x", "\u00a0", "\u00a0", "y"}},
+      {"x\u3000y", {"x", "\u3000", "y"}},
+      {"  \u2003x", {"  ", "\u2003", "x"}},
+      {"a\u0085\u0085b", {"a", "\u0085", "\u0085", "b"}},
+      {"\ufeffHello", {"\ufeff", "Hello"}},
+      {"I'M 'S", {"I", "'", "M", " '", "S"}},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(Strings(PreTokenize(c.text)), c.pieces) << c.text;
+  }
+}
+
+// An ill-formed byte is one character of none of the pattern's classes.
+TEST(PreTokenizeTest, IllFormedBytesAreOtherCharacters) {
+  EXPECT_EQ(Strings(PreTokenize("ab\xff\xfe!c \xe2\x88" "d")),
+            (std::vector<std::string>{"ab", "\xff\xfe!", "c", " \xe2\x88", "d"}));
 }
 
 // Differential test against std::regex with the pattern's ASCII form (for
@@ -127,6 +162,25 @@ TEST(BpeTokenizerTest, MergesByRank) {
   EXPECT_EQ(tok.vocab_size(), 261);
 }
 
+// " (\u2212" is one pre-token, so its merges apply across "(" and the minus
+// sign: GPT-2 encodes it as the single token 35508 (" (\u2212"), and
+// "a (\u22121)" as 64 35508 16 8.
+TEST(BpeTokenizerTest, MergesAcrossPunctuationAndSymbols) {
+  std::string minus;  // U+2212 in the byte alphabet: E2 88 92
+  for (uint8_t b : {0xe2, 0x88, 0x92}) minus += ByteToUnicode(b);
+  const std::string open = "\u0120(";  // " ("
+  const std::string e2_88 = ByteToUnicode(0xe2) + ByteToUnicode(0x88);
+  const BpeTokenizer tok =
+      Make({open, e2_88, minus, open + minus},
+           absl::StrCat("\u0120 (\n", ByteToUnicode(0xe2), " ", ByteToUnicode(0x88), "\n", e2_88,
+                        " ", ByteToUnicode(0x92), "\n", open, " ", minus, "\n"));
+  const int32_t open_minus = tok.TokenId(open + minus);
+  EXPECT_EQ(tok.Encode(" (\u2212"), (std::vector<int32_t>{open_minus}));
+  EXPECT_EQ(tok.Encode("a (\u22121)"), (std::vector<int32_t>{'a', open_minus, '1', ')'}));
+  // A letter after the "(" ends the piece: " (" then "x".
+  EXPECT_EQ(tok.Encode(" (x"), (std::vector<int32_t>{tok.TokenId(open), 'x'}));
+}
+
 TEST(BpeTokenizerTest, DecodeInvertsEncodeOnAnyBytes) {
   const BpeTokenizer tok = Make({"he", "\u0120t", "\u0120the", "aa"},
                                 "h e\n\u0120 t\n\u0120t he\na a\n");
@@ -148,12 +202,19 @@ TEST(BpeTokenizerTest, DecodesSpecialTokensAsText) {
   EXPECT_FALSE(tok.Decode({-1}).ok());
 }
 
-TEST(BpeTokenizerTest, ReadsFilesWithWindowsLineEndings) {
+TEST(BpeTokenizerTest, ReadsFilesWithWindowsLineEndingsAndByteOrderMarks) {
   const std::string dir = ::testing::TempDir();
-  std::ofstream(dir + "/vocab.json") << VocabJson({"he"});
-  std::ofstream(dir + "/merges.txt") << "#version: 0.2\r\nh e\r\n";
+  std::ofstream(dir + "/vocab.json") << "\xEF\xBB\xBF" << VocabJson({"he"});
+  std::ofstream(dir + "/merges.txt") << "\xEF\xBB\xBF#version: 0.2\r\nh e\r\n";
   absl::StatusOr<BpeTokenizer> tok =
       BpeTokenizer::FromFiles(dir + "/vocab.json", dir + "/merges.txt");
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  EXPECT_EQ(tok->Encode("he"), (std::vector<int32_t>{256}));
+  EXPECT_EQ(tok->vocab_name(), dir + "/vocab.json");
+  EXPECT_EQ(tok->merges_name(), dir + "/merges.txt");
+  // Without the "#version" line, the mark before the first merge goes too.
+  std::ofstream(dir + "/merges.txt") << "\xEF\xBB\xBFh e\r\n";
+  tok = BpeTokenizer::FromFiles(dir + "/vocab.json", dir + "/merges.txt");
   ASSERT_TRUE(tok.ok()) << tok.status();
   EXPECT_EQ(tok->Encode("he"), (std::vector<int32_t>{256}));
   EXPECT_EQ(BpeTokenizer::FromFiles(dir + "/nope.json", dir + "/merges.txt").status().code(),

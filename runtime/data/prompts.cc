@@ -74,8 +74,12 @@ absl::StatusOr<std::vector<int32_t>> LabelWordIds(const BpeTokenizer& tokenizer,
     const std::vector<int32_t> tokens = tokenizer.Encode(word);
     if (tokens.size() != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "label word '", word, "' is ", tokens.size(), " tokens [", absl::StrJoin(tokens, ", "),
-          "], not one: the vocabulary does not fit this template"));
+          "label word '", word, "' of the ",
+          prompt_template.task == PromptTask::kSst2 ? "SST-2" : "BoolQ", " template is ",
+          tokens.size(), " tokens [", absl::StrJoin(tokens, ", "), "] with the tokenizer of ",
+          tokenizer.vocab_name(), " and ", tokenizer.merges_name(),
+          "; each label word must be one token of the vocabulary: use the model's own "
+          "tokenizer files (the vocab.json and merges.txt that came with its weights)"));
     }
     ids.push_back(tokens[0]);
   }

@@ -81,8 +81,9 @@ absl::StatusOr<EncodedExample> EncodeExample(const BpeTokenizer& tokenizer,
                                              const BoolqExample& example, int64_t max_len);
 
 // The token id of each label word, by label index.
-// Errors: InvalidArgument naming a label word that is not exactly one token
-// (with the tokens it became).
+// Errors: InvalidArgument naming a label word that is not exactly one token,
+// the tokens it became, the tokenizer's files (BpeTokenizer::vocab_name and
+// merges_name), and the fix (the model's own tokenizer files).
 absl::StatusOr<std::vector<int32_t>> LabelWordIds(const BpeTokenizer& tokenizer,
                                                   const PromptTemplate& prompt_template);
 

@@ -116,7 +116,11 @@ TEST(PromptsTest, Errors) {
   const BpeTokenizer tok = MakeTokenizer({"great"});
   const absl::Status words = LabelWordIds(tok, Sst2Template()).status();
   EXPECT_EQ(words.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(Contains(words.message(), "label word ' terrible' is 9 tokens [32, 116,"));
+  EXPECT_TRUE(Contains(words.message(), "label word ' terrible' of the SST-2 template is 9 tokens [32, 116,"));
+  EXPECT_TRUE(Contains(words.message(),
+                       "] with the tokenizer of vocab.json and merges.txt; each label word must be "
+                       "one token of the vocabulary: use the model's own tokenizer files (the "
+                       "vocab.json and merges.txt that came with its weights)"));
   const BpeTokenizer no_bos = MakeTokenizer({"great"}, /*with_bos=*/false);
   EXPECT_TRUE(Contains(EncodeExample(no_bos, Sst2Template(), Sst2Example{"x", 0}, 8).status().message(),
                        "BOS token '</s>' is not in the vocabulary"));

@@ -1,23 +1,20 @@
 #include "runtime/data/sst2.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "base/status_macros.h"
-#include "base/textproto.h"
+#include "runtime/data/text_lines.h"
 #include "runtime/data/utf8.h"
 
 namespace zosched {
+namespace {
 
-absl::StatusOr<std::vector<Sst2Example>> ParseSst2Tsv(absl::string_view text,
-                                                      const std::string& source) {
+// Parses the lines `for_each_line` visits (ForEachLine or ForEachFileLine).
+absl::StatusOr<std::vector<Sst2Example>> ParseLines(
+    absl::FunctionRef<absl::Status(LineVisitor)> for_each_line, const std::string& source) {
   std::vector<Sst2Example> examples;
   bool seen_header = false;
-  int line_number = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++line_number;
-    if (absl::EndsWith(line, "\r")) line.remove_suffix(1);
-    if (line.empty()) continue;
+  RETURN_IF_ERROR(for_each_line([&](int line_number, absl::string_view line) {
+    if (line.empty()) return absl::OkStatus();
     const std::string where = absl::StrCat(source, ":", line_number, ": ");
     if (const size_t bad = FirstInvalidUtf8(line); bad != absl::string_view::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -30,7 +27,7 @@ absl::StatusOr<std::vector<Sst2Example>> ParseSst2Tsv(absl::string_view text,
             where, "header '", line, "' is not 'sentence<TAB>label' (GLUE SST-2 train/dev)"));
       }
       seen_header = true;
-      continue;
+      return absl::OkStatus();
     }
     const size_t tab = line.rfind('\t');
     if (tab == absl::string_view::npos) {
@@ -43,18 +40,29 @@ absl::StatusOr<std::vector<Sst2Example>> ParseSst2Tsv(absl::string_view text,
           absl::StrCat(where, "label '", label, "' is not 0 or 1"));
     }
     examples.push_back({std::string(line.substr(0, tab)), label == "1" ? 1 : 0});
-  }
+    return absl::OkStatus();
+  }));
   if (!seen_header) {
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": empty, expected the header 'sentence<TAB>label'"));
   }
+  if (examples.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": no examples after the header: a train or dev set needs at least one row "
+                "'SENTENCE<TAB>LABEL' (LABEL 0 or 1)"));
+  }
   return examples;
 }
 
+}  // namespace
+
+absl::StatusOr<std::vector<Sst2Example>> ParseSst2Tsv(absl::string_view text,
+                                                      const std::string& source) {
+  return ParseLines([&](LineVisitor visit) { return ForEachLine(text, source, visit); }, source);
+}
+
 absl::StatusOr<std::vector<Sst2Example>> ReadSst2Tsv(const std::string& path) {
-  std::string text;
-  RETURN_IF_ERROR(ReadFileToString(path, &text));
-  return ParseSst2Tsv(text, path);
+  return ParseLines([&](LineVisitor visit) { return ForEachFileLine(path, visit); }, path);
 }
 
 }  // namespace zosched

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "runtime/data/text_lines.h"
 
 namespace zosched {
 namespace {
@@ -26,10 +27,36 @@ TEST(Sst2Test, ReadsGlueTsv) {
   EXPECT_EQ((*examples)[1].label, 1);
 }
 
-TEST(Sst2Test, HeaderOnlyIsEmpty) {
-  absl::StatusOr<std::vector<Sst2Example>> examples = ParseSst2Tsv("sentence\tlabel\n", "x.tsv");
-  ASSERT_TRUE(examples.ok());
-  EXPECT_TRUE(examples->empty());
+// Excel and Notepad write a byte order mark and "\r\n" line endings.
+TEST(Sst2Test, ReadsAFileWithAByteOrderMarkAndWindowsLineEndings) {
+  const std::string path = ::testing::TempDir() + "/sst2_bom.tsv";
+  std::ofstream(path) << "\xEF\xBB\xBFsentence\tlabel\r\na fine film\t1\r\ndull\t0\r\n";
+  absl::StatusOr<std::vector<Sst2Example>> examples = ReadSst2Tsv(path);
+  ASSERT_TRUE(examples.ok()) << examples.status();
+  ASSERT_EQ(examples->size(), 2u);
+  EXPECT_EQ((*examples)[0].sentence, "a fine film");
+  EXPECT_EQ((*examples)[1].sentence, "dull");
+  EXPECT_EQ((*examples)[1].label, 0);
+}
+
+// A dev set of only its header used to give "dev accuracy 0.0000 (0
+// examples)" and exit 0.
+TEST(Sst2Test, RefusesAFileWithoutExamples) {
+  const std::string path = ::testing::TempDir() + "/dev.tsv";
+  std::ofstream(path) << "sentence\tlabel\n\n";
+  const absl::Status status = ReadSst2Tsv(path).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            path + ": no examples after the header: a train or dev set needs at least one row "
+                   "'SENTENCE<TAB>LABEL' (LABEL 0 or 1)");
+}
+
+TEST(Sst2Test, RefusesALineAboveTheLimitNamingFileAndLine) {
+  const std::string path = ::testing::TempDir() + "/train.tsv";
+  std::ofstream(path) << "sentence\tlabel\ngood\t1\n" << std::string(kMaxDataLineBytes, 'x') << "\t1\n";
+  const absl::Status status = ReadSst2Tsv(path).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(status.message(), path + ":3: line is longer than 1048576 bytes (1 MiB)"));
 }
 
 TEST(Sst2Test, ErrorsNameFileAndLine) {

@@ -28,5 +28,26 @@ TEST(FirstInvalidUtf8, FindsTheFirstIllFormedSequence) {
   EXPECT_EQ(FirstInvalidUtf8(std::string("a\xff", 2)), 1u);
 }
 
+TEST(DecodeUtf8At, DecodesEachLength) {
+  const std::string text = "a\xc3\xa9\xe2\x88\x92\xf0\x9f\x98\x80";  // a é − 😀
+  EXPECT_EQ(DecodeUtf8At(text, 0).code_point, 'a');
+  EXPECT_EQ(DecodeUtf8At(text, 0).length, 1);
+  EXPECT_EQ(DecodeUtf8At(text, 1).code_point, 0xE9u);
+  EXPECT_EQ(DecodeUtf8At(text, 1).length, 2);
+  EXPECT_EQ(DecodeUtf8At(text, 3).code_point, 0x2212u);
+  EXPECT_EQ(DecodeUtf8At(text, 3).length, 3);
+  EXPECT_EQ(DecodeUtf8At(text, 6).code_point, 0x1F600u);
+  EXPECT_EQ(DecodeUtf8At(text, 6).length, 4);
+}
+
+TEST(DecodeUtf8At, IllFormedBytesDecodeOneByOne) {
+  const std::string text = "\xe2\x88" "d\xc0\xaf";  // truncated −, overlong '/'
+  for (size_t i : {0u, 1u, 3u, 4u}) {
+    EXPECT_EQ(DecodeUtf8At(text, i).code_point, kIllFormedUtf8) << i;
+    EXPECT_EQ(DecodeUtf8At(text, i).length, 1) << i;
+  }
+  EXPECT_EQ(DecodeUtf8At(text, 2).code_point, 'd');
+}
+
 }  // namespace
 }  // namespace zosched

@@ -1,0 +1,133 @@
+#include "runtime/checkpoint/init_file.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/textproto.h"
+#include "gtest/gtest.h"
+#include "models/model_spec.h"
+#include "models/model_tensors.h"
+#include "runtime/checkpoint/run_checkpoint.h"
+#include "runtime/checkpoint/safetensors.h"
+
+namespace zosched {
+namespace {
+
+// Whether `text` contains `part`, showing both if not.
+::testing::AssertionResult Contains(absl::string_view text, absl::string_view part) {
+  if (text.find(part) != absl::string_view::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
+// A schedule of a tiny OPT (2 blocks, h = 8, vocab 32, tied head).
+Schedule TinySchedule() {
+  Schedule schedule;
+  EXPECT_TRUE(ParseTextProto(R"pb(
+    name: "tiny-zo2"
+    model {
+      name: "tiny-opt" family: OPT hidden_size: 8 num_layers: 2 num_heads: 2
+      ffn_size: 16 vocab_size: 32 max_positions: 16 activation: RELU
+      norm: LAYER_NORM norm_placement: PRE_NORM positional: LEARNED_OPT_OFFSET
+      tied_lm_head: true linear_bias: true final_norm: true weight_dtype: FP16
+    }
+    training { learning_rate: 1e-4 epsilon: 1e-3 base_seed: 7 batch_size: 2 seq_len: 8 }
+  )pb", "tiny", &schedule).ok());
+  return schedule;
+}
+
+class InitFileTest : public ::testing::Test {
+ protected:
+  InitFileTest() {
+    tensors_ = EmbeddingTensors(spec());
+    for (int64_t l = 0; l < spec().num_layers(); ++l) {
+      for (const TensorSpec& t : BlockTensors(spec(), l)) tensors_.push_back(t);
+    }
+    for (const TensorSpec& t : FinalNormTensors(spec())) tensors_.push_back(t);
+    for (const TensorSpec& t : HeadTensors(spec())) tensors_.push_back(t);
+    values_.resize(CountElements(tensors_));
+    for (size_t i = 0; i < values_.size(); ++i) values_[i] = 0.001f * (i % 1000);
+  }
+  const ModelSpec& spec() const { return schedule_.model(); }
+  std::vector<ParameterPart> Parts() const { return {{tensors_, FP32, values_.data()}}; }
+  // A path in a run's directory.
+  std::string RunFile(const std::string& name) const {
+    return absl::StrCat(::testing::TempDir(), "/", name);
+  }
+
+  const Schedule schedule_ = TinySchedule();
+  std::vector<TensorSpec> tensors_;
+  std::vector<float> values_;
+};
+
+// What a fresh run may start from: a finished run's weights.safetensors, or
+// a Hugging Face file (no zosched metadata).
+TEST_F(InitFileTest, AcceptsFinalWeightsAndHuggingFaceFiles) {
+  const std::string weights = RunFile("weights.safetensors");
+  ASSERT_TRUE(SaveModelParameters(weights, spec(), Parts(),
+                                  {{"zosched.kind", "weights"}, {"zosched.step", "19"}})
+                  .ok());
+  absl::Status s = CheckInitFile(weights, spec());
+  EXPECT_TRUE(s.ok()) << s;
+  const std::string hf = RunFile("hf.safetensors");
+  ASSERT_TRUE(SaveModelParameters(hf, spec(), Parts(), {}).ok());
+  s = CheckInitFile(hf, spec());
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+// A run checkpoint's last update is still pending in its run's log:
+// starting from it would silently drop that update.
+TEST_F(InitFileTest, RefusesARunCheckpointAndSaysWhatToPassInstead) {
+  const std::string path = RunFile("checkpoint.safetensors");
+  ASSERT_TRUE(WriteRunCheckpoint(path, schedule_, Parts(), {{0, 11u, 0.5f, 1e-4f}}).ok());
+  const absl::Status s = CheckInitFile(path, spec());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(Contains(s.message(), absl::StrCat("--init: ", path, " is a run checkpoint")));
+  EXPECT_TRUE(Contains(s.message(), "would drop that update"));
+  EXPECT_TRUE(Contains(s.message(), absl::StrCat("--resume --out_dir=", ::testing::TempDir())));
+  EXPECT_TRUE(Contains(s.message(),
+                       absl::StrCat("--init=", ::testing::TempDir(), "/weights.safetensors")));
+}
+
+TEST_F(InitFileTest, RefusesNonFiniteWeightsNamingTheElement) {
+  values_[CountElements(EmbeddingTensors(spec())) + 3] = std::numeric_limits<float>::quiet_NaN();
+  const std::string path = RunFile("nan.safetensors");
+  ASSERT_TRUE(SaveModelParameters(path, spec(), Parts(), {{"zosched.kind", "weights"}}).ok());
+  const absl::Status s = CheckInitFile(path, spec());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  // The first tensor of block 0 is its attention norm's weight, [8].
+  EXPECT_TRUE(Contains(s.message(), absl::StrCat("--init: ", path,
+                                                 ": tensor 'model.decoder.layers.0."
+                                                 "self_attn_layer_norm.weight' element 3 ([3] in "
+                                                 "shape [8]) is nan")));
+}
+
+// Every parameter of the model is checked, not only those a first part
+// would load.
+TEST_F(InitFileTest, RefusesAFileMissingATensor) {
+  std::vector<TensorSpec> fewer(tensors_.begin(), tensors_.end() - 1);
+  const std::string path = RunFile("fewer.safetensors");
+  ASSERT_TRUE(SaveModelParameters(path, spec(), {{fewer, FP32, values_.data()}}, {}).ok());
+  const absl::Status s = CheckInitFile(path, spec());
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+  EXPECT_TRUE(Contains(s.message(), absl::StrCat("--init: ", path, ": tensor '",
+                                                 tensors_.back().name, "' not found")));
+}
+
+TEST_F(InitFileTest, RefusesWhatIsNotAFile) {
+  absl::Status s = CheckInitFile(::testing::TempDir(), spec());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_EQ(s.message(), absl::StrCat("--init: ", ::testing::TempDir(),
+                                      " is a directory; expected a .safetensors file"));
+  s = CheckInitFile("/dev/zero", spec());
+  EXPECT_EQ(s.message(),
+            "--init: /dev/zero is not a regular file (a character device); expected a "
+            ".safetensors file");
+  s = CheckInitFile(RunFile("missing.safetensors"), spec());
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+  EXPECT_TRUE(Contains(s.message(), "missing.safetensors: No such file or directory"));
+}
+
+}  // namespace
+}  // namespace zosched

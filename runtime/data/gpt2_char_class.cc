@@ -1,0 +1,43 @@
+#include "runtime/data/gpt2_char_class.h"
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+
+namespace zosched {
+namespace {
+
+struct Range {
+  uint32_t first, last;
+  CharClass char_class;
+};
+
+constexpr Range kRanges[] = {
+#include "runtime/data/gpt2_char_class_table.inc"
+};
+
+// ASCII looked up directly: most text is mostly ASCII.
+const std::array<CharClass, 128>& AsciiClasses() {
+  static const std::array<CharClass, 128> table = [] {
+    std::array<CharClass, 128> t;
+    t.fill(CharClass::kOther);
+    for (const Range& r : kRanges) {
+      for (uint32_t c = r.first; c <= r.last && c < 128; ++c) t[c] = r.char_class;
+    }
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+CharClass Gpt2CharClass(uint32_t code_point) {
+  if (code_point < 128) return AsciiClasses()[code_point];
+  // The first range ending at or after the code point.
+  const Range* it = std::lower_bound(
+      std::begin(kRanges), std::end(kRanges), code_point,
+      [](const Range& r, uint32_t cp) { return r.last < cp; });
+  return it != std::end(kRanges) && it->first <= code_point ? it->char_class : CharClass::kOther;
+}
+
+}  // namespace zosched
