@@ -27,9 +27,7 @@ constexpr char kRule[] =
     "Exit status: 0 on success; 2 for bad usage or input (flags, files, schedules, a plan\n"
     "that does not fit); 1 for a failure while running.\n";
 
-bool IsHelp(absl::string_view name) {
-  return name == "help" || name == "h" || name == "helpfull";
-}
+bool IsHelp(absl::string_view name) { return name == "help" || name == "h" || name == "helpfull"; }
 
 // Abseil's own flags (--flagfile, --fromenv, ...), defined in its files.
 bool IsAbseils(const absl::CommandLineFlag& flag) {
@@ -180,8 +178,7 @@ absl::Status CheckFlag(int argc, char** argv, int* i, Scan* scan) {
       return Invalid(absl::StrCat(
           "--", name, " lacks its value",
           *i + 1 < argc ? absl::StrCat(" (", argv[*i + 1], " after it is not one)") : "",
-          ": give --", name, "=VALUE (", TypeName(*flag), ", default ", ShownDefault(*flag),
-          ")"));
+          ": give --", name, "=VALUE (", TypeName(*flag), ", default ", ShownDefault(*flag), ")"));
     } else {
       value = argv[++*i];
     }
@@ -190,13 +187,13 @@ absl::Status CheckFlag(int argc, char** argv, int* i, Scan* scan) {
   // way this Abseil offers, through the accessor the library itself uses).
   if (!absl::flags_internal::PrivateHandleAccessor::ValidateInputValue(*flag, value)) {
     return Invalid(absl::StrCat("--", name, "=", value, " is not a valid ", TypeName(*flag),
-                                flag->IsOfType<bool>() ? absl::StrCat(": give true or false")
-                                                       : absl::StrCat(" (default ",
-                                                                      ShownDefault(*flag), ")")));
+                                flag->IsOfType<bool>()
+                                    ? ": give true or false"
+                                    : absl::StrCat(" (default ", ShownDefault(*flag), ")")));
   }
   if (const auto it = scan->values.find(name); it != scan->values.end()) {
-    return Invalid(absl::StrFormat("--%s given twice (%s and %s): give it once", name,
-                                   it->second, value));
+    return Invalid(
+        absl::StrFormat("--%s given twice (%s and %s): give it once", name, it->second, value));
   }
   scan->values.emplace(name, value);
   return absl::OkStatus();
@@ -216,10 +213,10 @@ absl::Status CheckArgs(const Scan& scan, const Usage& usage) {
         " (", synopsis, ")"));
   }
   const size_t extra = names.size();
-  return Invalid(absl::StrCat("unexpected argument '", scan.args[extra], "'", scan.notes[extra],
-                              names.empty() ? absl::StrCat(": ", usage.tool,
-                                                           " takes flags only (--name=VALUE)")
-                                            : absl::StrCat(" (", synopsis, ")")));
+  return Invalid(absl::StrCat(
+      "unexpected argument '", scan.args[extra], "'", scan.notes[extra],
+      names.empty() ? absl::StrCat(": ", usage.tool, " takes flags only (--name=VALUE)")
+                    : absl::StrCat(" (", synopsis, ")")));
 }
 
 }  // namespace

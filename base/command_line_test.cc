@@ -64,7 +64,8 @@ TEST_F(CommandLineTest, FlagsLeftOutAreNotGiven) {
 }
 
 TEST_F(CommandLineTest, PositionalArgumentsAnywhereAndAfterDoubleDash) {
-  const absl::StatusOr<CommandLine> line = Parse({"a", "--slicing", "b", "--", "--steps=3"}, "A B C");
+  const absl::StatusOr<CommandLine> line =
+      Parse({"a", "--slicing", "b", "--", "--steps=3"}, "A B C");
   ASSERT_TRUE(line.ok()) << line.status();
   EXPECT_EQ(line->args, (std::vector<std::string>{"a", "b", "--steps=3"}));
   EXPECT_EQ(absl::GetFlag(FLAGS_steps), 5);
@@ -121,7 +122,8 @@ TEST_F(CommandLineTest, FlagWithoutItsValueIsRefused) {
 }
 
 TEST_F(CommandLineTest, NegativeFormsOnlyForBoolsAndWithoutValue) {
-  EXPECT_EQ(Error({"--nosteps"}), "--nosteps: --steps is not a bool flag; give --steps=VALUE (int32)");
+  EXPECT_EQ(Error({"--nosteps"}),
+            "--nosteps: --steps is not a bool flag; give --steps=VALUE (int32)");
   EXPECT_THAT(Error({"--noslicing=true"}), HasSubstr("--noslicing takes no value"));
 }
 
@@ -129,7 +131,8 @@ TEST_F(CommandLineTest, WrongNumberOfPositionalArgumentsIsRefused) {
   EXPECT_EQ(Error({"x"}), "unexpected argument 'x': tool takes flags only (--name=VALUE)");
   EXPECT_EQ(Error({"a"}, "OLD NEW"), "missing NEW (usage: tool [flags] OLD NEW)");
   EXPECT_EQ(Error({}, "OLD NEW"), "missing OLD and NEW (usage: tool [flags] OLD NEW)");
-  EXPECT_EQ(Error({"a", "b", "c"}, "OLD NEW"), "unexpected argument 'c' (usage: tool [flags] OLD NEW)");
+  EXPECT_EQ(Error({"a", "b", "c"}, "OLD NEW"),
+            "unexpected argument 'c' (usage: tool [flags] OLD NEW)");
   // A bool's value written after a space is an argument: say so.
   EXPECT_THAT(Error({"--slicing", "false"}),
               HasSubstr("unexpected argument 'false' after --slicing (a bool flag takes its "

@@ -139,7 +139,9 @@ absl::StatusOr<Pictures> WriteOutputs(const SweepSpace& space,
                                       const std::string& throughput, const std::string& dir) {
   if (absl::GetFlag(FLAGS_overwrite)) {
     ASSIGN_OR_RETURN(const int removed, RemoveExploreOutputs(dir));
-    if (removed > 0) std::printf("removed %d files of an earlier run from %s\n", removed, dir.c_str());
+    if (removed > 0) {
+      std::printf("removed %d files of an earlier run from %s\n", removed, dir.c_str());
+    }
   }
   RETURN_IF_ERROR(MakeDirectories(dir));
   const std::vector<int> ranked = RankConfigs(results, space.sweep.best());

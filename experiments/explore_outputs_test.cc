@@ -13,7 +13,8 @@ namespace {
 TEST(ExploreOutputsTest, NamesWhatARunWritesAndNothingElse) {
   EXPECT_EQ(BestScheduleFile(7, "opt-1.3b hgx_h100 zo2, 3 slots"),
             "best/07_opt-1.3b_hgx_h100_zo2_3_slots.pb");
-  EXPECT_EQ(ClusterFile("dgx_a100[host_link_gbps=16]"), "clusters/dgx_a100_host_link_gbps_16.pbtxt");
+  EXPECT_EQ(ClusterFile("dgx_a100[host_link_gbps=16]"),
+            "clusters/dgx_a100_host_link_gbps_16.pbtxt");
   for (const char* path :
        {"configurations.csv", "best.md", "best/01_x.pb", "best/123_opt_zo2.pb",
         "clusters/dgx_a100.pbtxt", "pareto_gpus.png", "pareto_cost.csv", "pareto_gpus.gp.log",

@@ -3,7 +3,10 @@
 # agrees with `lower` and `simulate` run one by one on the same flags and the
 # cluster file explore wrote (the step time to the microsecond; a plan that
 # does not fit, with lower's own reason); pruning keeps the best; the
-# pictures and best schedules exist; a bad sweep is refused with its place.
+# pictures and best schedules exist; a bad sweep is refused with its place;
+# a sweep nothing of which is ranked says why and draws nothing; a used
+# output directory is refused, or cleared of the earlier run with
+# --overwrite; the shipped sweeps run.
 set -uo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 out="$TEST_TMPDIR/small"
@@ -63,4 +66,80 @@ experiments/explore --sweep="$TEST_TMPDIR/bad.pbtxt" --out_dir="$out.bad" 2>"$TE
 [ $? -eq 2 ] || fail "bad sweep: exit status"
 grep -q "bad.pbtxt: strategies\[0\] (MEZO): block_slots applies to ZO2 and DISTZO2" "$TEST_TMPDIR/err" \
   || fail "bad sweep message: $(cat "$TEST_TMPDIR/err")"
+# Each refusal: exit status 2 and a message naming the file and the field.
+expect_refusal() {  # SED_EXPRESSION EXPECTED_MESSAGE
+  sed "$1" "$sweep" >"$TEST_TMPDIR/bad.pbtxt"
+  experiments/explore --sweep="$TEST_TMPDIR/bad.pbtxt" --out_dir="$TEST_TMPDIR/refused" \
+    >/dev/null 2>"$TEST_TMPDIR/err"
+  local status=$?
+  [ "$status" -eq 2 ] || fail "$1: exit status $status"
+  grep -qF -- "$2" "$TEST_TMPDIR/err" || fail "$1: expected '$2' in: $(cat "$TEST_TMPDIR/err")"
+  [ ! -e "$TEST_TMPDIR/refused" ] || fail "$1: wrote $TEST_TMPDIR/refused"
+}
+expect_refusal 's/max_gpus: 2/max_gpus: 2 min_tokens_per_s: nan/' \
+  "bad.pbtxt: constraints.min_tokens_per_s is nan (expected a finite number of tokens/s >= 0"
+expect_refusal 's/^name: "small"//' "bad.pbtxt: name is missing"
+expect_refusal 's/models: \["opt-1.3b", "opt-13b"\]/models: ["opt-1.3b", "opt-13b", "opt-1.3b"]/' \
+  "bad.pbtxt: models[2]: 'opt-1.3b' is models[0] again"
+axis=$(seq -s, 1 100)
+expect_refusal "s/device_memory_gib: \[80, 24\]/host_link_gbps: [$axis] nvlink_gbps: [$axis] device_memory_gib: [$axis]/" \
+  "bad.pbtxt: the cluster families have 1000000 members in all, above the limit of 10000: clusters[0] 1000000 (100 host_link_gbps × 100 nvlink_gbps × 100 device_memory_gib)"
+
+# Nothing meets the constraints: an answer (status 0), said with the counts
+# and the most common reasons; the tables are written, the empty pictures
+# are not.
+none="$TEST_TMPDIR/none"
+sed 's/max_gpus: 2/max_gpus: 2 min_tokens_per_s: 1e12/' "$sweep" >"$TEST_TMPDIR/none.pbtxt"
+experiments/explore --sweep="$TEST_TMPDIR/none.pbtxt" --out_dir="$none" >"$TEST_TMPDIR/stdout.none" \
+  2>"$TEST_TMPDIR/err" || fail "nothing ranked: exit status $?"
+for want in "40 configurations: 37 fit (0 of them meet the constraints), 3 do not fit, 0 invalid" \
+    "**No configuration fits and meets the constraints.**" \
+    "- 37 fit but miss the constraints, e.g. opt-1.3b on h100_sxm_x2[device_memory_gib=80], mezo: misses the constraints:" \
+    "not drawn, as no configuration fits and meets the constraints: pareto_gpus.png, pareto_cost.png, heatmap_device_memory_gib_by_strategy.png"; do
+  grep -qF -- "$want" "$TEST_TMPDIR/stdout.none" || fail "nothing ranked: no '$want' in: $(cat "$TEST_TMPDIR/stdout.none")"
+done
+grep -qF "no configuration fits and meets the constraints" "$TEST_TMPDIR/err" || fail "nothing ranked: stderr $(cat "$TEST_TMPDIR/err")"
+grep -qF "**No configuration fits and meets the constraints.**" "$none/best.md" || fail "nothing ranked: best.md"
+[ "$(($(wc -l <"$none/configurations.csv") - 1))" -eq 40 ] || fail "nothing ranked: configurations.csv"
+grep -q "below min_tokens_per_s 1e+12" "$none/configurations.csv" || fail "nothing ranked: no reason in the csv"
+[ -z "$(ls "$none" | grep -v -x -e best.md -e configurations.csv -e clusters)" ] \
+  || fail "nothing ranked: wrote $(ls "$none")"
+
+# No configuration can be lowered: the sweep is bad input (status 2), and
+# the reasons are still written.
+sed 's/^seq_len: 512/seq_len: 4096/' "$sweep" >"$TEST_TMPDIR/invalid.pbtxt"
+experiments/explore --sweep="$TEST_TMPDIR/invalid.pbtxt" --out_dir="$TEST_TMPDIR/invalid" \
+  >"$TEST_TMPDIR/stdout.invalid" 2>"$TEST_TMPDIR/err"
+status=$?
+[ "$status" -eq 2 ] || fail "every configuration invalid: exit status $status"
+grep -qF "none of the 40 configurations can be lowered" "$TEST_TMPDIR/err" || fail "invalid: $(cat "$TEST_TMPDIR/err")"
+grep -qF -- "- 40 are invalid, e.g. opt-1.3b on h100_sxm_x2[device_memory_gib=80], mezo: training seq_len is 4096" \
+  "$TEST_TMPDIR/invalid/best.md" || fail "invalid: best.md $(cat "$TEST_TMPDIR/invalid/best.md")"
+
+# A used output directory is refused; --overwrite replaces the earlier
+# run's files (another sweep's: 4 best schedules, a heat map, a cost chart)
+# and keeps the user's.
+touch "$out/notes.txt"
+experiments/explore --sweep=experiments/sweeps/gh200_vs_h100_pcie.pbtxt --out_dir="$out" \
+  >/dev/null 2>"$TEST_TMPDIR/err"
+status=$?
+[ "$status" -eq 2 ] || fail "used --out_dir: exit status $status"
+grep -qF "$out is not empty (an earlier run's outputs?): --overwrite replaces the explorer's files there" \
+  "$TEST_TMPDIR/err" || fail "used --out_dir: $(cat "$TEST_TMPDIR/err")"
+experiments/explore --sweep=experiments/sweeps/gh200_vs_h100_pcie.pbtxt --out_dir="$out" --overwrite \
+  >"$TEST_TMPDIR/stdout.overwrite" || fail "--overwrite: exit status $?"
+[ "$(ls "$out"/best/*.pb | wc -l)" -eq 15 ] || fail "--overwrite: $(ls "$out"/best | wc -l) best schedules, expected 15"
+! grep -q "h100_sxm_x2" <(ls "$out"/best "$out"/clusters) || fail "--overwrite kept the earlier run's files"
+[ ! -e "$out/pareto_cost.png" ] && [ ! -e "$out/heatmap_device_memory_gib_by_strategy.png" ] \
+  || fail "--overwrite kept the earlier run's pictures"
+[ -e "$out/notes.txt" ] || fail "--overwrite removed a file the explorer did not write"
+grep -q "^| 1 | opt-" "$out/best.md" || fail "--overwrite: best.md"
+
+# The shipped sweeps run.
+for shipped in experiments/sweeps/*.pbtxt; do
+  name=$(basename "$shipped" .pbtxt)
+  experiments/explore --sweep="$shipped" --out_dir="$TEST_TMPDIR/shipped/$name" \
+    >"$TEST_TMPDIR/stdout.$name" 2>"$TEST_TMPDIR/err" || fail "$shipped: exit status $?: $(cat "$TEST_TMPDIR/err")"
+  grep -q "^| 1 | " "$TEST_TMPDIR/shipped/$name/best.md" || fail "$shipped ranks nothing"
+done
 echo PASS

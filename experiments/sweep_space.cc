@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/check.h"
 #include "base/status_macros.h"
 #include "base/textproto.h"
 #include "google/protobuf/descriptor.h"
@@ -244,8 +245,8 @@ void ForEachStrategyConfig(const StrategyChoice& s, const SweepConfig& base, int
 absl::Status CheckTrainingLists(const Sweep& sweep, const std::string& source) {
   RETURN_IF_ERROR(CheckRange(source, "batch", sweep.batch(), 1, kMaxBatchSize,
                              "1 to 1048576 examples"));
-  RETURN_IF_ERROR(CheckRange(source, "seq_len", sweep.seq_len(), 1, std::numeric_limits<int32_t>::max(),
-                             "1 or more tokens"));
+  RETURN_IF_ERROR(CheckRange(source, "seq_len", sweep.seq_len(), 1,
+                             std::numeric_limits<int32_t>::max(), "1 or more tokens"));
   RETURN_IF_ERROR(CheckRange(source, "micro_batch", sweep.micro_batch(), 0, kMaxBatchSize,
                              "0, each device's share, or 1 to 1048576 examples"));
   RETURN_IF_ERROR(CheckUnique(source, "batch", sweep.batch(), IntText));
@@ -406,8 +407,9 @@ SweepConfig BaseConfig(int batch, int seq_len, int micro_batch) {
 
 // The configurations ExpandSweep would build, counted without building any
 // (they depend on a member only through its device count, and not on the
-// model or seq_len), in a double so that no list makes it overflow. Errors: InvalidArgument when two entries of one
-// strategy kind give the same configuration.
+// model or seq_len), in a double so that no list makes it overflow.
+// Errors: InvalidArgument when two entries of one strategy kind give the
+// same configuration.
 absl::StatusOr<double> CountConfigs(const SweepSpace& space, const std::string& source) {
   const Sweep& sweep = space.sweep;
   std::map<int, int> members_with_devices;
@@ -588,6 +590,8 @@ absl::StatusOr<SweepSpace> ExpandSweep(const Sweep& sweep, const std::string& so
       }
     }
   }
+  CHECK(space.configs.size() == static_cast<size_t>(count))
+      << "counted " << count << " configurations, built " << space.configs.size();
   return space;
 }
 

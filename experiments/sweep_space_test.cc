@@ -112,7 +112,8 @@ TEST(SweepSpaceTest, RefusesWhatWouldSweepNothingOrTheWrongThing) {
        "precision[0] is unset"},
       {"name: \"t\" models: \"opt-9z\" clusters { base: \"hgx_h100\" } strategies { kind: ZO2 }",
        "sweep.pbtxt: models[0]: unknown model 'opt-9z'"},
-      {"name: \"t\" models: \"opt-1.3b\" batch: 0 clusters { base: \"hgx_h100\" } strategies { kind: ZO2 }",
+      {"name: \"t\" models: \"opt-1.3b\" batch: 0 clusters { base: \"hgx_h100\" } "
+       "strategies { kind: ZO2 }",
        "batch[0] is 0"},
       {"name: \"t\" models: \"opt-1.3b\" clusters { base: \"hgx_h100\" } "
        "strategies { kind: ZO2 } objective: TOKENS_PER_DOLLAR",

@@ -43,11 +43,13 @@
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
+#include "runtime/checkpoint/init_file.h"
 #include "runtime/host_memory_check.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
 #include "runtime/nn/opt_forward.h"
 #include "runtime/stop_signals.h"
+#include "runtime/task.h"
 #include "runtime/trainer.h"
 #include "runtime/watchdog.h"
 #include "schedule/lower_flags.h"
@@ -206,6 +208,10 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
   TrainOptions& options = launch.options;
   ASSIGN_OR_RETURN(const Schedule schedule, PrepareSchedule(options));
   RETURN_IF_ERROR(CheckRuntimeSupports(schedule.model()));
+  // A file --init cannot start from (a run checkpoint, NaN or Inf weights,
+  // a directory or device, a missing tensor) is refused before any rank
+  // starts, and by every rank of a hand-started mpirun.
+  if (options.init != "random") RETURN_IF_ERROR(CheckInitFile(options.init, schedule.model()));
   if (StartedByMpiLauncher()) {
     // A hand-started mpirun's rank 0 locks the directory itself.
     options.lock_out_dir = !StartedByZoschedLauncher();
@@ -226,12 +232,18 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
   RETURN_IF_ERROR(CheckHostMemory(schedule, /*device=*/-1, options.backend.name == "cpu",
                                   RankZeroCopiesModel(options), headroom));
   RETURN_IF_ERROR(CheckOutputDirectory(options));
-  if (options.resume) RETURN_IF_ERROR(CheckResumable(options, schedule));
   const std::string out = OutputDir(options.out_dir, "train");
   RETURN_IF_ERROR(MakeDirectories(out));
   ASSIGN_OR_RETURN(launch.out_dir_lock, DirectoryLock::Acquire(out, "--out_dir"));
   // Checked again under the lock: a run that started meanwhile is seen.
   RETURN_IF_ERROR(CheckOutputDirectory(options));
+  // The data, read as the ranks will read it (the synthetic task written
+  // where they read it), and the run to resume on it.
+  if (options.data == "synthetic") RETURN_IF_ERROR(WriteSyntheticTask(TaskDirectory(options)));
+  ASSIGN_OR_RETURN(const TrainingTask task, LoadTask(TaskDirectory(options), options.task,
+                                                     schedule.model(),
+                                                     schedule.training().seq_len()));
+  if (options.resume) RETURN_IF_ERROR(CheckResumable(options, schedule, DataOf(options, task)));
   return launch;
 }
 

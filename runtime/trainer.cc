@@ -35,6 +35,7 @@
 #include "runtime/mpi_world.h"
 #include "runtime/stop_signals.h"
 #include "runtime/task.h"
+#include "runtime/task_fingerprint.h"
 #include "runtime/watchdog.h"
 #include "runtime/zo/trajectory_check.h"
 #include "runtime/zo/trajectory_log.h"
@@ -272,6 +273,7 @@ class Run {
   std::string out_;
   Schedule schedule_;
   TrainingTask task_;
+  RunData data_;  // what the task is, for the checkpoints
   std::unique_ptr<NodeSharedMemory> host_memory_;
   std::unique_ptr<MpiCollectives> collectives_;
   std::unique_ptr<Backend> backend_;
@@ -300,13 +302,14 @@ absl::Status Run::Setup() {
     ASSIGN_OR_RETURN(timeout_, AutoWaitTimeout(schedule_));
   }
   // Before anything is written: a fresh run does not overwrite another,
-  // nor does it write beside one that runs.
+  // nor does it write beside one that runs (train's launcher, or a run of
+  // one rank, has checked and locked it already).
   if (rank_ == 0) {
     RETURN_IF_ERROR(MakeDirectories(out_));
     if (o_.lock_out_dir) {
       ASSIGN_OR_RETURN(out_dir_lock_, DirectoryLock::Acquire(out_, "--out_dir"));
+      RETURN_IF_ERROR(CheckOutputDirectory(o_));
     }
-    RETURN_IF_ERROR(CheckOutputDirectory(o_));
     if (!o_.resume) {
       for (const char* name : kRunOutputs) std::remove((out_ + "/" + name).c_str());
     }
@@ -324,14 +327,11 @@ absl::Status Run::Setup() {
         schedule_.devices_size(), world_, schedule_.devices_size(), schedule_.devices_size(),
         schedule_.devices_size()));
   }
-  std::string data_dir = o_.data;
-  if (o_.data == "synthetic") {
-    data_dir = out_ + "/data";
-    if (rank_ == 0) RETURN_IF_ERROR(WriteSyntheticTask(data_dir));
-  }
+  if (rank_ == 0 && o_.data == "synthetic") RETURN_IF_ERROR(WriteSyntheticTask(TaskDirectory(o_)));
   RETURN_IF_ERROR(Barrier("writing the task"));  // the outputs and the task are in place
-  ASSIGN_OR_RETURN(task_, LoadTask(data_dir, o_.task, schedule_.model(),
+  ASSIGN_OR_RETURN(task_, LoadTask(TaskDirectory(o_), o_.task, schedule_.model(),
                                    schedule_.training().seq_len()));
+  data_ = DataOf(o_, task_);
   // Blocking MPI collectives (and NCCL's set-up) from here on.
   Watch watch("setting up (node shared memory, communicators, the device)", startup_limit);
   ASSIGN_OR_RETURN(heartbeats_, Heartbeats::Start(std::chrono::milliseconds(100)));
@@ -412,7 +412,7 @@ absl::Status Run::WriteCheckpoint(const std::string& when) {
     if (trajectory_ != nullptr) RETURN_IF_ERROR(SyncFile(trajectory_->path()));
     std::vector<ParameterPart> stored;
     for (const StoredPart& part : parts_) stored.push_back({part.tensors, part.dtype, part.data});
-    RETURN_IF_ERROR(WriteRunCheckpoint(CheckpointPath(), schedule_, stored, logged_));
+    RETURN_IF_ERROR(WriteRunCheckpoint(CheckpointPath(), schedule_, data_, stored, logged_));
   }
   // Nobody changes the store while rank 0 reads it.
   return Barrier("the checkpoint " + when + " (rank 0 writing it)", /*behind_rank0=*/true);
@@ -427,7 +427,7 @@ absl::Status Run::Resume() {
   RETURN_IF_ERROR(Barrier("reading the run to resume"));
   ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries, ReadRunLog(log, schedule_));
   ASSIGN_OR_RETURN(const RunCheckpoint checkpoint,
-                   OpenRunCheckpoint(CheckpointPath(), schedule_, entries));
+                   OpenRunCheckpoint(CheckpointPath(), schedule_, data_, entries));
   for (const StoredPart& part : parts_) {
     // A shared host part is loaded (and replayed) by its owner alone.
     ASSIGN_OR_RETURN(const bool mine, WritesPart(part));
@@ -726,12 +726,21 @@ absl::Status CheckOutputDirectory(const TrainOptions& o) {
 
 bool RankZeroCopiesModel(const TrainOptions& o) { return o.final_outputs || o.eval_every > 0; }
 
-absl::Status CheckResumable(const TrainOptions& o, const Schedule& schedule) {
+std::string TaskDirectory(const TrainOptions& o) {
+  return o.data == "synthetic" ? OutputDir(o.out_dir, "train") + "/data" : o.data;
+}
+
+RunData DataOf(const TrainOptions& o, const TrainingTask& task) {
+  return {TaskFingerprint(task), absl::StrFormat("--data=%s --task=%s", o.data, o.task)};
+}
+
+absl::Status CheckResumable(const TrainOptions& o, const Schedule& schedule,
+                            const RunData& data) {
   const std::string out = OutputDir(o.out_dir, "train");
   ASSIGN_OR_RETURN(const std::vector<TrajectoryEntry> entries,
                    ReadRunLog(out + "/trajectory.log", schedule));
   RETURN_IF_ERROR(
-      OpenRunCheckpoint(out + "/checkpoint.safetensors", schedule, entries).status());
+      OpenRunCheckpoint(out + "/checkpoint.safetensors", schedule, data, entries).status());
   const int64_t done = entries.empty() ? 0 : entries.back().step + 1;
   if (done >= o.steps) {
     return absl::FailedPreconditionError(absl::StrFormat(

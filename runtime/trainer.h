@@ -41,6 +41,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/backend_factory.h"
+#include "runtime/checkpoint/run_checkpoint.h"
+#include "runtime/task.h"
 #include "schedule/lower_options.h"
 #include "schedule/schedule.pb.h"
 
@@ -106,16 +108,26 @@ absl::Status CheckOutputDirectory(const TrainOptions& options);
 // final outputs): runtime/host_memory_check.h counts them.
 bool RankZeroCopiesModel(const TrainOptions& options);
 
+// Where the run reads its task: `options.data`, or for "synthetic" the
+// directory in the output directory where rank 0 writes it
+// (WriteSyntheticTask, runtime/task.h).
+std::string TaskDirectory(const TrainOptions& options);
+
+// What a run on `task` read from `options` trains on, for its checkpoints.
+RunData DataOf(const TrainOptions& options, const TrainingTask& task);
+
 // Checks, without changing a file, that `options.resume` can continue the
-// run in the output directory with `schedule`: its trajectory log (a last
-// line cut short is ignored: the resume drops it) holds this run's entries
-// (runtime/zo/trajectory_check.h), its checkpoint belongs to the run
-// (runtime/checkpoint/run_checkpoint.h), and steps remain before
-// `options.steps`. The ranks check the same when they resume.
+// run in the output directory with `schedule` on `data`: its trajectory
+// log (a last line cut short is ignored: the resume drops it) holds this
+// run's entries (runtime/zo/trajectory_check.h), its checkpoint belongs to
+// the run (runtime/checkpoint/run_checkpoint.h: the schedule, the data,
+// the log), and steps remain before `options.steps`. The ranks check the
+// same when they resume.
 // Errors: NotFound when there is no run to resume; FailedPrecondition
 // naming what differs or "the run already has N steps ... --steps";
 // those of reading the log and the checkpoint.
-absl::Status CheckResumable(const TrainOptions& options, const Schedule& schedule);
+absl::Status CheckResumable(const TrainOptions& options, const Schedule& schedule,
+                            const RunData& data);
 
 // The wait limit when none is given: 10 times the schedule's predicted
 // step (the simulator on its cluster), at least 60 s.

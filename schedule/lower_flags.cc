@@ -45,7 +45,8 @@ ABSL_FLAG(double, lr, 5e-4,
           "mezo/zo2/distzo2: learning rate η (opt-tiny from scratch: 5e-4; fine-tuning a "
           "pretrained model: MeZO's 1e-6 or 1e-7)");
 ABSL_FLAG(double, weight_decay, 0, "mezo/zo2/distzo2: weight decay λ (not on biases and norms)");
-ABSL_FLAG(uint64_t, seed, 0, "mezo/zo2/distzo2: base seed of the per-step seeds and the data order");
+ABSL_FLAG(uint64_t, seed, 0,
+          "mezo/zo2/distzo2: base seed of the per-step seeds and the data order");
 ABSL_FLAG(std::string, host_dtype, "",
           "zo2/distzo2: the host store's dtype, FP32, FP16 or BF16 (default: the model's)");
 ABSL_FLAG(std::string, wire_dtype, "",
@@ -103,7 +104,9 @@ const std::vector<StrategyFlag>& StrategyFlags() {
 }
 
 // "zo2", as --strategy takes it.
-std::string StrategyName(StrategyKind kind) { return absl::AsciiStrToLower(StrategyKind_Name(kind)); }
+std::string StrategyName(StrategyKind kind) {
+  return absl::AsciiStrToLower(StrategyKind_Name(kind));
+}
 
 // "distzo2", "zo2 and distzo2", "mezo, zo2 and distzo2".
 std::string StrategyNames(const std::vector<StrategyKind>& kinds) {
@@ -166,7 +169,8 @@ absl::StatusOr<LowerOptions> OptionsFromFlags(StrategyKind strategy) {
   o.slicing = absl::GetFlag(FLAGS_slicing);
   o.block_slots = absl::GetFlag(FLAGS_block_slots);
   o.devices = absl::GetFlag(FLAGS_devices);
-  RETURN_IF_ERROR(CheckFlagRange("pertp", o.pertp, 1, 2, "1: both passes on each device, 2: split them"));
+  RETURN_IF_ERROR(
+      CheckFlagRange("pertp", o.pertp, 1, 2, "1: both passes on each device, 2: split them"));
   RETURN_IF_ERROR(CheckFlagRange("dp", o.dp, 1, 4096, "data-parallel groups"));
   RETURN_IF_ERROR(CheckFlagRange("block_slots", o.block_slots, 1, 1024, "device block slots"));
   TrainingSettings& t = o.training;
@@ -219,8 +223,9 @@ absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::st
   // The schedule's strategy is the one the other flags must apply to
   // (unless --strategy disagrees with it, which the checks below report).
   if (strategy == s.kind() || !GivenOnCommandLine(absl::GetFlagReflectionHandle(FLAGS_strategy))) {
-    RETURN_IF_ERROR(CheckGivenFlagsApply(
-        s.kind(), absl::StrFormat("the schedule in %s (strategy %s)", path, StrategyName(s.kind()))));
+    const std::string chosen_by =
+        absl::StrFormat("the schedule in %s (strategy %s)", path, StrategyName(s.kind()));
+    RETURN_IF_ERROR(CheckGivenFlagsApply(s.kind(), chosen_by));
   }
   // A --model or --cluster flag names the schedule's when it is its name or
   // a file holding it.
@@ -290,7 +295,8 @@ absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::st
         c.flag.Name(), c.flag_value);
   }
   if (GivenOnCommandLine(absl::GetFlagReflectionHandle(FLAGS_devices))) {
-    return InvalidArgument("--devices applies when lowering; the schedule in %s names its devices", path);
+    return InvalidArgument("--devices applies when lowering; the schedule in %s names its devices",
+                           path);
   }
   return absl::OkStatus();
 }

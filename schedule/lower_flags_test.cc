@@ -45,7 +45,8 @@ TEST_F(LowerFlagsTest, FlagGivenForAStrategyThatDoesNotReadItIsRefused) {
     std::vector<std::string> args;
     std::string message;
   };
-  const std::string first_order = "it applies to single_device, ddp, zero_1, zero_2 and zero_3 only";
+  const std::string first_order =
+      "it applies to single_device, ddp, zero_1, zero_2 and zero_3 only";
   const std::string ring = "it applies to zo2 and distzo2 only";
   const std::string zo = "it applies to mezo, zo2 and distzo2 only";
   const std::vector<Case> cases = {
@@ -57,7 +58,8 @@ TEST_F(LowerFlagsTest, FlagGivenForAStrategyThatDoesNotReadItIsRefused) {
       {{"--strategy=ddp", "--dp=2", "--block_slots=2"},
        "--block_slots=2 does not apply to --strategy=ddp: " + ring},
       {{"--strategy=mezo", "--block_slots=2"}, "--block_slots=2 does not apply to --strategy=mezo"},
-      {{"--strategy=mezo", "--wire_dtype=FP16"}, "--wire_dtype=FP16 does not apply to --strategy=mezo: " + ring},
+      {{"--strategy=mezo", "--wire_dtype=FP16"},
+       "--wire_dtype=FP16 does not apply to --strategy=mezo: " + ring},
       {{"--strategy=zero_2", "--dp=2", "--host_dtype=FP16"},
        "--host_dtype=FP16 does not apply to --strategy=zero_2: " + ring},
       {{"--strategy=zero_1", "--dp=2", "--bucket_mb=50"},
@@ -73,7 +75,8 @@ TEST_F(LowerFlagsTest, FlagGivenForAStrategyThatDoesNotReadItIsRefused) {
        "--dp=1 does not apply to --strategy=single_device: it applies to distzo2, ddp, zero_1, "
        "zero_2 and zero_3 only"},
       {{"--strategy=zo2", "--dp=2"}, "--dp=2 does not apply to --strategy=zo2"},
-      {{"--strategy=ddp", "--dp=2", "--lr=0.1"}, "--lr=0.1 does not apply to --strategy=ddp: " + zo},
+      {{"--strategy=ddp", "--dp=2", "--lr=0.1"},
+       "--lr=0.1 does not apply to --strategy=ddp: " + zo},
       {{"--strategy=zero_3", "--dp=2", "--epsilon=0.01"}, "--epsilon=0.01 does not apply"},
       {{"--strategy=ddp", "--seed=3"}, "--seed=3 does not apply to --strategy=ddp"},
       {{"--strategy=ddp", "--weight_decay=0.1"}, "--weight_decay=0.1 does not apply"},
@@ -115,8 +118,8 @@ TEST_F(LowerFlagsTest, FirstOrderStrategiesTakeTheirs) {
 }
 
 TEST_F(LowerFlagsTest, FlagsLeftAtTheirDefaultsAreFine) {
-  for (const char* strategy : {"mezo", "zo2", "distzo2", "single_device", "ddp", "zero_1",
-                               "zero_2", "zero_3"}) {
+  for (const char* strategy :
+       {"mezo", "zo2", "distzo2", "single_device", "ddp", "zero_1", "zero_2", "zero_3"}) {
     absl::FlagSaver restore;  // each strategy from the defaults
     GiveFlags({std::string("--strategy=") + strategy, "--batch=8"});
     const absl::StatusOr<LowerOptions> o = LowerOptionsFromFlags();

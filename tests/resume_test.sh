@@ -17,8 +17,41 @@ b=$(sed -n 's/^final weights checksum: //p' <<<"$second")
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "resumed checksum '$b' != uninterrupted '$a'"
 cmp -s "$TEST_TMPDIR/full/trajectory.log" "$TEST_TMPDIR/split/trajectory.log" \
   || fail "trajectory logs differ"
+
+# refused WHY args...: train refuses with exit 2 before any rank starts,
+# saying WHY in one line of its own (no rank's, none of Open MPI's).
+refused() {
+  local why=$1; shift
+  out=$($train "${common[@]}" "$@" 2>&1); code=$?
+  [ "$code" -eq 2 ] || fail "$*: exit $code, expected 2: $out"
+  grep -q -- "$why" <<<"$out" || fail "$*: no '$why' in: $out"
+  [ "$(wc -l <<<"$out")" -eq 1 ] && grep -q "^train: " <<<"$out" ||
+    fail "$*: not one line from the launcher: $out"
+}
 # Resuming a finished run asks for more steps.
-out=$($train "${common[@]}" --steps=30 --resume --out_dir="$TEST_TMPDIR/split" 2>&1) \
-  && fail "resuming a finished run succeeded"
-grep -q "already has 30 steps" <<<"$out" || fail "no clear message: $out"
+refused "already has 30 steps (0..29), as many as --steps=30 asks for: give --steps=N with N > 30" \
+  --steps=30 --resume --out_dir="$TEST_TMPDIR/split"
+# The run's identity includes its data: the same examples read from a
+# copy resume (the fingerprint is of the examples), a reordered train.tsv
+# does not.
+cp -r "$TEST_TMPDIR/split/data" "$TEST_TMPDIR/same"
+cp -r "$TEST_TMPDIR/split" "$TEST_TMPDIR/copy"
+out=$($train "${common[@]}" --steps=31 --resume --data="$TEST_TMPDIR/same" \
+  --out_dir="$TEST_TMPDIR/copy" 2>&1) || fail "the same examples from a copy: $out"
+cp -r "$TEST_TMPDIR/split/data" "$TEST_TMPDIR/reordered"
+sed -i '2{h;d};3{G}' "$TEST_TMPDIR/reordered/train.tsv"  # the first two examples swapped
+cmp -s "$TEST_TMPDIR/split/data/train.tsv" "$TEST_TMPDIR/reordered/train.tsv" && fail "not reordered"
+refused "was written by a run on other data: it trained on --data=synthetic --task=sst2, this run reads --data=$TEST_TMPDIR/reordered --task=sst2" \
+  --steps=40 --resume --data="$TEST_TMPDIR/reordered" --out_dir="$TEST_TMPDIR/split"
+# An entry past the checkpoint is replayed only if this run would have
+# drawn it: its seed and learning rate are checked (g cannot be).
+log="$TEST_TMPDIR/split/trajectory.log"
+cp "$log" "$log.good"
+seed=$(tail -1 "$log" | cut -d' ' -f2)
+echo "30 $seed 0.5 0.000199999995" >>"$log"  # step 29's seed at step 30
+refused "trajectory.log: step 30 has seed $seed, but this run (base seed 3) draws" \
+  --steps=40 --resume --out_dir="$TEST_TMPDIR/split"
+cp "$log.good" "$log"
+# Resumed with another ε: the schedule differs.
+refused "was written by another schedule" --epsilon=2e-3 --steps=40 --resume --out_dir="$TEST_TMPDIR/split"
 echo "PASS: $a"

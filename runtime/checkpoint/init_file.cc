@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "models/model_tensors.h"
 #include "runtime/checkpoint/run_checkpoint.h"
 #include "runtime/checkpoint/safetensors.h"
@@ -24,9 +24,8 @@ std::vector<TensorSpec> ModelTensors(const ModelSpec& spec) {
 }
 
 absl::Status Check(const std::string& path, const ModelSpec& spec) {
-  absl::StatusOr<SafetensorsFile> file = ReadSafetensors(path);
-  if (!file.ok()) return file.status();
-  if (IsRunCheckpoint(*file)) {
+  ASSIGN_OR_RETURN(const SafetensorsFile file, ReadSafetensors(path));
+  if (IsRunCheckpoint(file)) {
     const size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -36,7 +35,7 @@ absl::Status Check(const std::string& path, const ModelSpec& spec) {
         "to start from the weights it finished with, pass --init=%s/weights.safetensors",
         path, dir, dir));
   }
-  return CheckModelParameters(*file, spec, ModelTensors(spec));
+  return CheckModelParameters(file, spec, ModelTensors(spec));
 }
 
 }  // namespace

@@ -80,7 +80,8 @@ TEST_F(InitFileTest, AcceptsFinalWeightsAndHuggingFaceFiles) {
 // starting from it would silently drop that update.
 TEST_F(InitFileTest, RefusesARunCheckpointAndSaysWhatToPassInstead) {
   const std::string path = RunFile("checkpoint.safetensors");
-  ASSERT_TRUE(WriteRunCheckpoint(path, schedule_, Parts(), {{0, 11u, 0.5f, 1e-4f}}).ok());
+  ASSERT_TRUE(WriteRunCheckpoint(path, schedule_, {"0123456789abcdef0123456789abcdef", "--data=synthetic --task=sst2"}, Parts(),
+                                 {{0, 11u, 0.5f, 1e-4f}}).ok());
   const absl::Status s = CheckInitFile(path, spec());
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(Contains(s.message(), absl::StrCat("--init: ", path, " is a run checkpoint")));

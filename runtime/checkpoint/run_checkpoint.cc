@@ -21,6 +21,8 @@ constexpr char kScheduleHash[] = "zosched.schedule_hash";
 constexpr char kStep[] = "zosched.step";
 constexpr char kTrajectoryLength[] = "zosched.trajectory_length";
 constexpr char kTrajectoryHash[] = "zosched.trajectory_hash";
+constexpr char kData[] = "zosched.data";
+constexpr char kDataSource[] = "zosched.data_source";
 
 // The metadata value under `key`, or FailedPrecondition naming the file.
 absl::StatusOr<std::string> Metadata(const SafetensorsFile& file, const char* key) {
@@ -65,7 +67,7 @@ std::string TrajectoryHash(const std::vector<TrajectoryEntry>& entries, int64_t 
 }
 
 absl::Status WriteRunCheckpoint(const std::string& path, const Schedule& schedule,
-                                const std::vector<ParameterPart>& parts,
+                                const RunData& data, const std::vector<ParameterPart>& parts,
                                 const std::vector<TrajectoryEntry>& trajectory) {
   const int64_t length = trajectory.size();
   const int64_t step = trajectory.empty() ? -1 : trajectory.back().step;
@@ -75,6 +77,8 @@ absl::Status WriteRunCheckpoint(const std::string& path, const Schedule& schedul
                               {kStep, absl::StrCat(step)},
                               {kTrajectoryLength, absl::StrCat(length)},
                               {kTrajectoryHash, TrajectoryHash(trajectory, length)},
+                              {kData, data.fingerprint},
+                              {kDataSource, data.source},
                               {"zosched.pending_update", "trajectory.log"}});
 }
 
@@ -84,6 +88,7 @@ bool IsRunCheckpoint(const SafetensorsFile& file) {
 }
 
 absl::StatusOr<RunCheckpoint> OpenRunCheckpoint(const std::string& path, const Schedule& schedule,
+                                                const RunData& data,
                                                 const std::vector<TrajectoryEntry>& trajectory) {
   ASSIGN_OR_RETURN(SafetensorsFile file, ReadSafetensors(path));
   ASSIGN_OR_RETURN(const std::string kind, Metadata(file, kKind));
@@ -112,6 +117,16 @@ absl::StatusOr<RunCheckpoint> OpenRunCheckpoint(const std::string& path, const S
         "training settings or the ops differ): resume with the flags or --schedule the run "
         "started with",
         path, schedule.name()));
+  }
+  ASSIGN_OR_RETURN(const std::string fingerprint, Metadata(file, kData));
+  if (fingerprint != data.fingerprint) {
+    const auto source = file.metadata().find(kDataSource);
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s was written by a run on other data: it trained on %s, this run reads %s, and the "
+        "examples differ (another --data or --task, an edited or reordered file, or another "
+        "tokenizer): resume with the data the run started with, or start afresh with "
+        "--overwrite",
+        path, source == file.metadata().end() ? "data not named" : source->second, data.source));
   }
   ASSIGN_OR_RETURN(const std::string length_text, Metadata(file, kTrajectoryLength));
   int64_t length = 0;

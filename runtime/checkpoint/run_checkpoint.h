@@ -14,6 +14,10 @@
 //   zosched.trajectory_length  the log entries it includes
 //   zosched.trajectory_hash    TrajectoryHash of those entries (the run's
 //                              identity: another run's log differs)
+//   zosched.data               the fingerprint of what the run trains on
+//                              (runtime/task_fingerprint.h)
+//   zosched.data_source        where that came from, for messages
+//                              ("--data=DIR --task=sst2")
 //   zosched.content_hash       runtime/checkpoint/content_hash.h
 // It is written atomically (a temporary file, fsync, rename, fsync of the
 // directory): after a crash at any point the previous checkpoint or the new
@@ -40,11 +44,17 @@ std::string ScheduleHash(const Schedule& schedule);
 // A hash of the first `count` entries of `entries` (their exact bits).
 std::string TrajectoryHash(const std::vector<TrajectoryEntry>& entries, int64_t count);
 
-// Writes the checkpoint of a run of `schedule` after the steps of
+// What a run trains on, part of its identity.
+struct RunData {
+  std::string fingerprint;  // runtime/task_fingerprint.h
+  std::string source;       // e.g. "--data=synthetic --task=sst2", for messages
+};
+
+// Writes the checkpoint of a run of `schedule` on `data` after the steps of
 // `trajectory` (all of it; empty: the initial parameters) to `path`.
 // Errors: SaveModelParameters'.
 absl::Status WriteRunCheckpoint(const std::string& path, const Schedule& schedule,
-                                const std::vector<ParameterPart>& parts,
+                                const RunData& data, const std::vector<ParameterPart>& parts,
                                 const std::vector<TrajectoryEntry>& trajectory);
 
 // Whether `file` is a run checkpoint (its "zosched.kind" is "checkpoint"),
@@ -58,15 +68,17 @@ struct RunCheckpoint {
 };
 
 // Opens the checkpoint at `path` and checks that it is whole and that it
-// belongs to the run of `schedule` whose log holds `trajectory`.
+// belongs to the run of `schedule` on `data` whose log holds `trajectory`.
 //
 // Errors, each naming the file and what to do: those of ReadSafetensors;
 // DataLoss for a content hash that does not match (a corrupted file);
 // FailedPrecondition for a file without zosched's checkpoint metadata (e.g.
-// weights.safetensors copied over it), another model, another schedule, a
+// weights.safetensors copied over it), another model, another schedule,
+// other data (naming what the run trained on and what this one reads), a
 // checkpoint beyond the end of the log, or a log whose entries up to the
 // checkpoint differ from those it was written after (another run).
 absl::StatusOr<RunCheckpoint> OpenRunCheckpoint(const std::string& path, const Schedule& schedule,
+                                                const RunData& data,
                                                 const std::vector<TrajectoryEntry>& trajectory);
 
 }  // namespace zosched

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/textproto.h"
 #include "gtest/gtest.h"
@@ -61,27 +62,40 @@ class RunCheckpointTest : public ::testing::Test {
   const std::string path_ = absl::StrCat(::testing::TempDir(), "/run_checkpoint.safetensors");
   const Schedule schedule_ = TinySchedule();
   const Parameters parameters_ = TinyParameters(schedule_.model());
+  const RunData data_ = {"0123456789abcdef0123456789abcdef", "--data=synthetic --task=sst2"};
 };
+
+TEST_F(RunCheckpointTest, RefusesARunOnOtherData) {
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, data_, parameters_.Parts(), Trajectory(3)).ok());
+  const RunData other = {"fedcba9876543210fedcba9876543210", "--data=/data/boolq --task=boolq"};
+  const absl::Status s = OpenRunCheckpoint(path_, schedule_, other, Trajectory(3)).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "was written by a run on other data: it trained on "
+                                             "--data=synthetic --task=sst2, this run reads "
+                                             "--data=/data/boolq --task=boolq"))
+      << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "resume with the data the run started with")) << s;
+}
 
 TEST_F(RunCheckpointTest, OpensWhatItWroteAndSaysHowMuchOfTheLogItHolds) {
   const std::vector<TrajectoryEntry> log = Trajectory(9);
   const std::vector<TrajectoryEntry> first(log.begin(), log.begin() + 5);
-  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), first).ok());
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, data_, parameters_.Parts(), first).ok());
   // The log may run past the checkpoint (those steps replay on top of it).
-  absl::StatusOr<RunCheckpoint> c = OpenRunCheckpoint(path_, schedule_, log);
+  absl::StatusOr<RunCheckpoint> c = OpenRunCheckpoint(path_, schedule_, data_, log);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->trajectory_length, 5);
   EXPECT_EQ(c->file.metadata().at("zosched.step"), "4");
   // The initial checkpoint holds no step.
-  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), {}).ok());
-  c = OpenRunCheckpoint(path_, schedule_, log);
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, data_, parameters_.Parts(), {}).ok());
+  c = OpenRunCheckpoint(path_, schedule_, data_, log);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->trajectory_length, 0);
   EXPECT_EQ(c->file.metadata().at("zosched.step"), "-1");
 }
 
 TEST_F(RunCheckpointTest, AFlippedBitIsRefused) {
-  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), Trajectory(3)).ok());
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, data_, parameters_.Parts(), Trajectory(3)).ok());
   {
     std::fstream f(path_, std::ios::in | std::ios::out | std::ios::binary);
     f.seekg(-5, std::ios::end);
@@ -91,7 +105,7 @@ TEST_F(RunCheckpointTest, AFlippedBitIsRefused) {
     c ^= 0x10;
     f.write(&c, 1);
   }
-  const absl::Status s = OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status();
+  const absl::Status s = OpenRunCheckpoint(path_, schedule_, data_, Trajectory(3)).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
   EXPECT_NE(s.message().find("is corrupted"), std::string::npos) << s;
 }
@@ -100,35 +114,35 @@ TEST_F(RunCheckpointTest, TheFinalWeightsFileIsNotACheckpoint) {
   ASSERT_TRUE(SaveModelParameters(path_, schedule_.model(), parameters_.Parts(),
                                   {{"zosched.kind", "weights"}, {"zosched.step", "2"}})
                   .ok());
-  const absl::Status s = OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status();
+  const absl::Status s = OpenRunCheckpoint(path_, schedule_, data_, Trajectory(3)).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
   EXPECT_NE(s.message().find("holds weights, not a run checkpoint"), std::string::npos) << s;
   // Nor is a file zosched did not write as one.
   ASSERT_TRUE(SaveModelParameters(path_, schedule_.model(), parameters_.Parts(), {}).ok());
-  EXPECT_EQ(OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status().code(),
+  EXPECT_EQ(OpenRunCheckpoint(path_, schedule_, data_, Trajectory(3)).status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(RunCheckpointTest, AnotherModelScheduleOrRunIsRefused) {
-  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), Trajectory(4)).ok());
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, data_, parameters_.Parts(), Trajectory(4)).ok());
   Schedule other_model = schedule_;
   other_model.mutable_model()->set_name("other-opt");
-  absl::Status s = OpenRunCheckpoint(path_, other_model, Trajectory(4)).status();
+  absl::Status s = OpenRunCheckpoint(path_, other_model, data_, Trajectory(4)).status();
   EXPECT_NE(s.message().find("model 'tiny-opt', but this run trains 'other-opt'"),
             std::string::npos) << s;
 
   Schedule other_schedule = schedule_;
   other_schedule.mutable_training()->set_learning_rate(2e-4);
-  s = OpenRunCheckpoint(path_, other_schedule, Trajectory(4)).status();
+  s = OpenRunCheckpoint(path_, other_schedule, data_, Trajectory(4)).status();
   EXPECT_NE(s.message().find("another schedule"), std::string::npos) << s;
   // The cluster is not part of what a schedule computes.
   Schedule other_cluster = schedule_;
   other_cluster.mutable_cluster()->set_name("faster links");
-  EXPECT_TRUE(OpenRunCheckpoint(path_, other_cluster, Trajectory(4)).ok());
+  EXPECT_TRUE(OpenRunCheckpoint(path_, other_cluster, data_, Trajectory(4)).ok());
 
-  s = OpenRunCheckpoint(path_, schedule_, Trajectory(4, /*g0=*/0.25f)).status();
+  s = OpenRunCheckpoint(path_, schedule_, data_, Trajectory(4, /*g0=*/0.25f)).status();
   EXPECT_NE(s.message().find("belongs to another run"), std::string::npos) << s;
-  s = OpenRunCheckpoint(path_, schedule_, Trajectory(3)).status();
+  s = OpenRunCheckpoint(path_, schedule_, data_, Trajectory(3)).status();
   EXPECT_NE(s.message().find("includes 4 steps but trajectory.log has only 3"),
             std::string::npos) << s;
 }
@@ -136,7 +150,7 @@ TEST_F(RunCheckpointTest, AnotherModelScheduleOrRunIsRefused) {
 // What --init refuses: a run checkpoint of any run; not the final weights
 // nor a file zosched did not write.
 TEST_F(RunCheckpointTest, IsRunCheckpointTellsACheckpointFromWeights) {
-  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, parameters_.Parts(), Trajectory(3)).ok());
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, data_, parameters_.Parts(), Trajectory(3)).ok());
   EXPECT_TRUE(IsRunCheckpoint(*ReadSafetensors(path_)));
   ASSERT_TRUE(SaveModelParameters(path_, schedule_.model(), parameters_.Parts(),
                                   {{"zosched.kind", "weights"}})
@@ -152,8 +166,8 @@ TEST_F(RunCheckpointTest, IsRunCheckpointTellsACheckpointFromWeights) {
 TEST_F(RunCheckpointTest, ResumingRefusesNonFiniteWeights) {
   Parameters bad = parameters_;
   bad.values[7] = std::numeric_limits<float>::infinity();
-  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, bad.Parts(), Trajectory(3)).ok());
-  ASSERT_TRUE(OpenRunCheckpoint(path_, schedule_, Trajectory(3)).ok());
+  ASSERT_TRUE(WriteRunCheckpoint(path_, schedule_, data_, bad.Parts(), Trajectory(3)).ok());
+  ASSERT_TRUE(OpenRunCheckpoint(path_, schedule_, data_, Trajectory(3)).ok());
   std::vector<float> out(bad.values.size());
   const absl::Status s =
       LoadModelParameters(path_, schedule_.model(), bad.tensors, FP32, out.data());

@@ -1,13 +1,14 @@
 #include "runtime/data/bpe_tokenizer.h"
 
 #include <array>
+#include <queue>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/match.h"
+#include "base/files.h"
 #include "base/status_macros.h"
-#include "base/textproto.h"
 #include "nlohmann/json.hpp"
 #include "runtime/data/gpt2_char_class.h"
 #include "runtime/data/utf8.h"
@@ -236,36 +237,64 @@ int32_t BpeTokenizer::TokenId(absl::string_view token) const {
 }
 
 void BpeTokenizer::EncodeWord(absl::string_view word, std::vector<int32_t>* ids) const {
-  std::vector<int32_t> symbols;
-  symbols.reserve(word.size());
-  for (char c : word) symbols.push_back(byte_ids_[static_cast<unsigned char>(c)]);
-  std::vector<int32_t> next;
-  while (symbols.size() > 1) {
-    // The lowest-ranked adjacent pair.
-    int32_t best_rank = -1, best_left = 0, best_right = 0, best_result = 0;
-    for (size_t i = 0; i + 1 < symbols.size(); ++i) {
-      auto it = merges_.find(PairKey(symbols[i], symbols[i + 1]));
-      if (it != merges_.end() && (best_rank < 0 || it->second.first < best_rank)) {
-        best_rank = it->second.first;
-        best_left = symbols[i];
-        best_right = symbols[i + 1];
-        best_result = it->second.second;
-      }
-    }
-    if (best_rank < 0) break;
-    // Merge every occurrence, left to right.
-    next.clear();
-    for (size_t i = 0; i < symbols.size(); ++i) {
-      if (i + 1 < symbols.size() && symbols[i] == best_left && symbols[i + 1] == best_right) {
-        next.push_back(best_result);
-        ++i;
-      } else {
-        next.push_back(symbols[i]);
-      }
-    }
-    symbols.swap(next);
+  // The word's symbols, a linked list over byte positions: a merged symbol
+  // lives at its left part's position, its right part's becomes kMerged.
+  constexpr int32_t kMerged = -1;
+  const int n = static_cast<int>(word.size());
+  std::vector<int32_t> symbol(n);
+  std::vector<int> prev(n), next(n);  // -1 and n: none
+  for (int i = 0; i < n; ++i) {
+    symbol[i] = byte_ids_[static_cast<unsigned char>(word[i])];
+    prev[i] = i - 1;
+    next[i] = i + 1;
   }
-  ids->insert(ids->end(), symbols.begin(), symbols.end());
+  // The adjacent pairs that have a merge, lowest rank first and, within a
+  // rank, leftmost first. An entry goes stale when either symbol changes
+  // (symbols only grow, so a changed one never comes back).
+  struct Pair {
+    int32_t rank;
+    int position;  // of the left symbol
+    int32_t left, right, merged;
+  };
+  const auto after = [](const Pair& a, const Pair& b) {
+    return a.rank != b.rank ? a.rank > b.rank : a.position > b.position;
+  };
+  std::priority_queue<Pair, std::vector<Pair>, decltype(after)> pairs(after);
+  const auto push = [&](int i) {  // the pair of symbol i and the next one
+    if (i < 0 || next[i] >= n) return;
+    const auto it = merges_.find(PairKey(symbol[i], symbol[next[i]]));
+    if (it == merges_.end()) return;
+    pairs.push({it->second.first, i, symbol[i], symbol[next[i]], it->second.second});
+  };
+  for (int i = 0; i + 1 < n; ++i) push(i);
+
+  // Each round merges every occurrence of the lowest-ranked pair, left to
+  // right, as encoder.py does; the pairs a round creates are ranked after it
+  // (in encoder.py's next scan), even those ranked lower. O(n log n) for n
+  // bytes, where rescanning the word for each merge was O(n^2): a 1 MiB
+  // word took minutes.
+  std::vector<int> merged_at;
+  while (!pairs.empty()) {
+    const int32_t rank = pairs.top().rank;
+    merged_at.clear();
+    while (!pairs.empty() && pairs.top().rank == rank) {
+      const Pair pair = pairs.top();
+      pairs.pop();
+      const int i = pair.position;
+      if (symbol[i] != pair.left || next[i] >= n || symbol[next[i]] != pair.right) continue;
+      const int j = next[i];
+      symbol[i] = pair.merged;
+      symbol[j] = kMerged;
+      next[i] = next[j];
+      if (next[j] < n) prev[next[j]] = i;
+      merged_at.push_back(i);
+    }
+    for (int i : merged_at) {
+      push(prev[i]);
+      push(i);
+    }
+  }
+  for (int i = 0; i < n; i = next[i]) ids->push_back(symbol[i]);
 }
 
 std::vector<int32_t> BpeTokenizer::Encode(absl::string_view text) const {

@@ -1,15 +1,21 @@
 // The GPT-2 byte-level BPE tokenizer (what OPT, RoBERTa and GPT-2 use), read
 // from Hugging Face's `vocab.json` and `merges.txt`.
 //
-// Encoding, as in Hugging Face's GPT2Tokenizer:
+// Encoding follows OpenAI's GPT-2 encoder (encoder.py), the ground truth
+// where implementations differ (Hugging Face's GPT2Tokenizer agrees with it;
+// JavaScript ports class U+0085 and U+FEFF differently, see PreTokenize):
 //  1. Pre-tokenization splits the text with GPT-2's pattern
 //       's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 //     implemented by hand over UTF-8 characters (see PreTokenize).
 //  2. Each piece's UTF-8 bytes are mapped to printable characters by the
 //     byte-to-unicode table (ByteToUnicode: e.g. ' ' -> 'Ġ', '\n' -> 'Ċ').
 //  3. Byte-pair merges apply by rank (lowest first, every occurrence of the
-//     best pair, left to right) until no ranked pair remains.
+//     best pair, left to right) until no ranked pair remains; O(n log n) for
+//     a piece of n bytes.
 //  4. Each resulting symbol is looked up in the vocabulary.
+// bpe_tokenizer_gpt2_reference_test checks all this against reference
+// encoders with OpenAI's GPT-2 vocabulary.
+//
 // No special tokens are added (OPT's leading "</s>" is the caller's: see
 // prompts.h).
 //
@@ -38,11 +44,16 @@ const std::string& ByteToUnicode(uint8_t b);
 // Splits `text` into GPT-2 pre-tokens (views into `text`; concatenated they
 // give back `text`), as OpenAI's encoder.py does with Python's `regex`
 // module: the pattern's classes \p{L}, \p{N} and \s are those of
-// gpt2_char_class.h (Unicode 17.0; \s is White_Space), the contractions are
-// matched case-sensitively, and " ?" is U+0020 only. So " (\u2212" (a minus
-// sign, Sm) is one piece, as "(" and "\u2212" are both neither letter, number
-// nor space. An ill-formed UTF-8 byte (which Python's strings cannot hold)
-// counts as one character of none of the three classes.
+// gpt2_char_class.h (Unicode 17.0; \s is White_Space, as in encoder.py, not
+// JavaScript's \s, which leaves out U+0085 and takes U+FEFF), the
+// contractions are matched case-sensitively, and " ?" is U+0020 only. So
+// " (\u2212" (a minus sign, Sm) is one piece, as "(" and "\u2212" are both
+// neither letter, number nor space.
+//
+// Ill-formed UTF-8 (which encoder.py's text, a Python string, cannot hold)
+// is not refused: each ill-formed byte counts as one character of none of
+// the three classes, as a lone surrogate from Python's "surrogateescape"
+// decoding would. So every byte sequence splits, and encodes, losslessly.
 std::vector<absl::string_view> PreTokenize(absl::string_view text);
 
 class BpeTokenizer {
@@ -69,9 +80,10 @@ class BpeTokenizer {
                                                   absl::string_view merges_txt,
                                                   const std::string& merges_name);
 
-  // Token ids of `text` (any bytes; invalid UTF-8 is encoded byte by byte).
-  // Never fails: every byte has a token and every merge result is in the
-  // vocabulary (checked at load).
+  // Token ids of `text`: any bytes, ill-formed UTF-8 included (PreTokenize
+  // says how it splits), and Decode gives `text` back. Never fails: every
+  // byte has a token and every merge result is in the vocabulary (checked at
+  // load).
   std::vector<int32_t> Encode(absl::string_view text) const;
 
   // The text of `ids`: each token's symbols mapped back to bytes. Characters

@@ -72,6 +72,19 @@ TEST(BpeTokenizerGpt2ReferenceTest, MinusSignAfterParenthesisIsOneToken) {
   EXPECT_EQ(gpt2->Encode("a (\u22121)"), (std::vector<int32_t>{64, 35508, 16, 8}));
 }
 
+// The two characters the corpus leaves out, as OpenAI's encoder.py encodes
+// them (ids from its algorithm run with Python's `regex` module): U+0085 is
+// White_Space, U+FEFF is not. The JavaScript references, whose \s is the
+// other way round, give 1587 227 64 and 87 220 171 119 123 64.
+TEST(BpeTokenizerGpt2ReferenceTest, FollowsEncoderPyForU0085AndUfeff) {
+  const BpeTokenizer* gpt2 = Gpt2();
+  ASSERT_NE(gpt2, nullptr);
+  // " ", "\u0085", "a": the space is a whitespace run of its own.
+  EXPECT_EQ(gpt2->Encode(" \u0085a"), (std::vector<int32_t>{220, 126, 227, 64}));
+  // "x", " \ufeff", "a": U+FEFF is "other", so the space stays with it.
+  EXPECT_EQ(gpt2->Encode("x \ufeffa"), (std::vector<int32_t>{87, 27332, 119, 123, 64}));
+}
+
 TEST(BpeTokenizerGpt2ReferenceTest, EncodesTheCorpusAsTheReferencesDo) {
   const BpeTokenizer* gpt2 = Gpt2();
   ASSERT_NE(gpt2, nullptr);

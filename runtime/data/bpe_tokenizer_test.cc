@@ -1,10 +1,13 @@
 #include "runtime/data/bpe_tokenizer.h"
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <random>
 #include <regex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -160,6 +163,88 @@ TEST(BpeTokenizerTest, MergesByRank) {
   EXPECT_EQ(tok.TokenId("</s>"), 260);
   EXPECT_EQ(tok.TokenId("nope"), -1);
   EXPECT_EQ(tok.vocab_size(), 261);
+}
+
+// A round merges every occurrence of the best pair before any pair it
+// creates, even one ranked lower (merges.txt need not rank a merge after
+// those that make its parts): "abab" becomes "ab" "ab", not "aba" "b".
+TEST(BpeTokenizerTest, MergesEveryOccurrenceBeforeThePairsItCreates) {
+  const BpeTokenizer tok = Make({"ab", "aba"}, "ab a\na b\n");
+  const int32_t ab = tok.TokenId("ab"), aba = tok.TokenId("aba");
+  EXPECT_EQ(tok.Encode("abab"), (std::vector<int32_t>{ab, ab}));
+  EXPECT_EQ(tok.Encode("aba"), (std::vector<int32_t>{aba}));
+}
+
+// encoder.py's bpe() over strings: merge every occurrence of the
+// lowest-ranked adjacent pair, left to right, until no pair has a rank.
+std::vector<std::string> ReferenceBpe(
+    const std::string& word, const std::map<std::pair<std::string, std::string>, int>& ranks) {
+  std::vector<std::string> symbols;
+  for (char c : word) symbols.emplace_back(1, c);
+  for (;;) {
+    const std::pair<std::string, std::string>* best = nullptr;
+    int best_rank = 0;
+    for (size_t i = 0; i + 1 < symbols.size(); ++i) {
+      const auto it = ranks.find({symbols[i], symbols[i + 1]});
+      if (it != ranks.end() && (best == nullptr || it->second < best_rank)) {
+        best = &it->first;
+        best_rank = it->second;
+      }
+    }
+    if (best == nullptr) return symbols;
+    std::vector<std::string> merged;
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      if (i + 1 < symbols.size() && symbols[i] == best->first && symbols[i + 1] == best->second) {
+        merged.push_back(symbols[i] + symbols[i + 1]);
+        ++i;
+      } else {
+        merged.push_back(symbols[i]);
+      }
+    }
+    symbols.swap(merged);
+  }
+}
+
+// Random merges over "abc", ranked in random order (so that merges often
+// outrank those that make their parts), on random words: Encode gives
+// what encoder.py's loop gives.
+TEST(BpeTokenizerTest, MatchesEncoderPyOnRandomMerges) {
+  std::mt19937 rng(11);
+  for (int vocabulary = 0; vocabulary < 20; ++vocabulary) {
+    std::vector<std::string> tokens = {"a", "b", "c"}, extra;
+    std::vector<std::pair<std::string, std::string>> merges;
+    for (int attempt = 0; attempt < 60; ++attempt) {
+      const std::string left = tokens[rng() % tokens.size()];
+      const std::string right = tokens[rng() % tokens.size()];
+      const std::pair<std::string, std::string> pair = {left, right};
+      if (left.size() + right.size() > 6 ||
+          std::find(merges.begin(), merges.end(), pair) != merges.end()) {
+        continue;
+      }
+      merges.push_back(pair);
+      if (std::find(tokens.begin(), tokens.end(), left + right) == tokens.end()) {
+        tokens.push_back(left + right);
+        extra.push_back(left + right);
+      }
+    }
+    std::shuffle(merges.begin(), merges.end(), rng);
+    std::map<std::pair<std::string, std::string>, int> ranks;
+    std::string merges_txt;
+    for (const auto& [left, right] : merges) {
+      ranks[{left, right}] = static_cast<int>(ranks.size());
+      absl::StrAppend(&merges_txt, left, " ", right, "\n");
+    }
+    const BpeTokenizer tok = Make(extra, merges_txt);
+    for (int w = 0; w < 200; ++w) {
+      std::string word;
+      for (int length = 1 + rng() % 40; length > 0; --length) word.push_back("abc"[rng() % 3]);
+      std::vector<int32_t> expected;
+      for (const std::string& symbol : ReferenceBpe(word, ranks)) {
+        expected.push_back(tok.TokenId(symbol));
+      }
+      ASSERT_EQ(tok.Encode(word), expected) << word << " with merges\n" << merges_txt;
+    }
+  }
 }
 
 // " (\u2212" is one pre-token, so its merges apply across "(" and the minus

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <iterator>
 
 namespace zosched {
@@ -15,6 +16,16 @@ struct Range {
 constexpr Range kRanges[] = {
 #include "runtime/data/gpt2_char_class_table.inc"
 };
+
+// Gpt2CharClass's binary search needs this of the generated table.
+constexpr bool RangesAreSortedAndDisjoint() {
+  for (size_t i = 0; i < std::size(kRanges); ++i) {
+    if (kRanges[i].first > kRanges[i].last) return false;
+    if (i > 0 && kRanges[i - 1].last >= kRanges[i].first) return false;
+  }
+  return true;
+}
+static_assert(RangesAreSortedAndDisjoint(), "gpt2_char_class_table.inc: ranges out of order");
 
 // ASCII looked up directly: most text is mostly ASCII.
 const std::array<CharClass, 128>& AsciiClasses() {

