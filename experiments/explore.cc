@@ -261,9 +261,6 @@ int main(int argc, char** argv) {
        "their knobs (--sweep, a zosched.Sweep textproto); lowers, validates and simulates every\n"
        "configuration on all cores and ranks them by an objective under constraints."});
   absl::StatusOr<int> rc = zosched::Run();
-  if (!rc.ok()) {
-    std::fprintf(stderr, "explore: %s\n", std::string(rc.status().message()).c_str());
-    return 2;
-  }
+  if (!rc.ok()) return zosched::ReportError("explore", rc.status());
   return *rc;
 }

@@ -117,7 +117,11 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   if (!absl::GetFlag(FLAGS_schedule).empty()) {
     o.schedule = ResolveUserPath(absl::GetFlag(FLAGS_schedule));
   }
-  ASSIGN_OR_RETURN(o.lowering, LowerOptionsFromFlags());
+  // With --schedule the file's strategy and settings win; the flags given
+  // with it are checked against the file below.
+  if (o.schedule.empty()) {
+    ASSIGN_OR_RETURN(o.lowering, LowerOptionsFromFlags());
+  }
   o.h2d_gbps = absl::GetFlag(FLAGS_h2d_gbps);
   o.d2h_gbps = absl::GetFlag(FLAGS_d2h_gbps);
   o.peer_gbps = absl::GetFlag(FLAGS_peer_gbps);
@@ -279,10 +283,8 @@ int main(int argc, char** argv) {
     if (getppid() == 1) return 1;  // mpirun is already gone
   }
   absl::StatusOr<zosched::Launch> launch = zosched::CheckBeforeLaunch(ranks);
-  if (!launch.ok()) {  // bad flags or inputs, or no GPU for --backend=cuda
-    std::fprintf(stderr, "train: %s\n", std::string(launch.status().message()).c_str());
-    return 2;
-  }
+  // Bad flags or inputs, no GPU for --backend=cuda: 2 (base/command_line.h).
+  if (!launch.ok()) return zosched::ReportError("train", launch.status());
   const zosched::TrainOptions& options = launch->options;
   if (ranks > 1 && !zosched::StartedByMpiLauncher()) {
     // The ranks report their own errors; mpirun's status is the run's.
@@ -318,10 +320,7 @@ int main(int argc, char** argv) {
   if (!end.ok()) {
     // Stop every rank: one failing rank must not leave the others waiting.
     const absl::Status& status = end.status();
-    const bool bad_input = absl::IsInvalidArgument(status) || absl::IsNotFound(status) ||
-                           absl::IsFailedPrecondition(status) ||
-                           absl::IsResourceExhausted(status);
-    zosched::AbortWorld(std::string(status.message()), bad_input ? 2 : 1);
+    zosched::AbortWorld(std::string(status.message()), zosched::ExitStatusFor(status));
   }
   {
     zosched::Watch watch("the end of the run (MPI_Finalize)", std::chrono::seconds(120));

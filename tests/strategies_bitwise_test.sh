@@ -32,7 +32,9 @@ for cfg in "${configs[@]}"; do
   out="$TEST_TMPDIR/$1_P$2_D$3_$4_threads$threads"
   threads_flag=()
   [ "$threads" -gt 1 ] && threads_flag=(--threads="$threads")
-  log=$(timeout 240 $train --strategy=$1 --pertp=$2 --dp=$3 --slicing=$4 --ranks=$ranks \
+  grid=()  # the grid flags apply to distzo2 alone
+  [ "$1" = distzo2 ] && grid=(--pertp=$2 --dp=$3 --slicing=$4)
+  log=$(timeout 240 $train --strategy=$1 "${grid[@]}" --ranks=$ranks \
         "${threads_flag[@]}" --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) ||
     fail "$cfg exited $?: $log"
   sum=$(sed -n 's/^final weights checksum: //p' <<<"$log")

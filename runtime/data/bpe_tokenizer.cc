@@ -240,12 +240,12 @@ void BpeTokenizer::EncodeWord(absl::string_view word, std::vector<int32_t>* ids)
   // The word's symbols, a linked list over byte positions: a merged symbol
   // lives at its left part's position, its right part's becomes kMerged.
   constexpr int32_t kMerged = -1;
-  const int n = static_cast<int>(word.size());
+  const size_t n = word.size();  // also "none" in prev and next
   std::vector<int32_t> symbol(n);
-  std::vector<int> prev(n), next(n);  // -1 and n: none
-  for (int i = 0; i < n; ++i) {
+  std::vector<size_t> prev(n), next(n);
+  for (size_t i = 0; i < n; ++i) {
     symbol[i] = byte_ids_[static_cast<unsigned char>(word[i])];
-    prev[i] = i - 1;
+    prev[i] = i == 0 ? n : i - 1;
     next[i] = i + 1;
   }
   // The adjacent pairs that have a merge, lowest rank first and, within a
@@ -253,48 +253,48 @@ void BpeTokenizer::EncodeWord(absl::string_view word, std::vector<int32_t>* ids)
   // (symbols only grow, so a changed one never comes back).
   struct Pair {
     int32_t rank;
-    int position;  // of the left symbol
+    size_t position;  // of the left symbol
     int32_t left, right, merged;
   };
   const auto after = [](const Pair& a, const Pair& b) {
     return a.rank != b.rank ? a.rank > b.rank : a.position > b.position;
   };
   std::priority_queue<Pair, std::vector<Pair>, decltype(after)> pairs(after);
-  const auto push = [&](int i) {  // the pair of symbol i and the next one
-    if (i < 0 || next[i] >= n) return;
+  const auto push = [&](size_t i) {  // the pair of symbol i and the next one
+    if (i >= n || next[i] >= n) return;
     const auto it = merges_.find(PairKey(symbol[i], symbol[next[i]]));
     if (it == merges_.end()) return;
     pairs.push({it->second.first, i, symbol[i], symbol[next[i]], it->second.second});
   };
-  for (int i = 0; i + 1 < n; ++i) push(i);
+  for (size_t i = 0; i + 1 < n; ++i) push(i);
 
   // Each round merges every occurrence of the lowest-ranked pair, left to
-  // right, as encoder.py does; the pairs a round creates are ranked after it
-  // (in encoder.py's next scan), even those ranked lower. O(n log n) for n
-  // bytes, where rescanning the word for each merge was O(n^2): a 1 MiB
-  // word took minutes.
-  std::vector<int> merged_at;
+  // right, as encoder.py does; the pairs a round creates join the queue only
+  // after it (encoder.py sees them in its next scan), even those of a lower
+  // rank. O(n log n) for n bytes (rescanning the word for each merge, O(n^2),
+  // takes minutes for a 1 MiB word).
+  std::vector<size_t> merged_at;
   while (!pairs.empty()) {
     const int32_t rank = pairs.top().rank;
     merged_at.clear();
     while (!pairs.empty() && pairs.top().rank == rank) {
       const Pair pair = pairs.top();
       pairs.pop();
-      const int i = pair.position;
+      const size_t i = pair.position;
       if (symbol[i] != pair.left || next[i] >= n || symbol[next[i]] != pair.right) continue;
-      const int j = next[i];
+      const size_t j = next[i];
       symbol[i] = pair.merged;
       symbol[j] = kMerged;
       next[i] = next[j];
       if (next[j] < n) prev[next[j]] = i;
       merged_at.push_back(i);
     }
-    for (int i : merged_at) {
+    for (size_t i : merged_at) {
       push(prev[i]);
       push(i);
     }
   }
-  for (int i = 0; i < n; i = next[i]) ids->push_back(symbol[i]);
+  for (size_t i = 0; i < n; i = next[i]) ids->push_back(symbol[i]);
 }
 
 std::vector<int32_t> BpeTokenizer::Encode(absl::string_view text) const {

@@ -1,8 +1,8 @@
 // Differential test of BpeTokenizer against reference GPT-2 encoders: with
-// OpenAI's real GPT-2 vocab.json and merges.txt, every line of a ~120k
-// character corpus must encode to the ids gpt-3-encoder and js-tiktoken gave
-// (runtime/data/testdata/gpt2/, written by tools/gpt2_reference/), and
-// decode back to itself.
+// OpenAI's real GPT-2 vocab.json and merges.txt, every line of a corpus of
+// about 180,000 characters must encode to the ids that gpt-3-encoder and
+// js-tiktoken both gave (runtime/data/testdata/gpt2/, written by
+// tools/gpt2_reference/), and decode back to itself.
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -93,8 +93,9 @@ TEST(BpeTokenizerGpt2ReferenceTest, EncodesTheCorpusAsTheReferencesDo) {
   ASSERT_EQ(corpus.size(), expected_lines.size()) << "corpus.jsonl and expected_ids.txt";
   ASSERT_GT(corpus.size(), 1000u);
 
-  int64_t characters = 0, tokens = 0, mismatches = 0;
+  int64_t lines = 0, characters = 0, tokens = 0, mismatches = 0;
   for (size_t line = 0; line < corpus.size(); ++line) {
+    ++lines;
     const std::string where = absl::StrCat("corpus.jsonl:", line + 1);
     const std::string text = nlohmann::json::parse(corpus[line]).get<std::string>();
     std::vector<int32_t> expected;
@@ -123,7 +124,7 @@ TEST(BpeTokenizerGpt2ReferenceTest, EncodesTheCorpusAsTheReferencesDo) {
     ASSERT_TRUE(decoded.ok()) << where << ": " << decoded.status();
     EXPECT_EQ(*decoded, text) << where << ": decode(encode(x)) != x";
   }
-  std::cout << "compared " << corpus.size() << " lines, " << characters << " characters, "
+  std::cout << "compared " << lines << " lines, " << characters << " characters, "
             << tokens << " tokens with the reference ids"
             << (mismatches >= 20 ? " (stopped at the 20th mismatch)" : "") << "\n";
 }

@@ -94,8 +94,12 @@ TEST(PreTokenizeTest, ClassifiesNonAsciiCharactersAsGpt2Does) {
       {"x\u00a0\u00a0y", {"x", "\u00a0", "\u00a0", "y"}},
       {"x\u3000y", {"x", "\u3000", "y"}},
       {"  \u2003x", {"  ", "\u2003", "x"}},
+      // U+0085 is White_Space and U+FEFF is not, unlike JavaScript's \s
+      // (which would give "a" "\u0085\u0085" "b" and "x" " " "\ufeff" "a").
       {"a\u0085\u0085b", {"a", "\u0085", "\u0085", "b"}},
-      {"\ufeffHello", {"\ufeff", "Hello"}},
+      {" \u0085a", {" ", "\u0085", "a"}},
+      {"x \ufeffa", {"x", " \ufeff", "a"}},
+      {"\ufeff\ufeff!", {"\ufeff\ufeff!"}},
       {"I'M 'S", {"I", "'", "M", " '", "S"}},
   };
   for (const auto& c : cases) {

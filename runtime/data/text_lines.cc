@@ -1,7 +1,6 @@
 #include "runtime/data/text_lines.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +9,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "base/files.h"
 #include "base/status_macros.h"
 
 namespace zosched {
@@ -82,8 +82,9 @@ absl::Status ForEachLine(absl::string_view text, const std::string& source, Line
 }
 
 absl::Status ForEachFileLine(const std::string& path, LineVisitor visit) {
-  // O_NONBLOCK: opening a FIFO returns at once, so fstat can refuse it.
-  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  // Checked before opening: a FIFO would block the open, a device never end.
+  RETURN_IF_ERROR(RegularFileBytes(path, "a file").status());
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::NotFoundError(absl::StrFormat("cannot open %s: %s", path, std::strerror(errno)));
   }
@@ -91,17 +92,6 @@ absl::Status ForEachFileLine(const std::string& path, LineVisitor visit) {
     int fd;
     ~FdCloser() { close(fd); }
   } closer{fd};
-  struct stat info;
-  if (fstat(fd, &info) != 0) {
-    return absl::DataLossError(absl::StrFormat("cannot stat %s: %s", path, std::strerror(errno)));
-  }
-  if (S_ISDIR(info.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s is a directory; expected a file", path));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s is not a regular file; expected a file", path));
-  }
   LineSplitter lines(path, visit);
   std::string block(64 << 10, '\0');
   for (;;) {

@@ -36,10 +36,10 @@ absl::Status ForEachLine(absl::string_view text, const std::string& source, Line
 // 64 KiB: a line above the limit is refused after at most the limit plus one
 // block of it has been read, and lines are never all in memory at once.
 //
-// Errors: NotFound when the file cannot be opened (with the OS reason);
-// InvalidArgument when `path` is a directory or not a regular file (a FIFO or
-// a device would block or never end); DataLoss when reading fails;
-// ForEachLine's.
+// Errors: RegularFileBytes' (base/files.h: NotFound "cannot open PATH:
+// REASON", InvalidArgument for a directory, a FIFO or a device, which would
+// block or never end); NotFound when the file cannot be opened; DataLoss
+// when reading fails; ForEachLine's.
 absl::Status ForEachFileLine(const std::string& path, LineVisitor visit);
 
 }  // namespace zosched

@@ -149,7 +149,7 @@ TEST(ForEachFileLineTest, RefusesWhatIsNotARegularFile) {
   status = CollectFile(fifo, &lines);
   unlink(fifo.c_str());
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(Contains(status.message(), "fifo.tsv is not a regular file; expected a file"));
+  EXPECT_TRUE(Contains(status.message(), "fifo.tsv is not a regular file (a FIFO); expected a file"));
 }
 
 }  // namespace

