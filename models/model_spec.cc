@@ -110,6 +110,33 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source)
                      "activation SWIGLU needs family LLAMA (%s uses RELU or GELU)",
                      Family_Name(spec.family()));
   }
+  // OPT ends with a final layer norm exactly when its blocks are pre-norm
+  // (Hugging Face's do_layer_norm_before); GPT-2 and LLaMA always do.
+  const bool pre_norm = spec.norm_placement() == PRE_NORM;
+  if (spec.family() == OPT && spec.final_norm() != pre_norm) {
+    return SpecError(source, spec,
+                     "final_norm %s with norm_placement %s: an OPT model has a final "
+                     "layer norm exactly when its blocks are pre-norm (do_layer_norm_before "
+                     "in its config): set final_norm: %s, or norm_placement: %s",
+                     spec.final_norm() ? "true" : "false",
+                     NormPlacement_Name(spec.norm_placement()), pre_norm ? "true" : "false",
+                     spec.final_norm() ? "PRE_NORM" : "POST_NORM");
+  }
+  if (spec.family() != OPT && !spec.final_norm()) {
+    return SpecError(source, spec,
+                     "final_norm false: %s models end with a final norm (ln_f, model.norm) "
+                     "in their checkpoints; set final_norm: true",
+                     Family_Name(spec.family()));
+  }
+  // The head part (final norm, project_out, an untied LM head) is what a
+  // schedule keeps resident and updates after the last block.
+  if (!spec.final_norm() && spec.word_embed_proj_dim() == 0 && spec.tied_lm_head()) {
+    return SpecError(source, spec,
+                     "has no parameters after its last block (no final norm, no project_out, "
+                     "an LM head tied to the token embedding): zosched's schedules keep and "
+                     "update a head part, so such a model is not supported; give it "
+                     "word_embed_proj_dim (project_out) or an untied LM head");
+  }
   return absl::OkStatus();
 }
 

@@ -108,6 +108,35 @@ TEST(ValidateModelSpec, RejectsFeaturesTheFamilyDoesNotHave) {
   EXPECT_NE(ErrorOf(learned_llama).find("positional ROTARY"), std::string::npos);
 }
 
+TEST(ValidateModelSpec, AFinalNormAsTheFamilyHasIt) {
+  // OPT: a final layer norm exactly when pre-norm (OPT-350m: post, none).
+  ModelSpec no_final = TinyOpt();
+  no_final.set_final_norm(false);
+  EXPECT_NE(ErrorOf(no_final).find("final_norm false with norm_placement PRE_NORM: an OPT model "
+                                   "has a final layer norm exactly when its blocks are pre-norm"),
+            std::string::npos)
+      << ErrorOf(no_final);
+  ModelSpec post_with_final = TinyOpt();
+  post_with_final.set_norm_placement(POST_NORM);
+  post_with_final.set_word_embed_proj_dim(32);
+  EXPECT_NE(ErrorOf(post_with_final).find("set final_norm: false, or norm_placement: PRE_NORM"),
+            std::string::npos);
+  ModelSpec opt_350m_like = post_with_final;
+  opt_350m_like.set_final_norm(false);
+  EXPECT_TRUE(ValidateModelSpec(opt_350m_like, "inline").ok());
+  // Nothing after the last block: post-norm, no project_out, a tied head.
+  ModelSpec empty_head = opt_350m_like;
+  empty_head.set_word_embed_proj_dim(0);
+  EXPECT_NE(ErrorOf(empty_head).find("has no parameters after its last block"), std::string::npos);
+  empty_head.set_tied_lm_head(false);
+  EXPECT_TRUE(ValidateModelSpec(empty_head, "inline").ok());
+  ModelSpec gpt2 = TinyOpt();
+  gpt2.set_family(GPT2);
+  gpt2.set_positional(LEARNED);
+  gpt2.set_final_norm(false);
+  EXPECT_NE(ErrorOf(gpt2).find("GPT2 models end with a final norm"), std::string::npos);
+}
+
 TEST(DerivedSizes, HeadDimKvHeadsEmbedDimAndDTypeBytes) {
   ModelSpec spec = TinyOpt();
   EXPECT_EQ(HeadDim(spec), 16);
