@@ -11,18 +11,41 @@
 # build (ZOSCHED_SANITIZED, set by .bazelrc's asan/tsan/ubsan configs) the
 # bound is skipped, saying so: instrumented code runs 2-3x slower, unevenly,
 # and a UBSan CI run measured -29 % and then +34 %.
+# The bound holds a prediction for this machine to the machine as it ran,
+# so it is judged only on a cycle that had the machine to itself: one in
+# which other processes took at most 5 % of the cores' time (/proc/stat,
+# less this test's own children). The runtime's compute threads run at
+# SCHED_IDLE, so any busy process takes their cores first and stretches
+# the step however right the model is; the bound is then skipped, saying
+# so (a slower or faster machine that is not shared keeps it: calibration
+# measures that machine). Nothing else here depends on the machine's speed.
 set -uo pipefail
 out="$TEST_TMPDIR/pvm"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 csv="$out/predict_vs_measure.csv"
+# machine_ticks: the CPU time of all cores in ticks, busy (user, nice,
+# system, irq, softirq, steal: a VM's host busy elsewhere) and in all.
+machine_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+# own_ticks: this shell's CPU time and its ended children's (with all they
+# waited for: calibrate, mpirun, the ranks), in ticks.
+own_ticks() { sed 's/^.*) //' /proc/$$/stat | awk '{ print $12 + $13 + $14 + $15 }'; }
 # A busy spell on a shared VM during calibration inflates every calibrated
 # op at once (seen: +44 % twice in a CI run, 3-9 % when the machine is
 # quiet; each schedule is calibrated just before it runs, which shortens
 # but does not close that window); a second cycle tells that from a model
-# or runtime that is off.
+# or runtime that is off. The bound fails only when two cycles that had the
+# machine to themselves both missed it.
+missed=0
 for attempt in 1 2; do
+  read -r busy0 total0 <<<"$(machine_ticks)"
+  own0=$(own_ticks)
   experiments/predict_vs_measure --quick --steps=8 --warmup=2 --runtime_dir=runtime \
     --out_dir="$out" >"$TEST_TMPDIR/log" 2>&1 || fail "exited $?: $(cat "$TEST_TMPDIR/log")"
+  read -r busy1 total1 <<<"$(machine_ticks)"
+  own1=$(own_ticks)
+  # The share of the cores' time other processes took during the cycle, %.
+  others=$(awk -v b=$((busy1 - busy0)) -v o=$((own1 - own0)) -v t=$((total1 - total0)) \
+    'BEGIN { printf "%.1f", (t > 0 && b > o) ? 100 * (b - o) / t : 0 }')
   [ "$(($(wc -l <"$csv") - 1))" -eq 2 ] || fail "want 2 rows: $(cat "$csv")"
   # error_pct (column 7) is a number for every schedule.
   awk -F, 'NR > 1 && $7 !~ /^[-+]?[0-9]+\.[0-9]+$/ { bad = 1 } END { exit bad }' "$csv" \
@@ -46,10 +69,21 @@ for attempt in 1 2; do
     echo "the 25 % bound skipped: a $ZOSCHED_SANITIZED build ($(grep "^zo2_compute-bound," "$csv" | cut -d, -f7) %)"
     break
   fi
-  awk -F, '$1 == "zo2_compute-bound" { found = 1; e = $7 < 0 ? -$7 : $7; if (e > 25) bad = 1 }
-           END { exit !found || bad }' "$csv" && break
-  echo "attempt $attempt: zo2 compute-bound |error| above 25 %: $(cut -d, -f1-7 "$csv")"
-  [ "$attempt" -eq 2 ] && fail "zo2 compute-bound: |error| above 25 % in both cycles (or no row)"
+  grep -q "^zo2_compute-bound," "$csv" || fail "no zo2_compute-bound row: $(cat "$csv")"
+  error=$(grep "^zo2_compute-bound," "$csv" | cut -d, -f7)
+  if awk -v o="$others" 'BEGIN { exit !(o > 5) }'; then
+    echo "attempt $attempt: other processes took $others % of the cores' time: the 25 % bound says nothing of this cycle (zo2 compute-bound error $error %)"
+    [ "$attempt" -eq 2 ] && echo "the 25 % bound skipped: the machine was shared in $((2 - missed)) of 2 cycles"
+    continue
+  fi
+  if awk -v e="$error" 'BEGIN { exit !((e < 0 ? -e : e) <= 25) }'; then
+    echo "attempt $attempt: zo2 compute-bound error $error % (other processes took $others % of the cores' time)"
+    break
+  fi
+  missed=$((missed + 1))
+  echo "attempt $attempt: zo2 compute-bound |error| above 25 % (other processes took $others % of the cores' time): $(cut -d, -f1-7 "$csv")"
+  [ "$missed" -eq 2 ] && fail "zo2 compute-bound: |error| above 25 % in both cycles"
+  [ "$attempt" -eq 2 ] && echo "the 25 % bound skipped: one cycle missed it, the other had a shared machine"
 done
 grep -q "^summary: 2 schedules, median |error| .*(target: <= 4% and <= 10%)" \
   "$out/predict_vs_measure.md" || fail "no summary with the testbed's target"

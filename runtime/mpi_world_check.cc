@@ -143,10 +143,13 @@ void AllGathers(int world) {
   }
 }
 
-// Rank 1 arrives 3 s late at an all-gather of ranks {0, 1} whose timeout is
-// 1 s: rank 0 must fail with DeadlineExceeded; rank 1's late call completes
-// while rank 0 drives MPI in the barrier that follows.
+// Rank 1 comes to an all-gather of ranks {0, 1} whose timeout is 1 s only
+// once rank 0 has given up on it (rank 0 says so in a message): however
+// fast or loaded the machine, rank 1 is late. Rank 0 must fail with
+// DeadlineExceeded naming the group, after its whole timeout; rank 1's late
+// call completes while rank 0 drives MPI in the barrier that follows.
 void Timeout() {
+  constexpr int kGaveUpTag = 7117;
   absl::StatusOr<std::unique_ptr<MpiCollectives>> collectives =
       MpiCollectives::Create({{0, 1}}, std::chrono::seconds(1));
   CheckOk(collectives.status(), "MpiCollectives::Create");
@@ -162,8 +165,19 @@ void Timeout() {
               std::string::npos,
           "the timeout names the group: " + status.ToString());
     Check(waited >= 1.0, "AllGather waited its timeout before failing");
+    char gave_up = 1;
+    Check(MPI_Send(&gave_up, 1, MPI_CHAR, 1, kGaveUpTag, MPI_COMM_WORLD) == MPI_SUCCESS,
+          "rank 0 tells rank 1 it gave up");
   } else if (g_rank == 1) {
-    std::this_thread::sleep_for(std::chrono::seconds(3));
+    // Waits for rank 0's word without spinning (ranks share the cores).
+    char gave_up = 0;
+    MPI_Request request;
+    Check(MPI_Irecv(&gave_up, 1, MPI_CHAR, 0, kGaveUpTag, MPI_COMM_WORLD, &request) == MPI_SUCCESS,
+          "MPI_Irecv");
+    for (int done = 0; !done;) {
+      Check(MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Test");
+      if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     CheckOk((*collectives)->AllGather({0, 1}, buffer.data(), 8), "the late AllGather");
   }
   CheckOk(SleepingBarrier(std::chrono::microseconds(100)), "SleepingBarrier");

@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,27 +81,55 @@ TEST(NodeMeetingTest, RanksThatNeverComeAreNamedAtTheDeadline) {
   }
 }
 
+// The scheduler state of this process's thread `tid` ('R' running, 'S'
+// asleep, ...), from /proc; 0 when it cannot be read.
+char ThreadState(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t paren = line.rfind(')');  // the name may hold spaces and parentheses
+  return paren == std::string::npos || paren + 2 >= line.size() ? 0 : line[paren + 2];
+}
+
+// Member 1 comes only once member 0 has gone to sleep in its wait, and then
+// after a further 0.5 s: however fast or loaded the machine, member 0 waited
+// all that time. Waiting must cost no CPU and mean one sleep, not polls.
 TEST(NodeMeetingTest, AWaitingMemberTakesNoCpu) {
   char* region = nullptr;
   std::vector<char> memory = Region(2, &region);
+  std::atomic<pid_t> waiter_tid{0};
   double cpu_s = -1;
+  long sleeps = -1;  // voluntary context switches during the wait
   absl::Status waited;
   std::thread waiter([&] {
     rusage before{}, after{};
     getrusage(RUSAGE_THREAD, &before);
+    waiter_tid = static_cast<pid_t>(syscall(SYS_gettid));
     waited = NodeMeeting(region, 2, 0).Meet("the wait", 0, std::chrono::seconds(30)).status();
     getrusage(RUSAGE_THREAD, &after);
     auto seconds = [](const rusage& r) {
       return r.ru_utime.tv_sec + r.ru_stime.tv_sec + 1e-6 * (r.ru_utime.tv_usec + r.ru_stime.tv_usec);
     };
     cpu_s = seconds(after) - seconds(before);
+    sleeps = after.ru_nvcsw - before.ru_nvcsw;
   });
+  // Event-driven: until the waiter is asleep (a deadline only against a hang).
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool asleep = false;
+  while (!asleep && std::chrono::steady_clock::now() < give_up) {
+    asleep = waiter_tid != 0 && ThreadState(waiter_tid) == 'S';
+    if (!asleep) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  ASSERT_TRUE(NodeMeeting(region, 2, 1).Meet("the wait", 0, std::chrono::seconds(30)).ok());
+  const absl::Status came = NodeMeeting(region, 2, 1).Meet("the wait", 0, std::chrono::seconds(30)).status();
   waiter.join();
+  ASSERT_TRUE(asleep) << "member 0 never went to sleep in its wait";
+  ASSERT_TRUE(came.ok()) << came;
   EXPECT_TRUE(waited.ok()) << waited;
-  // Polling every 20 µs for 0.5 s costs far more than 50 ms of CPU.
+  // Polling every 20 us for 0.5 s costs far more than 50 ms of CPU on this
+  // kind of machine, and thousands of sleeps on any.
   EXPECT_LT(cpu_s, 0.05);
+  EXPECT_LE(sleeps, 10) << "the waiting member woke up and slept again " << sleeps << " times";
 }
 
 TEST(NodeMeetingTest, ANegativeVoteIsRefused) {

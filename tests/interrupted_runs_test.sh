@@ -83,13 +83,15 @@ interrupt() {
     int) [ "$code" -eq 130 ] || fail "Ctrl-C: exit $code, expected 130: $(tail -5 "$dir.log")" ;;
     term) [ "$code" -eq 143 ] || fail "SIGTERM: exit $code, expected 143: $(tail -5 "$dir.log")" ;;
     kill_launcher)
-      # The ranks stopped as on Ctrl-C: after the step in flight (a few
-      # steps of ~10 ms past the kill at most), with a checkpoint of it.
+      # The ranks stopped as on Ctrl-C: after the step in flight, with a
+      # checkpoint of it (a few steps of >= 10 ms past the kill here; 40
+      # leaves room for mpirun waiting for a core, not for seconds of
+      # training on).
       grep -q "stopped by SIGUSR1 after step $last, checkpoint written" "$dir.log" ||
         fail "kill -9 of the launcher: the ranks did not stop cleanly: $(tail -3 "$dir.log")"
       [ "$(checkpoint_step "$dir")" = "$last" ] ||
         fail "kill -9 of the launcher: checkpoint of step $(checkpoint_step "$dir"), last step $last"
-      [ $((last - at_kill)) -le 20 ] ||
+      [ $((last - at_kill)) -le 40 ] ||
         fail "kill -9 of the launcher: the ranks ran on from step $at_kill to $last" ;;
     kill_rank)
       grep -q "train: rank [01] (node [^)]*) was killed by signal 9 (SIGKILL); mpirun ended the other ranks" "$dir.log" ||

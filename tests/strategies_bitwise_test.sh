@@ -34,7 +34,8 @@ for cfg in "${configs[@]}"; do
   [ "$threads" -gt 1 ] && threads_flag=(--threads="$threads")
   grid=()  # the grid flags apply to distzo2 alone
   [ "$1" = distzo2 ] && grid=(--pertp=$2 --dp=$3 --slicing=$4)
-  log=$(timeout 240 $train --strategy=$1 "${grid[@]}" --ranks=$ranks \
+  # A deadline against a hang only: a run took up to minutes on a loaded machine.
+  log=$(timeout 600 $train --strategy=$1 "${grid[@]}" --ranks=$ranks \
         "${threads_flag[@]}" --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) ||
     fail "$cfg exited $?: $log"
   sum=$(sed -n 's/^final weights checksum: //p' <<<"$log")

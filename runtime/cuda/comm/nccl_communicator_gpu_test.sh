@@ -5,6 +5,11 @@
 # need one GPU per rank are skipped (NCCL refuses two ranks on one GPU).
 set -uo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# Open MPI's files in this test's own directory, not /tmp and /dev/shm, where
+# another mpirun running at once may pick the same job id and share them
+# (see runtime/mpi_world_test.sh).
+export OMPI_MCA_orte_top_session_dir="$TEST_TMPDIR/ompi" OMPI_MCA_btl_vader_backing_directory="$TEST_TMPDIR/shm"
+mkdir -p "$OMPI_MCA_orte_top_session_dir" "$OMPI_MCA_btl_vader_backing_directory"
 check=runtime/cuda/comm/nccl_communicator_gpu_check
 ranks=2
 out=$(timeout 240 mpirun -np "$ranks" --oversubscribe "$check" 2>&1); code=$?
