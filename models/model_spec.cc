@@ -110,18 +110,8 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source)
                      "activation SWIGLU needs family LLAMA (%s uses RELU or GELU)",
                      Family_Name(spec.family()));
   }
-  // OPT ends with a final layer norm exactly when its blocks are pre-norm
-  // (Hugging Face's do_layer_norm_before); GPT-2 and LLaMA always do.
-  const bool pre_norm = spec.norm_placement() == PRE_NORM;
-  if (spec.family() == OPT && spec.final_norm() != pre_norm) {
-    return SpecError(source, spec,
-                     "final_norm %s with norm_placement %s: an OPT model has a final "
-                     "layer norm exactly when its blocks are pre-norm (do_layer_norm_before "
-                     "in its config): set final_norm: %s, or norm_placement: %s",
-                     spec.final_norm() ? "true" : "false",
-                     NormPlacement_Name(spec.norm_placement()), pre_norm ? "true" : "false",
-                     spec.final_norm() ? "PRE_NORM" : "POST_NORM");
-  }
+  // GPT-2 and LLaMA checkpoints end with a final norm (OPT's only when its
+  // blocks are pre-norm; OPT-350m has none).
   if (spec.family() != OPT && !spec.final_norm()) {
     return SpecError(source, spec,
                      "final_norm false: %s models end with a final norm (ln_f, model.norm) "
