@@ -23,8 +23,9 @@ namespace {
 
 constexpr char kLauncherVariable[] = "ZOSCHED_LAUNCHER";
 
-// A new, empty directory for the files of one job. Errors: Internal.
-absl::StatusOr<std::string> MakeJobDirectory() {
+}  // namespace
+
+absl::StatusOr<MpiJobDirectory> MpiJobDirectory::Create() {
   const char* tmp = std::getenv("TMPDIR");
   std::string path = absl::StrCat(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp",
                                   "/zosched-job.XXXXXX");
@@ -34,10 +35,19 @@ absl::StatusOr<std::string> MakeJobDirectory() {
         "writable directory",
         path, std::strerror(errno)));
   }
-  return path;
+  return MpiJobDirectory(std::move(path));
 }
 
-}  // namespace
+MpiJobDirectory::~MpiJobDirectory() {
+  if (path_.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::vector<std::pair<std::string, std::string>> MpiJobDirectory::Environment() const {
+  return {{"OMPI_MCA_orte_top_session_dir", path_},
+          {"OMPI_MCA_btl_vader_backing_directory", path_}};
+}
 
 bool StartedByMpiLauncher() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
@@ -84,20 +94,15 @@ absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& ar
   mpirun.stdin_from_dev_null = true;
   mpirun.forward_signals = {{SIGINT, SIGUSR1}, {SIGTERM, SIGUSR1}};
   mpirun.parent_death_signal = SIGUSR1;
-  ASSIGN_OR_RETURN(const std::string job_directory, MakeJobDirectory());
-  // The session directory (which holds the MPI windows' backing files) and
-  // the shared-memory transport's segments.
-  mpirun.environment = {{"OMPI_MCA_orte_top_session_dir", job_directory},
-                        {"OMPI_MCA_btl_vader_backing_directory", job_directory},
-                        {kLauncherVariable, "1"}};
+  ASSIGN_OR_RETURN(const MpiJobDirectory job_directory, MpiJobDirectory::Create());
+  mpirun.environment = job_directory.Environment();
+  mpirun.environment.push_back({kLauncherVariable, "1"});
   MpirunOutputFilter filter;
   mpirun.stderr_lines = [&filter](absl::string_view line) {
     for (const std::string& shown : filter.Take(line)) std::fprintf(stderr, "%s\n", shown.c_str());
   };
   absl::StatusOr<int> status = RunSubprocess(mpirun, stop_signal);
   for (const std::string& shown : filter.Finish()) std::fprintf(stderr, "%s\n", shown.c_str());
-  std::error_code ignored;
-  std::filesystem::remove_all(job_directory, ignored);
   if (!filter.killed_rank().empty()) {
     std::fprintf(stderr, "%s: %s; mpirun ended the other ranks\n", program.c_str(),
                  filter.killed_rank().c_str());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -21,6 +22,33 @@ bool StartedByMpiLauncher();
 // directory's lock), which a hand-started mpirun's ranks must do
 // themselves.
 bool StartedByZoschedLauncher();
+
+// A new directory for every file Open MPI makes for one job (its session
+// directory, which holds the MPI windows' backing files, and the
+// shared-memory transport's segments), under $TMPDIR (or /tmp), removed
+// with everything in it when this object goes. Jobs never share these
+// files, even where process ids repeat (containers, sandboxes with their
+// own pid namespaces but one /tmp and /dev/shm), and a job that ends
+// however it ends leaves none behind.
+class MpiJobDirectory {
+ public:
+  // Errors: Internal naming the path and the OS reason.
+  static absl::StatusOr<MpiJobDirectory> Create();
+  MpiJobDirectory(MpiJobDirectory&& other) noexcept : path_(std::move(other.path_)) {
+    other.path_.clear();
+  }
+  MpiJobDirectory& operator=(MpiJobDirectory&&) = delete;
+  ~MpiJobDirectory();
+
+  const std::string& path() const { return path_; }
+  // The environment that points Open MPI there (mpirun passes it to its
+  // ranks; a process of one rank sets it before MPI_Init).
+  std::vector<std::pair<std::string, std::string>> Environment() const;
+
+ private:
+  explicit MpiJobDirectory(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
 
 // The argv of `mpirun -np <ranks> --oversubscribe [--allow-run-as-root]
 // <this program> <args...>` (--allow-run-as-root when running as root).
@@ -39,11 +67,10 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
 //   the same SIGUSR1 (PR_SET_PDEATHSIG): the ranks stop as on Ctrl-C and
 //   mpirun ends after them. mpirun runs in a process group of its own, so a
 //   terminal's Ctrl-C reaches this process only.
-// - Files: every file Open MPI makes for the job (its session directory,
-//   the shared-memory segments of its transports and of the ranks' MPI
-//   windows) goes into one new directory under $TMPDIR (or /tmp), which
-//   mpirun removes when it ends and this function removes too, so that no
-//   file is left however mpirun ends (kill -9 included).
+// - Files: every file Open MPI makes for the job goes into an
+//   MpiJobDirectory, which mpirun removes when it ends and this function
+//   removes too, so that no file is left however mpirun ends (kill -9
+//   included).
 // - Output: mpirun's stderr is read here (runtime/mpirun_output.h): the
 //   ranks' lines pass unchanged, Open MPI's notices of an ending the ranks
 //   explain are dropped, and a rank killed by a signal is named in one

@@ -29,6 +29,7 @@
 #include <csignal>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <optional>
 #include <string>
@@ -305,9 +306,19 @@ int main(int argc, char** argv) {
     return *status;
   }
   zosched::InstallStopSignalHandlers();
-  // A run of one rank without mpirun: no Open MPI notice after its error
-  // (runtime/mpirun_output.h does this for the ranks mpirun starts).
-  if (!zosched::StartedByMpiLauncher()) setenv("OMPI_MCA_orte_execute_quiet", "1", 0);
+  // A run of one rank without mpirun: Open MPI's files in a directory of
+  // its own (as the launcher gives mpirun's ranks), and no Open MPI notice
+  // after its error (runtime/mpirun_output.h does that for mpirun's ranks).
+  std::optional<zosched::MpiJobDirectory> job_directory;
+  if (!zosched::StartedByMpiLauncher()) {
+    absl::StatusOr<zosched::MpiJobDirectory> created = zosched::MpiJobDirectory::Create();
+    if (!created.ok()) return zosched::ReportError("train", created.status());
+    job_directory.emplace(std::move(*created));
+    for (const auto& [name, value] : job_directory->Environment()) {
+      setenv(name.c_str(), value.c_str(), 1);
+    }
+    setenv("OMPI_MCA_orte_execute_quiet", "1", 0);
+  }
   int rank = 0, world = 1;
   {
     zosched::Watch watch("MPI start-up (MPI_Init)", std::chrono::seconds(120));
@@ -320,6 +331,11 @@ int main(int argc, char** argv) {
   if (!end.ok()) {
     // Stop every rank: one failing rank must not leave the others waiting.
     const absl::Status& status = end.status();
+    if (job_directory.has_value()) {  // one rank, no other to stop
+      const int code = zosched::ReportError("train", status);
+      job_directory.reset();
+      std::_Exit(code);
+    }
     zosched::AbortWorld(std::string(status.message()), zosched::ExitStatusFor(status));
   }
   {
