@@ -42,19 +42,20 @@ CoreWork Compute() {
 }
 
 TEST(PerCopyComputeCpuSeconds, CountsOnlyWhatTheComputeItselfPaysNotTheCopysOwnCpu) {
-  // Each "copy" spins 400 µs of CPU on the compute's core, then sleeps
-  // 300 µs: the compute's wall time grows by far more than its CPU time,
-  // and only the latter (an interruption's cost, well under the copy's
-  // 400 µs) may show.
+  // Each "copy" spins 2 ms of CPU on the compute's core, then sleeps 1 ms:
+  // the compute's wall time grows by far more than its CPU time, and only
+  // the latter (an interruption's cost: a context switch and caches
+  // refilled, tens of µs here) may show, well under the copy's own CPU on
+  // any machine (both are CPU times, so a slower core scales them alike).
   const CoreWork copy{PinToFirstCore, [] {
-                        BurnCpu(400000);
-                        std::this_thread::sleep_for(std::chrono::microseconds(300));
+                        BurnCpu(2000000);
+                        std::this_thread::sleep_for(std::chrono::milliseconds(1));
                         return absl::OkStatus();
                       }};
   absl::StatusOr<double> per_copy = PerCopyComputeCpuSeconds(Compute(), copy, 5, 3);
   ASSERT_TRUE(per_copy.ok()) << per_copy.status();
   EXPECT_GE(*per_copy, 0);
-  EXPECT_LT(*per_copy, 200e-6);
+  EXPECT_LT(*per_copy, 1e-3);  // half the copy's own 2 ms
 }
 
 TEST(PerCopyComputeCpuSeconds, ACopysErrorIsReturned) {
@@ -77,9 +78,10 @@ TEST(PerCopyComputeCpuSeconds, AComputeErrorIsReturned) {
 }
 
 TEST(PerCopyComputeCpuSeconds, ARoundWithoutACopyCannotBeMeasured) {
-  // The copy takes 300 ms; the compute's passes are over long before.
+  // The copy takes 1 s; the compute's passes (5 ms of CPU) are over long
+  // before, even on a core 100 times slower.
   const CoreWork copy{PinToFirstCore, [] {
-                        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                        std::this_thread::sleep_for(std::chrono::seconds(1));
                         return absl::OkStatus();
                       }};
   absl::StatusOr<double> per_copy = PerCopyComputeCpuSeconds(Compute(), copy, 1, 1);
