@@ -505,7 +505,7 @@ absl::Status Run() {
   if (errors.empty() && shared_gpu_errors.empty()) {
     return absl::FailedPreconditionError("no schedule ran: every one was skipped (see above)");
   }
-  // The targets: median 4 % on the CPU testbed (issue 15), 5 % on GPUs (issue 11).
+  // The targets: median 4 % on the CPU testbed, 5 % on GPUs.
   std::string summary =
       errors.empty()
           ? "summary: no schedule of one device ran (see above)"

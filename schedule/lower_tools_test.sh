@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `lower` and `inspect` end to end: the issue's command lines, the DistZO2
+# `lower` and `inspect` end to end: the README's command lines, the DistZO2
 # host-link saving on OPT-175B, and the errors for bad flags (exit 2).
 set -uo pipefail
 lower=schedule/lower

@@ -41,6 +41,10 @@ expect "the CPU runtime runs OPT models" "$train" --model=gpt2-small --seq=32
 sed 's/^vocab_size: .*/vocab_size: 300/; s/^name: .*/name: "opt-small-vocab"/' \
   models/zoo/opt-tiny.pbtxt >"$TEST_TMPDIR/small_vocab.pbtxt"
 expect "do not belong together" "$train" --model="$TEST_TMPDIR/small_vocab.pbtxt"
+# A refused run wrote nothing into --out_dir: running it again, fixed,
+# needs no --overwrite.
+[ -z "$(ls -A "$TEST_TMPDIR/run" 2>/dev/null)" ] ||
+  fail "a refused run left files in --out_dir: $(ls -A "$TEST_TMPDIR/run")"
 # Backends: a name that is none, and cuda in a build without it (or with no
 # GPU), are refused before any rank starts, with exit 2.
 expect "expected cpu or cuda" "$train" --backend=tpu
