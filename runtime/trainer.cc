@@ -196,6 +196,16 @@ absl::StatusOr<std::vector<TrajectoryEntry>> ReadRunLog(const std::string& path,
   return entries;
 }
 
+// OK when a run in `out` that has trained `done` steps has steps left
+// before `steps`. Errors: FailedPrecondition saying how to ask for more.
+absl::Status CheckStepsLeft(const std::string& out, int64_t done, int steps) {
+  if (done < steps) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "the run in %s already has %d steps (0..%d), as many as --steps=%d asks for: give "
+      "--steps=N with N > %d to train it further",
+      out, done, done - 1, steps, done));
+}
+
 // The outputs of a run, removed before a fresh run with --overwrite (so
 // none of another run is left beside the new one's).
 constexpr const char* kRunOutputs[] = {
@@ -578,12 +588,7 @@ absl::StatusOr<TrainEnd> Run::Go() {
   } else {
     RETURN_IF_ERROR(InitParameters());
   }
-  if (start_step_ >= o_.steps) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "the run in %s already has %d steps, as many as --steps=%d asks for: give --steps=N "
-        "with N > %d to train it further",
-        out_, start_step_, o_.steps, start_step_));
-  }
+  RETURN_IF_ERROR(CheckStepsLeft(out_, start_step_, o_.steps));
   RETURN_IF_ERROR(Barrier("the start of training"));
   ASSIGN_OR_RETURN(const Executor::Clock::time_point epoch, host_memory_->SharedEpoch());
   ASSIGN_OR_RETURN(executor_, Executor::Create(schedule_, rank_, backend_.get(), epoch));
@@ -741,14 +746,7 @@ absl::Status CheckResumable(const TrainOptions& o, const Schedule& schedule,
                    ReadRunLog(out + "/trajectory.log", schedule));
   RETURN_IF_ERROR(
       OpenRunCheckpoint(out + "/checkpoint.safetensors", schedule, data, entries).status());
-  const int64_t done = entries.empty() ? 0 : entries.back().step + 1;
-  if (done >= o.steps) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "the run in %s already has %d steps (0..%d), as many as --steps=%d asks for: give "
-        "--steps=N with N > %d to train it further",
-        out, done, done - 1, o.steps, done));
-  }
-  return absl::OkStatus();
+  return CheckStepsLeft(out, entries.empty() ? 0 : entries.back().step + 1, o.steps);
 }
 
 absl::StatusOr<std::chrono::seconds> AutoWaitTimeout(const Schedule& schedule) {
