@@ -51,7 +51,7 @@ class BackgroundLoop {
             wall_ns_ += wall_ns;
             if (s.ok() && runs_ >= kRunsBeforeBusyCheck &&
                 cpu_ns_ > kMaxCopyBusyShare * wall_ns_) {
-              s = absl::FailedPreconditionError(absl::StrFormat(
+              s = absl::ResourceExhaustedError(absl::StrFormat(
                   "the copy keeps its thread busy %.0f%% of the time it runs (%.1f us of CPU "
                   "per %.1f us run, over %d runs): back to back it would starve the compute "
                   "sharing its core; it must sleep at least %.0f%% of each run (throttle it "

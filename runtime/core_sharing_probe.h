@@ -36,9 +36,10 @@ struct CoreWork {
 // third of each run (a throttled copy sleeps out its transfer): one that
 // keeps its thread busy longer would starve the compute, so it is stopped
 // after a few runs, and the rounds with it. Errors: InvalidArgument for
-// counts below 1; the first error of a run; FailedPrecondition when the
+// counts below 1; the first error of a run; ResourceExhausted when the
 // copy is that busy (its CPU per run over its wall time, summed over its
-// first 8 runs or more) or when a round made no copy.
+// first 8 runs or more: the caller may try a longer copy); FailedPrecondition
+// when a round made no copy.
 absl::StatusOr<double> PerCopyComputeCpuSeconds(const CoreWork& compute, const CoreWork& copy,
                                                 int rounds, int passes);
 

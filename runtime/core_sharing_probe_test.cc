@@ -101,7 +101,7 @@ TEST(PerCopyComputeCpuSeconds, ACopyThatNeverSleepsIsStoppedNotLeftToStarveTheCo
                       }};
   absl::StatusOr<double> per_copy = PerCopyComputeCpuSeconds(Compute(), copy, 5, 3);
   ASSERT_FALSE(per_copy.ok());
-  EXPECT_EQ(per_copy.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(per_copy.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(per_copy.status().message().find("would starve the compute"), std::string::npos)
       << per_copy.status();
 }
