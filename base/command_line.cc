@@ -312,4 +312,8 @@ int ReportError(const std::string& tool, const absl::Status& status) {
   return ExitStatusFor(status);
 }
 
+int ExitWith(const std::string& tool, const absl::Status& status) {
+  return status.ok() ? 0 : ReportError(tool, status);
+}
+
 }  // namespace zosched

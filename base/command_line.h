@@ -84,4 +84,8 @@ int ExitStatusFor(const absl::Status& status);
 // ExitStatusFor(status).
 int ReportError(const std::string& tool, const absl::Status& status);
 
+// How a main ends after its work: 0 when `status` is OK, else
+// ReportError(tool, status). E.g. `return ExitWith("lower", Run());`.
+int ExitWith(const std::string& tool, const absl::Status& status);
+
 }  // namespace zosched

@@ -40,7 +40,7 @@
 #include "experiments/predicted_case.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/schedule_stats.h"
-#include "schedule/training_settings.h"
+#include "schedule/strategy_grid.h"
 
 ABSL_FLAG(std::string, out_dir, "",
           "where to write the table, traces and pictures (default: out/distzo2_study "
@@ -80,12 +80,7 @@ class Study {
 // `batch` 0: the --batch flag.
 LowerOptions Options(StrategyKind strategy, int pertp = 1, int dp = 1, bool slicing = true,
                      int batch = 0) {
-  LowerOptions o;
-  o.strategy = strategy;
-  o.pertp = pertp;
-  o.dp = dp;
-  o.slicing = slicing;
-  o.training = DefaultTrainingSettings();
+  LowerOptions o = GridLowerOptions({strategy, pertp, dp, slicing});
   o.training.set_batch_size(batch > 0 ? batch : absl::GetFlag(FLAGS_batch));
   o.training.set_seq_len(absl::GetFlag(FLAGS_seq));
   return o;
@@ -244,5 +239,5 @@ int main(int argc, char** argv) {
     zosched::Study study(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "distzo2_study"));
     status = study.Run();
   }
-  return status.ok() ? 0 : zosched::ReportError("distzo2_study", status);
+  return zosched::ExitWith("distzo2_study", status);
 }

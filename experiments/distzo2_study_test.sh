@@ -5,12 +5,8 @@
 set -uo pipefail
 out="$TEST_TMPDIR/study"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-experiments/distzo2_study --out_dir="$out" >"$TEST_TMPDIR/stdout" || fail "exited $?"
-[ -s "$out/study.md" ] || fail "no study.md"
-rows=$(($(wc -l <"$out/study.csv") - 1))
-[ "$rows" -eq 18 ] || fail "study.csv has $rows rows, want 18"
-[ "$(ls "$out"/traces/*.json | wc -l)" -eq 18 ] || fail "traces"
-[ "$(ls "$out"/pictures/*.png | wc -l)" -eq 18 ] || fail "pictures"
+source "$PWD/experiments/study_outputs.sh"
+run_study distzo2_study 18
 for f in "$out"/pictures/*.png; do
   head -c 4 "$f" | od -An -c | grep -q "P   N   G" || fail "$f is not a PNG"
 done

@@ -36,7 +36,7 @@
 #include "base/status_macros.h"
 #include "experiments/predicted_case.h"
 #include "schedule/cluster_catalog.h"
-#include "schedule/training_settings.h"
+#include "schedule/strategy_grid.h"
 
 ABSL_FLAG(std::string, out_dir, "",
           "where to write the tables, traces and pictures (default: out/first_order_study in "
@@ -53,12 +53,9 @@ struct Row {
 
 LowerOptions Options(StrategyKind kind, int devices, int batch, int micro,
                      PrecisionRecipe precision, bool flash_attention) {
-  LowerOptions o;
-  o.strategy = kind;
-  o.dp = devices;
+  LowerOptions o = GridLowerOptions({kind, /*pertp=*/1, devices});
   o.precision = precision;
   o.flash_attention = flash_attention;
-  o.training = DefaultTrainingSettings();
   o.training.set_batch_size(batch);
   o.training.set_micro_batch_size(micro);
   o.training.set_seq_len(1024);
@@ -233,6 +230,5 @@ int main(int argc, char** argv) {
        "DDP and FSDP of GPT-2 Large on 2 H100s, and Megatron-LM's recipe and ZeRO-2's memory for\n"
        "gpt2-xl on H100s; writes tables, traces and pictures."});
   zosched::Study study(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "first_order_study"));
-  const absl::Status status = study.Run();
-  return status.ok() ? 0 : zosched::ReportError("first_order_study", status);
+  return zosched::ExitWith("first_order_study", study.Run());
 }

@@ -7,12 +7,8 @@
 set -uo pipefail
 out="$TEST_TMPDIR/study"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-experiments/first_order_study --out_dir="$out" >"$TEST_TMPDIR/stdout" || fail "exited $?"
-[ -s "$out/study.md" ] || fail "no study.md"
-rows=$(($(wc -l <"$out/study.csv") - 1))
-[ "$rows" -eq 10 ] || fail "study.csv has $rows rows, want 10"
-[ "$(ls "$out"/traces/*.json | wc -l)" -eq 10 ] || fail "traces"
-[ "$(ls "$out"/pictures/*.png | wc -l)" -eq 10 ] || fail "pictures"
+source "$PWD/experiments/study_outputs.sh"
+run_study first_order_study 10
 head -c 4 "$out"/pictures/A_GPT-2_Large_2x_H100_AMP_DDP.png | od -An -c | grep -q "P   N   G" ||
   fail "no DDP picture"
 # field NAME CASE: the CSV column NAME of the case whose label is CASE.

@@ -68,6 +68,8 @@
 #include "models/model_spec.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/schedule_stats.h"
+#include "schedule/strategy_grid.h"
+#include "schedule/testbed_grid.h"
 #include "schedule/training_settings.h"
 
 ABSL_FLAG(std::string, backend, "cpu",
@@ -112,35 +114,19 @@ const std::vector<std::pair<std::string, double>>& LinkRegimes() {
 }
 
 std::vector<CycleCase> CpuCases() {
-  struct Grid {
-    std::string name;
-    StrategyKind strategy;
-    int pertp, dp;
-    bool slicing;
-  };
-  std::vector<Grid> grids = {{"zo2", ZO2, 1, 1, true},
-                             {"distzo2_P2xD1_sliced", DISTZO2, 2, 1, true},
-                             {"distzo2_P2xD1_naive", DISTZO2, 2, 1, false},
-                             {"distzo2_P1xD2_sliced", DISTZO2, 1, 2, true},
-                             {"distzo2_P1xD2_naive", DISTZO2, 1, 2, false},
-                             {"distzo2_P2xD2_sliced", DISTZO2, 2, 2, true},
-                             {"distzo2_P2xD2_naive", DISTZO2, 2, 2, false}};
   std::vector<CycleCase> cases;
   for (const auto& [regime, gbps] : LinkRegimes()) {
-    for (const Grid& g : grids) {
+    for (const StrategyGrid& g : TestbedGrids()) {
+      const std::string name = GridSchemeName(g);
       const bool quick = absl::GetFlag(FLAGS_quick);
-      const bool in_quick = (g.name == "zo2" && regime == "compute-bound") ||
-                            (g.name == "distzo2_P2xD2_sliced" && regime == "balanced");
+      const bool in_quick = (name == "zo2" && regime == "compute-bound") ||
+                            (name == "distzo2_P2xD2_sliced" && regime == "balanced");
       if (quick && !in_quick) continue;
       CycleCase c;
-      c.label = g.name + "_" + regime;
+      c.label = name + "_" + regime;
       c.model = absl::GetFlag(FLAGS_model);
       c.host_link_gbps = gbps;
-      c.options.strategy = g.strategy;
-      c.options.pertp = g.pertp;
-      c.options.dp = g.dp;
-      c.options.slicing = g.slicing;
-      c.options.training = DefaultTrainingSettings();
+      c.options = GridLowerOptions(g);
       c.options.training.set_batch_size(absl::GetFlag(FLAGS_batch));
       c.options.training.set_seq_len(absl::GetFlag(FLAGS_seq));
       c.options.training.set_learning_rate(5e-4);
@@ -209,9 +195,7 @@ std::vector<CycleCase> GpuCases() {
     c.options.training.set_compute_dtype(g.dtype);
     c.options.training.set_host_dtype(g.dtype);
     c.options.training.set_wire_dtype(g.dtype);
-    const std::string strategy = g.strategy == DISTZO2 ? "distzo2_P2xD1"
-                                 : g.strategy == ZO2   ? "zo2"
-                                                       : "mezo";
+    const std::string strategy = GridName({g.strategy, c.options.pertp, c.options.dp});
     c.label = absl::StrFormat("%s_%s_%s_%sb%d_mb%d_seq%d", strategy, g.model,
                               absl::AsciiStrToLower(DType_Name(g.dtype)),
                               g.strategy == MEZO ? "" : absl::StrFormat("slots%d_", g.slots),
@@ -234,6 +218,40 @@ std::string ClusterArgument(const std::string& name_or_path) {
   return CatalogClusterPath(name_or_path).empty() ? ResolveUserPath(name_or_path) : name_or_path;
 }
 
+// What the cycle does on a backend (--backend).
+struct BackendCycle {
+  std::string name;             // --backend
+  std::string out_subdir;       // the default --out_dir, under out/
+  std::string default_cluster;  // the default --cluster
+  // Without --calibrated: calibrate just before each schedule (the testbed,
+  // a VM whose speed drifts), else once, for the schedules' compute shapes.
+  bool calibrate_each_schedule = false;
+  // Schedules of several devices are lowered for --shared_gpu_cluster and
+  // run as processes sharing the machine's one GPU.
+  bool devices_share_one_gpu = false;
+  int label_width = 0;       // of a schedule's name on its progress line
+  int target_error_pct = 0;  // the target median |error|
+  std::vector<CycleCase> (*cases)() = nullptr;
+};
+
+const std::vector<BackendCycle>& BackendCycles() {
+  static const auto* cycles = new std::vector<BackendCycle>{
+      {"cpu", "predict_vs_measure", "local_cpu", /*calibrate_each_schedule=*/true,
+       /*devices_share_one_gpu=*/false, 36, 4, CpuCases},
+      {"cuda", "predict_vs_measure_cuda", "h100_sxm_x1", /*calibrate_each_schedule=*/false,
+       /*devices_share_one_gpu=*/true, 50, 5, GpuCases},
+  };
+  return *cycles;
+}
+
+// The cycle of backend `name`, or nullptr.
+const BackendCycle* FindBackendCycle(const std::string& name) {
+  for (const BackendCycle& cycle : BackendCycles()) {
+    if (cycle.name == name) return &cycle;
+  }
+  return nullptr;
+}
+
 // Why the schedule of `prediction` cannot run on `gpu` (the one GPU of the
 // machine) when its devices are processes sharing it: their plans together
 // exceed the GPU's memory. "" when they fit (or there is one device).
@@ -250,16 +268,18 @@ std::string SharedGpuShortfall(const Schedule& schedule, const Cluster& gpu) {
 }
 
 // Runs //runtime:calibrate on `cluster_name` into `dir`; returns the
-// calibrated Cluster file's path (its log: dir/calibrate.log). On GPUs it
-// measures the compute shapes of `schedules` (schedule files).
+// calibrated Cluster file's path (its log: dir/calibrate.log). Where the
+// backend calibrates once, it measures the compute shapes of `schedules`
+// (schedule files).
 absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::string& cluster_name,
-                                          bool cuda, const std::vector<std::string>& schedules = {}) {
+                                          const BackendCycle& cycle,
+                                          const std::vector<std::string>& schedules = {}) {
   const std::string calibrated = dir + "/" + ClusterStem(cluster_name) + ".calibrated.pbtxt";
   std::vector<std::string> argv = {absl::GetFlag(FLAGS_runtime_dir) + "/calibrate",
                                    "--out=" + calibrated,
                                    "--cluster=" + ClusterArgument(cluster_name)};
-  if (cuda) {
-    argv.push_back("--backend=cuda");
+  if (!cycle.calibrate_each_schedule) {
+    argv.push_back("--backend=" + cycle.name);
     argv.push_back("--schedules=" + absl::StrJoin(schedules, ","));
   } else {
     argv.push_back("--model=" + absl::GetFlag(FLAGS_model));
@@ -273,8 +293,8 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
 // The backend's cases whose label holds one of --only's parts (all when it
 // is empty). Errors: InvalidArgument for a part that no label holds, listing
 // the labels.
-absl::StatusOr<std::vector<CycleCase>> SelectedCases(bool cuda) {
-  const std::vector<CycleCase> all = cuda ? GpuCases() : CpuCases();
+absl::StatusOr<std::vector<CycleCase>> SelectedCases(const BackendCycle& cycle) {
+  const std::vector<CycleCase> all = cycle.cases();
   const std::string only = absl::GetFlag(FLAGS_only);
   if (only.empty()) return all;
   const std::vector<std::string> parts = absl::StrSplit(only, ',');
@@ -325,31 +345,32 @@ std::string PredictedAgain(const std::string& what, int64_t predicted_ns,
 }
 
 absl::Status Run() {
-  const bool cuda = absl::GetFlag(FLAGS_backend) == "cuda";
-  const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir),
-                                    cuda ? "predict_vs_measure_cuda" : "predict_vs_measure");
+  const BackendCycle& cycle = *FindBackendCycle(absl::GetFlag(FLAGS_backend));
+  const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir), cycle.out_subdir);
   RETURN_IF_ERROR(MakeDirectories(out));
   const std::string bin = absl::GetFlag(FLAGS_runtime_dir);
   const std::string cluster_name = !absl::GetFlag(FLAGS_cluster).empty()
                                        ? absl::GetFlag(FLAGS_cluster)
-                                       : (cuda ? "h100_sxm_x1" : "local_cpu");
+                                       : cycle.default_cluster;
   // The CPU testbed is a VM whose speed drifts: a busy spell of its host
   // slowed every calibrated op by 35 % for seconds at a time, so one
   // calibration at the start mispredicted the schedules run after the
   // spell by as much. Without --calibrated the testbed calibrates (3 s)
   // just before each schedule, into the schedule's directory; GPUs once.
-  const bool calibrate_each = !cuda && absl::GetFlag(FLAGS_calibrated).empty();
+  const bool calibrate_each =
+      cycle.calibrate_each_schedule && absl::GetFlag(FLAGS_calibrated).empty();
   std::string calibrated = absl::GetFlag(FLAGS_calibrated);
   // GPUs: schedules of several devices are lowered for a cluster that has
   // them, and run as processes sharing the one GPU.
   Cluster shared_gpu;
-  if (cuda) {
+  if (cycle.devices_share_one_gpu) {
     ASSIGN_OR_RETURN(shared_gpu,
                      LoadCluster(ClusterArgument(absl::GetFlag(FLAGS_shared_gpu_cluster))));
   }
-  ASSIGN_OR_RETURN(const std::vector<CycleCase> cases, SelectedCases(cuda));
+  ASSIGN_OR_RETURN(const std::vector<CycleCase> cases, SelectedCases(cycle));
   auto lowering_cluster = [&](const CycleCase& c, const Cluster& one_gpu) -> const Cluster& {
-    return cuda && c.options.pertp * c.options.dp > 1 ? shared_gpu : one_gpu;
+    return cycle.devices_share_one_gpu && c.options.pertp * c.options.dp > 1 ? shared_gpu
+                                                                              : one_gpu;
   };
   Cluster cluster;
   if (!calibrated.empty()) {
@@ -370,7 +391,7 @@ absl::Status Run() {
     }
     std::printf("calibrating this machine for %zu schedules (log: %s/calibrate.log) ...\n",
                 schedules.size(), out.c_str());
-    ASSIGN_OR_RETURN(calibrated, CalibrateInto(out, cluster_name, cuda, schedules));
+    ASSIGN_OR_RETURN(calibrated, CalibrateInto(out, cluster_name, cycle, schedules));
     ASSIGN_OR_RETURN(cluster, LoadCluster(calibrated));
   } else {
     std::printf("calibrating this machine before each schedule (logs: %s/<schedule>/"
@@ -384,7 +405,7 @@ absl::Status Run() {
       "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales,runs,"
       "core_drift_pct"};
   std::vector<std::string> md;
-  if (cuda) {
+  if (cycle.devices_share_one_gpu) {
     md = {"# Predicted vs measured on NVIDIA GPUs (train --backend=cuda)",
           "",
           absl::StrFormat(
@@ -419,7 +440,7 @@ absl::Status Run() {
   const SteadyMachine steady{absl::GetFlag(FLAGS_max_speed_drift), absl::GetFlag(FLAGS_attempts)};
   int repeated = 0, drifted = 0;
   for (const CycleCase& c : cases) {
-    std::printf("%-*s ", cuda ? 50 : 36, c.label.c_str());
+    std::printf("%-*s ", cycle.label_width, c.label.c_str());
     std::fflush(stdout);
     // One attempt: calibrate (the testbed, each time), predict, run. A
     // schedule that does not fit comes back as ResourceExhausted.
@@ -429,12 +450,12 @@ absl::Status Run() {
       if (calibrate_each) {
         const std::string dir = out + "/" + run.label;
         RETURN_IF_ERROR(MakeDirectories(dir));
-        ASSIGN_OR_RETURN(const std::string path, CalibrateInto(dir, cluster_name, cuda));
+        ASSIGN_OR_RETURN(const std::string path, CalibrateInto(dir, cluster_name, cycle));
         ASSIGN_OR_RETURN(cluster, LoadCluster(path));
       }
       ASSIGN_OR_RETURN(const CyclePrediction prediction,
                        PredictCycle(run, lowering_cluster(c, cluster), out));
-      if (cuda) {
+      if (cycle.devices_share_one_gpu) {
         const std::string shortfall = SharedGpuShortfall(prediction.schedule, cluster);
         if (!shortfall.empty()) return absl::ResourceExhaustedError(shortfall);
       }
@@ -460,7 +481,7 @@ absl::Status Run() {
     const double link_gbps = c.host_link_gbps > 0
                                  ? c.host_link_gbps
                                  : r.schedule.cluster().devices(0).host_link().down_gbps();
-    const bool shares_the_gpu = cuda && c.options.pertp * c.options.dp > 1;
+    const bool shares_the_gpu = cycle.devices_share_one_gpu && c.options.pertp * c.options.dp > 1;
     (shares_the_gpu ? shared_gpu_errors : errors).push_back(std::fabs(cmp.step_error));
     const double drift = LargestSpeedDrift(r);
     if (r.attempts > 1) ++repeated;
@@ -510,7 +531,7 @@ absl::Status Run() {
       errors.empty()
           ? "summary: no schedule of one device ran (see above)"
           : absl::StrFormat("summary: %d schedules, %s (target: <= %d%% and <= 10%%)",
-                            errors.size(), ErrorSpread(errors), cuda ? 5 : 4);
+                            errors.size(), ErrorSpread(errors), cycle.target_error_pct);
   if (!shared_gpu_errors.empty()) {
     absl::StrAppendFormat(&summary,
                           "\ndistzo2 as processes sharing one GPU, predicted for %s (two GPUs; "
@@ -550,8 +571,11 @@ absl::Status Run() {
 
 absl::Status CheckFlags() {
   const std::string backend = absl::GetFlag(FLAGS_backend);
-  if (backend != "cpu" && backend != "cuda") {
-    return absl::InvalidArgumentError("--backend='" + backend + "': expected cpu or cuda");
+  if (FindBackendCycle(backend) == nullptr) {
+    std::vector<std::string> names;
+    for (const BackendCycle& cycle : BackendCycles()) names.push_back(cycle.name);
+    return absl::InvalidArgumentError("--backend='" + backend + "': expected " +
+                                      absl::StrJoin(names, " or "));
   }
   RETURN_IF_ERROR(CheckFlagRange("batch", absl::GetFlag(FLAGS_batch), 1, kMaxBatchSize,
                                  "examples per step"));

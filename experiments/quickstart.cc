@@ -34,6 +34,8 @@
 #include "experiments/testbed_cycle.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/strategy_grid.h"
+#include "schedule/testbed_grid.h"
 #include "schedule/timeline_metrics.h"
 #include "sim/simulator.h"
 
@@ -44,24 +46,18 @@ ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train and calibrate bi
 namespace zosched {
 namespace {
 
-struct Strategy {
-  std::string name;
-  StrategyKind kind;
-  int pertp, dp;
-};
-
-const std::vector<Strategy>& Strategies() {
-  static const auto* s = new std::vector<Strategy>{
-      {"zo2", ZO2, 1, 1}, {"distzo2_P2xD1", DISTZO2, 2, 1}, {"distzo2_P2xD2", DISTZO2, 2, 2}};
-  return *s;
+// The testbed's sliced grids but pure data parallelism (P1xD2): zo2,
+// distzo2 P2xD1 and P2xD2.
+std::vector<StrategyGrid> Strategies() {
+  std::vector<StrategyGrid> grids;
+  for (const StrategyGrid& g : TestbedGrids()) {
+    if (g.slicing && !(g.pertp == 1 && g.dp > 1)) grids.push_back(g);
+  }
+  return grids;
 }
 
-LowerOptions Options(const Strategy& s, int batch, int seq) {
-  LowerOptions o;
-  o.strategy = s.kind;
-  o.pertp = s.pertp;
-  o.dp = s.dp;
-  o.training = DefaultTrainingSettings();
+LowerOptions Options(const StrategyGrid& s, int batch, int seq) {
+  LowerOptions o = GridLowerOptions(s);
   o.training.set_batch_size(batch);
   o.training.set_seq_len(seq);
   o.training.set_learning_rate(5e-4);
@@ -83,9 +79,9 @@ absl::Status Run() {
               "predicted_ms", "measured_ms", "error", "at_run_speed", "error", "loss_first",
               "loss_last", "core_drift");
   std::vector<std::string> shown;  // each strategy's run in the table: its directory
-  for (const Strategy& s : Strategies()) {
+  for (const StrategyGrid& s : Strategies()) {
     CycleCase c;
-    c.label = s.name;
+    c.label = GridName(s);
     c.model = "opt-tiny";
     c.options = Options(s, 32, 32);
     c.options.training.set_compute_dtype(FP32);
@@ -116,7 +112,7 @@ absl::Status Run() {
     const std::string drifts = absl::StrJoin(
         r.attempt_drifts, " ",
         [](std::string* o, double d) { absl::StrAppendFormat(o, "%.0f%%", 100 * d); });
-    std::printf("   %-16s %5d %13.2f %13.2f %+7.1f%% %s %11.4f %11.4f  %s\n", s.name.c_str(),
+    std::printf("   %-16s %5d %13.2f %13.2f %+7.1f%% %s %11.4f %11.4f  %s\n", GridName(s).c_str(),
                 r.schedule.devices_size(), r.comparison.predicted_step_ns / 1e6,
                 r.comparison.measured_step_ns / 1e6, 100 * r.comparison.step_error,
                 at_run_speed.c_str(), r.first_loss, r.last_loss, drifts.c_str());
@@ -137,11 +133,11 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(ModelSpec opt13, LoadModelSpec("opt-1.3b"));
   std::printf("   %-16s %5s %12s %12s %10s %12s\n", "strategy", "GPUs", "step_ms", "tokens/s",
               "overlap%", "bound_by");
-  for (const Strategy& s : Strategies()) {
+  for (const StrategyGrid& s : Strategies()) {
     ASSIGN_OR_RETURN(Schedule schedule, LowerSchedule(opt13, dgx, Options(s, 16, 256)));
     ASSIGN_OR_RETURN(SimResult sim, Simulate(schedule));
     ASSIGN_OR_RETURN(StepMetrics m, ComputeStepMetrics(schedule, sim.timeline, 0));
-    std::printf("   %-16s %5d %12.2f %12.0f %10.1f %12s\n", s.name.c_str(),
+    std::printf("   %-16s %5d %12.2f %12.0f %10.1f %12s\n", GridName(s).c_str(),
                 schedule.devices_size(), m.step_ns / 1e6, m.tokens_per_s,
                 100 * m.devices[0].overlap, BindingResourceName(m.binding));
   }

@@ -15,6 +15,7 @@
 #include "base/subprocess.h"
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
+#include "runtime/backend_registry.h"
 #include "schedule/chrome_trace.h"
 #include "sim/run_compute_scales.h"
 #include "sim/simulator.h"
@@ -110,6 +111,13 @@ absl::StatusOr<int64_t> PredictAgain(const Schedule& schedule, const std::string
   return step.end_ns() - step.start_ns();
 }
 
+// Whether backend `name` times the speed probe (train --speed_probe_every);
+// false for a name no backend registered (train refuses it).
+bool ProbesComputeSpeed(const std::string& name) {
+  const BackendRegistration* backend = FindBackend(name);
+  return backend != nullptr && backend->capabilities.probes_compute_speed;
+}
+
 }  // namespace
 
 absl::Status RunRuntimeProgram(const std::string& what, const std::vector<std::string>& argv,
@@ -167,7 +175,7 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
        "--overwrite", absl::StrCat("--checkpoint_every=", c.final_outputs ? 1000 : 0),
        // The testbed times each core before every 3rd step (the machine's
        // drift): steps 0, 3, 6, ..., and 2 steps in 3 undisturbed.
-       absl::StrCat("--speed_probe_every=", c.backend == "cpu" ? 3 : 0),
+       absl::StrCat("--speed_probe_every=", ProbesComputeSpeed(c.backend) ? 3 : 0),
        "--out_dir=" + r.run_dir},
       dir + "/train.log"));
   Timeline measured_all;

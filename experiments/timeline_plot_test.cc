@@ -8,28 +8,15 @@
 #include <string>
 
 #include "absl/strings/str_split.h"
-#include "base/textproto.h"
 #include "gtest/gtest.h"
+#include "schedule/timeline_test_fixtures.h"
 
 namespace zosched {
 namespace {
 
-constexpr char kSchedule[] = R"pb(
+Schedule TinySchedule() {
+  return ScheduleWithDevices({{COMPUTE, H2D, D2H, COLLECTIVE}, {COMPUTE, COLLECTIVE}}, R"pb(
   name: "tiny"
-  devices {
-    id: 0
-    cluster_device: "gpu0"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "h2d" kind: H2D }
-    streams { name: "d2h" kind: D2H }
-    streams { name: "collective" kind: COLLECTIVE }
-  }
-  devices {
-    id: 1
-    cluster_device: "gpu1"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "collective" kind: COLLECTIVE }
-  }
   ops { id: 1 name: "h2d block 0" device: 0 stream: "h2d"
         copy { direction: HOST_TO_DEVICE bytes: 2048 } }
   ops { id: 2 name: "update block 0" device: 0 stream: "compute"
@@ -44,7 +31,8 @@ constexpr char kSchedule[] = R"pb(
         compute { kind: BLOCK_FORWARD } }
   ops { id: 7 name: "all-reduce g" device: 1 stream: "collective"
         collective { kind: ALL_REDUCE key: "g" participants: [0, 1] bytes: 8 } }
-)pb";
+)pb");
+}
 
 // Two steps; step 1 starts at its first op (no StepInterval).
 constexpr char kPredicted[] = R"pb(
@@ -72,14 +60,6 @@ constexpr char kMeasured[] = R"pb(
   ops { op_id: 7 device: 1 stream: "collective" step: 1 start_ns: 104500000 end_ns: 104600000 }
 )pb";
 
-template <typename Message>
-Message Parse(const char* text) {
-  Message m;
-  absl::Status status = ParseTextProto(text, "inline", &m);
-  EXPECT_TRUE(status.ok()) << status;
-  return m;
-}
-
 std::string ReadFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   std::stringstream contents;
@@ -90,10 +70,6 @@ std::string ReadFile(const std::string& path) {
 bool Exists(const std::string& path) {
   struct stat s;
   return stat(path.c_str(), &s) == 0;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // Sets PATH for its lifetime (to make gnuplot missing or fake).
@@ -120,9 +96,9 @@ class ScopedPath {
 
 class TimelinePlotTest : public ::testing::Test {
  protected:
-  Schedule schedule_ = Parse<Schedule>(kSchedule);
-  Timeline predicted_ = Parse<Timeline>(kPredicted);
-  Timeline measured_ = Parse<Timeline>(kMeasured);
+  Schedule schedule_ = TinySchedule();
+  Timeline predicted_ = ParseOrFail<Timeline>(kPredicted);
+  Timeline measured_ = ParseOrFail<Timeline>(kMeasured);
   std::vector<PlotTimeline> both_ = {{&predicted_, "predicted"},
                                      {&measured_, "measured"}};
 };

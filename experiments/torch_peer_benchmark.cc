@@ -234,12 +234,11 @@ int Main(int argc, char** argv) {
       {"torch_peer_benchmark", "",
        "zosched's CPU testbed against MeZO on PyTorch on the same OPT-shaped model: rounds of\n"
        "(PyTorch, train --strategy=mezo, train --strategy=zo2) and their median step times."});
-  if (absl::Status s = CheckFlags(); !s.ok()) {
-    std::fprintf(stderr, "torch_peer_benchmark: %s\n", std::string(s.message()).c_str());
-    return 2;
-  }
+  if (absl::Status s = CheckFlags(); !s.ok()) return ReportError("torch_peer_benchmark", s);
   if (absl::Status s = Run(); !s.ok()) {
-    std::fprintf(stderr, "torch_peer_benchmark: %s\n", std::string(s.message()).c_str());
+    // A missing prerequisite (FailedPrecondition: the runfiles, PyTorch)
+    // exits 2; any other error, even one reading the runs' own files, 1.
+    ReportError("torch_peer_benchmark", s);
     return s.code() == absl::StatusCode::kFailedPrecondition ? 2 : 1;
   }
   return 0;

@@ -256,5 +256,5 @@ int main(int argc, char** argv) {
   if (status.ok()) {
     status = zosched::Run(zosched::OutputDir(absl::GetFlag(FLAGS_out_dir), "zo_vs_first_order"));
   }
-  return status.ok() ? 0 : zosched::ReportError("zo_vs_first_order", status);
+  return zosched::ExitWith("zo_vs_first_order", status);
 }

@@ -4,15 +4,10 @@
 
 #include "gtest/gtest.h"
 #include "models/model_zoo.h"
+#include "models/zoo_model_for_test.h"
 
 namespace zosched {
 namespace {
-
-ModelSpec Zoo(const std::string& name) {
-  absl::StatusOr<ModelSpec> spec = LoadModelSpec(name);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return *spec;
-}
 
 // Parameter totals of every zoo model. Published counts (the Hugging Face
 // checkpoints' parameter totals) for OPT-125m/350m/1.3b/2.7b/6.7b, GPT-2

@@ -139,6 +139,5 @@ int main(int argc, char** argv) {
        "Prints a model's exact accounting (--model): its shape, parameters per part, bytes per\n"
        "dtype, forward FLOPs and dual-forward activations per token at --seq_len, and the\n"
        "label-word LM head slice; --tensors lists block 0's tensors."});
-  const absl::Status status = zosched::Run();
-  return status.ok() ? 0 : zosched::ReportError("model_info", status);
+  return zosched::ExitWith("model_info", zosched::Run());
 }

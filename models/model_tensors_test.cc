@@ -2,15 +2,10 @@
 
 #include "gtest/gtest.h"
 #include "models/model_zoo.h"
+#include "models/zoo_model_for_test.h"
 
 namespace zosched {
 namespace {
-
-ModelSpec Zoo(const std::string& name) {
-  absl::StatusOr<ModelSpec> spec = LoadModelSpec(name);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return *spec;
-}
 
 const TensorSpec* Find(const std::vector<TensorSpec>& tensors,
                        const std::string& name) {

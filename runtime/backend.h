@@ -106,8 +106,10 @@ class Backend {
   virtual absl::Status PushPersistent() = 0;
 
   // Times the speed probe (runtime/speed_probe.h) where this device
-  // computes and returns its CPU time in ns; between steps only. Errors:
-  // FailedPrecondition for a backend whose compute is not the host's CPU.
+  // computes and returns its CPU time in ns; between steps only. A backend
+  // whose capabilities have probes_compute_speed (backend_options.h)
+  // overrides it. Errors: FailedPrecondition for a backend whose compute is
+  // not the host's CPU.
   virtual absl::StatusOr<int64_t> ProbeComputeSpeedNs() {
     return absl::FailedPreconditionError(
         "the speed probe times the CPU testbed's cores; this backend does not compute on them");

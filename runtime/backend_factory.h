@@ -1,6 +1,6 @@
-// The device backends `train` runs a schedule on, by name: "cpu" (the
-// testbed, cpu_backend.h) and "cuda" (runtime/cuda/cuda_backend.h; only in
-// builds with --config=cuda, which define ZOSCHED_WITH_CUDA here).
+// The device backend `train` runs a schedule on, by the name it registered
+// under (backend_registry.h): "cpu" (the testbed, cpu_backend.h) and "cuda"
+// (runtime/cuda/cuda_backend.h; runnable only in builds with --config=cuda).
 #pragma once
 
 #include <cstdint>
@@ -11,26 +11,20 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/backend.h"
+#include "runtime/backend_options.h"
 #include "runtime/mpi_world.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
 
-struct BackendOptions {
-  std::string name = "cpu";  // "cpu" or "cuda"
-  bool allow_tf32 = false;   // cuda: FP32 GEMMs may use TF32 tensor cores
-  int cpu_threads = 1;       // cpu: cores each device computes on (bitwise the same result)
-};
-
 // OK when this build and machine can run backend `name`. Errors:
-// InvalidArgument naming the backends there are, or saying that "cuda"
-// needs a --config=cuda build; FailedPrecondition when no GPU is visible.
+// InvalidArgument naming the backends there are, or the backend's own
+// reason (e.g. that "cuda" needs a --config=cuda build); FailedPrecondition
+// when the machine lacks its device (no GPU visible).
 absl::Status CheckBackendAvailable(const std::string& name);
 
-// Whether the backend's host enqueues step t+1 while step t runs (cuda) or
-// runs each step to its end first (cpu: every rank starts a step together,
-// as the simulator assumes of the testbed).
-bool PipelinesSteps(const std::string& name);
+// The capabilities of backend options.name (a name CheckBackendAvailable accepted).
+BackendCapabilities CapabilitiesOf(const BackendOptions& options);
 
 // The backend of device `device` of `schedule` (validated; both outlive it):
 // see CpuBackend::Create and CudaBackend::Create for the arguments and

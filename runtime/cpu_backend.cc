@@ -15,6 +15,9 @@
 #include "runtime/host_store_layout.h"
 #include "runtime/nn/opt_forward.h"
 #include "runtime/nn/param_layout.h"
+#include "runtime/ops/label_words.h"
+#include "runtime/ops/perturbation.h"
+#include "runtime/ops/transfer_support.h"
 #include "runtime/precise_sleep.h"
 #include "runtime/zo/zo_math.h"
 #include "schedule/cluster_lookup.h"
@@ -26,8 +29,6 @@ namespace {
 constexpr int64_t kAlign = 64;
 
 int64_t AlignUp(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-int SignOf(Sign sign) { return sign == MINUS ? -1 : 1; }
 
 float* Floats(char* p) { return reinterpret_cast<float*>(p); }
 
@@ -60,18 +61,7 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
         "with --compute_dtype=FP32)",
         DType_Name(t.compute_dtype())));
   }
-  if (static_cast<int>(label_words.size()) != t.num_label_words()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "the task has %d label words but the schedule was lowered for %d",
-        label_words.size(), t.num_label_words()));
-  }
-  for (int32_t word : label_words) {
-    if (word < 0 || word >= model.vocab_size()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "label word token %d is outside model '%s''s vocabulary of %d", word, model.name(),
-          model.vocab_size()));
-    }
-  }
+  RETURN_IF_ERROR(CheckLabelWords(schedule, label_words));
   b->label_words_ = label_words;
   b->collectives_ = collectives;
   if (host_memory != nullptr) {
@@ -147,33 +137,14 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
 
 absl::Status CpuBackend::Resolve() {
   const ModelSpec& model = *model_;
-  embedding_spans_ = DecaySpans(PartTensors(model, EMBEDDING_PART, 0));
-  block_spans_ = DecaySpans(PartTensors(model, DECODER_BLOCK, 0));
+  spans_ = PartDecaySpans(model);
   perturbed_block_ = std::make_unique<PerturbedBlockLayout>(model);
-  head_spans_ = DecaySpans(PartTensors(model, HEAD_PART, 0));
-  const PartLayout embedding = EmbeddingPartLayout(model);
-  tokens_at_ = embedding.Get("embed_tokens.weight").offset;
-  positions_at_ = embedding.Get("embed_positions.weight").offset + 2 * model.hidden_size();
-  if (const TensorSlice* project_in = embedding.Find("project_in.weight")) {
-    project_in_at_ = project_in->offset;
-  }
-  head_floats_ = HeadPartLayout(model).total_floats;
   ASSIGN_OR_RETURN(losses_, DeviceLossLayout(schedule_, device_));
   loss_plus_.resize(schedule_.training().batch_size());
   loss_minus_.resize(schedule_.training().batch_size());
   for (const Op& op : schedule_.ops()) {
     if (op.device() != device_) continue;
-    if (op.has_copy() && op.copy().direction() == DEVICE_TO_DEVICE) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s is a peer copy; the CPU runtime moves data between devices only through "
-          "collectives",
-          DescribeOp(op)));
-    }
-    if (op.has_collective() && op.collective().kind() != ALL_GATHER) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s is a %s; the CPU runtime runs ALL_GATHER collectives only",
-                          DescribeOp(op), CollectiveKind_Name(op.collective().kind())));
-    }
+    RETURN_IF_ERROR(CheckTransferSupported(op, "the CPU runtime"));
     Operands o;
     if (op.has_copy()) {
       o.src = At(op.copy().src());
@@ -188,24 +159,10 @@ absl::Status CpuBackend::Resolve() {
       operands_[op.id()] = o;
       continue;
     }
-    const ComputeOp& c = op.compute();
     RETURN_IF_ERROR(CheckWorkspace(op));
-    auto floats = [&](bool set, const BufferRange& r) { return set ? Floats(At(r)) : nullptr; };
-    o.params = floats(c.has_params(), c.params().range());
-    o.lm_head = floats(c.has_lm_head(), c.lm_head().range());
-    o.perturbed = floats(c.has_perturbed(), c.perturbed());
-    o.activations = floats(c.has_activations(), c.activations());
-    o.workspace = floats(c.has_workspace(), c.workspace());
-    o.losses = floats(c.has_losses(), c.losses());
-    if (c.has_zo_state()) o.zo_state = reinterpret_cast<ZoState*>(At(c.zo_state()));
-    if (c.has_wire()) o.wire = At(c.wire());
-    if (c.has_params()) {
-      const Part part = c.params().part();
-      o.stream = PartStream(model, part, c.params().block());
-      o.spans = part == EMBEDDING_PART ? &embedding_spans_
-                : part == HEAD_PART    ? &head_spans_
-                                       : &block_spans_;
-    }
+    o.compute = ResolveComputeOperands(model, schedule_.training(), op.compute(),
+                                       label_words_.size(),
+                                       [this](const BufferRange& r) { return At(r); });
     operands_[op.id()] = o;
   }
   return absl::OkStatus();
@@ -319,7 +276,7 @@ absl::Status CpuBackend::RunCollective(const Op& op) {
 absl::Status CpuBackend::RunCompute(const Op& op, const StepInputs& inputs,
                                     StepResult* result) {
   const ComputeOp& c = op.compute();
-  const Operands& o = operands_.at(op.id());
+  const ComputeOperands& o = operands_.at(op.id()).compute;
   switch (c.kind()) {
     case UPDATE:
       Update(c, o);
@@ -345,42 +302,39 @@ absl::Status CpuBackend::RunCompute(const Op& op, const StepInputs& inputs,
   return absl::OkStatus();
 }
 
-void CpuBackend::Update(const ComputeOp& c, const Operands& o) {
-  UpdateRange(*o.zo_state, o.stream, *o.spans, schedule_.training().weight_decay(),
-              c.params().first_element(), c.params().elements(), o.params, team_.get());
+void CpuBackend::Update(const ComputeOp& c, const ComputeOperands& o) {
+  UpdateRange(*reinterpret_cast<ZoState*>(o.zo_state), o.z_stream, spans_.Of(c.params().part()),
+              schedule_.training().weight_decay(), c.params().first_element(),
+              c.params().elements(), Floats(o.params), team_.get());
 }
 
-void CpuBackend::Embed(const ComputeOp& c, const Operands& o, const StepInputs& inputs) {
-  const int seq = schedule_.training().seq_len();
-  const int64_t h = model_->hidden_size();
-  const int64_t e = EmbedDim(*model_);
-  const float eps = schedule_.training().epsilon();
-  const int sign = SignOf(c.sign());
-  // perturbed: [position rows 2 .. seq+1 | project_in]; workspace:
-  // [token rows | their projection].
-  float* positions = o.perturbed;
-  PerturbRange(inputs.seed, o.stream, positions_at_, seq * h, o.params + positions_at_, eps, sign,
-               positions, team_.get());
+void CpuBackend::Embed(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs) {
+  const EmbedPlan& plan = o.embed;
+  const Perturbation p = PerturbationOf(c, schedule_.training(), inputs.seed);
+  const float* params = Floats(o.params);
+  float* perturbed = Floats(o.perturbed);
+  auto perturb = [&](const PerturbedRange& range, float* into, ThreadTeam* team) {
+    PerturbRange(p.seed, o.z_stream, range.first, range.count, params + range.first, p.epsilon,
+                 p.sign, into + range.into, team);
+  };
+  perturb(plan.positions, perturbed, team_.get());
   const float* project_in = nullptr;
-  if (project_in_at_ >= 0) {
-    float* perturbed_project_in = o.perturbed + seq * h;
-    PerturbRange(inputs.seed, o.stream, project_in_at_, h * e, o.params + project_in_at_, eps,
-                 sign, perturbed_project_in, team_.get());
-    project_in = perturbed_project_in;
+  if (plan.has_project_in) {
+    perturb(plan.project_in, perturbed, team_.get());
+    project_in = perturbed + plan.project_in.into;
   }
-  const int64_t row_count = EmbedTokenRows(*model_, c.examples(), seq);
-  float* rows = o.workspace;
-  const int32_t* tokens = inputs.tokens + static_cast<int64_t>(c.first_example()) * seq;
-  const int64_t token_count = static_cast<int64_t>(c.examples()) * seq;
-  ParallelFor(team_.get(), token_count, 1, [&](int64_t begin, int64_t end, int) {
+  const int64_t e = plan.row_elements;
+  float* rows = Floats(o.workspace);
+  const int32_t* tokens = inputs.tokens + plan.first_token;
+  ParallelFor(team_.get(), plan.token_count, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t t = begin; t < end; ++t) {
-      const int64_t at = tokens_at_ + static_cast<int64_t>(tokens[t]) * e;
-      PerturbRange(inputs.seed, o.stream, at, e, o.params + at, eps, sign, rows + t * e);
+      const int64_t row_first = plan.token_table + static_cast<int64_t>(tokens[t]) * e;
+      perturb({row_first, e, t * e}, rows, /*team=*/nullptr);
     }
   });
-  std::fill(rows + token_count * e, rows + row_count * e, 0.0f);
-  EmbedRows(*model_, rows, positions, project_in, c.examples(), seq, rows + row_count * e,
-            o.activations);
+  std::fill(rows + plan.token_count * e, rows + plan.row_count * e, 0.0f);
+  EmbedRows(*model_, rows, perturbed + plan.positions.into, project_in, c.examples(),
+            schedule_.training().seq_len(), rows + plan.scratch_at, Floats(o.activations));
 }
 
 namespace {
@@ -391,10 +345,9 @@ namespace {
 // (seed, stream, element index).
 class PerturbedBlockWeights : public BlockWeightSource {
  public:
-  PerturbedBlockWeights(const PerturbedBlockLayout& layout, uint64_t seed, uint32_t stream,
-                        const float* theta, float eps, int sign, float* scratch,
-                        ThreadTeam* team)
-      : layout_(layout), seed_(seed), stream_(stream), theta_(theta), eps_(eps), sign_(sign),
+  PerturbedBlockWeights(const PerturbedBlockLayout& layout, const Perturbation& perturbation,
+                        uint32_t stream, const float* theta, float* scratch, ThreadTeam* team)
+      : layout_(layout), perturbation_(perturbation), stream_(stream), theta_(theta),
         scratch_(scratch), team_(team) {
     for (const TensorSlice& t : layout.vectors()) Perturb(t);
   }
@@ -405,52 +358,53 @@ class PerturbedBlockWeights : public BlockWeightSource {
  private:
   const float* Perturb(const TensorSlice& t) {
     float* out = scratch_ + layout_.ScratchOffset(t.offset);
-    PerturbRange(seed_, stream_, t.offset, t.elements(), theta_ + t.offset, eps_, sign_, out,
-                 team_);
+    PerturbRange(perturbation_.seed, stream_, t.offset, t.elements(), theta_ + t.offset,
+                 perturbation_.epsilon, perturbation_.sign, out, team_);
     return out;
   }
 
   const PerturbedBlockLayout& layout_;
-  const uint64_t seed_;
+  const Perturbation perturbation_;
   const uint32_t stream_;
   const float* theta_;
-  const float eps_;
-  const int sign_;
   float* scratch_;
   ThreadTeam* team_;
 };
 
 }  // namespace
 
-void CpuBackend::Forward(const ComputeOp& c, const Operands& o, const StepInputs& inputs) {
+void CpuBackend::Forward(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs) {
   const TrainingSettings& t = schedule_.training();
-  PerturbedBlockWeights weights(*perturbed_block_, inputs.seed, o.stream, o.params, t.epsilon(),
-                                SignOf(c.sign()), o.perturbed, team_.get());
+  PerturbedBlockWeights weights(*perturbed_block_, PerturbationOf(c, t, inputs.seed), o.z_stream,
+                                Floats(o.params), Floats(o.perturbed), team_.get());
   BlockForward(*model_, weights, inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
-               o.activations, o.workspace, team_.get());
+               Floats(o.activations), Floats(o.workspace), team_.get());
 }
 
-void CpuBackend::HeadLoss(const ComputeOp& c, const Operands& o, const StepInputs& inputs) {
+void CpuBackend::HeadLoss(const ComputeOp& c, const ComputeOperands& o,
+                          const StepInputs& inputs) {
   const TrainingSettings& t = schedule_.training();
-  const int sign = SignOf(c.sign());
-  const int64_t e = EmbedDim(*model_);
-  // perturbed: [head part | label words' rows of the tied head].
-  PerturbRange(inputs.seed, o.stream, 0, head_floats_, o.params, t.epsilon(), sign, o.perturbed,
+  const HeadLossPlan& plan = o.head_loss;
+  const Perturbation p = PerturbationOf(c, t, inputs.seed);
+  float* perturbed = Floats(o.perturbed);
+  PerturbRange(p.seed, o.z_stream, plan.head.first, plan.head.count,
+               Floats(o.params) + plan.head.first, p.epsilon, p.sign, perturbed + plan.head.into,
                team_.get());
-  float* rows = o.perturbed + head_floats_;
-  const uint32_t table_stream = PartStream(*model_, EMBEDDING_PART, 0);
-  const int64_t table_first = c.lm_head().first_element();
+  float* rows = perturbed + plan.rows_at;
+  const float* table = Floats(o.lm_head);
+  const int64_t e = plan.row_elements;
   for (size_t k = 0; k < label_words_.size(); ++k) {
     const int64_t at = static_cast<int64_t>(label_words_[k]) * e;
-    PerturbRange(inputs.seed, table_stream, table_first + at, e, o.lm_head + at, t.epsilon(), sign,
-                 rows + k * e);
+    PerturbRange(p.seed, plan.table_stream, plan.table_first + at, e, table + at, p.epsilon,
+                 p.sign, rows + k * e);
   }
-  HeadLossFromRows(*model_, o.perturbed, rows, o.activations, inputs.lengths + c.first_example(),
-                   c.examples(), t.seq_len(), label_words_.size(),
-                   inputs.labels + c.first_example(), o.workspace, o.losses);
+  HeadLossFromRows(*model_, perturbed, rows, Floats(o.activations),
+                   inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
+                   label_words_.size(), inputs.labels + c.first_example(), Floats(o.workspace),
+                   Floats(o.losses));
 }
 
-void CpuBackend::ProjectedGradientOp(const Operands& o, const StepInputs& inputs,
+void CpuBackend::ProjectedGradientOp(const ComputeOperands& o, const StepInputs& inputs,
                                      StepResult* result) {
   const TrainingSettings& t = schedule_.training();
   const float* losses = Floats(buffers_[losses_.buffer]);
@@ -465,16 +419,16 @@ void CpuBackend::ProjectedGradientOp(const Operands& o, const StepInputs& inputs
   state.seed = inputs.seed;
   state.g = ProjectedGradient(loss_plus_.data(), loss_minus_.data(), batch, t.epsilon());
   state.learning_rate = inputs.learning_rate;
-  *o.zo_state = state;
+  *reinterpret_cast<ZoState*>(o.zo_state) = state;
   result->has_gradient = true;
   result->pending = state;
   result->mean_loss = sum / batch;
 }
 
-void CpuBackend::Cast(const ComputeOp& c, const Operands& o) {
+void CpuBackend::Cast(const ComputeOp& c, const ComputeOperands& o) {
   const DType compute = schedule_.training().compute_dtype();
   const DType wire = schedule_.training().wire_dtype();
-  char* params = reinterpret_cast<char*>(o.params);
+  char* params = o.params;
   if (c.cast_direction() == WIRE_TO_COMPUTE) {
     ConvertBuffer(wire, o.wire, compute, params, c.params().elements());
   } else {

@@ -5,22 +5,10 @@
 // (runtime/nn) and the ZO per-element math (runtime/zo_ranges.h) in fp32.
 //
 // Every operand is named by its role in the op (schedule.proto ComputeOp)
-// and resolved to a pointer once, at Create; nothing is looked up by buffer
-// name or by the position of a read, and no op allocates. Op semantics:
-// - UPDATE: θ ← Updated(θ, z, η', g', λ, decays) over the params range with
-//   the pending (seed', g', η') of the zo_state operand; nothing while there
-//   is none (η' = 0, the first step). z keyed by (seed', the part's stream,
-//   element index): identical under any slicing.
-// - EMBED: the op's examples' token rows, the position rows and project_in,
-//   each perturbed out of place (θ ± εz of the embedding part) into the
-//   workspace and perturbed operands, then nn's EmbedRows.
-// - BLOCK_FORWARD: θ ± εz of the block into the perturbed operand, then one
-//   pre-LN OPT block over the op's micro-batch, in place.
-// - HEAD_LOSS: θ ± εz of the head part and of the label words' rows of the
-//   tied head (lm_head), then nn's HeadLossFromRows.
-// - PROJECTED_GRADIENT: g from the losses in example order
-//   (schedule/loss_layout.h); the zo_state becomes (this step's seed, g, η).
-// - CAST and copies convert between the dtypes of their two sides.
+// and resolved to a pointer once, at Create (runtime/ops/compute_operands.h,
+// which also states what each compute op computes); nothing is looked up by
+// buffer name or by the position of a read, and no op allocates. Copies
+// convert between the dtypes of their two sides.
 #pragma once
 
 #include <memory>
@@ -36,6 +24,8 @@
 #include "runtime/mpi_world.h"
 #include "runtime/nn/perturbed_block_layout.h"
 #include "runtime/nn/thread_team.h"
+#include "runtime/ops/compute_operands.h"
+#include "runtime/ops/part_spans.h"
 #include "runtime/zo_ranges.h"
 #include "schedule/loss_layout.h"
 #include "schedule/schedule.pb.h"
@@ -119,22 +109,14 @@ class CpuBackend : public ThreadedBackend {
 
  private:
   // An op's operands, resolved (nullptr for the roles it lacks): a compute
-  // op's roles, a copy's source and destination, a collective's recv.
+  // op's roles (runtime/ops/compute_operands.h), a copy's source and
+  // destination, a collective's recv.
   struct Operands {
     char* src = nullptr;
     char* dst = nullptr;
     char* recv = nullptr;
     std::vector<int> group;  // a collective's participants
-    float* params = nullptr;
-    float* lm_head = nullptr;
-    float* perturbed = nullptr;
-    float* activations = nullptr;
-    float* workspace = nullptr;
-    float* losses = nullptr;
-    ZoState* zo_state = nullptr;
-    char* wire = nullptr;
-    uint32_t stream = 0;                   // the params' z stream
-    const std::vector<DecaySpan>* spans = nullptr;  // UPDATE: the part's
+    ComputeOperands compute;
   };
 
   CpuBackend(const Schedule& schedule, int device)
@@ -149,12 +131,13 @@ class CpuBackend : public ThreadedBackend {
   // Priority and pinning of member `member` of this device's compute team
   // (0: the compute stream's thread), see PrepareStreamThread.
   void PrepareComputeThread(int member) const;
-  void Update(const ComputeOp& c, const Operands& o);
-  void Embed(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
-  void Forward(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
-  void HeadLoss(const ComputeOp& c, const Operands& o, const StepInputs& inputs);
-  void ProjectedGradientOp(const Operands& o, const StepInputs& inputs, StepResult* result);
-  void Cast(const ComputeOp& c, const Operands& o);
+  void Update(const ComputeOp& c, const ComputeOperands& o);
+  void Embed(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs);
+  void Forward(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs);
+  void HeadLoss(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs);
+  void ProjectedGradientOp(const ComputeOperands& o, const StepInputs& inputs,
+                           StepResult* result);
+  void Cast(const ComputeOp& c, const ComputeOperands& o);
 
   const Schedule& schedule_;
   const int device_;
@@ -165,15 +148,9 @@ class CpuBackend : public ThreadedBackend {
   absl::flat_hash_map<std::string, int> buffer_index_;
   ZoState* zo_state_ = nullptr;
   absl::flat_hash_map<int64_t, Operands> operands_;  // this device's ops, by op id
-  // Decay spans of the embedding part, the head part and one block (all
-  // blocks share one layout).
-  std::vector<DecaySpan> embedding_spans_, block_spans_, head_spans_;
+  PerPart<std::vector<DecaySpan>> spans_;  // UPDATE: the decay spans of each kind of part
   // Where a block forward's perturbed weights go in its scratch.
   std::unique_ptr<PerturbedBlockLayout> perturbed_block_;
-  // Offsets (floats) in the embedding part: the token table, the position
-  // table's row 2 (OPT's offset), project_in (-1 when e == h).
-  int64_t tokens_at_ = 0, positions_at_ = 0, project_in_at_ = -1;
-  int64_t head_floats_ = 0;
   LossLayout losses_;
   std::vector<float> loss_plus_, loss_minus_;  // PROJECTED_GRADIENT scratch
   MpiCollectives* collectives_ = nullptr;

@@ -45,4 +45,15 @@ Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& part
   return result;
 }
 
+Evaluation EvaluateStoredParts(const std::vector<StoredPart>& parts, const ModelSpec& spec,
+                               const ZoState& pending, float weight_decay,
+                               const EncodedExamples& examples,
+                               const std::vector<int32_t>& label_words, int micro_batch) {
+  std::vector<std::vector<float>> values;
+  std::vector<const float*> pointers;
+  for (const StoredPart& part : parts) values.push_back(CurrentPart(part, spec, pending, weight_decay));
+  for (const std::vector<float>& v : values) pointers.push_back(v.data());
+  return Evaluate(spec, pointers, examples, label_words, micro_batch);
+}
+
 }  // namespace zosched

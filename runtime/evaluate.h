@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "models/model.pb.h"
+#include "runtime/model_state.h"
+#include "runtime/zo/zo_state.h"
 
 namespace zosched {
 
@@ -31,5 +33,13 @@ struct Evaluation {
 Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& parts,
                     const EncodedExamples& examples, const std::vector<int32_t>& label_words,
                     int micro_batch);
+
+// Evaluate over the parts a rank stores (runtime/model_state.h) as the
+// next step would start from: CurrentPart's fp32 values, `pending` applied
+// with `weight_decay`; the storage is left as it is.
+Evaluation EvaluateStoredParts(const std::vector<StoredPart>& parts, const ModelSpec& spec,
+                               const ZoState& pending, float weight_decay,
+                               const EncodedExamples& examples,
+                               const std::vector<int32_t>& label_words, int micro_batch);
 
 }  // namespace zosched

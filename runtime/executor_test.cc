@@ -103,6 +103,13 @@ Schedule Parse(const std::string& text) {
   return s;
 }
 
+// The inputs of step `step`, the rest left at their defaults.
+StepInputs InputsOfStep(int64_t step) {
+  StepInputs inputs;
+  inputs.step = step;
+  return inputs;
+}
+
 constexpr char kDevices[] = R"pb(
   devices {
     id: 0 cluster_device: "cpu0"
@@ -162,9 +169,7 @@ TEST(Executor, StepsRepeatTheScheduleAndRecordIntervalsInOrder) {
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok()) << executor.status();
   for (int64_t n = 0; n < 3; ++n) {
-    StepInputs inputs;
-    inputs.step = n;
-    ASSERT_TRUE((*executor)->RunStep(inputs).ok());
+    ASSERT_TRUE((*executor)->RunStep(InputsOfStep(n)).ok());
   }
   EXPECT_EQ(backend.steps_seen(), (std::set<int64_t>{0, 1, 2}));
   const std::vector<OpInterval>& intervals = (*executor)->intervals();
@@ -219,10 +224,8 @@ TEST(Executor, EnqueueingNeverWaitsForTheDeviceAndTwoStepsFitInFlight) {
   GatedBackend backend(/*held=*/{1});  // step 0's first upload holds everything behind it
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok()) << executor.status();
-  StepInputs inputs;
-  ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());  // returns with op 1 held
-  inputs.step = 1;
-  ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());  // the second slot
+  ASSERT_TRUE((*executor)->EnqueueStep(InputsOfStep(0)).ok());  // returns with op 1 held
+  ASSERT_TRUE((*executor)->EnqueueStep(InputsOfStep(1)).ok());  // the second slot
   EXPECT_TRUE(backend.events().empty());  // the testbed holds them until Start
   ASSERT_TRUE((*executor)->Start().ok());
   backend.Await("start 1");
@@ -243,9 +246,7 @@ TEST(Executor, AThirdStepFinishesTheOldestFirstAndKeepsItsOutcome) {
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok()) << executor.status();
   for (int64_t n = 0; n < 3; ++n) {
-    StepInputs inputs;
-    inputs.step = n;
-    ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());
+    ASSERT_TRUE((*executor)->EnqueueStep(InputsOfStep(n)).ok());
   }
   EXPECT_EQ((*executor)->steps().size(), 1u);  // step 0, finished to free its slot
   for (int64_t n = 0; n < 3; ++n) {
@@ -263,10 +264,8 @@ TEST(Executor, StepsDoNotOverlapOnTheDevice) {
   GatedBackend backend(/*held=*/{1});
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok()) << executor.status();
-  StepInputs inputs;
-  ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());
-  inputs.step = 1;
-  ASSERT_TRUE((*executor)->EnqueueStep(inputs).ok());
+  ASSERT_TRUE((*executor)->EnqueueStep(InputsOfStep(0)).ok());
+  ASSERT_TRUE((*executor)->EnqueueStep(InputsOfStep(1)).ok());
   ASSERT_TRUE((*executor)->Start().ok());
   backend.Await("start 1");
   backend.Await("end 5");  // step 0's d2h op

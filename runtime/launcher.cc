@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -82,7 +83,7 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
 }
 
 absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args,
-                                   int* stop_signal) {
+                                   int* stop_signal, const MpiJobDirectory* job_directory) {
   Subprocess mpirun;
   ASSIGN_OR_RETURN(mpirun.argv, MpirunArgv(ranks, args));
   ASSIGN_OR_RETURN(const std::string self, ThisProgramPath());
@@ -94,8 +95,12 @@ absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& ar
   mpirun.stdin_from_dev_null = true;
   mpirun.forward_signals = {{SIGINT, SIGUSR1}, {SIGTERM, SIGUSR1}};
   mpirun.parent_death_signal = SIGUSR1;
-  ASSIGN_OR_RETURN(const MpiJobDirectory job_directory, MpiJobDirectory::Create());
-  mpirun.environment = job_directory.Environment();
+  std::optional<MpiJobDirectory> own_directory;
+  if (job_directory == nullptr) {
+    ASSIGN_OR_RETURN(MpiJobDirectory created, MpiJobDirectory::Create());
+    job_directory = &own_directory.emplace(std::move(created));
+  }
+  mpirun.environment = job_directory->Environment();
   mpirun.environment.push_back({kLauncherVariable, "1"});
   MpirunOutputFilter filter;
   mpirun.stderr_lines = [&filter](absl::string_view line) {

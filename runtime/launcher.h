@@ -25,7 +25,8 @@ bool StartedByZoschedLauncher();
 
 // A new directory for every file Open MPI makes for one job (its session
 // directory, which holds the MPI windows' backing files, and the
-// shared-memory transport's segments), under $TMPDIR (or /tmp), removed
+// shared-memory transport's segments) and for the files its launcher
+// hands the ranks, under $TMPDIR (or /tmp), removed
 // with everything in it when this object goes. Jobs never share these
 // files, even where process ids repeat (containers, sandboxes with their
 // own pid namespaces but one /tmp and /dev/shm), and a job that ends
@@ -40,6 +41,10 @@ class MpiJobDirectory {
   MpiJobDirectory& operator=(MpiJobDirectory&&) = delete;
   ~MpiJobDirectory();
 
+  // Open MPI's session directory. At the start of a job Open MPI removes
+  // the plain files in it (files for the ranks go in a subdirectory); at
+  // the end it removes the directory if nothing else is left there (so the
+  // ranks remove the files they were given once they have read them).
   const std::string& path() const { return path_; }
   // The environment that points Open MPI there (mpirun passes it to its
   // ranks; a process of one rank sets it before MPI_Init).
@@ -68,7 +73,9 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
 //   mpirun ends after them. mpirun runs in a process group of its own, so a
 //   terminal's Ctrl-C reaches this process only.
 // - Files: every file Open MPI makes for the job goes into an
-//   MpiJobDirectory, which mpirun removes when it ends and this function
+//   MpiJobDirectory (`job_directory`, where the caller may have put files
+//   for the ranks, e.g. train's schedule, runtime/rank_schedule.h; else one
+//   of the call's own), which mpirun removes when it ends and its owner
 //   removes too, so that no file is left however mpirun ends (kill -9
 //   included).
 // - Output: mpirun's stderr is read here (runtime/mpirun_output.h): the
@@ -82,7 +89,8 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
 // Internal when the job directory cannot be made; RunSubprocess's
 // otherwise.
 absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args,
-                                   int* stop_signal = nullptr);
+                                   int* stop_signal = nullptr,
+                                   const MpiJobDirectory* job_directory = nullptr);
 
 // `argv[1..]` without any "--ranks=N" / "--ranks N" argument.
 std::vector<std::string> ArgsWithoutRanks(int argc, char** argv);

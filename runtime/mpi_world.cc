@@ -159,6 +159,52 @@ absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::mill
   return result;
 }
 
+namespace {
+
+// Every rank's `bytes` on `root` (all ranks when root < 0), in rank order:
+// the sizes gathered first, then the bytes at their offsets.
+absl::StatusOr<std::vector<std::string>> GatherBytes(MPI_Comm comm, int root,
+                                                     const std::string& bytes) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int mine = bytes.size();
+  std::vector<int> sizes(size), offsets(size);
+  if (root < 0) {
+    MPI_RETURN_IF_ERROR(MPI_Allgather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, comm));
+  } else {
+    MPI_RETURN_IF_ERROR(MPI_Gather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, root, comm));
+  }
+  const bool receives = root < 0 || rank == root;
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    offsets[r] = total;
+    total += sizes[r];
+  }
+  std::string all(receives ? total : 0, '\0');
+  if (root < 0) {
+    MPI_RETURN_IF_ERROR(MPI_Allgatherv(bytes.data(), mine, MPI_CHAR, all.data(), sizes.data(),
+                                       offsets.data(), MPI_CHAR, comm));
+  } else {
+    MPI_RETURN_IF_ERROR(MPI_Gatherv(bytes.data(), mine, MPI_CHAR, all.data(), sizes.data(),
+                                    offsets.data(), MPI_CHAR, root, comm));
+  }
+  std::vector<std::string> gathered;
+  if (!receives) return gathered;
+  for (int r = 0; r < size; ++r) gathered.push_back(all.substr(offsets[r], sizes[r]));
+  return gathered;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> GatherToRankZero(const std::string& bytes) {
+  return GatherBytes(MPI_COMM_WORLD, /*root=*/0, bytes);
+}
+
+absl::StatusOr<std::vector<std::string>> AllGatherStrings(MPI_Comm comm, const std::string& text) {
+  return GatherBytes(comm, /*root=*/-1, text);
+}
+
 absl::StatusOr<std::unique_ptr<NodeSharedMemory>> NodeSharedMemory::Allocate(int64_t bytes) {
   std::unique_ptr<NodeSharedMemory> m(new NodeSharedMemory());
   int world_rank = 0;

@@ -52,6 +52,16 @@ absl::Status SleepingBarrier(std::chrono::microseconds pause);
 absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::milliseconds limit,
                             std::chrono::microseconds pause);
 
+// Collective over MPI_COMM_WORLD: every rank's `bytes`, in rank order, on
+// rank 0; the other ranks get an empty list. Blocking (a caller that must
+// not wait forever holds a Watch, runtime/watchdog.h). Errors: Internal for
+// MPI errors.
+absl::StatusOr<std::vector<std::string>> GatherToRankZero(const std::string& bytes);
+
+// Collective over `comm`: every rank's `text`, in `comm`'s rank order, on
+// every rank. Blocking. Errors: Internal for MPI errors.
+absl::StatusOr<std::vector<std::string>> AllGatherStrings(MPI_Comm comm, const std::string& text);
+
 // Memory shared by the ranks of one node (an MPI-3 shared window): the node's
 // host parameter store lives here once, whichever ranks read and write it.
 class NodeSharedMemory {

@@ -20,22 +20,14 @@
 
 #include "absl/strings/str_format.h"
 #include "runtime/mpi_world.h"
+#include "runtime/rank_check.h"
 
 namespace zosched {
 namespace {
 
-int g_rank = 0;
-
-void Check(bool ok, const std::string& what) {
-  if (ok) return;
-  std::fprintf(stderr, "rank %d: FAILED: %s\n", g_rank, what.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-void CheckOk(const absl::Status& status, const std::string& what) {
-  Check(status.ok(), what + ": " + std::string(status.message()));
-}
+using rank_check::Check;
+using rank_check::CheckOk;
+using rank_check::g_rank;
 
 void SharedMemory(int world) {
   constexpr int64_t kBytes = 4096;
@@ -187,12 +179,7 @@ void Timeout() {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  int world = 0;
-  const absl::Status init = zosched::InitMpi(&argc, &argv, &zosched::g_rank, &world);
-  if (!init.ok()) {
-    std::fprintf(stderr, "mpi_world_check: %s\n", std::string(init.message()).c_str());
-    return 1;
-  }
+  const int world = zosched::rank_check::StartRanks("mpi_world_check", &argc, &argv);
   zosched::SharedMemory(world);
   zosched::WorldMeeting(world);
   zosched::AllGathers(world);

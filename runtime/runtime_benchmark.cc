@@ -38,6 +38,7 @@
 #include "runtime/mpi_world.h"
 #include "runtime/nn/gemm.h"
 #include "runtime/nn/opt_forward.h"
+#include "runtime/train_schedule.h"
 #include "runtime/trainer.h"
 #include "schedule/timeline_intervals.h"
 
@@ -129,7 +130,9 @@ absl::Status MeasureOverlap(const std::string& model) {
               model.c_str(), o.steps, absl::GetFlag(FLAGS_step_batch),
               absl::GetFlag(FLAGS_step_seq), dir);
   o.checkpoint_every = 0;  // the benchmark times steps
-  if (absl::Status s = Train(o, 0, 1).status(); !s.ok()) return s;
+  ASSIGN_OR_RETURN(const Schedule prepared, PrepareSchedule(o));
+  ASSIGN_OR_RETURN(const std::chrono::seconds wait_limit, WaitLimit(o, prepared));
+  if (absl::Status s = Train(o, prepared, wait_limit, 0, 1).status(); !s.ok()) return s;
   Timeline timeline;
   if (absl::Status s = ReadProtoFile(o.out_dir + "/timeline.pb", &timeline); !s.ok()) return s;
   Schedule schedule;

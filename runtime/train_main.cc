@@ -12,7 +12,9 @@
 // `mpirun -np N` and waits for it; one rank needs no launcher. The lowering flags
 // (schedule/lower_flags.h) are lower's too, with the same defaults. Before
 // any rank starts, the flags are range-checked, the schedule is lowered or
-// read and validated, and the rank count is checked against it. Exit
+// read and validated, and the rank count is checked against it; the ranks
+// receive that schedule and the wait limit (runtime/rank_schedule.h) and
+// neither lower nor simulate. Exit
 // status: 0 on success, 2 for bad flags or inputs, 1 when a step fails
 // or a wait times out (every rank stops), 128 + N when signal N stopped
 // the run (after a checkpoint: --resume continues it).
@@ -35,6 +37,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
@@ -47,13 +50,18 @@
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "base/user_path.h"
+#include "runtime/backend_registry.h"
 #include "runtime/checkpoint/init_file.h"
 #include "runtime/host_memory_check.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
 #include "runtime/nn/opt_forward.h"
+#include "runtime/rank_schedule.h"
+#include "runtime/run_checkpointing.h"
 #include "runtime/stop_signals.h"
 #include "runtime/task.h"
+#include "runtime/train_options.h"
+#include "runtime/train_schedule.h"
 #include "runtime/trainer.h"
 #include "runtime/watchdog.h"
 #include "schedule/lower_flags.h"
@@ -99,22 +107,37 @@ ABSL_FLAG(int32_t, speed_probe_every, 0,
           "0: never");
 ABSL_FLAG(std::string, timeline_out, "", "the measured Timeline (default: OUT_DIR/timeline.pb)");
 ABSL_FLAG(std::string, trace_out, "", "its Chrome trace JSON (default: OUT_DIR/trace.json)");
+ABSL_FLAG(std::string, rank_schedule, "",
+          "set by train's launcher for the ranks it starts: the schedule file it prepared; not "
+          "to be given by hand");
+ABSL_FLAG(int32_t, rank_wait_limit_s, 0,
+          "set by train's launcher for the ranks it starts: the wait limit, seconds; not to be "
+          "given by hand");
 
 namespace zosched {
 namespace {
+
+// The error of flag --`flag`, given for a backend without `capability`.
+absl::Status FlagAppliesOnlyTo(const char* flag, bool BackendCapabilities::*capability) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--", flag, " applies to --backend=", BackendNamesWith(capability, " or --backend="),
+      " only"));
+}
 
 absl::StatusOr<TrainOptions> OptionsFromFlags() {
   TrainOptions o;
   o.backend.name = absl::GetFlag(FLAGS_backend);
   o.backend.allow_tf32 = absl::GetFlag(FLAGS_tf32);
   RETURN_IF_ERROR(CheckBackendAvailable(o.backend.name));
-  o.backend.cpu_threads = absl::GetFlag(FLAGS_threads);
-  RETURN_IF_ERROR(CheckFlagRange("threads", o.backend.cpu_threads, 1, 256, "cores per device"));
-  if (o.backend.cpu_threads != 1 && o.backend.name != "cpu") {
-    return absl::InvalidArgumentError("--threads applies to --backend=cpu only");
+  const BackendCapabilities backend = CapabilitiesOf(o.backend);
+  o.backend.compute_threads = absl::GetFlag(FLAGS_threads);
+  RETURN_IF_ERROR(
+      CheckFlagRange("threads", o.backend.compute_threads, 1, 256, "cores per device"));
+  if (o.backend.compute_threads != 1 && !backend.computes_on_host_threads) {
+    return FlagAppliesOnlyTo("threads", &BackendCapabilities::computes_on_host_threads);
   }
-  if (o.backend.allow_tf32 && o.backend.name != "cuda") {
-    return absl::InvalidArgumentError("--tf32 applies to --backend=cuda only");
+  if (o.backend.allow_tf32 && !backend.tf32_gemms) {
+    return FlagAppliesOnlyTo("tf32", &BackendCapabilities::tf32_gemms);
   }
   o.model = absl::GetFlag(FLAGS_model);
   o.cluster = absl::GetFlag(FLAGS_cluster);
@@ -173,23 +196,18 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   o.speed_probe_every = absl::GetFlag(FLAGS_speed_probe_every);
   RETURN_IF_ERROR(CheckFlagRange("speed_probe_every", o.speed_probe_every, 0, 1000000000,
                                  "steps; 0: no speed probe"));
-  if (o.speed_probe_every > 0 && o.backend.name != "cpu") {
+  if (o.speed_probe_every > 0 && !backend.probes_compute_speed) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--speed_probe_every times the CPU testbed's cores; the %s backend computes elsewhere: "
-        "drop it or use --backend=cpu",
-        o.backend.name));
+        "drop it or use --backend=%s",
+        o.backend.name,
+        BackendNamesWith(&BackendCapabilities::probes_compute_speed, " or --backend=")));
   }
   if (!absl::GetFlag(FLAGS_timeline_out).empty()) {
     o.timeline_out = ResolveUserPath(absl::GetFlag(FLAGS_timeline_out));
   }
   if (!absl::GetFlag(FLAGS_trace_out).empty()) {
     o.trace_out = ResolveUserPath(absl::GetFlag(FLAGS_trace_out));
-  }
-  if (!o.schedule.empty()) {
-    // The schedule wins; flags that disagree with it are an error.
-    Schedule schedule;
-    RETURN_IF_ERROR(ReadProtoFile(o.schedule, &schedule));
-    RETURN_IF_ERROR(CheckFlagsAgreeWithSchedule(schedule, o.schedule));
   }
   return o;
 }
@@ -218,24 +236,64 @@ absl::StatusOr<TrainingTask> LoadTaskHere(const TrainOptions& o, const Schedule&
 // What the launcher (or a run of one rank) holds for the whole run.
 struct Launch {
   TrainOptions options;
+  // What every rank runs: the schedule, validated, and the wait limit.
+  Schedule schedule;
+  std::chrono::seconds wait_limit{0};
   // The output directory's lock: held by this process and inherited by
   // mpirun, so that it stays held until the last rank has ended.
   std::optional<DirectoryLock> out_dir_lock;
 };
+
+// A rank that train's launcher started: what the launcher prepared for it
+// (--rank_schedule, --rank_wait_limit_s), checked there already.
+absl::Status ReceivePreparedRun(Launch* launch) {
+  const std::string schedule = absl::GetFlag(FLAGS_rank_schedule);
+  const int wait_limit_s = absl::GetFlag(FLAGS_rank_wait_limit_s);
+  if (schedule.empty() || wait_limit_s <= 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "this rank was started by train's launcher (ZOSCHED_LAUNCHER is set) but without the "
+        "schedule and the wait limit the launcher gives its ranks (--rank_schedule='%s', "
+        "--rank_wait_limit_s=%d): start the run through train (--ranks=N), or start mpirun by "
+        "hand without ZOSCHED_LAUNCHER",
+        schedule, wait_limit_s));
+  }
+  ASSIGN_OR_RETURN(launch->schedule, ReadRankSchedule(schedule));
+  launch->wait_limit = std::chrono::seconds(wait_limit_s);
+  return absl::OkStatus();
+}
 
 // Checks everything that needs no rank before any rank starts, so that a
 // bad flag or input is reported once, here: the flags; the schedule
 // (lowered or read, validated, a model the runtime runs); the rank count
 // against its devices; the host memory the ranks will need against what
 // this machine gives; and a fresh run's empty output directory or the run
-// --resume continues (runtime/trainer.h: CheckResumable). Then locks the
-// output directory. The ranks of a hand-started mpirun check again, each.
+// --resume continues (runtime/run_checkpointing.h: CheckResumable). Then
+// locks the output directory and sets the wait limit. The ranks of a
+// hand-started mpirun check and prepare again, each; those train's
+// launcher starts receive what it prepared.
 absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
   RETURN_IF_ERROR(CheckFlagRange("ranks", ranks, 0, 4096, "ranks; 0: as launched"));
   Launch launch;
   ASSIGN_OR_RETURN(launch.options, OptionsFromFlags());
   TrainOptions& options = launch.options;
-  ASSIGN_OR_RETURN(const Schedule schedule, PrepareSchedule(options));
+  if (StartedByZoschedLauncher()) {
+    RETURN_IF_ERROR(ReceivePreparedRun(&launch));
+    return launch;
+  }
+  if (!absl::GetFlag(FLAGS_rank_schedule).empty() || absl::GetFlag(FLAGS_rank_wait_limit_s) != 0) {
+    return absl::InvalidArgumentError(
+        "--rank_schedule and --rank_wait_limit_s are what train's launcher gives the ranks it "
+        "starts: drop them (--schedule=FILE runs a schedule file, --collective_timeout_s sets "
+        "the wait limit)");
+  }
+  if (!options.schedule.empty()) {
+    // The schedule wins; flags that disagree with it are an error.
+    Schedule file;
+    RETURN_IF_ERROR(ReadProtoFile(options.schedule, &file));
+    RETURN_IF_ERROR(CheckFlagsAgreeWithSchedule(file, options.schedule));
+  }
+  ASSIGN_OR_RETURN(launch.schedule, PrepareSchedule(options));
+  const Schedule& schedule = launch.schedule;
   RETURN_IF_ERROR(CheckRuntimeSupports(schedule.model()));
   // A file --init cannot start from (a run checkpoint, NaN or Inf weights,
   // a directory or device, a missing tensor) is refused before any rank
@@ -243,7 +301,8 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
   if (options.init != "random") RETURN_IF_ERROR(CheckInitFile(options.init, schedule.model()));
   if (StartedByMpiLauncher()) {
     // A hand-started mpirun's rank 0 locks the directory itself.
-    options.lock_out_dir = !StartedByZoschedLauncher();
+    options.lock_out_dir = true;
+    ASSIGN_OR_RETURN(launch.wait_limit, WaitLimit(options, schedule));
     return launch;
   }
   const int devices = schedule.devices_size();
@@ -258,7 +317,8 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
         devices, devices, devices));
   }
   ASSIGN_OR_RETURN(const MemoryHeadroom headroom, ReadMemoryHeadroom());
-  RETURN_IF_ERROR(CheckHostMemory(schedule, /*device=*/-1, options.backend.name == "cpu",
+  RETURN_IF_ERROR(CheckHostMemory(schedule, /*device=*/-1,
+                                  CapabilitiesOf(options.backend).arena_in_host_memory,
                                   RankZeroCopiesModel(options), headroom));
   RETURN_IF_ERROR(CheckOutputDirectory(options));
   const std::string out = OutputDir(options.out_dir, "train");
@@ -269,6 +329,7 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
   // The data, read as the ranks will read it, and the run to resume on it.
   ASSIGN_OR_RETURN(const TrainingTask task, LoadTaskHere(options, schedule));
   if (options.resume) RETURN_IF_ERROR(CheckResumable(options, schedule, DataOf(options, task)));
+  ASSIGN_OR_RETURN(launch.wait_limit, WaitLimit(options, schedule));
   return launch;
 }
 
@@ -277,10 +338,9 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
 
 // Runs the rank's training; a run out of host memory despite the checks
 // (their estimate was short) is reported as such, not as a crash.
-absl::StatusOr<zosched::TrainEnd> TrainRank(const zosched::TrainOptions& options, int rank,
-                                            int world) {
+absl::StatusOr<zosched::TrainEnd> TrainRank(const zosched::Launch& launch, int rank, int world) {
   try {
-    return zosched::Train(options, rank, world);
+    return zosched::Train(launch.options, launch.schedule, launch.wait_limit, rank, world);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         "ran out of host memory (std::bad_alloc) although the run's plan fitted the limits "
@@ -306,12 +366,22 @@ int main(int argc, char** argv) {
   absl::StatusOr<zosched::Launch> launch = zosched::CheckBeforeLaunch(ranks);
   // Bad flags or inputs, no GPU for --backend=cuda: 2 (base/command_line.h).
   if (!launch.ok()) return zosched::ReportError("train", launch.status());
-  const zosched::TrainOptions& options = launch->options;
   if (ranks > 1 && !zosched::StartedByMpiLauncher()) {
+    // The ranks run the schedule prepared here, from a file in the job's
+    // directory (flags first: what follows a "--" is not a flag).
+    absl::StatusOr<zosched::MpiJobDirectory> job_directory = zosched::MpiJobDirectory::Create();
+    if (!job_directory.ok()) return zosched::ReportError("train", job_directory.status());
+    const absl::StatusOr<std::string> schedule_file =
+        zosched::WriteRankSchedule(job_directory->path(), launch->schedule);
+    if (!schedule_file.ok()) return zosched::ReportError("train", schedule_file.status());
+    std::vector<std::string> args = zosched::ArgsWithoutRanks(argc, argv);
+    args.insert(args.begin(),
+                {absl::StrCat("--rank_schedule=", *schedule_file),
+                 absl::StrCat("--rank_wait_limit_s=", launch->wait_limit.count())});
     // The ranks report their own errors; mpirun's status is the run's.
     int stop_signal = 0;
     const absl::StatusOr<int> status =
-        zosched::RunUnderMpirun(ranks, zosched::ArgsWithoutRanks(argc, argv), &stop_signal);
+        zosched::RunUnderMpirun(ranks, args, &stop_signal, &*job_directory);
     if (!status.ok()) {
       std::fprintf(stderr, "train: %s\n", std::string(status.status().message()).c_str());
       return 1;
@@ -347,7 +417,17 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  const absl::StatusOr<zosched::TrainEnd> end = TrainRank(options, rank, world);
+  if (zosched::StartedByZoschedLauncher()) {
+    // Every rank has read the schedule the launcher gave them: rank 0
+    // removes it (runtime/rank_schedule.h).
+    absl::Status read = zosched::MeetAll("reading the launcher's schedule", 0,
+                                         std::chrono::seconds(120),
+                                         std::chrono::microseconds(1000))
+                            .status();
+    if (read.ok() && rank == 0) read = zosched::RemoveRankSchedule(absl::GetFlag(FLAGS_rank_schedule));
+    if (!read.ok()) zosched::AbortWorld(std::string(read.message()), zosched::ExitStatusFor(read));
+  }
+  const absl::StatusOr<zosched::TrainEnd> end = TrainRank(*launch, rank, world);
   if (!end.ok()) {
     // Stop every rank: one failing rank must not leave the others waiting.
     const absl::Status& status = end.status();

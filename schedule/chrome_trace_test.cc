@@ -2,26 +2,15 @@
 
 #include <string>
 
-#include "base/textproto.h"
 #include "gtest/gtest.h"
+#include "schedule/timeline_test_fixtures.h"
 
 namespace zosched {
 namespace {
 
-constexpr char kSchedule[] = R"pb(
+Schedule TinySchedule() {
+  return ScheduleWithDevices({{COMPUTE, H2D, COLLECTIVE}, {COLLECTIVE}}, R"pb(
   name: "tiny"
-  devices {
-    id: 0
-    cluster_device: "gpu0"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "h2d" kind: H2D }
-    streams { name: "collective" kind: COLLECTIVE }
-  }
-  devices {
-    id: 1
-    cluster_device: "gpu1"
-    streams { name: "collective" kind: COLLECTIVE }
-  }
   ops { id: 1 name: "fwd+ \"block\" 0\\1\n" device: 0 stream: "compute"
         compute { kind: BLOCK_FORWARD flops: 123456789012 bytes_accessed: 400 } }
   ops { id: 2 name: "h2d block 1" device: 0 stream: "h2d"
@@ -30,7 +19,8 @@ constexpr char kSchedule[] = R"pb(
         collective { kind: ALL_GATHER key: "ag b1" participants: [0, 1] bytes: 4096 } }
   ops { id: 4 name: "all-gather" device: 1 stream: "collective"
         collective { kind: ALL_GATHER key: "ag b1" participants: [0, 1] bytes: 4096 } }
-)pb";
+)pb");
+}
 
 constexpr char kPredicted[] = R"pb(
   source: PREDICTED
@@ -44,18 +34,6 @@ constexpr char kMeasured[] = R"pb(
   source: MEASURED
   ops { op_id: 2 device: 0 stream: "h2d" step: 3 start_ns: 7 end_ns: 9 }
 )pb";
-
-template <typename Message>
-Message Parse(const char* text) {
-  Message m;
-  absl::Status status = ParseTextProto(text, "inline", &m);
-  EXPECT_TRUE(status.ok()) << status;
-  return m;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 int Count(const std::string& text, const std::string& part) {
   int n = 0;
@@ -95,8 +73,8 @@ bool Balanced(const std::string& json) {
 }
 
 TEST(ChromeTraceJson, WritesProcessesThreadsAndCompleteEvents) {
-  const Schedule s = Parse<Schedule>(kSchedule);
-  const Timeline predicted = Parse<Timeline>(kPredicted);
+  const Schedule s = TinySchedule();
+  const Timeline predicted = ParseOrFail<Timeline>(kPredicted);
   absl::StatusOr<std::string> json = ChromeTraceJson(s, {&predicted});
   ASSERT_TRUE(json.ok()) << json.status();
   EXPECT_TRUE(Balanced(*json)) << *json;
@@ -144,9 +122,9 @@ TEST(ChromeTraceJson, WritesProcessesThreadsAndCompleteEvents) {
 }
 
 TEST(ChromeTraceJson, TwoTimelinesGiveTwoLabelledProcessGroups) {
-  const Schedule s = Parse<Schedule>(kSchedule);
-  const Timeline predicted = Parse<Timeline>(kPredicted);
-  const Timeline measured = Parse<Timeline>(kMeasured);
+  const Schedule s = TinySchedule();
+  const Timeline predicted = ParseOrFail<Timeline>(kPredicted);
+  const Timeline measured = ParseOrFail<Timeline>(kMeasured);
   absl::StatusOr<std::string> json = ChromeTraceJson(s, {&predicted, &measured});
   ASSERT_TRUE(json.ok()) << json.status();
   EXPECT_TRUE(Balanced(*json)) << *json;
@@ -163,9 +141,9 @@ TEST(ChromeTraceJson, TwoTimelinesGiveTwoLabelledProcessGroups) {
 }
 
 TEST(ChromeTraceJson, EscapesControlCharactersInLabels) {
-  Schedule s = Parse<Schedule>(kSchedule);
+  Schedule s = TinySchedule();
   s.mutable_devices(1)->set_cluster_device(std::string("gpu\x01\t1"));
-  const Timeline measured = Parse<Timeline>(kMeasured);
+  const Timeline measured = ParseOrFail<Timeline>(kMeasured);
   absl::StatusOr<std::string> json = ChromeTraceJson(s, {&measured});
   ASSERT_TRUE(json.ok()) << json.status();
   EXPECT_TRUE(Balanced(*json)) << *json;
@@ -173,8 +151,8 @@ TEST(ChromeTraceJson, EscapesControlCharactersInLabels) {
 }
 
 TEST(ChromeTraceJson, RejectsAnOpTheScheduleLacks) {
-  const Schedule s = Parse<Schedule>(kSchedule);
-  const Timeline t = Parse<Timeline>(R"pb(
+  const Schedule s = TinySchedule();
+  const Timeline t = ParseOrFail<Timeline>(R"pb(
     source: MEASURED
     ops { op_id: 42 device: 0 stream: "compute" step: 1 start_ns: 0 end_ns: 1 }
   )pb");

@@ -2,32 +2,22 @@
 
 #include <string>
 
-#include "base/textproto.h"
 #include "gtest/gtest.h"
+#include "schedule/timeline_test_fixtures.h"
 
 namespace zosched {
 namespace {
 
-constexpr char kSchedule[] = R"pb(
+Schedule TinySchedule() {
+  return ScheduleWithDevices({{COMPUTE, H2D}, {COMPUTE, H2D}}, R"pb(
   name: "tiny"
-  devices {
-    id: 0
-    cluster_device: "gpu0"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "h2d" kind: H2D }
-  }
-  devices {
-    id: 1
-    cluster_device: "gpu1"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "h2d" kind: H2D }
-  }
   ops { id: 1 name: "fwd+ block 0" device: 0 stream: "compute" compute {} }
   ops { id: 2 name: "fwd- block 0" device: 0 stream: "compute" compute {} }
   ops { id: 3 name: "h2d block 0" device: 0 stream: "h2d" copy {} }
   ops { id: 4 name: "fwd+ block 0" device: 1 stream: "compute" compute {} }
   ops { id: 5 name: "update" device: 0 stream: "compute" compute {} }
-)pb";
+)pb");
+}
 
 // Step time 500 (its ops' span); busy: device 0 compute 400, h2d 100;
 // device 1 compute 450, h2d 0.
@@ -66,18 +56,10 @@ constexpr char kMeasured[] = R"pb(
   ops { op_id: 4 device: 1 stream: "compute" step: 3 start_ns: 3000 end_ns: 3600 }
 )pb";
 
-template <typename Message>
-Message Parse(const std::string& text) {
-  Message m;
-  absl::Status status = ParseTextProto(text, "inline", &m);
-  EXPECT_TRUE(status.ok()) << status;
-  return m;
-}
-
 TEST(CompareTimelines, MediansOfStepAndStreamBusyTimes) {
   absl::StatusOr<TimelineComparison> c =
-      CompareTimelines(Parse<Schedule>(kSchedule), Parse<Timeline>(kPredicted),
-                       Parse<Timeline>(kMeasured));
+      CompareTimelines(TinySchedule(), ParseOrFail<Timeline>(kPredicted),
+                       ParseOrFail<Timeline>(kMeasured));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->predicted_step_ns, 500);
   EXPECT_EQ(c->measured_steps, 4);
@@ -112,10 +94,10 @@ TEST(CompareTimelines, MediansOfStepAndStreamBusyTimes) {
 }
 
 TEST(CompareTimelines, RejectsAMeasuredStepMissingAnOp) {
-  Timeline measured = Parse<Timeline>(kMeasured);
+  Timeline measured = ParseOrFail<Timeline>(kMeasured);
   measured.mutable_ops()->DeleteSubrange(6, 1);  // op 2 of step 1
   absl::StatusOr<TimelineComparison> c = CompareTimelines(
-      Parse<Schedule>(kSchedule), Parse<Timeline>(kPredicted), measured);
+      TinySchedule(), ParseOrFail<Timeline>(kPredicted), measured);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(c.status().message().find("measured step 1 lacks op 2"),
@@ -124,11 +106,11 @@ TEST(CompareTimelines, RejectsAMeasuredStepMissingAnOp) {
 }
 
 TEST(CompareTimelines, RejectsAMeasuredStepWithAnExtraOp) {
-  Timeline measured = Parse<Timeline>(kMeasured);
-  *measured.add_ops() = Parse<OpInterval>(
+  Timeline measured = ParseOrFail<Timeline>(kMeasured);
+  *measured.add_ops() = ParseOrFail<OpInterval>(
       R"pb(op_id: 5 device: 0 stream: "compute" step: 3 start_ns: 3700 end_ns: 3750)pb");
   absl::StatusOr<TimelineComparison> c = CompareTimelines(
-      Parse<Schedule>(kSchedule), Parse<Timeline>(kPredicted), measured);
+      TinySchedule(), ParseOrFail<Timeline>(kPredicted), measured);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find(
                 "measured step 3 has op 5, which predicted step 0 lacks"),
@@ -138,8 +120,8 @@ TEST(CompareTimelines, RejectsAMeasuredStepWithAnExtraOp) {
 
 TEST(CompareTimelines, RejectsATimelineWithoutOps) {
   absl::StatusOr<TimelineComparison> c =
-      CompareTimelines(Parse<Schedule>(kSchedule), Parse<Timeline>(kPredicted),
-                       Parse<Timeline>("source: MEASURED"));
+      CompareTimelines(TinySchedule(), ParseOrFail<Timeline>(kPredicted),
+                       ParseOrFail<Timeline>("source: MEASURED"));
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("measured timeline has no ops"),
             std::string::npos)

@@ -7,6 +7,7 @@
 #include "models/accounting.h"
 #include "models/model_spec.h"
 #include "schedule/first_order_model.h"
+#include "schedule/model_parts.h"
 
 namespace zosched {
 namespace {
@@ -18,23 +19,6 @@ int64_t ProjectionElements(const ModelSpec& model) {
 }
 
 }  // namespace
-
-int64_t PartElements(const ModelCounts& counts, Part part) {
-  switch (part) {
-    case EMBEDDING_PART:
-      return counts.embedding_params;
-    case DECODER_BLOCK:
-      return counts.block_params;
-    case HEAD_PART:
-      return counts.final_norm_params + counts.head_params;
-    default:
-      return 0;
-  }
-}
-
-int64_t TokenTableElements(const ModelSpec& model) {
-  return SatMul(model.vocab_size(), EmbedDim(model));
-}
 
 ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
                           const TrainingSettings& training, const ComputeOp& op) {

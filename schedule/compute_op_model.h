@@ -11,29 +11,28 @@
 // settings with a compute dtype set and, where it asks for them, the model's
 // counts (`counts` = CountModel(model), models/accounting.h: derived once by
 // the caller, since lowering and validation ask for every op).
+//
+// First-order kinds are costed by schedule/first_order_model.h, which this
+// model dispatches to; both count in schedule/model_parts.h's part sizes
+// (included here for the callers, which ask for both) and give a
+// ComputeCost (schedule/compute_cost.h).
 #pragma once
 
 #include <cstdint>
 
 #include "models/accounting.h"
 #include "models/model.pb.h"
+#include "schedule/compute_cost.h"
+#include "schedule/model_parts.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
 
-// Parameters of `part`: EMBEDDING_PART EmbeddingParams (token table, position
-// table, project_in), DECODER_BLOCK BlockParams, HEAD_PART FinalNormParams +
-// HeadParams (models/accounting.h); 0 for PART_UNSPECIFIED.
-int64_t PartElements(const ModelCounts& counts, Part part);
-
-// Elements of the token table embed_tokens [V, e], which starts the
-// embedding part and is the LM head when the head is tied.
-int64_t TokenTableElements(const ModelSpec& model);
-
-struct ComputeCost {
-  int64_t flops = 0;
-  int64_t bytes_accessed = 0;
-};
+// True for the ZO kinds that run one sign's forward over a micro-batch:
+// EMBED, BLOCK_FORWARD and HEAD_LOSS.
+inline bool IsZoForward(ComputeKind kind) {
+  return kind == EMBED || kind == BLOCK_FORWARD || kind == HEAD_LOSS;
+}
 
 // The cost of `op` from its kind, `examples` and params.elements (n):
 //   UPDATE:             4n FLOPs (z, two multiplies, two adds), 2nc bytes

@@ -3,6 +3,7 @@
 #include "base/saturating.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
+#include "schedule/model_parts.h"
 
 namespace zosched {
 

@@ -2,7 +2,10 @@
 // and costs, from the ModelSpec, the training settings and the strategy
 // alone: the figures first-order lowering sizes buffers and fills costs
 // from, and validation checks them against. Simulated only: no backend
-// executes a first-order schedule.
+// executes a first-order schedule. ComputeOpCost (schedule/compute_op_model.h)
+// dispatches first-order kinds to FirstOrderOpCost here; the two models
+// share only the part sizes (schedule/model_parts.h) and ComputeCost
+// (schedule/compute_cost.h).
 //
 // Units: bytes, FLOPs, elements. s = seq_len, b = micro-batch, h =
 // hidden_size, f = ffn_size, a = num_heads, e = EmbedDim, V = vocab_size,
@@ -13,7 +16,7 @@
 
 #include "models/accounting.h"
 #include "models/model.pb.h"
-#include "schedule/compute_op_model.h"
+#include "schedule/compute_cost.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {

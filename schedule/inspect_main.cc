@@ -108,6 +108,5 @@ int main(int argc, char** argv) {
       {"inspect", "SCHEDULE_FILE",
        "Validates a Schedule file (.pbtxt: text, else binary) and prints, per device, what one\n"
        "step computes and moves, and the memory plan."});
-  const absl::Status status = zosched::Run(args[0]);
-  return status.ok() ? 0 : zosched::ReportError("inspect", status);
+  return zosched::ExitWith("inspect", zosched::Run(args[0]));
 }

@@ -63,6 +63,5 @@ int main(int argc, char** argv) {
       {"lower", "",
        "Lowers a strategy (--strategy) for a model (--model) on a cluster (--cluster) into a\n"
        "Schedule file (--out; .pbtxt: text, else binary). The lowering flags are train's too."});
-  const absl::Status status = zosched::Run();
-  return status.ok() ? 0 : zosched::ReportError("lower", status);
+  return zosched::ExitWith("lower", zosched::Run());
 }

@@ -10,6 +10,7 @@
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/schedule_stats.h"
+#include "schedule/strategy_grid.h"
 
 namespace zosched {
 namespace {
@@ -27,12 +28,7 @@ Cluster Catalog(const std::string& name) {
 }
 
 LowerOptions Options(StrategyKind kind, int pertp = 1, int dp = 1, bool slicing = true) {
-  LowerOptions o;
-  o.strategy = kind;
-  o.pertp = pertp;
-  o.dp = dp;
-  o.slicing = slicing;
-  o.training = DefaultTrainingSettings();
+  LowerOptions o = GridLowerOptions({kind, pertp, dp, slicing});
   o.training.set_seq_len(512);
   return o;
 }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "schedule/timeline_test_fixtures.h"
 
 namespace zosched {
 namespace {
@@ -63,8 +64,10 @@ OpInterval MakeOpInterval(int64_t op_id, int32_t device, const std::string& stre
   return i;
 }
 
-bool Contains(absl::string_view haystack, absl::string_view needle) {
-  return haystack.find(needle) != absl::string_view::npos;
+// CheckOpInterval of `interval` against TwoOpSchedule().
+absl::Status CheckAgainstTwoOps(const OpInterval& interval) {
+  const Schedule s = TwoOpSchedule();
+  return CheckOpInterval(OpsById(s), interval);
 }
 
 TEST(OpsById, MapsEachOpToItself) {
@@ -77,25 +80,19 @@ TEST(OpsById, MapsEachOpToItself) {
 }
 
 TEST(CheckOpInterval, AcceptsAMatchingInterval) {
-  const Schedule s = TwoOpSchedule();
-  const auto ops = OpsById(s);
-  EXPECT_TRUE(CheckOpInterval(ops, MakeOpInterval(1, 0, "compute", 0, 0, 100)).ok());
-  EXPECT_TRUE(CheckOpInterval(ops, MakeOpInterval(7, 1, "h2d", 3, 50, 50)).ok());
+  EXPECT_TRUE(CheckAgainstTwoOps(MakeOpInterval(1, 0, "compute", 0, 0, 100)).ok());
+  EXPECT_TRUE(CheckAgainstTwoOps(MakeOpInterval(7, 1, "h2d", 3, 50, 50)).ok());
 }
 
 TEST(CheckOpInterval, RejectsAnOpIdTheScheduleLacks) {
-  const Schedule s = TwoOpSchedule();
-  const absl::Status st =
-      CheckOpInterval(OpsById(s), MakeOpInterval(99, 0, "compute", 2, 0, 1));
+  const absl::Status st = CheckAgainstTwoOps(MakeOpInterval(99, 0, "compute", 2, 0, 1));
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(),
             "timeline step 2 has op id 99, which the schedule lacks");
 }
 
 TEST(CheckOpInterval, RejectsAnotherDevice) {
-  const Schedule s = TwoOpSchedule();
-  const absl::Status st =
-      CheckOpInterval(OpsById(s), MakeOpInterval(7, 0, "h2d", 1, 0, 1));
+  const absl::Status st = CheckAgainstTwoOps(MakeOpInterval(7, 0, "h2d", 1, 0, 1));
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(),
             "timeline step 1 has op 7 on device 0 stream 'h2d', but the "
@@ -103,9 +100,7 @@ TEST(CheckOpInterval, RejectsAnotherDevice) {
 }
 
 TEST(CheckOpInterval, RejectsAnotherStream) {
-  const Schedule s = TwoOpSchedule();
-  const absl::Status st =
-      CheckOpInterval(OpsById(s), MakeOpInterval(1, 0, "d2h", 0, 0, 1));
+  const absl::Status st = CheckAgainstTwoOps(MakeOpInterval(1, 0, "d2h", 0, 0, 1));
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(st.message(), "op 1 'fwd+ block 0' on device 0 stream 'compute'"))
       << st;
@@ -113,9 +108,7 @@ TEST(CheckOpInterval, RejectsAnotherStream) {
 }
 
 TEST(CheckOpInterval, RejectsAnIntervalEndingBeforeItStarts) {
-  const Schedule s = TwoOpSchedule();
-  const absl::Status st =
-      CheckOpInterval(OpsById(s), MakeOpInterval(1, 0, "compute", 4, 200, 150));
+  const absl::Status st = CheckAgainstTwoOps(MakeOpInterval(1, 0, "compute", 4, 200, 150));
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(),
             "timeline step 4: op 1 'fwd+ block 0' ends (150 ns) before it "

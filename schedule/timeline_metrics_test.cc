@@ -2,32 +2,20 @@
 
 #include <string>
 
-#include "base/textproto.h"
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
+#include "schedule/timeline_test_fixtures.h"
 
 namespace zosched {
 namespace {
 
 // Device 0 streams blocks through its host link and gathers over the peer
 // link; device 1 only computes and gathers.
-constexpr char kSchedule[] = R"pb(
+Schedule TinySchedule() {
+  return ScheduleWithDevices({{COMPUTE, H2D, D2H, COLLECTIVE, PEER}, {COMPUTE, COLLECTIVE}},
+                             R"pb(
   name: "tiny"
   training { batch_size: 16 seq_len: 128 }
-  devices {
-    id: 0
-    cluster_device: "gpu0"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "h2d" kind: H2D }
-    streams { name: "d2h" kind: D2H }
-    streams { name: "collective" kind: COLLECTIVE }
-    streams { name: "peer" kind: PEER }
-  }
-  devices {
-    id: 1
-    cluster_device: "gpu1"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "collective" kind: COLLECTIVE }
-  }
   buffers { name: "host0/params" device: -1 size_bytes: 1000 }
   buffers { name: "d0/slot" device: 0 size_bytes: 300 }
   buffers { name: "d0/act" device: 0 size_bytes: 50 }
@@ -43,26 +31,19 @@ constexpr char kSchedule[] = R"pb(
   ops { id: 7 name: "fwd+ block 0" device: 1 stream: "compute" compute { kind: BLOCK_FORWARD } }
   ops { id: 8 name: "all-gather" device: 1 stream: "collective"
         collective { kind: ALL_GATHER key: "ag" participants: [0, 1] } }
-)pb";
-
-Schedule ParseSchedule() {
-  Schedule s;
-  absl::Status status = ParseTextProto(kSchedule, "kSchedule", &s);
-  EXPECT_TRUE(status.ok()) << status;
-  return s;
+)pb");
 }
 
-Timeline ParseTimeline(const std::string& text) {
-  Timeline t;
-  absl::Status status = ParseTextProto(text, "timeline", &t);
-  EXPECT_TRUE(status.ok()) << status;
-  return t;
+// The metrics of step `step` of `timeline` (a Timeline textproto) of
+// TinySchedule().
+absl::StatusOr<StepMetrics> MetricsOfStep(int step, absl::string_view timeline) {
+  return ComputeStepMetrics(TinySchedule(), ParseOrFail<Timeline>(timeline), step);
 }
 
 TEST(ComputeStepMetrics, PartialOverlapGivesExactOverlapExposedAndIdle) {
   // Device 0: compute [100, 700); host link [0, 200) and [600, 900); no peer
   // traffic. Device 1 spans the step [0, 1000).
-  const Timeline t = ParseTimeline(R"pb(
+  absl::StatusOr<StepMetrics> m = MetricsOfStep(0, R"pb(
     source: PREDICTED
     ops { op_id: 3 device: 0 stream: "h2d" start_ns: 0 end_ns: 200 }
     ops { op_id: 1 device: 0 stream: "compute" start_ns: 100 end_ns: 400 }
@@ -70,7 +51,6 @@ TEST(ComputeStepMetrics, PartialOverlapGivesExactOverlapExposedAndIdle) {
     ops { op_id: 4 device: 0 stream: "d2h" start_ns: 600 end_ns: 900 }
     ops { op_id: 7 device: 1 stream: "compute" start_ns: 0 end_ns: 1000 }
   )pb");
-  absl::StatusOr<StepMetrics> m = ComputeStepMetrics(ParseSchedule(), t, 0);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->step, 0);
   EXPECT_EQ(m->step_ns, 1000);
@@ -101,13 +81,12 @@ TEST(ComputeStepMetrics, PartialOverlapGivesExactOverlapExposedAndIdle) {
 TEST(ComputeStepMetrics, OverlappingIntervalsOnTwoStreamsCountOnce) {
   // Peer link: the all-gather [100, 400) and the peer copy [300, 500) overlap
   // on two streams: [100, 500) once. Host link: [400, 600).
-  const Timeline t = ParseTimeline(R"pb(
+  absl::StatusOr<StepMetrics> m = MetricsOfStep(0, R"pb(
     ops { op_id: 5 device: 0 stream: "collective" start_ns: 100 end_ns: 400 }
     ops { op_id: 6 device: 0 stream: "peer" start_ns: 300 end_ns: 500 }
     ops { op_id: 3 device: 0 stream: "h2d" start_ns: 400 end_ns: 600 }
     ops { op_id: 1 device: 0 stream: "compute" start_ns: 0 end_ns: 50 }
   )pb");
-  absl::StatusOr<StepMetrics> m = ComputeStepMetrics(ParseSchedule(), t, 0);
   ASSERT_TRUE(m.ok()) << m.status();
   const DeviceMetrics& d0 = m->devices[0];
   EXPECT_EQ(d0.peer_link_ns, 400);
@@ -123,13 +102,12 @@ TEST(ComputeStepMetrics, OverlappingIntervalsOnTwoStreamsCountOnce) {
 TEST(ComputeStepMetrics, BindingPrefersComputeThenHostLinkOnTies) {
   // Device 0: compute 100, host link 300, peer link 300: the host link binds.
   // Device 1: compute 200. The step is bound by device 0's host link.
-  const Timeline t = ParseTimeline(R"pb(
+  absl::StatusOr<StepMetrics> m = MetricsOfStep(0, R"pb(
     ops { op_id: 1 device: 0 stream: "compute" start_ns: 0 end_ns: 100 }
     ops { op_id: 3 device: 0 stream: "h2d" start_ns: 0 end_ns: 300 }
     ops { op_id: 5 device: 0 stream: "collective" start_ns: 0 end_ns: 300 }
     ops { op_id: 7 device: 1 stream: "compute" start_ns: 0 end_ns: 300 }
   )pb");
-  absl::StatusOr<StepMetrics> m = ComputeStepMetrics(ParseSchedule(), t, 0);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->devices[0].binding, BindingResource::kHostLink);
   EXPECT_EQ(m->devices[1].binding, BindingResource::kCompute);
@@ -141,7 +119,7 @@ TEST(ComputeStepMetrics, BindingPrefersComputeThenHostLinkOnTies) {
 TEST(ComputeStepMetrics, SelectsTheStepOfAMultiStepTimeline) {
   // Step 1 spans its StepInterval [2000, 3500); op 4 runs past its end and is
   // clipped to it.
-  const Timeline t = ParseTimeline(R"pb(
+  absl::StatusOr<StepMetrics> m = MetricsOfStep(1, R"pb(
     source: MEASURED
     steps { step: 0 start_ns: 0 end_ns: 1000 }
     steps { step: 1 start_ns: 2000 end_ns: 3500 }
@@ -150,7 +128,6 @@ TEST(ComputeStepMetrics, SelectsTheStepOfAMultiStepTimeline) {
     ops { op_id: 2 device: 0 stream: "compute" step: 1 start_ns: 2500 end_ns: 3000 }
     ops { op_id: 4 device: 0 stream: "d2h" step: 1 start_ns: 2900 end_ns: 3600 }
   )pb");
-  absl::StatusOr<StepMetrics> m = ComputeStepMetrics(ParseSchedule(), t, 1);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->step, 1);
   EXPECT_EQ(m->step_ns, 1500);
@@ -164,21 +141,19 @@ TEST(ComputeStepMetrics, SelectsTheStepOfAMultiStepTimeline) {
 }
 
 TEST(ComputeStepMetrics, RejectsAnOpIdTheScheduleLacks) {
-  const Timeline t = ParseTimeline(R"pb(
+  absl::StatusOr<StepMetrics> m = MetricsOfStep(0, R"pb(
     ops { op_id: 1 device: 0 stream: "compute" start_ns: 0 end_ns: 100 }
     ops { op_id: 99 device: 0 stream: "compute" start_ns: 100 end_ns: 200 }
   )pb");
-  absl::StatusOr<StepMetrics> m = ComputeStepMetrics(ParseSchedule(), t, 0);
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(m.status().message().find("op id 99"), std::string::npos) << m.status();
 }
 
 TEST(ComputeStepMetrics, RejectsAnOpOnAnotherStreamThanScheduled) {
-  const Timeline t = ParseTimeline(R"pb(
+  absl::StatusOr<StepMetrics> m = MetricsOfStep(0, R"pb(
     ops { op_id: 3 device: 0 stream: "d2h" start_ns: 0 end_ns: 100 }
   )pb");
-  absl::StatusOr<StepMetrics> m = ComputeStepMetrics(ParseSchedule(), t, 0);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("op 3 'h2d block 1' on device 0 stream 'h2d'"),
             std::string::npos)
@@ -186,11 +161,10 @@ TEST(ComputeStepMetrics, RejectsAnOpOnAnotherStreamThanScheduled) {
 }
 
 TEST(ComputeStepMetrics, RejectsAStepWithoutOps) {
-  const Timeline t = ParseTimeline(R"pb(
+  absl::StatusOr<StepMetrics> m = MetricsOfStep(2, R"pb(
     steps { step: 2 start_ns: 0 end_ns: 100 }
     ops { op_id: 1 device: 0 stream: "compute" start_ns: 0 end_ns: 100 }
   )pb");
-  absl::StatusOr<StepMetrics> m = ComputeStepMetrics(ParseSchedule(), t, 2);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("no op of step 2"), std::string::npos)
       << m.status();

@@ -2,6 +2,15 @@
 // after the structural half): each op's fields and operands against the
 // embedded model and training settings, so that a backend can execute every
 // op of a validated schedule without a check of its own.
+//
+// This file runs the checks in order; each concept has a file of its own:
+// streams and buffers (validate_streams_and_buffers.h), what every compute
+// op shares (validate_operands.h), the compute ops of each family
+// (validate_zo_ops.h, validate_first_order_ops.h), copies and collectives
+// (validate_transfers.h) and the dataflow of a ZO step
+// (validate_zo_dataflow.h). A first-order schedule (SINGLE_DEVICE to
+// ZERO_3) gets the same steps with its own kinds, buffers and operand sizes
+// (validate_first_order_ops.h), and no step 6 or 7.
 #pragma once
 
 #include "absl/status/status.h"

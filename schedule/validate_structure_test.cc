@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "base/textproto.h"
 #include "gtest/gtest.h"
+#include "schedule/timeline_test_fixtures.h"
 
 namespace zosched {
 namespace {
@@ -14,29 +14,15 @@ namespace {
 // Two devices on one host, DistZO2-like: each uploads its half of block 0
 // into its slot, all-gathers the other half, runs a forward into its
 // activations and copies them to the host.
-constexpr char kBaseline[] = R"pb(
+Schedule Baseline() {
+  return ScheduleWithDevices({{COMPUTE, H2D, D2H, COLLECTIVE}, {COMPUTE, H2D, D2H, COLLECTIVE}},
+                             R"pb(
   name: "baseline"
   cluster {
     name: "tiny"
     hosts { name: "node0" memory_bytes: 1000000000000 }
     devices { name: "gpu0" model: "A100-SXM4-80GB" host: "node0" memory_bytes: 80000000000 }
     devices { name: "gpu1" model: "A100-SXM4-80GB" host: "node0" memory_bytes: 80000000000 }
-  }
-  devices {
-    id: 0
-    cluster_device: "gpu0"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "h2d" kind: H2D }
-    streams { name: "d2h" kind: D2H }
-    streams { name: "collective" kind: COLLECTIVE }
-  }
-  devices {
-    id: 1
-    cluster_device: "gpu1"
-    streams { name: "compute" kind: COMPUTE }
-    streams { name: "h2d" kind: H2D }
-    streams { name: "d2h" kind: D2H }
-    streams { name: "collective" kind: COLLECTIVE }
   }
   buffers { name: "host0/params" kind: HOST_PARAMS device: -1 host: "node0" size_bytes: 8192 persistent: true }
   buffers { name: "host0/acts" kind: ACTIVATIONS device: -1 host: "node0" size_bytes: 2048 }
@@ -131,13 +117,7 @@ constexpr char kBaseline[] = R"pb(
   edges { from: 11 to: 12 }
   edges { from: 12 to: 13 }
   edges { from: 13 to: 14 }
-)pb";
-
-Schedule Baseline() {
-  Schedule schedule;
-  absl::Status status = ParseTextProto(kBaseline, "inline", &schedule);
-  EXPECT_TRUE(status.ok()) << status;
-  return schedule;
+)pb");
 }
 
 Op* FindOp(Schedule* schedule, int64_t id) {

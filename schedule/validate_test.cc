@@ -67,6 +67,13 @@ void Patch(Message& message, const std::string& patch) {
   message.MergeFrom(parsed);
 }
 
+// `s` with the textproto `patch` merged into its op `op_name` on `device`.
+Schedule WithOpPatch(Schedule s, const std::string& op_name, const std::string& patch,
+                     int device = 0) {
+  Patch(OpNamed(s, op_name, device), patch);
+  return s;
+}
+
 void ExpectInvalid(const Schedule& s, std::initializer_list<std::string> parts) {
   const absl::Status status = ValidateSchedule(s);
   ASSERT_FALSE(status.ok()) << "expected an error containing " << *parts.begin();
@@ -149,14 +156,12 @@ TEST(ValidateSchedule, RejectsEnumNumbersThatNameNoValue) {
 // 2. Op fields against the model and the training settings.
 
 TEST(ValidateSchedule, RejectsABlockIndexPastTheModel) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "fwd+ block 2"), R"pb(compute { params { block: 9 } })pb");
+  Schedule s = WithOpPatch(Zo2(), "fwd+ block 2", R"pb(compute { params { block: 9 } })pb");
   ExpectInvalid(s, {"'fwd+ block 2'", "compute.params.block is 9", "0 to 3 (model 'opt-tiny' has 4 layers)"});
 }
 
 TEST(ValidateSchedule, RejectsAForwardOfTheWrongSign) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "fwd- block 1"), R"pb(compute { sign: PLUS })pb");
+  Schedule s = WithOpPatch(Zo2(), "fwd- block 1", R"pb(compute { sign: PLUS })pb");
   ExpectInvalid(s, {"'fwd- block 1'", "sign PLUS", "is the MINUS path", "check the op's sign"});
 }
 
@@ -167,41 +172,35 @@ TEST(ValidateSchedule, RejectsAnUnsetSign) {
 }
 
 TEST(ValidateSchedule, RejectsABlockOutOfOrder) {
-  Schedule s = Zo2();
   // The slot holds whatever block the op says; the residual stream knows
   // it has passed blocks 0 and 1 only.
-  Patch(OpNamed(s, "fwd+ block 2"), R"pb(compute { params { block: 3 } })pb");
+  Schedule s = WithOpPatch(Zo2(), "fwd+ block 2", R"pb(compute { params { block: 3 } })pb");
   ExpectInvalid(s, {"'fwd+ block 2'", "has passed blocks 0 to 1", "the BLOCK_FORWARD of block 2"});
 }
 
 TEST(ValidateSchedule, RejectsExamplesThatDisagreeWithTheBatch) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "fwd+ block 0"), R"pb(compute { examples: 2 })pb");
+  Schedule s = WithOpPatch(Zo2(), "fwd+ block 0", R"pb(compute { examples: 2 })pb");
   ExpectInvalid(s, {"compute.examples is 2; expected 4, the training micro_batch_size"});
-  s = Zo2();
-  Patch(OpNamed(s, "embed+"), R"pb(compute { first_example: 3 })pb");
+  s = WithOpPatch(Zo2(), "embed+", R"pb(compute { first_example: 3 })pb");
   ExpectInvalid(s, {"'embed+'", "compute.first_example is 3; expected 0 to 0"});
 }
 
 TEST(ValidateSchedule, RejectsASeqLenOtherThanTheTrainings) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "head- loss"), R"pb(compute { seq_len: 16 })pb");
+  Schedule s = WithOpPatch(Zo2(), "head- loss", R"pb(compute { seq_len: 16 })pb");
   ExpectInvalid(s, {"'head- loss'", "compute.seq_len is 16; expected 8 (the training seq_len)"});
 }
 
 TEST(ValidateSchedule, RejectsElementRangesOutsideThePart) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "update block 1"), R"pb(compute { params { elements: 999999 } })pb");
+  Schedule s = WithOpPatch(Zo2(), "update block 1",
+                           R"pb(compute { params { elements: 999999 } })pb");
   ExpectInvalid(s, {"'update block 1'", "compute.params elements is [0, +999999)",
                     "inside the DECODER_BLOCK's 49984 elements"});
 }
 
 TEST(ValidateSchedule, RejectsHandEditedCosts) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "fwd+ block 3"), R"pb(compute { flops: 1 })pb");
+  Schedule s = WithOpPatch(Zo2(), "fwd+ block 3", R"pb(compute { flops: 1 })pb");
   ExpectInvalid(s, {"'fwd+ block 3'", "compute.flops is 1; expected", "compute_op_model.h"});
-  s = Zo2();
-  Patch(OpNamed(s, "update head"), R"pb(compute { bytes_accessed: 7 })pb");
+  s = WithOpPatch(Zo2(), "update head", R"pb(compute { bytes_accessed: 7 })pb");
   ExpectInvalid(s, {"'update head'", "compute.bytes_accessed is 7"});
 }
 
@@ -209,19 +208,18 @@ TEST(ValidateSchedule, RejectsMissingAndExtraOperandRoles) {
   Schedule s = Zo2();
   OpNamed(s, "fwd+ block 0").mutable_compute()->clear_workspace();
   ExpectInvalid(s, {"'fwd+ block 0'", "compute.workspace is unset; expected set for BLOCK_FORWARD"});
-  s = Zo2();
-  Patch(OpNamed(s, "update embedding"),
-        R"pb(compute { losses { buffer: "d0/losses" offset_bytes: 0 size_bytes: 4 } })pb");
+  s = WithOpPatch(
+      Zo2(), "update embedding",
+      R"pb(compute { losses { buffer: "d0/losses" offset_bytes: 0 size_bytes: 4 } })pb");
   ExpectInvalid(s, {"'update embedding'", "compute.losses is set; expected unset for UPDATE"});
 }
 
 TEST(ValidateSchedule, RejectsOperandsOfTheWrongKindOrSize) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "fwd- block 0"), R"pb(compute { perturbed { buffer: "d0/workspace" } })pb");
+  Schedule s = WithOpPatch(Zo2(), "fwd- block 0",
+                           R"pb(compute { perturbed { buffer: "d0/workspace" } })pb");
   ExpectInvalid(s, {"the kind of compute.perturbed buffer 'd0/workspace' is WORKSPACE; expected "
                     "PERTURBED_WEIGHTS"});
-  s = Zo2();
-  Patch(OpNamed(s, "embed-"), R"pb(compute { activations { size_bytes: 64 } })pb");
+  s = WithOpPatch(Zo2(), "embed-", R"pb(compute { activations { size_bytes: 64 } })pb");
   ExpectInvalid(s, {"'embed-'", "compute.activations.size_bytes is 64; expected 8192"});
 }
 
@@ -242,39 +240,36 @@ TEST(ValidateSchedule, RejectsRolesMissingFromReadsOrWrites) {
 }
 
 TEST(ValidateSchedule, RejectsACastDirectionOutsideCasts) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "update block 0"), R"pb(compute { cast_direction: WIRE_TO_COMPUTE })pb");
+  Schedule s = WithOpPatch(Zo2(), "update block 0",
+                           R"pb(compute { cast_direction: WIRE_TO_COMPUTE })pb");
   ExpectInvalid(s, {"compute.cast_direction is WIRE_TO_COMPUTE; expected unset for this kind"});
 }
 
 // 3. Copies.
 
 TEST(ValidateSchedule, RejectsACopyWhoseDtypeDisagreesWithItsBuffer) {
-  Schedule s = Zo2();
   // The upload lands in a BF16 staging slot; claiming FP32 there is what
   // made the runtime write twice the bytes.
-  Patch(OpNamed(s, "h2d block 0"), R"pb(copy { dst_dtype: FP32 })pb");
+  Schedule s = WithOpPatch(Zo2(), "h2d block 0", R"pb(copy { dst_dtype: FP32 })pb");
   ExpectInvalid(s, {"'h2d block 0'", "copy.src_dtype / dst_dtype is FP32 / FP32; expected FP32 / "
                     "BF16"});
 }
 
 TEST(ValidateSchedule, RejectsCopyBytesThatDisagreeWithTheElements) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "d2h block 3"), R"pb(copy { bytes: 12 })pb");
+  Schedule s = WithOpPatch(Zo2(), "d2h block 3", R"pb(copy { bytes: 12 })pb");
   ExpectInvalid(s, {"'d2h block 3'", "copy.bytes is 12; expected 99968"});
 }
 
 TEST(ValidateSchedule, RejectsACopyBetweenTheWrongPlaces) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "h2d block 1"), R"pb(copy { direction: DEVICE_TO_HOST })pb");
+  Schedule s = WithOpPatch(Zo2(), "h2d block 1", R"pb(copy { direction: DEVICE_TO_HOST })pb");
   ExpectInvalid(s, {"'h2d block 1'", "the kind of stream 'h2d' is H2D; expected D2H for this op"});
 }
 
 // 4. Collectives.
 
 TEST(ValidateSchedule, RejectsAnAllGatherWhoseSendDisagreesWithItsParticipants) {
-  Schedule s = Sliced();
-  Patch(OpNamed(s, "all-gather block 1", 1), R"pb(collective { send { size_bytes: 4 } })pb");
+  Schedule s = WithOpPatch(Sliced(), "all-gather block 1",
+                           R"pb(collective { send { size_bytes: 4 } })pb", 1);
   ExpectInvalid(s, {"'all-gather block 1' (device 1", "collective send / recv sizes is 4 / "
                     "199936 bytes", "for ALL_GATHER among 2 participants"});
 }
@@ -339,8 +334,8 @@ TEST(ValidateSchedule, RejectsLossesComputedTwiceOrNever) {
 }
 
 TEST(ValidateSchedule, RejectsAGradientThatReadsTooFewLosses) {
-  Schedule s = Zo2();
-  Patch(OpNamed(s, "projected gradient"), R"pb(compute { losses { size_bytes: 8 } })pb");
+  Schedule s = WithOpPatch(Zo2(), "projected gradient",
+                           R"pb(compute { losses { size_bytes: 8 } })pb");
   ExpectInvalid(s, {"'projected gradient'", "compute.losses is 'd0/losses' [0, +8)", "covering the"});
 }
 

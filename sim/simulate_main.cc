@@ -90,6 +90,5 @@ int main(int argc, char** argv) {
        "Predicts one step of a Schedule (--schedule) on its cluster: step time, tokens/s, per\n"
        "device compute, communication, overlap, exposed communication and idle time, link\n"
        "utilisation and the memory plan; writes the predicted Timeline and a Chrome trace."});
-  const absl::Status status = zosched::Run();
-  return status.ok() ? 0 : zosched::ReportError("simulate", status);
+  return zosched::ExitWith("simulate", zosched::Run());
 }

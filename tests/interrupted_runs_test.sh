@@ -24,10 +24,7 @@
 set -uo pipefail
 train="$PWD/runtime/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-# Open MPI's shared-memory files and session directories go where we count them.
-export OMPI_MCA_btl_vader_backing_directory="$TEST_TMPDIR/shm" TMPDIR="$TEST_TMPDIR/tmp"
-mkdir -p "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR"
-leftovers() { find "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR" -mindepth 1 | wc -l; }
+source "$PWD/tests/open_mpi_files.sh"
 
 steps=400
 common=(--strategy=distzo2 --pertp=2 --dp=1 --ranks=2 --steps=$steps --checkpoint_every=50

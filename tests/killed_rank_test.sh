@@ -5,9 +5,7 @@
 set -uo pipefail
 train="$PWD/runtime/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-export OMPI_MCA_btl_vader_backing_directory="$TEST_TMPDIR/shm" TMPDIR="$TEST_TMPDIR/tmp"
-mkdir -p "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR"
-leftovers() { find "$OMPI_MCA_btl_vader_backing_directory" "$TMPDIR" -mindepth 1 | wc -l; }
+source "$PWD/tests/open_mpi_files.sh"
 
 # fault SIGNAL: a 4-rank P2xD2 job (collectives and the per-step meeting)
 # with a 10 s wait limit; once it trains, SIGNAL goes to its last rank.

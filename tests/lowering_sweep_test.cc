@@ -4,37 +4,25 @@
 #include <map>
 
 #include "gtest/gtest.h"
-#include "models/model_zoo.h"
-#include "schedule/cluster_catalog.h"
-#include "schedule/lowering.h"
-#include "schedule/sweep_variants.h"
+#include "tests/catalog_lowerings.h"
 
 namespace zosched {
 namespace {
 
 TEST(LoweringSweep, EveryStrategyModelAndClusterLowersOrNamesTheShortfall) {
   std::map<std::string, int> lowered, too_big;
-  for (const std::string& cluster_name : CatalogClusterNames()) {
-    absl::StatusOr<Cluster> cluster = LoadCluster(cluster_name);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    for (const std::string& model_name : ZooModelNames()) {
-      absl::StatusOr<ModelSpec> model = LoadModelSpec(model_name);
-      ASSERT_TRUE(model.ok()) << model.status();
-      for (const SweepVariant& v : SweepVariants(cluster->devices_size(), *model)) {
-        absl::StatusOr<Schedule> s = LowerSchedule(*model, *cluster, v.options);
-        const std::string what = v.label + " " + model_name + " on " + cluster_name;
-        if (s.ok()) {
-          ++lowered[v.label];
-          continue;
-        }
-        ASSERT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted)
-            << what << ": " << s.status();
-        EXPECT_NE(s.status().message().find("over by"), std::string::npos)
-            << what << ": " << s.status();
-        ++too_big[v.label];
-      }
+  ASSERT_NO_FATAL_FAILURE(ForEachCatalogLowering([&](const CatalogLowering& l) {
+    const absl::StatusOr<Schedule>& s = l.schedule;
+    if (s.ok()) {
+      ++lowered[l.variant.label];
+      return;
     }
-  }
+    ASSERT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted)
+        << l.what << ": " << s.status();
+    EXPECT_NE(s.status().message().find("over by"), std::string::npos)
+        << l.what << ": " << s.status();
+    ++too_big[l.variant.label];
+  }));
   // The sweep is not vacuous: every strategy lowered somewhere.
   for (const char* label : {"mezo", "zo2", "distzo2 P1 sliced", "distzo2 P2 sliced",
                             "distzo2 P2 naive"}) {

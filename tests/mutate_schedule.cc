@@ -194,6 +194,5 @@ int main(int argc, char** argv) {
       {"mutate_schedule", "",
        "Writes schedules broken the way a hand edit would break them, each as NAME.pb with\n"
        "NAME.expect holding a piece of the error every tool must print, into --out_dir."});
-  const absl::Status status = zosched::Run();
-  return status.ok() ? 0 : zosched::ReportError("mutate_schedule", status);
+  return zosched::ExitWith("mutate_schedule", zosched::Run());
 }

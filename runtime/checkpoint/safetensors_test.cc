@@ -245,6 +245,15 @@ std::vector<TensorSpec> FinalNormWeight() {
   return {{"model.decoder.final_layer_norm.weight", {8}, TensorRole::kNorm}};
 }
 
+// Writes to `path` a file whose one tensor, the final norm's weight, has
+// `dtype` and `shape` (a JSON list) over 32 zero bytes.
+void WriteFinalNorm(const std::string& path, const std::string& dtype, const std::string& shape) {
+  WriteRaw(path,
+           absl::StrCat(R"({"model.decoder.final_layer_norm.weight":{"dtype":")", dtype,
+                        R"(","shape":)", shape, R"(,"data_offsets":[0,32]}})"),
+           std::string(32, '\0'));
+}
+
 absl::Status LoadFinalNorm(const std::string& path) {
   std::vector<float> out(8);
   return LoadModelParameters(path, TinyOpt(), FinalNormWeight(), FP32, out.data());
@@ -276,9 +285,7 @@ TEST(SafetensorsErrorTest, MissingTensor) {
 
 TEST(SafetensorsErrorTest, WrongShape) {
   const std::string path = TempPath("wrong_shape");
-  WriteRaw(path,
-           R"({"model.decoder.final_layer_norm.weight":{"dtype":"F32","shape":[2,4],"data_offsets":[0,32]}})",
-           std::string(32, '\0'));
+  WriteFinalNorm(path, "F32", "[2,4]");
   const absl::Status s = LoadFinalNorm(path);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(s.message(), path));
@@ -311,9 +318,7 @@ TEST(SafetensorsErrorTest, TruncatedHeader) {
 
 TEST(SafetensorsErrorTest, UnknownDType) {
   const std::string path = TempPath("unknown_dtype");
-  WriteRaw(path,
-           R"({"model.decoder.final_layer_norm.weight":{"dtype":"F17","shape":[8],"data_offsets":[0,32]}})",
-           std::string(32, '\0'));
+  WriteFinalNorm(path, "F17", "[8]");
   const absl::Status s = LoadFinalNorm(path);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(s.message(), path));
@@ -322,9 +327,7 @@ TEST(SafetensorsErrorTest, UnknownDType) {
 
 TEST(SafetensorsErrorTest, NonFloatDTypeOpensButDoesNotLoad) {
   const std::string path = TempPath("int_dtype");
-  WriteRaw(path,
-           R"({"model.decoder.final_layer_norm.weight":{"dtype":"I32","shape":[8],"data_offsets":[0,32]}})",
-           std::string(32, '\0'));
+  WriteFinalNorm(path, "I32", "[8]");
   ASSERT_TRUE(ReadSafetensors(path).ok());
   const absl::Status s = LoadFinalNorm(path);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "base/command_line.h"
 #include "base/user_path.h"
@@ -32,22 +33,23 @@ int main(int argc, char** argv) {
        "--max_rel, 1 beyond it or for any NaN/Inf, 2 for bad arguments or unreadable files."});
   const double max_rel = absl::GetFlag(FLAGS_max_rel), floor = absl::GetFlag(FLAGS_floor);
   if (!(max_rel >= 0) || !(floor > 0)) {
-    std::fprintf(stderr, "weights_diff: --max_rel must be >= 0 and --floor > 0\n");
-    return 2;
+    return zosched::ReportError(
+        "weights_diff", absl::InvalidArgumentError("--max_rel must be >= 0 and --floor > 0"));
   }
   absl::StatusOr<zosched::SafetensorsFile> a =
       zosched::ReadSafetensors(zosched::ResolveUserPath(args[0]));
   absl::StatusOr<zosched::SafetensorsFile> b =
       zosched::ReadSafetensors(zosched::ResolveUserPath(args[1]));
+  // Whatever the error (DataLoss for a damaged file too), the input is bad: 2.
   for (const absl::Status& s : {a.status(), b.status()}) {
     if (!s.ok()) {
-      std::fprintf(stderr, "weights_diff: %s\n", std::string(s.message()).c_str());
+      zosched::ReportError("weights_diff", s);
       return 2;
     }
   }
   absl::StatusOr<std::vector<zosched::TensorDiff>> diffs = zosched::WeightsDiff(*a, *b, floor);
   if (!diffs.ok()) {
-    std::fprintf(stderr, "weights_diff: %s\n", std::string(diffs.status().message()).c_str());
+    zosched::ReportError("weights_diff", diffs.status());
     return 2;
   }
   double worst_abs = 0, worst_rel = 0;

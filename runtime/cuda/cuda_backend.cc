@@ -7,7 +7,6 @@
 #include "absl/strings/str_format.h"
 #include "base/gpu_check.h"
 #include "base/status_macros.h"
-#include "models/model_spec.h"
 #include "runtime/collective_groups.h"
 #include "runtime/cuda/comm/gpu_identity_gather.h"
 #include "runtime/cuda/comm/host_staged_communicator.h"
@@ -17,8 +16,10 @@
 #include "runtime/cuda/zo/projected_gradient.h"
 #include "runtime/host_store_layout.h"
 #include "runtime/model_parts.h"
-#include "runtime/nn/opt_forward.h"
 #include "runtime/nn/param_layout.h"
+#include "runtime/ops/label_words.h"
+#include "runtime/ops/perturbation.h"
+#include "runtime/ops/transfer_support.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
 #include "schedule/loss_layout.h"
@@ -31,8 +32,6 @@ namespace {
 constexpr int64_t kDeviceAlign = 256;
 
 int64_t AlignUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
-
-int SignOf(Sign sign) { return sign == MINUS ? -1 : 1; }
 
 absl::StatusOr<ElementType> ElementOf(DType dtype, const char* what) {
   switch (dtype) {
@@ -48,8 +47,9 @@ absl::StatusOr<ElementType> ElementOf(DType dtype, const char* what) {
   }
 }
 
-absl::StatusOr<DecaySpanTable> SpanTable(const ModelSpec& model, Part part) {
-  const std::vector<DecaySpan> spans = DecaySpans(PartTensors(model, part, 0));
+// `spans`, the decay spans of `part` of `model`, as the update kernel takes them.
+absl::StatusOr<DecaySpanTable> SpanTable(const ModelSpec& model, Part part,
+                                         const std::vector<DecaySpan>& spans) {
   if (spans.size() > static_cast<size_t>(kMaxDecaySpans)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "part %s of model '%s' has %d tensors; the CUDA update takes at most %d", Part_Name(part),
@@ -73,6 +73,15 @@ absl::Status OpError(int device, const Op& op, const absl::Status& status) {
 
 }  // namespace
 
+absl::StatusOr<int> RequireVisibleGpus() {
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+    return absl::FailedPreconditionError(
+        "--backend=cuda: no CUDA GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
+  }
+  return gpus;
+}
+
 absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
     const Schedule& schedule, int device, const std::vector<int32_t>& label_words,
     NodeSharedMemory* host_memory, MpiCollectives* collectives, const CudaOptions& options) {
@@ -85,27 +94,12 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
   b->perturbed_block_ = std::make_unique<PerturbedBlockLayout>(model);
   ASSIGN_OR_RETURN(b->compute_, ElementOf(t.compute_dtype(), "compute"));
   ASSIGN_OR_RETURN(b->wire_, ElementOf(t.wire_dtype(), "wire"));
-  if (static_cast<int>(label_words.size()) != t.num_label_words()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "the task has %d label words but the schedule was lowered for %d", label_words.size(),
-        t.num_label_words()));
-  }
-  for (int32_t word : label_words) {
-    if (word < 0 || word >= model.vocab_size()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "label word token %d is outside model '%s''s vocabulary of %d", word, model.name(),
-          model.vocab_size()));
-    }
-  }
+  RETURN_IF_ERROR(CheckLabelWords(schedule, label_words));
   b->label_words_ = label_words;
   b->batch_ = t.batch_size();
   b->seq_ = t.seq_len();
 
-  int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
-    return absl::FailedPreconditionError(
-        "--backend=cuda: no CUDA GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
-  }
+  ASSIGN_OR_RETURN(const int gpus, RequireVisibleGpus());
   b->gpu_ = device % gpus;
   GPU_RETURN_IF_ERROR(cudaSetDevice(b->gpu_));
   RETURN_IF_ERROR(b->Allocate(host_memory));
@@ -275,16 +269,10 @@ char* CudaBackend::At(const BufferRange& range) const {
 
 absl::Status CudaBackend::Resolve() {
   const ModelSpec& model = *model_;
-  ASSIGN_OR_RETURN(embedding_spans_, SpanTable(model, EMBEDDING_PART));
-  ASSIGN_OR_RETURN(block_spans_, SpanTable(model, DECODER_BLOCK));
-  ASSIGN_OR_RETURN(head_spans_, SpanTable(model, HEAD_PART));
-  const PartLayout embedding = EmbeddingPartLayout(model);
-  tokens_at_ = embedding.Get("embed_tokens.weight").offset;
-  positions_at_ = embedding.Get("embed_positions.weight").offset + 2 * model.hidden_size();
-  if (const TensorSlice* project_in = embedding.Find("project_in.weight")) {
-    project_in_at_ = project_in->offset;
-  }
-  head_elements_ = HeadPartLayout(model).total_floats;
+  const PerPart<std::vector<DecaySpan>> spans = PartDecaySpans(model);
+  ASSIGN_OR_RETURN(spans_.embedding, SpanTable(model, EMBEDDING_PART, spans.embedding));
+  ASSIGN_OR_RETURN(spans_.block, SpanTable(model, DECODER_BLOCK, spans.block));
+  ASSIGN_OR_RETURN(spans_.head, SpanTable(model, HEAD_PART, spans.head));
 
   ASSIGN_OR_RETURN(const LossLayout losses, DeviceLossLayout(schedule_, device_));
   losses_buffer_ = losses.buffer;
@@ -299,15 +287,10 @@ absl::Status CudaBackend::Resolve() {
 
   for (const Op& op : schedule_.ops()) {
     if (op.device() != device_) continue;
+    RETURN_IF_ERROR(CheckTransferSupported(op, "the CUDA backend"));
     Operands o;
     if (op.has_copy()) {
       const CopyOp& c = op.copy();
-      if (c.direction() == DEVICE_TO_DEVICE) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s is a peer copy; the CUDA backend moves data between devices only through "
-            "collectives",
-            DescribeOp(op)));
-      }
       if (c.src_dtype() != c.dst_dtype()) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "%s converts %s to %s on the host; the CUDA backend copies without conversion "
@@ -321,11 +304,6 @@ absl::Status CudaBackend::Resolve() {
     }
     if (op.has_collective()) {
       const CollectiveOp& c = op.collective();
-      if (c.kind() != ALL_GATHER) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s is a %s; the CUDA backend runs ALL_GATHER collectives only",
-                            DescribeOp(op), CollectiveKind_Name(c.kind())));
-      }
       AllGatherCall& call = o.gather;
       call.op_id = op.id();
       call.label = absl::StrFormat("device %d op %d '%s'", device_, op.id(), op.name());
@@ -337,23 +315,9 @@ absl::Status CudaBackend::Resolve() {
       call.chunk_bytes = c.send().size_bytes();
     }
     if (op.has_compute()) {
-      const ComputeOp& c = op.compute();
-      auto ptr = [&](bool set, const BufferRange& r) { return set ? At(r) : nullptr; };
-      o.params = ptr(c.has_params(), c.params().range());
-      o.lm_head = ptr(c.has_lm_head(), c.lm_head().range());
-      o.perturbed = ptr(c.has_perturbed(), c.perturbed());
-      o.activations = ptr(c.has_activations(), c.activations());
-      o.workspace = ptr(c.has_workspace(), c.workspace());
-      o.losses = reinterpret_cast<float*>(ptr(c.has_losses(), c.losses()));
-      o.zo_state = reinterpret_cast<ZoState*>(ptr(c.has_zo_state(), c.zo_state()));
-      o.wire = ptr(c.has_wire(), c.wire());
-      if (c.has_params()) {
-        const Part part = c.params().part();
-        o.z_stream = PartStream(model, part, c.params().block());
-        o.spans = part == EMBEDDING_PART ? &embedding_spans_
-                  : part == HEAD_PART    ? &head_spans_
-                                         : &block_spans_;
-      }
+      o.compute = ResolveComputeOperands(model, schedule_.training(), op.compute(),
+                                         label_words_.size(),
+                                         [this](const BufferRange& r) { return At(r); });
     }
     operands_.push_back(std::move(o));
   }
@@ -476,12 +440,11 @@ namespace {
 // stream, element index).
 class PerturbedBlockWeights : public GpuBlockWeightSource {
  public:
-  PerturbedBlockWeights(const PerturbedBlockLayout& layout, ElementType type, uint64_t seed,
-                        uint32_t z_stream, const char* theta, float eps, int sign, char* scratch,
-                        cudaStream_t stream)
-      : layout_(layout), type_(type), width_(ElementBytes(type)), seed_(seed),
-        z_stream_(z_stream), theta_(theta), eps_(eps), sign_(sign), scratch_(scratch),
-        stream_(stream) {}
+  PerturbedBlockWeights(const PerturbedBlockLayout& layout, ElementType type,
+                        const Perturbation& perturbation, uint32_t z_stream, const char* theta,
+                        char* scratch, cudaStream_t stream)
+      : layout_(layout), type_(type), width_(ElementBytes(type)), perturbation_(perturbation),
+        z_stream_(z_stream), theta_(theta), scratch_(scratch), stream_(stream) {}
 
   absl::Status PerturbVectors() {
     for (const TensorSlice& t : layout_.vectors()) {
@@ -498,96 +461,89 @@ class PerturbedBlockWeights : public GpuBlockWeightSource {
  private:
   absl::StatusOr<const void*> Perturb(int64_t offset, int64_t elements) {
     char* out = scratch_ + layout_.ScratchOffset(offset) * width_;
-    GPU_RETURN_IF_ERROR(LaunchPerturb(type_, seed_, z_stream_, offset, elements,
-                                      theta_ + offset * width_, eps_, sign_, out, stream_));
+    GPU_RETURN_IF_ERROR(LaunchPerturb(type_, perturbation_.seed, z_stream_, offset, elements,
+                                      theta_ + offset * width_, perturbation_.epsilon,
+                                      perturbation_.sign, out, stream_));
     return static_cast<const void*>(out);
   }
 
   const PerturbedBlockLayout& layout_;
   const ElementType type_;
   const int64_t width_;
-  const uint64_t seed_;
+  const Perturbation perturbation_;
   const uint32_t z_stream_;
   const char* theta_;
-  const float eps_;
-  const int sign_;
   char* scratch_;
   const cudaStream_t stream_;
 };
 
 }  // namespace
 
-absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& o, const Slot& slot,
-                                         int stream_index) {
+absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
+                                         const Slot& slot, int stream_index) {
   const ComputeOp& c = op.compute();
+  const ComputeOperands& o = operands.compute;
   const TrainingSettings& t = schedule_.training();
   const float eps = t.epsilon();
   const uint64_t seed = slot.inputs.seed;
   const int64_t width = ElementBytes(compute_);
   cudaStream_t s = streams_[stream_index];
   const int seq = seq_;
+  auto perturb = [&](const Perturbation& p, const PerturbedRange& range, char* into) {
+    return LaunchPerturb(compute_, p.seed, o.z_stream, range.first, range.count,
+                         o.params + range.first * width, p.epsilon, p.sign,
+                         into + range.into * width, s);
+  };
   switch (c.kind()) {
     case UPDATE:
-      GPU_RETURN_IF_ERROR(LaunchUpdate(compute_, o.zo_state, o.z_stream, *o.spans,
+      GPU_RETURN_IF_ERROR(LaunchUpdate(compute_, reinterpret_cast<const ZoState*>(o.zo_state),
+                                       o.z_stream, spans_.Of(c.params().part()),
                                        t.weight_decay(), c.params().first_element(),
                                        c.params().elements(), o.params, s));
       return absl::OkStatus();
     case EMBED: {
-      const int64_t h = model_->hidden_size();
-      const int64_t e = EmbedDim(*model_);
-      const int sign = SignOf(c.sign());
-      // perturbed: [position rows 2 .. seq+1 | project_in]; workspace:
-      // [token rows | their projection] (as the CPU backend).
-      char* positions = o.perturbed;
-      GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, seed, o.z_stream, positions_at_, seq * h,
-                                        o.params + positions_at_ * width, eps, sign, positions,
-                                        s));
+      const EmbedPlan& plan = o.embed;
+      const Perturbation p = PerturbationOf(c, t, seed);
+      GPU_RETURN_IF_ERROR(perturb(p, plan.positions, o.perturbed));
       const char* project_in = nullptr;
-      if (project_in_at_ >= 0) {
-        char* perturbed_project_in = o.perturbed + seq * h * width;
-        GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, seed, o.z_stream, project_in_at_, h * e,
-                                          o.params + project_in_at_ * width, eps, sign,
-                                          perturbed_project_in, s));
-        project_in = perturbed_project_in;
+      if (plan.has_project_in) {
+        GPU_RETURN_IF_ERROR(perturb(p, plan.project_in, o.perturbed));
+        project_in = o.perturbed + plan.project_in.into * width;
       }
-      const int64_t row_count = EmbedTokenRows(*model_, c.examples(), seq);
-      const int64_t token_count = static_cast<int64_t>(c.examples()) * seq;
+      const int64_t e = plan.row_elements;
       char* rows = o.workspace;
-      GPU_RETURN_IF_ERROR(LaunchPerturbRows(
-          compute_, seed, o.z_stream, tokens_at_, o.params + tokens_at_ * width, e,
-          slot.tokens + static_cast<int64_t>(c.first_example()) * seq, token_count, eps, sign,
-          rows, s));
-      if (row_count > token_count) {
-        GPU_RETURN_IF_ERROR(cudaMemsetAsync(rows + token_count * e * width, 0,
-                                            (row_count - token_count) * e * width, s));
+      GPU_RETURN_IF_ERROR(LaunchPerturbRows(compute_, p.seed, o.z_stream, plan.token_table,
+                                            o.params + plan.token_table * width, e,
+                                            slot.tokens + plan.first_token, plan.token_count,
+                                            p.epsilon, p.sign, rows, s));
+      if (plan.row_count > plan.token_count) {
+        GPU_RETURN_IF_ERROR(cudaMemsetAsync(rows + plan.token_count * e * width, 0,
+                                            (plan.row_count - plan.token_count) * e * width, s));
       }
-      return OptEmbedRowsGpu(GemmOf(stream_index), compute_, gpu_model_, rows, positions,
-                             project_in, c.examples(), seq, rows + row_count * e * width,
-                             o.activations);
+      return OptEmbedRowsGpu(GemmOf(stream_index), compute_, gpu_model_, rows,
+                             o.perturbed + plan.positions.into * width, project_in, c.examples(),
+                             seq, rows + plan.scratch_at * width, o.activations);
     }
     case BLOCK_FORWARD: {
-      PerturbedBlockWeights weights(*perturbed_block_, compute_, seed, o.z_stream, o.params, eps,
-                                    SignOf(c.sign()), o.perturbed, s);
+      PerturbedBlockWeights weights(*perturbed_block_, compute_, PerturbationOf(c, t, seed),
+                                    o.z_stream, o.params, o.perturbed, s);
       RETURN_IF_ERROR(weights.PerturbVectors());
       return OptBlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, weights,
                                 slot.lengths + c.first_example(), c.examples(), seq,
                                 o.activations, o.workspace);
     }
     case HEAD_LOSS: {
-      const int sign = SignOf(c.sign());
-      const int64_t e = EmbedDim(*model_);
-      // perturbed: [head part | the label words' rows of the tied head].
-      GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, seed, o.z_stream, 0, head_elements_, o.params,
-                                        eps, sign, o.perturbed, s));
-      char* rows = o.perturbed + head_elements_ * width;
-      const uint32_t table_stream = PartStream(*model_, EMBEDDING_PART, 0);
-      GPU_RETURN_IF_ERROR(LaunchPerturbRows(compute_, seed, table_stream,
-                                            c.lm_head().first_element(), o.lm_head, e,
-                                            label_words_device_, label_words_.size(), eps, sign,
-                                            rows, s));
+      const HeadLossPlan& plan = o.head_loss;
+      const Perturbation p = PerturbationOf(c, t, seed);
+      GPU_RETURN_IF_ERROR(perturb(p, plan.head, o.perturbed));
+      char* rows = o.perturbed + plan.rows_at * width;
+      GPU_RETURN_IF_ERROR(LaunchPerturbRows(compute_, p.seed, plan.table_stream, plan.table_first,
+                                            o.lm_head, plan.row_elements, label_words_device_,
+                                            plan.label_rows, p.epsilon, p.sign, rows, s));
       return OptHeadLossGpu(s, compute_, gpu_model_, o.perturbed, rows, o.activations,
                             slot.lengths + c.first_example(), c.examples(), seq,
-                            label_words_.size(), slot.labels + c.first_example(), o.losses);
+                            plan.label_rows, slot.labels + c.first_example(),
+                            reinterpret_cast<float*>(o.losses));
     }
     case PROJECTED_GRADIENT: {
       const int slot_index = &slot - slots_.data();
@@ -596,7 +552,8 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& o, const 
           reinterpret_cast<double*>(results_ + kStepSlots * sizeof(ZoState)) + slot_index;
       GPU_RETURN_IF_ERROR(LaunchProjectedGradient(
           reinterpret_cast<const float*>(buffers_[losses_buffer_]), plus_index_, minus_index_,
-          batch_, eps, seed, slot.inputs.learning_rate, o.zo_state, slot.mean_loss, s));
+          batch_, eps, seed, slot.inputs.learning_rate, reinterpret_cast<ZoState*>(o.zo_state),
+          slot.mean_loss, s));
       // The step's result for logging, back to pinned memory; the pending
       // update itself stays on the device for the next step's UPDATE ops.
       GPU_RETURN_IF_ERROR(

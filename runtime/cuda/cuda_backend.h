@@ -19,7 +19,7 @@
 //
 // Ops (operands by role, resolved once at Create; schedule.proto ComputeOp):
 // UPDATE, EMBED, BLOCK_FORWARD, HEAD_LOSS, PROJECTED_GRADIENT and CAST as
-// the CPU backend (cpu_backend.h) defines them, with the kernels of
+// runtime/ops/compute_operands.h defines them, with the kernels of
 // runtime/cuda/zo (perturbation, fused update, casts, the projected
 // gradient: the same bits as the CPU) and runtime/cuda/nn (the OPT forward,
 // cuBLAS GEMMs in the compute dtype with FP32 accumulation; TF32 only when
@@ -58,9 +58,15 @@
 #include "runtime/dtype/element.h"
 #include "runtime/mpi_world.h"
 #include "runtime/nn/perturbed_block_layout.h"
+#include "runtime/ops/compute_operands.h"
+#include "runtime/ops/part_spans.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
+
+// The CUDA GPUs this process sees (at least 1). Errors: FailedPrecondition
+// saying where to look when it sees none.
+absl::StatusOr<int> RequireVisibleGpus();
 
 struct CudaOptions {
   bool allow_tf32 = false;  // FP32 GEMMs may use TF32 tensor cores
@@ -117,16 +123,7 @@ class CudaBackend : public Backend {
     cudaMemcpyKind kind = cudaMemcpyDefault;
     int64_t bytes = 0;
     AllGatherCall gather;  // collectives
-    char* params = nullptr;
-    char* lm_head = nullptr;
-    char* perturbed = nullptr;
-    char* activations = nullptr;
-    char* workspace = nullptr;
-    float* losses = nullptr;
-    ZoState* zo_state = nullptr;
-    char* wire = nullptr;
-    uint32_t z_stream = 0;                  // the params' z stream
-    const DecaySpanTable* spans = nullptr;  // UPDATE: the part's
+    ComputeOperands compute;  // compute ops (runtime/ops/compute_operands.h)
   };
   // Per step slot: where its inputs are and what it reports.
   struct Slot {
@@ -182,10 +179,9 @@ class CudaBackend : public Backend {
   char* results_ = nullptr;                // pinned: per slot a ZoState and a double
 
   // Parts.
-  DecaySpanTable embedding_spans_, block_spans_, head_spans_;
+  PerPart<DecaySpanTable> spans_;  // UPDATE: the decay spans of each kind of part
   // Where a block forward's perturbed weights go in its scratch.
   std::unique_ptr<PerturbedBlockLayout> perturbed_block_;
-  int64_t tokens_at_ = 0, positions_at_ = 0, project_in_at_ = -1, head_elements_ = 0;
   std::vector<Operands> operands_;         // per op index (this device's, schedule order)
 
   // Streams and events.

@@ -6,15 +6,10 @@
 
 #include "gtest/gtest.h"
 #include "runtime/dtype/convert.h"
+#include "runtime/dtype/float_bits.h"
 
 namespace zosched {
 namespace {
-
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
 
 TEST(Element, WideningIsExactForEverySixteenBitPattern) {
   for (uint32_t b = 0; b <= 0xffffu; ++b) {

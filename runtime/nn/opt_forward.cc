@@ -13,12 +13,12 @@
 #include "models/model_spec.h"
 #include "runtime/nn/gemm.h"
 #include "runtime/nn/param_layout.h"
+#include "runtime/ops/position_rows.h"
 
 namespace zosched {
 namespace {
 
 constexpr float kLayerNormEps = 1e-5f;  // OPT's LayerNorm eps
-constexpr int kOptPositionOffset = 2;  // OPT's learned positions start at row 2
 
 // GemmAcc (gemm.h) takes tokens as its kernel's columns in panels of 4 and
 // the leftover ones one by one, in two depth orders. Padding the token count
@@ -246,7 +246,7 @@ void Embed(const ModelSpec& spec, const float* embedding_part,
     std::memcpy(&rows[t * e_dim], view.embed_tokens + tokens[t] * e_dim, sizeof(float) * e_dim);
   }
   std::vector<float> workspace(EmbedWorkspaceFloats(spec, examples, seq));
-  EmbedRows(spec, rows.data(), view.embed_positions + kOptPositionOffset * spec.hidden_size(),
+  EmbedRows(spec, rows.data(), view.embed_positions + FirstPositionRow(spec) * spec.hidden_size(),
             view.project_in, examples, seq, workspace.data(), hidden);
 }
 

@@ -5,15 +5,10 @@
 #include "gtest/gtest.h"
 #include "models/accounting.h"
 #include "models/model_zoo.h"
+#include "models/zoo_model_for_test.h"
 
 namespace zosched {
 namespace {
-
-ModelSpec Zoo(const std::string& name) {
-  absl::StatusOr<ModelSpec> spec = LoadModelSpec(name);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  return *spec;
-}
 
 // Offsets are back to back in the model_tensors order.
 void ExpectContiguous(const PartLayout& layout) {

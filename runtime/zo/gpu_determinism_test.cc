@@ -5,22 +5,16 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/dtype/float_bits.h"
 #include "runtime/zo/gpu_determinism_test_kernel.h"
 #include "runtime/zo/normal.h"
 #include "runtime/zo/zo_math.h"
 
 namespace zosched {
 namespace {
-
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
 
 bool HaveGpu() {
   int n = 0;

@@ -3,23 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <iostream>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/dtype/float_bits.h"
 #include "runtime/zo/philox.h"
 
 namespace zosched {
 namespace {
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
 
 // LogF over every Box-Muller argument k * 2^-24, k = 1 .. 2^24 (exhaustive on
 // the domain normal.h uses), and a geometric grid over [1e-37, 1e38].

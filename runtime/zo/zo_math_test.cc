@@ -1,21 +1,15 @@
 #include "runtime/zo/zo_math.h"
 
 #include <cstdint>
-#include <cstring>
 #include <set>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/dtype/float_bits.h"
 #include "runtime/zo/philox.h"
 
 namespace zosched {
 namespace {
-
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
 
 // Each fp32 operation rounded on its own: `volatile` stores force the
 // rounding of every intermediate, so these are the reference expressions.

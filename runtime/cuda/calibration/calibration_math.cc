@@ -11,11 +11,6 @@
 
 namespace zosched {
 
-Stats Summarize(std::vector<double> seconds) {
-  std::sort(seconds.begin(), seconds.end());
-  return Stats{seconds.front(), seconds[seconds.size() / 2], seconds.back()};
-}
-
 absl::StatusOr<LatencyAndRate> FitLatencyAndRate(const std::vector<CopyPoint>& points) {
   std::set<int64_t> sizes;
   double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;

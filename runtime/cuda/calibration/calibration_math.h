@@ -1,6 +1,7 @@
 // The arithmetic of the GPU calibration (gpu_calibration.h), apart from CUDA
-// so that CPU tests cover it: timing statistics and the host link's figures
-// from timed copies.
+// so that CPU tests cover it: the host link's figures from timed copies
+// (the timing statistics, Stats and Summarize, are
+// runtime/calibration/timing_stats.h, shared with the CPU calibration).
 //
 // Units: seconds (`_s`), bytes, GB/s (`_gbps` = 1e9 bytes per second, never
 // Gbit/s), as in schedule/cluster.proto.
@@ -10,17 +11,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/calibration/timing_stats.h"
 
 namespace zosched {
-
-// Min, median and max of timed runs, in seconds.
-struct Stats {
-  double min = 0, median = 0, max = 0;
-};
-
-// The statistics of `seconds` (not empty). The median is the upper middle
-// element for an even count (sorted[n / 2]), as the CPU calibration takes it.
-Stats Summarize(std::vector<double> seconds);
 
 // One timed copy size: `bytes` took `seconds` (the median of its runs).
 struct CopyPoint {

@@ -5,44 +5,29 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "schedule/lower_options.h"
+#include "absl/strings/str_replace.h"
 #include "schedule/lowering.h"
-#include "schedule/training_settings.h"
+#include "schedule/strategy_grid.h"
+#include "schedule/testbed_grid.h"
 
 namespace zosched {
 
 absl::StatusOr<GpuTargets> GpuTargetSchedules(const ModelSpec& model, const Cluster& cluster,
                                               int batch, int seq, DType compute) {
-  struct Target {
-    StrategyKind strategy;
-    int pertp, dp;
-    bool slicing;
-  };
-  const std::vector<Target> targets = {
-      {MEZO, 1, 1, true},     {ZO2, 1, 1, true},      {DISTZO2, 2, 1, true},
-      {DISTZO2, 2, 1, false}, {DISTZO2, 1, 2, true},  {DISTZO2, 1, 2, false},
-      {DISTZO2, 2, 2, true},  {DISTZO2, 2, 2, false},
-  };
+  // One GPU runs mezo; then the testbed's grids.
+  std::vector<StrategyGrid> targets = {{MEZO}};
+  targets.insert(targets.end(), TestbedGrids().begin(), TestbedGrids().end());
   GpuTargets out;
-  for (const Target& t : targets) {
-    LowerOptions o;
-    o.strategy = t.strategy;
-    o.pertp = t.pertp;
-    o.dp = t.dp;
-    o.slicing = t.slicing;
-    o.training = DefaultTrainingSettings();
+  for (const StrategyGrid& t : targets) {
+    LowerOptions o = GridLowerOptions(t);
     o.training.set_batch_size(batch);
     o.training.set_seq_len(seq);
     o.training.set_learning_rate(1e-6);
     o.training.set_compute_dtype(compute);
-    std::string name = absl::AsciiStrToLower(StrategyKind_Name(t.strategy));
-    if (t.strategy == DISTZO2) {
-      absl::StrAppendFormat(&name, " P%dxD%d %s", t.pertp, t.dp, t.slicing ? "sliced" : "naive");
-    }
+    const std::string name = absl::StrReplaceAll(GridSchemeName(t), {{"_", " "}});
     absl::StatusOr<Schedule> s =
         LowerSchedule(model, ClusterForLowering(cluster, t.pertp * t.dp), o);
     if (absl::IsResourceExhausted(s.status())) {

@@ -30,9 +30,9 @@ struct GpuTargets {
 };
 
 // The schedules whose compute op shapes the GPU calibration measures, for
-// `model` (validated) on `cluster` (validated): mezo, zo2, then distzo2
-// P2xD1, P1xD2 and P2xD2, each sliced and naive (the CPU calibration's
-// distzo2 grids, plus mezo, which one GPU runs). Training settings: the
+// `model` (validated) on `cluster` (validated): mezo (which one GPU runs),
+// then the testbed's grids (schedule/testbed_grid.h: zo2, distzo2 P2xD1,
+// P1xD2 and P2xD2, each sliced and naive), as the CPU calibration. Training settings: the
 // defaults (DefaultTrainingSettings) with batch `batch`, sequence length
 // `seq`, learning rate 1e-6, compute dtype `compute` (DTYPE_UNSPECIFIED:
 // lowering's default, the model's weight dtype where the device has a peak

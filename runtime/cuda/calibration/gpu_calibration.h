@@ -1,5 +1,5 @@
 // Measures the NVIDIA GPU machine this process runs on and writes the
-// figures into a Cluster (`calibrate --backend=cuda`, runtime/calibrate_main.cc),
+// figures into a Cluster (`calibrate --backend=cuda`: gpu_calibration_backend.h),
 // as the CPU calibration does for the testbed:
 //
 // 1. Compute: for each schedule (calibration_plan.h GpuTargetSchedules) and

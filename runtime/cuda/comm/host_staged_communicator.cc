@@ -17,28 +17,6 @@ namespace {
 // cudaEventSynchronize instead of spinning on a core that ranks share.
 constexpr unsigned kEventFlags = cudaEventDisableTiming | cudaEventBlockingSync;
 
-absl::Status CheckCall(const AllGatherCall& call) {
-  const auto bad = [&](const char* what) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("all-gather %s (op %d): %s", call.label, call.op_id, what));
-  };
-  if (call.group.empty()) return bad("no participants");
-  if (call.rank_in_group < 0 || call.rank_in_group >= static_cast<int>(call.group.size())) {
-    return bad("rank_in_group is not a position in the group");
-  }
-  if (call.device_recv == nullptr) return bad("no device buffer");
-  // MPI counts are ints.
-  if (call.chunk_bytes <= 0 || call.chunk_bytes > INT32_MAX) {
-    return bad("chunk_bytes must be in [1, 2^31 - 1]");
-  }
-  return absl::OkStatus();
-}
-
-bool SameCall(const AllGatherCall& a, const AllGatherCall& b) {
-  return a.group == b.group && a.rank_in_group == b.rank_in_group &&
-         a.device_recv == b.device_recv && a.chunk_bytes == b.chunk_bytes;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HostStagedCommunicator>> HostStagedCommunicator::Create(
@@ -56,14 +34,13 @@ absl::StatusOr<std::unique_ptr<HostStagedCommunicator>> HostStagedCommunicator::
   std::unique_ptr<HostStagedCommunicator> c(new HostStagedCommunicator());
   c->mpi_ = mpi;
   GPU_RETURN_IF_ERROR(cudaGetDevice(&c->device_));
+  absl::StatusOr<RegisteredCalls> registered =
+      RegisteredCalls::Register(calls, RegisteredCalls::ChunkLimit::kMpiCount);
+  if (!registered.ok()) return registered.status();
+  c->registered_ = *std::move(registered);
   c->calls_.resize(calls.size());
   for (size_t i = 0; i < calls.size(); ++i) {
     const AllGatherCall& call = calls[i];
-    if (absl::Status s = CheckCall(call); !s.ok()) return s;
-    if (!c->index_of_op_.emplace(call.op_id, static_cast<int>(i)).second) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("all-gather %s: op %d is registered twice", call.label, call.op_id));
-    }
     CallState& state = c->calls_[i];
     state.call = call;
     GPU_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&state.staging),
@@ -116,18 +93,10 @@ HostStagedCommunicator::~HostStagedCommunicator() {
 
 absl::Status HostStagedCommunicator::EnqueueAllGather(const AllGatherCall& call,
                                                       cudaStream_t stream) {
-  const auto it = index_of_op_.find(call.op_id);
-  if (it == index_of_op_.end()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "all-gather %s: op %d was not registered at set-up", call.label, call.op_id));
-  }
-  const int index = it->second;
+  const absl::StatusOr<int> found = registered_.IndexOf(call);
+  if (!found.ok()) return found.status();
+  const int index = *found;
   CallState& state = calls_[index];
-  if (!SameCall(call, state.call)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "all-gather %s: differs from the call registered at set-up for op %d", call.label,
-        call.op_id));
-  }
   if (state.generation + 1 >= kWaitFlagAbort) {
     return absl::OutOfRangeError(
         absl::StrFormat("all-gather %s: ran out of generations", call.label));

@@ -45,10 +45,10 @@
 #include <thread>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/cuda/comm/device_communicator.h"
+#include "runtime/cuda/comm/registered_calls.h"
 #include "runtime/mpi_world.h"
 
 namespace zosched {
@@ -101,7 +101,7 @@ class HostStagedCommunicator : public DeviceCommunicator {
   int device_ = 0;
   MpiCollectives* mpi_ = nullptr;
   std::vector<CallState> calls_;
-  absl::flat_hash_map<int64_t, int> index_of_op_;  // op_id -> calls_ index
+  RegisteredCalls registered_;  // calls_[i].call is registered at index i
   // One flag word per call, in mapped pinned host memory: the last generation
   // gathered, or kWaitFlagAbort after an error. Written by the communicator
   // thread only.

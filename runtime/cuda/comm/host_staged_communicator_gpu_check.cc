@@ -22,13 +22,14 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "runtime/cuda/comm/gpu_check_util.h"
 #include "runtime/cuda/comm/host_staged_communicator.h"
 #include "runtime/mpi_world.h"
+#include "runtime/rank_check.h"
 
 namespace zosched {
 namespace {
@@ -37,136 +38,44 @@ using gpu_check::Check;
 using gpu_check::CheckCuda;
 using gpu_check::CheckOk;
 using gpu_check::g_rank;
-using gpu_check::Pattern;
-using gpu_check::SecondsSince;
-
-// One all-gather of the check and its device memory.
-struct Gather {
-  AllGatherCall call;
-  char* patterns = nullptr;  // this rank's chunk at each step
-  char* history = nullptr;   // the gathered buffer after each step
-};
 
 void Gathers(int world) {
-  constexpr int kSteps = 25;
   std::vector<int> forward, reverse;
   for (int r = 0; r < world; ++r) forward.push_back(r);
   reverse.assign(forward.rbegin(), forward.rend());
   absl::StatusOr<std::unique_ptr<MpiCollectives>> mpi =
       MpiCollectives::Create({forward, reverse}, std::chrono::seconds(60));
   CheckOk(mpi.status(), "MpiCollectives::Create");
-
-  Gather gathers[2];
-  gathers[0].call = {1, absl::StrFormat("device %d op 1 'allgather forward'", g_rank), forward,
-                     g_rank, nullptr, 1000};
-  gathers[1].call = {2, absl::StrFormat("device %d op 2 'allgather reverse'", g_rank), reverse,
-                     world - 1 - g_rank, nullptr, 65536 + 8};
-  for (int c = 0; c < 2; ++c) {
-    Gather& g = gathers[c];
-    const int64_t chunk = g.call.chunk_bytes;
-    const int64_t whole = world * chunk;
-    CheckCuda(cudaMalloc(&g.call.device_recv, whole), "cudaMalloc");
-    CheckCuda(cudaMemset(g.call.device_recv, 0, whole), "cudaMemset");
-    CheckCuda(cudaMalloc(&g.patterns, kSteps * chunk), "cudaMalloc");
-    CheckCuda(cudaMalloc(&g.history, kSteps * whole), "cudaMalloc");
-    std::vector<char> patterns(kSteps * chunk);
-    for (int s = 0; s < kSteps; ++s) {
-      for (int64_t i = 0; i < chunk; ++i) patterns[s * chunk + i] = Pattern(c, g_rank, s, i);
-    }
-    CheckCuda(cudaMemcpy(g.patterns, patterns.data(), patterns.size(), cudaMemcpyHostToDevice),
-              "cudaMemcpy");
-  }
-  absl::StatusOr<std::unique_ptr<HostStagedCommunicator>> comm =
-      HostStagedCommunicator::Create({gathers[0].call, gathers[1].call}, mpi->get());
-  CheckOk(comm.status(), "HostStagedCommunicator::Create");
-  cudaStream_t stream;
-  CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-
-  CheckOk(SleepingBarrier(std::chrono::microseconds(100)), "SleepingBarrier");
-  const bool late = g_rank == world - 1;
-  if (late) std::this_thread::sleep_for(std::chrono::seconds(2));
-  const auto start = std::chrono::steady_clock::now();
-  for (int s = 0; s < kSteps; ++s) {
-    for (Gather& g : gathers) {
-      const int64_t chunk = g.call.chunk_bytes;
-      const int64_t whole = world * chunk;
-      CheckCuda(cudaMemcpyAsync(g.call.device_recv + g.call.rank_in_group * chunk,
-                                g.patterns + s * chunk, chunk, cudaMemcpyDeviceToDevice, stream),
-                "cudaMemcpyAsync of the pattern");
-      CheckOk((*comm)->EnqueueAllGather(g.call, stream), "EnqueueAllGather");
-      CheckCuda(cudaMemcpyAsync(g.history + s * whole, g.call.device_recv, whole,
-                                cudaMemcpyDeviceToDevice, stream),
-                "cudaMemcpyAsync to the history");
-    }
-  }
-  const double enqueued = SecondsSince(start);
-  if (!late) {
-    // No collective can complete before the late rank arrives.
-    Check(enqueued < 1.0, absl::StrFormat("enqueuing took %.3f s: it waited", enqueued));
-    Check(cudaStreamQuery(stream) == cudaErrorNotReady,
-          "the stream is still waiting for the late rank after the enqueues");
-  }
-  CheckCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  CheckOk((*comm)->AsyncError(), "AsyncError");
-
-  for (int c = 0; c < 2; ++c) {
-    gpu_check::CheckHistory(gathers[c].call, c, gathers[c].history, kSteps);
-  }
-  comm->reset();
-  CheckCuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
-  for (Gather& g : gathers) {
-    cudaFree(g.call.device_recv);
-    cudaFree(g.patterns);
-    cudaFree(g.history);
-  }
+  gpu_check::CheckBackToBack(
+      {{1, absl::StrFormat("device %d op 1 'allgather forward'", g_rank), forward, g_rank, nullptr,
+        1000},
+       {2, absl::StrFormat("device %d op 2 'allgather reverse'", g_rank), reverse,
+        world - 1 - g_rank, nullptr, 65536 + 8}},
+      /*steps=*/25, /*late_rank=*/world - 1,
+      [&](const std::vector<AllGatherCall>& calls) -> std::unique_ptr<DeviceCommunicator> {
+        absl::StatusOr<std::unique_ptr<HostStagedCommunicator>> comm =
+            HostStagedCommunicator::Create(calls, mpi->get());
+        CheckOk(comm.status(), "HostStagedCommunicator::Create");
+        return *std::move(comm);
+      });
 }
 
 void MissingRank(int world) {
   constexpr int kTimeoutSeconds = 3;
-  std::vector<int> all;
-  for (int r = 0; r < world; ++r) all.push_back(r);
+  const AllGatherCall call = gpu_check::MissingRankCall(world);
   absl::StatusOr<std::unique_ptr<MpiCollectives>> mpi =
-      MpiCollectives::Create({all}, std::chrono::seconds(kTimeoutSeconds));
+      MpiCollectives::Create({call.group}, std::chrono::seconds(kTimeoutSeconds));
   CheckOk(mpi.status(), "MpiCollectives::Create");
-  constexpr int64_t kChunk = 256;
-  const std::string label = absl::StrFormat("device %d op 7 'allgather missing'", g_rank);
-  AllGatherCall call{7, label, all, g_rank, nullptr, kChunk};
-  CheckCuda(cudaMalloc(&call.device_recv, world * kChunk), "cudaMalloc");
   absl::StatusOr<std::unique_ptr<HostStagedCommunicator>> comm =
       HostStagedCommunicator::Create({call}, mpi->get());
   CheckOk(comm.status(), "HostStagedCommunicator::Create");
 
   if (g_rank != 1) {
-    cudaStream_t stream;
-    CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    const auto start = std::chrono::steady_clock::now();
-    for (int step = 0; step < 5; ++step) {
-      CheckOk((*comm)->EnqueueAllGather(call, stream), "EnqueueAllGather");
-    }
-    absl::Status error;
-    while ((error = (*comm)->AsyncError()).ok() && SecondsSince(start) < 30) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    const double waited = SecondsSince(start);
-    Check(absl::IsDeadlineExceeded(error),
-          "a missing rank is DeadlineExceeded, got: " + error.ToString());
-    Check(error.message().find(label + ", step 1 of this op: all-gather among ranks") !=
-              std::string::npos,
-          "the error names the call and its step: " + error.ToString());
-    Check(waited >= kTimeoutSeconds && waited < kTimeoutSeconds + 5,
-          absl::StrFormat("the error came after the %d s timeout, not %.1f s", kTimeoutSeconds,
-                          waited));
-    // Every pending collective completes at once: the stream drains.
-    cudaError_t drained = cudaErrorNotReady;
-    while ((drained = cudaStreamQuery(stream)) == cudaErrorNotReady && SecondsSince(start) < 60) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    CheckCuda(drained, "the stream drains after the error");
-    // A collective enqueued after the error completes at once too.
-    CheckOk((*comm)->EnqueueAllGather(call, stream), "EnqueueAllGather after the error");
-    CheckCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize after the error");
-    Check((*comm)->AsyncError().message() == error.message(), "the first error stays");
-    CheckCuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    gpu_check::CheckMissingRankReported(
+        **comm, call, kTimeoutSeconds, [&](absl::string_view message) {
+          return message.find(call.label + ", step 1 of this op: all-gather among ranks") !=
+                 absl::string_view::npos;
+        });
   }
   comm->reset();
   cudaFree(call.device_recv);
@@ -174,8 +83,8 @@ void MissingRank(int world) {
   // all-gather, which completes while the others drive MPI in the barrier.
   CheckOk(SleepingBarrier(std::chrono::microseconds(100)), "SleepingBarrier");
   if (g_rank == 1) {
-    std::vector<char> buffer(world * kChunk);
-    CheckOk((*mpi)->AllGather(all, buffer.data(), kChunk), "the late AllGather");
+    std::vector<char> buffer(world * call.chunk_bytes);
+    CheckOk((*mpi)->AllGather(call.group, buffer.data(), call.chunk_bytes), "the late AllGather");
   }
   CheckOk(SleepingBarrier(std::chrono::microseconds(100)), "SleepingBarrier");
 }
@@ -189,13 +98,8 @@ int main(int argc, char** argv) {
     std::printf("no GPU: skipped\n");
     return 0;
   }
-  int world = 0;
-  const absl::Status init = zosched::InitMpi(&argc, &argv, &zosched::g_rank, &world);
-  if (!init.ok()) {
-    std::fprintf(stderr, "host_staged_communicator_gpu_check: %s\n",
-                 std::string(init.message()).c_str());
-    return 1;
-  }
+  const int world =
+      zosched::rank_check::StartRanks("host_staged_communicator_gpu_check", &argc, &argv);
   if (world < 2) zosched::Check(false, "needs at least 2 ranks");
   zosched::CheckCuda(cudaSetDevice(0), "cudaSetDevice(0)");  // every rank shares GPU 0
   zosched::Gathers(world);

@@ -21,25 +21,6 @@ namespace {
 // stay out of the pool.
 constexpr std::chrono::milliseconds kPollInterval(1);
 
-absl::Status CheckCall(const AllGatherCall& call) {
-  const auto bad = [&](const char* what) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("all-gather %s (op %d): %s", call.label, call.op_id, what));
-  };
-  if (call.group.empty()) return bad("no participants");
-  if (call.rank_in_group < 0 || call.rank_in_group >= static_cast<int>(call.group.size())) {
-    return bad("rank_in_group is not a position in the group");
-  }
-  if (call.device_recv == nullptr) return bad("no device buffer");
-  if (call.chunk_bytes <= 0) return bad("chunk_bytes must be positive");
-  return absl::OkStatus();
-}
-
-bool SameCall(const AllGatherCall& a, const AllGatherCall& b) {
-  return a.group == b.group && a.rank_in_group == b.rank_in_group &&
-         a.device_recv == b.device_recv && a.chunk_bytes == b.chunk_bytes;
-}
-
 absl::Status MpiError(int code, const std::string& what) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
@@ -64,16 +45,14 @@ absl::StatusOr<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Create(
   std::unique_ptr<NcclCommunicator> c(new NcclCommunicator());
   c->timeout_ = timeout;
   GPU_RETURN_IF_ERROR(cudaGetDevice(&c->device_));
+  absl::StatusOr<RegisteredCalls> registered =
+      RegisteredCalls::Register(calls, RegisteredCalls::ChunkLimit::kPositive);
+  if (!registered.ok()) return registered.status();
+  c->registered_ = *std::move(registered);
   // Each distinct group and this rank's position in it; a std::map, so that
   // every rank initialises the groups in the same (sorted) order.
   std::map<std::vector<int>, int> position;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const AllGatherCall& call = calls[i];
-    if (absl::Status s = CheckCall(call); !s.ok()) return s;
-    if (!c->index_of_op_.emplace(call.op_id, static_cast<int>(i)).second) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("all-gather %s: op %d is registered twice", call.label, call.op_id));
-    }
+  for (const AllGatherCall& call : calls) {
     const auto [it, added] = position.emplace(call.group, call.rank_in_group);
     if (!added && it->second != call.rank_in_group) {
       return absl::InvalidArgumentError(absl::StrFormat(
@@ -155,18 +134,10 @@ absl::Status NcclCommunicator::Launch(const CallState& state, cudaStream_t strea
 }
 
 absl::Status NcclCommunicator::EnqueueAllGather(const AllGatherCall& call, cudaStream_t stream) {
-  const auto it = index_of_op_.find(call.op_id);
-  if (it == index_of_op_.end()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "all-gather %s: op %d was not registered at set-up", call.label, call.op_id));
-  }
-  const int index = it->second;
+  const absl::StatusOr<int> found = registered_.IndexOf(call);
+  if (!found.ok()) return found.status();
+  const int index = *found;
   CallState& state = calls_[index];
-  if (!SameCall(call, state.call)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "all-gather %s: differs from the call registered at set-up for op %d", call.label,
-        call.op_id));
-  }
   // Held across the NCCL call: the watchdog must not abort the communicator
   // while it runs.
   std::lock_guard<std::mutex> lock(mu_);

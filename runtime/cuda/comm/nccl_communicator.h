@@ -56,10 +56,10 @@
 #include <thread>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/cuda/comm/device_communicator.h"
+#include "runtime/cuda/comm/registered_calls.h"
 #include "runtime/mpi_world.h"
 
 namespace zosched {
@@ -118,7 +118,7 @@ class NcclCommunicator : public DeviceCommunicator {
   std::chrono::seconds timeout_{0};
   std::vector<Group> groups_;  // aborted (comm reset) only with mu_ held
   std::vector<CallState> calls_;
-  absl::flat_hash_map<int64_t, int> index_of_op_;  // op_id -> calls_ index
+  RegisteredCalls registered_;  // calls_[i].call is registered at index i
 
   std::mutex mu_;  // also keeps NCCL calls of the two threads apart
   std::condition_variable wake_;

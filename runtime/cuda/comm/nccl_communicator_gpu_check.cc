@@ -30,14 +30,15 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "runtime/cuda/comm/gpu_identity_gather.h"
 #include "runtime/cuda/comm/gpu_check_util.h"
 #include "runtime/cuda/comm/nccl_communicator.h"
 #include "runtime/mpi_world.h"
+#include "runtime/rank_check.h"
 
 namespace zosched {
 namespace {
@@ -46,8 +47,6 @@ using gpu_check::Check;
 using gpu_check::CheckCuda;
 using gpu_check::CheckOk;
 using gpu_check::g_rank;
-using gpu_check::Pattern;
-using gpu_check::SecondsSince;
 
 void ExpectDistinct(const std::vector<std::vector<int>>& groups, int gpu, bool expected,
                     const std::string& what) {
@@ -57,19 +56,11 @@ void ExpectDistinct(const std::vector<std::vector<int>>& groups, int gpu, bool e
         absl::StrFormat("GroupsHaveDistinctGpus %s is %d, expected %d", what, *distinct, expected));
 }
 
-// One all-gather of the check and its device memory.
-struct Gather {
-  AllGatherCall call;
-  char* patterns = nullptr;  // this rank's chunk at each step
-  char* history = nullptr;   // the gathered buffer after each step
-};
-
 // 20 steps of two all-gathers among `first` and `second` (groups that hold
 // this rank; `mpi_groups`, the same on every rank, holds them), back to back.
 // `late_rank` (or -1) starts enqueuing 2 s after the others.
 void BackToBack(const std::vector<std::vector<int>>& mpi_groups, const std::vector<int>& first,
                 const std::vector<int>& second, int late_rank) {
-  constexpr int kSteps = 20;
   absl::StatusOr<std::unique_ptr<MpiCollectives>> mpi =
       MpiCollectives::Create(mpi_groups, std::chrono::seconds(60));
   CheckOk(mpi.status(), "MpiCollectives::Create");
@@ -79,116 +70,37 @@ void BackToBack(const std::vector<std::vector<int>>& mpi_groups, const std::vect
     }
     return -1;
   };
-  Gather gathers[2];
-  gathers[0].call = {1, absl::StrFormat("device %d op 1 'allgather first'", g_rank), first,
-                     position(first), nullptr, 1000};
-  gathers[1].call = {2, absl::StrFormat("device %d op 2 'allgather second'", g_rank), second,
-                     position(second), nullptr, 65536 + 8};
-  for (int c = 0; c < 2; ++c) {
-    Gather& g = gathers[c];
-    const int64_t chunk = g.call.chunk_bytes;
-    const int64_t whole = g.call.group.size() * chunk;
-    CheckCuda(cudaMalloc(&g.call.device_recv, whole), "cudaMalloc");
-    CheckCuda(cudaMemset(g.call.device_recv, 0, whole), "cudaMemset");
-    CheckCuda(cudaMalloc(&g.patterns, kSteps * chunk), "cudaMalloc");
-    CheckCuda(cudaMalloc(&g.history, kSteps * whole), "cudaMalloc");
-    std::vector<char> patterns(kSteps * chunk);
-    for (int s = 0; s < kSteps; ++s) {
-      for (int64_t i = 0; i < chunk; ++i) patterns[s * chunk + i] = Pattern(c, g_rank, s, i);
-    }
-    CheckCuda(cudaMemcpy(g.patterns, patterns.data(), patterns.size(), cudaMemcpyHostToDevice),
-              "cudaMemcpy");
-  }
-  absl::StatusOr<std::unique_ptr<NcclCommunicator>> comm = NcclCommunicator::Create(
-      {gathers[0].call, gathers[1].call}, mpi->get(), std::chrono::seconds(60));
-  CheckOk(comm.status(), "NcclCommunicator::Create");
-  cudaStream_t stream;
-  CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-
-  CheckOk(SleepingBarrier(std::chrono::microseconds(100)), "SleepingBarrier");
-  if (g_rank == late_rank) std::this_thread::sleep_for(std::chrono::seconds(2));
-  const auto start = std::chrono::steady_clock::now();
-  for (int s = 0; s < kSteps; ++s) {
-    for (Gather& g : gathers) {
-      const int64_t chunk = g.call.chunk_bytes;
-      const int64_t whole = g.call.group.size() * chunk;
-      CheckCuda(cudaMemcpyAsync(g.call.device_recv + g.call.rank_in_group * chunk,
-                                g.patterns + s * chunk, chunk, cudaMemcpyDeviceToDevice, stream),
-                "cudaMemcpyAsync of the pattern");
-      CheckOk((*comm)->EnqueueAllGather(g.call, stream), "EnqueueAllGather");
-      CheckCuda(cudaMemcpyAsync(g.history + s * whole, g.call.device_recv, whole,
-                                cudaMemcpyDeviceToDevice, stream),
-                "cudaMemcpyAsync to the history");
-    }
-  }
-  const double enqueued = SecondsSince(start);
-  if (late_rank >= 0 && g_rank != late_rank) {
-    // No collective can complete before the late rank arrives.
-    Check(enqueued < 1.0, absl::StrFormat("enqueuing took %.3f s: it waited", enqueued));
-    Check(cudaStreamQuery(stream) == cudaErrorNotReady,
-          "the stream is still waiting for the late rank after the enqueues");
-  }
-  CheckCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  CheckOk((*comm)->AsyncError(), "AsyncError");
-
-  for (int c = 0; c < 2; ++c) {
-    gpu_check::CheckHistory(gathers[c].call, c, gathers[c].history, kSteps);
-  }
-  comm->reset();
-  CheckCuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
-  for (Gather& g : gathers) {
-    cudaFree(g.call.device_recv);
-    cudaFree(g.patterns);
-    cudaFree(g.history);
-  }
+  gpu_check::CheckBackToBack(
+      {{1, absl::StrFormat("device %d op 1 'allgather first'", g_rank), first, position(first),
+        nullptr, 1000},
+       {2, absl::StrFormat("device %d op 2 'allgather second'", g_rank), second, position(second),
+        nullptr, 65536 + 8}},
+      /*steps=*/20, late_rank,
+      [&](const std::vector<AllGatherCall>& calls) -> std::unique_ptr<DeviceCommunicator> {
+        absl::StatusOr<std::unique_ptr<NcclCommunicator>> comm =
+            NcclCommunicator::Create(calls, mpi->get(), std::chrono::seconds(60));
+        CheckOk(comm.status(), "NcclCommunicator::Create");
+        return *std::move(comm);
+      });
 }
 
 void MissingRank(int world) {
   constexpr int kTimeoutSeconds = 3;
-  std::vector<int> all;
-  for (int r = 0; r < world; ++r) all.push_back(r);
+  const AllGatherCall call = gpu_check::MissingRankCall(world);
   absl::StatusOr<std::unique_ptr<MpiCollectives>> mpi =
-      MpiCollectives::Create({all}, std::chrono::seconds(60));
+      MpiCollectives::Create({call.group}, std::chrono::seconds(60));
   CheckOk(mpi.status(), "MpiCollectives::Create");
-  constexpr int64_t kChunk = 256;
-  const std::string label = absl::StrFormat("device %d op 7 'allgather missing'", g_rank);
-  AllGatherCall call{7, label, all, g_rank, nullptr, kChunk};
-  CheckCuda(cudaMalloc(&call.device_recv, world * kChunk), "cudaMalloc");
   absl::StatusOr<std::unique_ptr<NcclCommunicator>> comm =
       NcclCommunicator::Create({call}, mpi->get(), std::chrono::seconds(kTimeoutSeconds));
   CheckOk(comm.status(), "NcclCommunicator::Create");
 
   if (g_rank != 1) {
-    cudaStream_t stream;
-    CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    const auto start = std::chrono::steady_clock::now();
-    for (int step = 0; step < 5; ++step) {
-      CheckOk((*comm)->EnqueueAllGather(call, stream), "EnqueueAllGather");
-    }
-    absl::Status error;
-    while ((error = (*comm)->AsyncError()).ok() && SecondsSince(start) < 30) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    const double waited = SecondsSince(start);
-    Check(absl::IsDeadlineExceeded(error),
-          "a missing rank is DeadlineExceeded, got: " + error.ToString());
-    Check(error.message().find(label + ", step 1 of this op: did not complete within 3 s") == 0,
-          "the error names the call and its step: " + error.ToString());
-    Check(waited >= kTimeoutSeconds && waited < kTimeoutSeconds + 5,
-          absl::StrFormat("the error came after the %d s timeout, not %.1f s", kTimeoutSeconds,
-                          waited));
-    // The communicator was aborted: every pending collective ends, the
-    // stream drains.
-    cudaError_t drained = cudaErrorNotReady;
-    while ((drained = cudaStreamQuery(stream)) == cudaErrorNotReady && SecondsSince(start) < 60) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    CheckCuda(drained, "the stream drains after the abort");
-    // A collective enqueued after the error completes at once too.
-    CheckOk((*comm)->EnqueueAllGather(call, stream), "EnqueueAllGather after the error");
-    CheckCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize after the error");
-    Check((*comm)->AsyncError().message() == error.message(), "the first error stays");
-    CheckCuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    // The communicator was aborted: every pending collective ends.
+    gpu_check::CheckMissingRankReported(
+        **comm, call, kTimeoutSeconds, [&](absl::string_view message) {
+          return message.find(call.label + ", step 1 of this op: did not complete within 3 s") ==
+                 0;
+        });
   }
   // Everyone has reported before rank 1 lets its communicator go.
   CheckOk(SleepingBarrier(std::chrono::microseconds(100)), "SleepingBarrier");
@@ -207,12 +119,7 @@ int main(int argc, char** argv) {
     std::printf("fewer than 2 GPUs: skipped\n");
     return 0;
   }
-  int world = 0;
-  const absl::Status init = zosched::InitMpi(&argc, &argv, &g_rank, &world);
-  if (!init.ok()) {
-    std::fprintf(stderr, "nccl_communicator_gpu_check: %s\n", std::string(init.message()).c_str());
-    return 1;
-  }
+  const int world = zosched::rank_check::StartRanks("nccl_communicator_gpu_check", &argc, &argv);
   if (world < 2) zosched::Check(false, "needs at least 2 ranks");
   std::vector<int> all;
   std::vector<std::vector<int>> singletons;

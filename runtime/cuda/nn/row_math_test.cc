@@ -5,23 +5,17 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "models/model.pb.h"
+#include "runtime/dtype/float_bits.h"
 #include "runtime/nn/opt_forward.h"
 #include "runtime/nn/param_layout.h"
 
 namespace zosched {
 namespace {
-
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
 
 TEST(RowMath, ReluAsTheCpu) {
   EXPECT_EQ(Relu(2.5f), 2.5f);

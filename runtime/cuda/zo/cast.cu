@@ -1,19 +1,14 @@
 // LaunchCast (cast.h).
 #include "runtime/cuda/zo/cast.h"
 
+#include "runtime/cuda/zo/launch_grid.h"
 #include "runtime/dtype/element.h"
 
 namespace zosched {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;  // grid-stride loops cover the rest
-
-// Blocks for `work` items of one thread each, at most kMaxBlocks (>= 1).
-unsigned Blocks(int64_t work) {
-  const int64_t blocks = (work + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
-}
+using zo_grid::Blocks;
+using zo_grid::kThreads;
 
 bool Valid(ElementType t) {
   return t == ElementType::kF32 || t == ElementType::kF16 || t == ElementType::kBF16;

@@ -7,6 +7,7 @@
 // Box-Muller work of one StandardNormal per element, same bits.
 #include "runtime/cuda/zo/perturb.h"
 
+#include "runtime/cuda/zo/launch_grid.h"
 #include "runtime/dtype/element.h"
 #include "runtime/zo/normal.h"
 #include "runtime/zo/zo_math.h"
@@ -14,14 +15,9 @@
 namespace zosched {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;  // grid-stride loops cover the rest
-
-// Blocks for `work` items of one thread each, at most kMaxBlocks (>= 1).
-unsigned Blocks(int64_t work) {
-  const int64_t blocks = (work + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
-}
+using zo_grid::Blocks;
+using zo_grid::kMaxBlocks;
+using zo_grid::kThreads;
 
 // The number of Philox groups that elements [first, first + count) touch
 // (count >= 1).

@@ -5,24 +5,16 @@
 // that group that lie in the range.
 #include "runtime/cuda/zo/update.h"
 
+#include "runtime/cuda/zo/launch_grid.h"
 #include "runtime/dtype/element.h"
 #include "runtime/zo/normal.h"
 #include "runtime/zo/zo_math.h"
 #include "runtime/zo/zo_state.h"
 
 namespace zosched {
-namespace {
 
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;  // grid-stride loops cover the rest
-
-// Blocks for `work` items of one thread each, at most kMaxBlocks (>= 1).
-unsigned Blocks(int64_t work) {
-  const int64_t blocks = (work + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
-}
-
-}  // namespace
+using zo_grid::Blocks;
+using zo_grid::kThreads;
 
 // The span of `spans` holding element `index`, or -1 if none does: binary
 // search for the last span with begin <= index (spans sorted and disjoint).

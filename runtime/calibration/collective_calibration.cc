@@ -1,0 +1,123 @@
+#include "runtime/calibration/collective_calibration.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "base/line_fit.h"
+#include "base/median.h"
+#include "base/status_macros.h"
+#include "runtime/calibration/probe_runner.h"
+#include "runtime/link_throttle.h"
+#include "runtime/mpi_world.h"
+#include "schedule/cluster_catalog.h"
+
+namespace zosched {
+
+absl::Status CollectiveProbe(const CalibrationSettings& settings, const std::string& path) {
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  ASSIGN_OR_RETURN(Cluster cluster, LoadCluster(settings.cluster));
+  std::vector<int> group(world);
+  for (int r = 0; r < world; ++r) group[r] = r;
+  ASSIGN_OR_RETURN(std::unique_ptr<MpiCollectives> comm,
+                   MpiCollectives::Create({group}, std::chrono::seconds(60)));
+  const PeerDomain& peer = cluster.peer_domains(0);
+  EmulatedLink link(peer.gbps_per_device(), static_cast<int64_t>(peer.latency_s() * 1e9));
+  std::vector<int64_t> sizes;
+  for (int64_t bytes = 4 << 10; bytes <= 4 << 20; bytes *= 4) sizes.push_back(bytes);
+  std::vector<char> buffer(sizes.back(), static_cast<char>(rank));
+  std::vector<std::vector<double>> seconds(sizes.size());
+  // Round 0 warms up; all-gathers are short, so 3x the repeats.
+  const int rounds = 1 + 3 * settings.repeats;
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const int64_t chunk = sizes[i] / world;
+      MPI_Barrier(MPI_COMM_WORLD);
+      const auto start = EmulatedLink::Clock::now();
+      RETURN_IF_ERROR(comm->AllGather(group, buffer.data(), chunk));
+      EmulatedLink::SleepUntil(link.Reserve(start, chunk * (world - 1)));
+      const double elapsed =
+          std::chrono::duration<double>(EmulatedLink::Clock::now() - start).count();
+      if (round > 0) seconds[i].push_back(elapsed);
+    }
+  }
+  std::ostringstream lines;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const auto [min, max] = std::minmax_element(seconds[i].begin(), seconds[i].end());
+    lines << sizes[i] << " " << Median(seconds[i]) << " " << *min << " " << *max << "\n";
+  }
+  if (rank == 0) {
+    std::ofstream(path) << lines.str();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MeasureCollectives(const CalibrationSettings& settings, Cluster* out) {
+  std::printf("collectives: the runtime's all-gather (seconds: median, min, max)\n");
+  const PeerDomain& peer = out->peer_domains(0);
+  std::vector<double> fixed(5, 0);
+  std::vector<double> rates;
+  for (int ranks : {2, 4}) {
+    // A time that does not grow with the bytes is noise (other processes
+    // took the cores): measured again, at most three times in all.
+    Line line;
+    for (int attempt = 1;; ++attempt) {
+      ASSIGN_OR_RETURN(std::vector<double> numbers, RunProbe(settings, ranks, "collective_probe"));
+      std::vector<std::pair<double, double>> points;
+      for (size_t i = 0; i + 4 <= numbers.size(); i += 4) {
+        const int64_t bytes = numbers[i];
+        std::printf("  %d ranks %8ld B: %.6f / %.6f / %.6f\n", ranks, bytes, numbers[i + 1],
+                    numbers[i + 2], numbers[i + 3]);
+        // Bytes each rank receives: (n-1)/n of the gathered buffer.
+        points.push_back({static_cast<double>(bytes) * (ranks - 1) / ranks, numbers[i + 1]});
+      }
+      if (points.size() < 2) return absl::InternalError("the collective probe wrote no results");
+      ASSIGN_OR_RETURN(line, RobustLineFit(points));
+      if (line.slope > 0) break;
+      if (attempt == 3) {
+        return absl::UnavailableError(absl::StrFormat(
+            "the all-gather among %d ranks took no longer for more bytes in 3 measurements "
+            "(the last fit: %.1f us + received bytes / %.3f GB/s): other processes are taking "
+            "the cores; calibrate on a quiet machine",
+            ranks, line.intercept * 1e6, 1 / line.slope / 1e9));
+      }
+      std::printf(
+          "  %d ranks: the time did not grow with the bytes (other processes on the "
+          "cores?); measuring again\n",
+          ranks);
+    }
+    fixed[ranks] = std::max(0.0, line.intercept);
+    rates.push_back(1 / line.slope / 1e9);
+    std::printf("  %d ranks fit: %.1f us + received bytes / %.3f GB/s\n", ranks,
+                line.intercept * 1e6, rates.back());
+  }
+  // fixed(n) = base + (n - 1) · step, from n = 2 and n = 4.
+  const double step = std::max(0.0, (fixed[4] - fixed[2]) / 2);
+  const double base = std::max(0.0, fixed[2] - step);
+  const double efficiency = std::min(1.0, (rates[0] + rates[1]) / 2 / peer.gbps_per_device());
+  CollectiveModel* model = out->mutable_collectives();
+  model->set_source("measured by //runtime:calibrate (MPI all-gather + peer throttle)");
+  model->set_ring_base_latency_s(base);
+  model->set_tree_base_latency_s(base);
+  model->set_bus_bandwidth_efficiency(efficiency);
+  for (CollectiveModel::StepLatency& s : *model->mutable_step_latencies()) {
+    if (s.link_class() == peer.link_class()) {
+      s.set_ring_s(step);
+      s.set_tree_s(step);
+    }
+  }
+  std::printf("  collective model: base %.1f us, %.1f us per step, bus efficiency %.3f\n",
+              base * 1e6, step * 1e6, efficiency);
+  return absl::OkStatus();
+}
+
+}  // namespace zosched

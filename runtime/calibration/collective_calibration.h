@@ -1,0 +1,38 @@
+// Calibration step 3 on the CPU testbed: the runtime's all-gather
+// (runtime/mpi_world.h + the peer link's throttle) among 2 and 4 ranks, as
+// the collective model's latencies and bus-bandwidth efficiency.
+//
+// Units: seconds, bytes, GB/s (1e9 bytes per second).
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "runtime/calibration/calibration_settings.h"
+#include "schedule/cluster.pb.h"
+
+namespace zosched {
+
+// The probe, on every rank under mpirun (MPI initialised): all-gathers of
+// 4 KiB .. 4 MiB (x4; the whole gathered buffer) among all ranks through
+// the runtime's path (MpiCollectives + the throttle of settings.cluster's
+// first peer domain), 1 + 3 × settings.repeats rounds, the first untimed.
+// The sizes take turns, one all-gather of each per round, so that a busy
+// spell of the machine slows a few samples of every size rather than most
+// samples of one (which bent the fitted line: a 2-rank fixed cost of 233 us
+// where runs took 120 us). Rank 0 writes "bytes median min max" (seconds)
+// per size to `path`. Errors: LoadCluster's, MpiCollectives'.
+absl::Status CollectiveProbe(const CalibrationSettings& settings, const std::string& path);
+
+// Runs CollectiveProbe among 2 and 4 ranks (probe_runner.h; before MPI
+// starts here) and fits each to a fixed cost + received bytes / rate (a time
+// that does not grow with the bytes is noise: measured again, three times
+// at most) -> `out`'s collective model: the base and per-step latency (from
+// the 2- and 4-rank fixed costs: fixed(n) = base + (n - 1) · step), the bus
+// bandwidth efficiency (the mean rate / the peer link's), and the peer link
+// class's step latencies. Prints every size and fit. Errors: RunProbe's;
+// Internal when the probe wrote no results; Unavailable when three fits do
+// not grow with the bytes.
+absl::Status MeasureCollectives(const CalibrationSettings& settings, Cluster* out);
+
+}  // namespace zosched

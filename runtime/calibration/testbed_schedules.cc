@@ -1,0 +1,43 @@
+#include "runtime/calibration/testbed_schedules.h"
+
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "models/model_zoo.h"
+#include "schedule/lowering.h"
+#include "schedule/testbed_grid.h"
+
+namespace zosched {
+
+absl::StatusOr<std::vector<Schedule>> TestbedSchedules(const CalibrationSettings& settings,
+                                                       const Cluster& cluster) {
+  ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(settings.model));
+  std::vector<Schedule> schedules;
+  for (const StrategyGrid& grid : TestbedGrids()) {
+    LowerOptions o = GridLowerOptions(grid);
+    o.training.set_batch_size(settings.batch);
+    o.training.set_seq_len(settings.seq);
+    o.training.set_compute_dtype(FP32);
+    o.training.set_host_dtype(FP32);
+    o.training.set_learning_rate(1e-6);
+    absl::StatusOr<Schedule> s = LowerSchedule(model, cluster, o);
+    if (!s.ok()) {
+      const std::string name = grid.strategy == ZO2
+                                   ? "zo2"
+                                   : absl::StrFormat("distzo2 P%dxD%d%s", grid.pertp, grid.dp,
+                                                     grid.slicing ? "" : " (naive)");
+      return absl::Status(
+          s.status().code(),
+          absl::StrFormat("lowering %s on --cluster=%s (one of the schedules whose op shapes "
+                          "are timed: zo2, distzo2 P2xD1, P1xD2 and P2xD2, at --batch=%d "
+                          "--seq=%d): %s",
+                          name, settings.cluster, o.training.batch_size(), o.training.seq_len(),
+                          s.status().message()));
+    }
+    schedules.push_back(*std::move(s));
+  }
+  return schedules;
+}
+
+}  // namespace zosched

@@ -1,0 +1,25 @@
+#include "runtime/calibration/timing_device.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "runtime/host_store_layout.h"
+#include "schedule/cluster_lookup.h"
+
+namespace zosched {
+
+absl::StatusOr<TimingDevice> MakeTimingDevice(const Schedule& s, int device, int threads) {
+  std::vector<int32_t> words(s.training().num_label_words());
+  for (size_t k = 0; k < words.size(); ++k) words[k] = 10 + static_cast<int32_t>(k);
+  const std::string& host_name =
+      FindDevice(s.cluster(), s.devices(device).cluster_device())->host();
+  TimingDevice d;
+  ASSIGN_OR_RETURN(d.host, NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
+  ASSIGN_OR_RETURN(d.backend, CpuBackend::Create(s, device, words, d.host.get(), nullptr, threads));
+  d.backend->set_pending({12345, 0.5f, 1e-6f});
+  return d;
+}
+
+}  // namespace zosched

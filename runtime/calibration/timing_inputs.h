@@ -1,0 +1,29 @@
+// The data the CPU calibration runs compute ops on: the first steps of the
+// training data, as train draws them, and the step inputs around a batch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/backend.h"
+#include "runtime/task.h"
+#include "schedule/schedule.pb.h"
+
+namespace zosched {
+
+// The first `count` steps' batches of the task `task` in `data` (a task
+// directory, or "synthetic": the synthetic task, written to a temporary
+// directory first and removed after reading) as train draws them for `s`
+// (its batch size, sequence length and base seed). Attention's cost follows
+// the examples' lengths. Errors: LoadTask's; Internal when no temporary
+// directory can be made; WriteSyntheticTask's.
+absl::StatusOr<std::vector<StepBatch>> TimingBatches(const std::string& data,
+                                                     const std::string& task, const Schedule& s,
+                                                     int count);
+
+// The inputs compute ops run on: `batch` (which must outlive them), a fixed
+// seed and a small learning rate.
+StepInputs TimingInputs(const StepBatch& batch);
+
+}  // namespace zosched

@@ -1,0 +1,26 @@
+#include "runtime/ops/compute_operands.h"
+
+#include "runtime/model_parts.h"
+
+namespace zosched {
+
+ComputeOperands ResolveComputeOperands(const ModelSpec& model, const TrainingSettings& training,
+                                       const ComputeOp& op, int label_words,
+                                       AddressOf address_of) {
+  auto at = [&](bool set, const BufferRange& range) { return set ? address_of(range) : nullptr; };
+  ComputeOperands o;
+  o.params = at(op.has_params(), op.params().range());
+  o.lm_head = at(op.has_lm_head(), op.lm_head().range());
+  o.perturbed = at(op.has_perturbed(), op.perturbed());
+  o.activations = at(op.has_activations(), op.activations());
+  o.workspace = at(op.has_workspace(), op.workspace());
+  o.losses = at(op.has_losses(), op.losses());
+  o.zo_state = at(op.has_zo_state(), op.zo_state());
+  o.wire = at(op.has_wire(), op.wire());
+  if (op.has_params()) o.z_stream = PartStream(model, op.params().part(), op.params().block());
+  if (op.kind() == EMBED) o.embed = PlanEmbed(model, op, training.seq_len());
+  if (op.kind() == HEAD_LOSS) o.head_loss = PlanHeadLoss(model, op, label_words);
+  return o;
+}
+
+}  // namespace zosched

@@ -1,0 +1,33 @@
+#include "runtime/ops/embed_plan.h"
+
+#include "models/model_spec.h"
+#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/param_layout.h"
+#include "runtime/ops/position_rows.h"
+
+namespace zosched {
+
+EmbedPlan PlanEmbed(const ModelSpec& model, const ComputeOp& op, int seq) {
+  const PartLayout embedding = EmbeddingPartLayout(model);
+  const int64_t h = model.hidden_size();
+  const int64_t e = EmbedDim(model);
+  EmbedPlan plan;
+  plan.positions.first =
+      embedding.Get("embed_positions.weight").offset + FirstPositionRow(model) * h;
+  plan.positions.count = seq * h;
+  if (const TensorSlice* project_in = embedding.Find("project_in.weight")) {
+    plan.has_project_in = true;
+    plan.project_in.first = project_in->offset;
+    plan.project_in.count = h * e;
+    plan.project_in.into = plan.positions.count;
+  }
+  plan.token_table = embedding.Get("embed_tokens.weight").offset;
+  plan.row_elements = e;
+  plan.first_token = static_cast<int64_t>(op.first_example()) * seq;
+  plan.token_count = static_cast<int64_t>(op.examples()) * seq;
+  plan.row_count = EmbedTokenRows(model, op.examples(), seq);
+  plan.scratch_at = plan.row_count * e;
+  return plan;
+}
+
+}  // namespace zosched

@@ -1,0 +1,9 @@
+#include "runtime/ops/position_rows.h"
+
+namespace zosched {
+
+int64_t FirstPositionRow(const ModelSpec& spec) {
+  return spec.positional() == LEARNED_OPT_OFFSET ? 2 : 0;
+}
+
+}  // namespace zosched

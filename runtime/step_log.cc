@@ -1,0 +1,44 @@
+#include "runtime/step_log.h"
+
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "base/files.h"
+#include "base/status_macros.h"
+
+namespace zosched {
+
+absl::StatusOr<std::unique_ptr<StepLog>> StepLog::Open(const std::string& out,
+                                                       const TrainingSettings& settings,
+                                                       bool resume,
+                                                       std::vector<TrajectoryEntry> logged,
+                                                       int first_step, int steps) {
+  std::unique_ptr<StepLog> log(new StepLog(settings, std::move(logged), first_step, steps));
+  ASSIGN_OR_RETURN(log->trajectory_,
+                   TrajectoryWriter::Open(out + "/trajectory.log", settings.base_seed()));
+  log->csv_.open(out + "/train.csv", resume ? std::ios::app : std::ios::trunc);
+  if (!resume) log->csv_ << "step,loss,g,step_ms,tokens_per_s\n";
+  return log;
+}
+
+absl::Status StepLog::Record(const Executor::StepOutcome& outcome, const StepInterval& interval) {
+  if (!outcome.result.has_gradient) {
+    return absl::InternalError("rank 0 ran no PROJECTED_GRADIENT op; nothing to log");
+  }
+  const ZoState& state = outcome.result.pending;
+  const int64_t step = outcome.step;
+  RETURN_IF_ERROR(trajectory_->Append(step, state.seed, state.g, state.learning_rate));
+  logged_.push_back({step, state.seed, state.g, state.learning_rate});
+  const double step_s = (interval.end_ns() - interval.start_ns()) * 1e-9;
+  const double tokens_per_s = settings_.batch_size() * settings_.seq_len() / step_s;
+  const double loss = outcome.result.mean_loss;
+  csv_ << absl::StrFormat("%d,%.6f,%.9g,%.3f,%.1f\n", step, loss, state.g, step_s * 1e3,
+                          tokens_per_s);
+  csv_.flush();
+  progress_.StepDone(step, loss, tokens_per_s);
+  return absl::OkStatus();
+}
+
+absl::Status StepLog::Sync() const { return SyncFile(trajectory_->path()); }
+
+}  // namespace zosched
