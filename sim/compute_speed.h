@@ -1,36 +1,16 @@
 // How fast each device of a schedule computes at a moment of the simulation,
-// as a fraction of its undisturbed speed (docs/ARCHITECTURE.md, 'Simulator'):
-// - while a copy or collective of the device runs, 1 / the device's
-//   compute_slowdown_under_comm (none when it is 0 or 1);
-// - devices that share their host's cores (the CPU testbed, Device
-//   .shares_host_cores) compute on the cores the runtime pins them to
-//   (runtime/cpu_backend.h): the i-th such device of a host (in schedule
-//   device order) on core i mod Host.cores. Of the devices computing on one
-//   core, the one whose op started last runs (its ops, if several, share
-//   the core evenly) and the others wait until it stops (a
-//   thread that wakes with work preempts the one running and keeps the core
-//   while it has more: the Linux scheduler favours the thread that slept;
-//   P2xD2 timelines showed one device's update taking 1.1 ms of wall time
-//   for 0.2 ms of CPU while its core mate ran its update and forward whole);
-//   while two or more of the host's devices compute, each is also slower
-//   by Host.shared_core_slowdown. The host CPU a
-//   device's copies and collectives take (Device.transfer_cpu_s) comes out
-//   of its own core first when the host has no core to spare (as many
-//   devices as cores, or more): while k of them take theirs, the core's
-//   compute ops share 1 - k of it (none left: they stall). With cores to
-//   spare the transfer threads run there and take nothing from compute.
-//   Waking another stream (Device.stream_signal_cost_s) takes the waking
-//   thread's core alike: a compute stream's is the device's compute core,
-//   a copy's or collective's the core its transfers take CPU from; so does
-//   a transfer thread's wake-up that interrupts a compute op on that core
-//   (Device.interrupt_cpu_s, charged by the simulator).
-// The simulator tells it when communication and compute start and end, and
-// asks for the speed of the devices whose speed may have changed.
+// as a fraction of its undisturbed speed, on a core or chip of its own
+// (docs/ARCHITECTURE.md, 'Simulator'): while a copy or collective of the
+// device runs, 1 / the device's compute_slowdown_under_comm (none when it
+// is 0 or 1); else 1. Devices of the CPU testbed that share their host's
+// cores are slowed further by what they share (sim/host_cores.h).
+// The simulator tells it when communication starts and ends, and asks for
+// the speed of the devices whose speed may have changed. Devices are
+// schedule device indices.
 #pragma once
 
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "schedule/schedule.pb.h"
 
 namespace zosched {
@@ -38,19 +18,11 @@ namespace zosched {
 class ComputeSpeed {
  public:
   // `cluster_index[d]`: schedule device d's index in schedule.cluster()
-  // .devices(). Errors: FailedPrecondition naming the device and host when a
-  // core-sharing device's host gives no `cores`.
-  static absl::StatusOr<ComputeSpeed> Build(const Schedule& schedule,
-                                            const std::vector<int>& cluster_index);
+  // .devices().
+  static ComputeSpeed Build(const Schedule& schedule, const std::vector<int>& cluster_index);
 
-  // True if nothing ever changes `device`'s speed (it stays 1: a GPU that
-  // communication does not slow down).
-  bool Constant(int device) const {
-    return core_[device] < 0 && slowdown_under_comm_[device] == 1;
-  }
-  // The devices whose speed changes with `device`'s compute or transfers:
-  // its host's core-sharing devices in device order, or just `device`.
-  const std::vector<int>& CoreMates(int device) const;
+  // True if communication never changes `device`'s speed (it stays 1).
+  bool Constant(int device) const { return slowdown_under_comm_[device] == 1; }
 
   // A copy or collective of `device` started (+1) or ended (-1). Returns
   // true when `device`'s speed changed with it.
@@ -60,47 +32,15 @@ class ComputeSpeed {
     const bool is = comm_running_[device] > 0;
     return was != is && slowdown_under_comm_[device] != 1;
   }
-  // A compute op of `device` started or ended. Returns true when the device
-  // shares its host's cores: its mates' speeds then change with the count.
-  bool ComputeStarted(int device);
-  bool ComputeEnded(int device);
-  // A copy or collective of `device` started (+1) or stopped (-1) taking
-  // host CPU. Returns true when that CPU comes out of the device's compute
-  // core (its mates' speeds then change); false when nothing is charged.
-  bool TransferCpuChanged(int device, int delta);
-  // A stream of `device` (its compute stream if `compute`, else a copy or
-  // collective stream) started (+1) or stopped (-1) waking another. Returns
-  // true when that takes CPU from a core the host's devices compute on.
-  bool SignalCpuChanged(int device, bool compute, int delta);
-  // Whether a compute op runs on the core `device`'s transfers take CPU
-  // from (false when they take none).
-  bool ComputesOnTransferCore(int device) const {
-    return transfer_core_[device] >= 0 && !core_computing_[transfer_core_[device]].empty();
+
+  // The speed of the device's running compute ops.
+  double Speed(int device) const {
+    return comm_running_[device] > 0 ? 1 / slowdown_under_comm_[device] : 1;
   }
 
-  // The speed of the device's running compute ops: 0 while transfers take
-  // the whole of its core, or while it waits behind another device there.
-  double Speed(int device) const;
-
  private:
-  // Work other than compute starts (+1) or stops (-1) taking `core` (-1:
-  // no core the host's devices compute on). Returns whether one was taken.
-  bool TakeCore(int core, int delta);
-
   std::vector<double> slowdown_under_comm_;  // per device, >= 1
   std::vector<int> comm_running_;            // per device
-  // Per device: its host and core (indices into the vectors below; -1 for
-  // a device that does not share host cores), the core its transfers take
-  // CPU from (-1: none, spare cores), and the devices its speed moves with.
-  std::vector<int> host_, core_, transfer_core_;
-  std::vector<std::vector<int>> mates_;
-  // Per host: shared_core_slowdown (>= 1) and the compute ops running.
-  std::vector<double> host_slowdown_;
-  std::vector<int> host_computing_;
-  // Per core: the devices with a compute op on it, in the order the ops
-  // started (the last one runs), and the transfers and wake-ups taking it.
-  std::vector<std::vector<int>> core_computing_;
-  std::vector<int> core_transferring_;
 };
 
 }  // namespace zosched

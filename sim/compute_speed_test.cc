@@ -2,6 +2,7 @@
 
 #include "base/textproto.h"
 #include "gtest/gtest.h"
+#include "sim/host_cores.h"
 
 namespace zosched {
 namespace {
@@ -28,119 +29,124 @@ Schedule FourDevices() {
   return s;
 }
 
-TEST(ComputeSpeed, CoreSharingDevicesComputeOnTheirOwnCoresAndSlowEachOther) {
-  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
-  ASSERT_TRUE(speed.ok()) << speed.status();
-  EXPECT_FALSE(speed->Constant(0));
-  EXPECT_EQ(speed->CoreMates(0), (std::vector<int>{0, 1}));
-  EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);  // alone: a whole core
-  EXPECT_TRUE(speed->ComputeStarted(1));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1 / 1.25);  // each on its core, sharing caches
-  EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 0.5 / 1.25);  // two ops on core 0
-  EXPECT_DOUBLE_EQ(speed->Speed(1), 1 / 1.25);    // core 1 is device 1's alone
-  EXPECT_TRUE(speed->ComputeEnded(0));
-  EXPECT_TRUE(speed->ComputeEnded(0));
-  EXPECT_DOUBLE_EQ(speed->Speed(1), 1);
+// HostCores::Speed's `alone`: no slowdown under communication.
+constexpr double kAlone = 1;
+
+TEST(HostCores, CoreSharingDevicesComputeOnTheirOwnCoresAndSlowEachOther) {
+  absl::StatusOr<HostCores> cores = HostCores::Build(FourDevices(), {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  EXPECT_TRUE(cores->SharesCores(0));
+  EXPECT_EQ(cores->CoreMates(0), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);  // alone: a whole core
+  EXPECT_TRUE(cores->ComputeStarted(1));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);  // each on its core, sharing caches
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0.5 / 1.25);  // two ops on core 0
+  EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1 / 1.25);    // core 1 is device 1's alone
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1);
 }
 
-TEST(ComputeSpeed, MoreDevicesThanCoresShareCoresRoundRobin) {
+TEST(HostCores, MoreDevicesThanCoresShareCoresRoundRobin) {
   Schedule s = FourDevices();
   s.mutable_cluster()->mutable_devices(2)->set_host("cpu");
   s.mutable_cluster()->mutable_devices(2)->set_shares_host_cores(true);
-  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
-  ASSERT_TRUE(speed.ok()) << speed.status();
-  EXPECT_EQ(speed->CoreMates(2), (std::vector<int>{0, 1, 2}));
-  EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_TRUE(speed->ComputeStarted(2));  // core 0 again: the later op runs
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 0);
-  EXPECT_DOUBLE_EQ(speed->Speed(2), 1 / 1.25);
-  EXPECT_TRUE(speed->ComputeEnded(2));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);  // device 0 resumes, alone on the host
-  EXPECT_TRUE(speed->ComputeStarted(2));
-  EXPECT_TRUE(speed->ComputeEnded(0));
-  EXPECT_TRUE(speed->ComputeStarted(1));  // core 1: no help for device 2
-  EXPECT_DOUBLE_EQ(speed->Speed(2), 1 / 1.25);
+  absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  EXPECT_EQ(cores->CoreMates(2), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_TRUE(cores->ComputeStarted(2));  // core 0 again: the later op runs
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1 / 1.25);
+  EXPECT_TRUE(cores->ComputeEnded(2));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);  // device 0 resumes, alone on the host
+  EXPECT_TRUE(cores->ComputeStarted(2));
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_TRUE(cores->ComputeStarted(1));  // core 1: no help for device 2
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1 / 1.25);
 }
 
-TEST(ComputeSpeed, CopiesTakeHostCpuFromTheirDevicesCore) {
-  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
-  ASSERT_TRUE(speed.ok()) << speed.status();
-  EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_TRUE(speed->TransferCpuChanged(1, +1));  // device 1's core: no change here
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);
-  EXPECT_TRUE(speed->ComputeStarted(1));
-  EXPECT_DOUBLE_EQ(speed->Speed(1), 0);  // its copy takes its core: compute stalls
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1 / 1.25);
-  EXPECT_TRUE(speed->TransferCpuChanged(0, +1));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 0);
-  EXPECT_TRUE(speed->TransferCpuChanged(0, -1));
-  EXPECT_TRUE(speed->TransferCpuChanged(1, -1));
-  EXPECT_DOUBLE_EQ(speed->Speed(1), 1 / 1.25);
-  EXPECT_FALSE(speed->TransferCpuChanged(2, +1));  // not core-sharing
+TEST(HostCores, CopiesTakeHostCpuFromTheirDevicesCore) {
+  absl::StatusOr<HostCores> cores = HostCores::Build(FourDevices(), {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_TRUE(cores->TransferCpuChanged(1, +1));  // device 1's core: no change here
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_TRUE(cores->ComputeStarted(1));
+  EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 0);  // its copy takes its core: compute stalls
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
+  EXPECT_TRUE(cores->TransferCpuChanged(0, +1));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
+  EXPECT_TRUE(cores->TransferCpuChanged(0, -1));
+  EXPECT_TRUE(cores->TransferCpuChanged(1, -1));
+  EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1 / 1.25);
+  EXPECT_FALSE(cores->TransferCpuChanged(2, +1));  // not core-sharing
 }
 
-TEST(ComputeSpeed, WithACoreToSpareCopiesTakeNothingFromCompute) {
+TEST(HostCores, WithACoreToSpareCopiesTakeNothingFromCompute) {
   Schedule s = FourDevices();
   s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
-  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
-  ASSERT_TRUE(speed.ok()) << speed.status();
-  EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_FALSE(speed->TransferCpuChanged(0, +1));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);
+  absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_FALSE(cores->TransferCpuChanged(0, +1));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
 }
 
 // A wake-up call takes the waking thread's core: a compute stream's is the
 // device's compute core even with cores to spare (the mates computing
 // there stall), a copy stream's only where transfers take compute cores.
-TEST(ComputeSpeed, WakingAStreamTakesTheWakingThreadsCore) {
+TEST(HostCores, WakingAStreamTakesTheWakingThreadsCore) {
   Schedule s = FourDevices();  // 2 cores: devices 0 and 2 compute on core 0
   s.mutable_cluster()->mutable_devices(2)->set_host("cpu");
   s.mutable_cluster()->mutable_devices(2)->set_shares_host_cores(true);
-  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
-  ASSERT_TRUE(speed.ok()) << speed.status();
-  EXPECT_TRUE(speed->ComputeStarted(2));
-  EXPECT_TRUE(speed->SignalCpuChanged(0, /*compute=*/true, +1));
-  EXPECT_DOUBLE_EQ(speed->Speed(2), 0);  // device 0's wake-up call holds core 0
-  EXPECT_TRUE(speed->SignalCpuChanged(0, /*compute=*/true, -1));
-  EXPECT_DOUBLE_EQ(speed->Speed(2), 1);
-  EXPECT_FALSE(speed->SignalCpuChanged(3, /*compute=*/true, +1));  // a GPU: no host core
+  absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  EXPECT_TRUE(cores->ComputeStarted(2));
+  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1));
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);  // device 0's wake-up call holds core 0
+  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, -1));
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+  EXPECT_FALSE(cores->SignalCpuChanged(3, /*compute=*/true, +1));  // a GPU: no host core
 
   Schedule spare = FourDevices();
   spare.mutable_cluster()->mutable_hosts(0)->set_cores(3);
-  speed = ComputeSpeed::Build(spare, {0, 1, 2, 3});
-  ASSERT_TRUE(speed.ok()) << speed.status();
-  EXPECT_TRUE(speed->ComputeStarted(0));
-  EXPECT_FALSE(speed->SignalCpuChanged(0, /*compute=*/false, +1));  // a copy's: spare core
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 1);
-  EXPECT_TRUE(speed->SignalCpuChanged(0, /*compute=*/true, +1));
-  EXPECT_DOUBLE_EQ(speed->Speed(0), 0);
+  cores = HostCores::Build(spare, {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_FALSE(cores->SignalCpuChanged(0, /*compute=*/false, +1));  // a copy's: spare core
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
 }
 
 TEST(ComputeSpeed, CommunicationSlowsOnlyTheDevicesItIsSetFor) {
-  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(FourDevices(), {0, 1, 2, 3});
-  ASSERT_TRUE(speed.ok()) << speed.status();
-  EXPECT_FALSE(speed->Constant(2));
-  EXPECT_TRUE(speed->Constant(3));
-  EXPECT_EQ(speed->CoreMates(2), (std::vector<int>{2}));
-  EXPECT_FALSE(speed->ComputeStarted(2));  // no core group
-  EXPECT_TRUE(speed->CommChanged(2, +1));
-  EXPECT_DOUBLE_EQ(speed->Speed(2), 0.5);
-  EXPECT_FALSE(speed->CommChanged(2, +1));  // a second transfer changes nothing
-  EXPECT_FALSE(speed->CommChanged(2, -1));
-  EXPECT_TRUE(speed->CommChanged(2, -1));
-  EXPECT_DOUBLE_EQ(speed->Speed(2), 1);
-  EXPECT_FALSE(speed->CommChanged(3, +1));  // device 3 is never slowed
-  EXPECT_DOUBLE_EQ(speed->Speed(3), 1);
+  const Schedule s = FourDevices();
+  ComputeSpeed speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
+  EXPECT_FALSE(speed.Constant(2));
+  EXPECT_TRUE(speed.Constant(3));
+  absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  EXPECT_EQ(cores->CoreMates(2), (std::vector<int>{2}));
+  EXPECT_FALSE(cores->ComputeStarted(2));  // no core group
+  EXPECT_TRUE(speed.CommChanged(2, +1));
+  EXPECT_DOUBLE_EQ(speed.Speed(2), 0.5);
+  EXPECT_FALSE(speed.CommChanged(2, +1));  // a second transfer changes nothing
+  EXPECT_FALSE(speed.CommChanged(2, -1));
+  EXPECT_TRUE(speed.CommChanged(2, -1));
+  EXPECT_DOUBLE_EQ(speed.Speed(2), 1);
+  EXPECT_FALSE(speed.CommChanged(3, +1));  // device 3 is never slowed
+  EXPECT_DOUBLE_EQ(speed.Speed(3), 1);
 }
 
-TEST(ComputeSpeed, ACoreSharingHostWithoutCoresIsAnError) {
+TEST(HostCores, ACoreSharingHostWithoutCoresIsAnError) {
   Schedule s = FourDevices();
   s.mutable_cluster()->mutable_hosts(0)->set_cores(0);
-  absl::StatusOr<ComputeSpeed> speed = ComputeSpeed::Build(s, {0, 1, 2, 3});
-  EXPECT_EQ(speed.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(speed.status().message(),
+  absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
+  EXPECT_EQ(cores.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(cores.status().message(),
             "device 'c0' shares its host's cores, but host 'cpu' has no `cores`");
 }
 

@@ -3,30 +3,24 @@
 //
 // Discrete events in a heap keyed by (time, sequence number)
 // (sim/event_queue.h), so the same schedule always gives the same timeline;
-// the times at which flows may end wake the loop from a heap of their own.
-// Time is integer nanoseconds from the start of the step.
+// the times at which flows may end wake the loop from a heap of their own
+// (sim/flows_in_flight.h). Time is integer nanoseconds from the start of
+// the step.
 //
 // - An op starts when the previous op on its stream has finished and every
-//   edge into it is satisfied; a collective starts when all its participants
-//   have reached it, on all of them at once.
+//   edge into it is satisfied (sim/op_graph.h); a collective starts when all
+//   its participants have reached it, on all of them at once.
 // - Compute ops take CostModel::ComputeNs; while a copy or collective of the
 //   same device runs they slow down by the device's
-//   compute_slowdown_under_comm (default: none). Devices that share their
-//   host's cores (the CPU testbed) split Host.cores among the compute ops
-//   running on them and, while two or more run, slow down by
-//   Host.shared_core_slowdown (sim/compute_speed.h). A copy or collective
-//   of such a device first takes Device.transfer_cpu_s + bytes /
-//   transfer_cpu_gbps of one of those cores (the testbed's transfer
-//   threads outrank compute), and each wake-up of its thread (to start it,
-//   unless its stream's previous transfer just ended, and at its end) takes
-//   Device.interrupt_cpu_s of that core while a compute op runs there.
-// - An op that waits for an op of another stream of its device (an edge,
-//   or a collective's end), its stream idle and so asleep on it, is ready
-//   the device's stream_wake_latency_s after that op ends, and the waking
-//   op's stream starts its next op stream_signal_cost_s late (default:
-//   neither).
+//   compute_slowdown_under_comm (default: none; sim/compute_speed.h).
+// - A stream asleep on another stream's op wakes late and the call that
+//   wakes it costs the waker; the CPU testbed's devices contend for their
+//   host's cores (compute ops sharing a core, the CPU each copy and
+//   collective takes): sim/host_core_model.h, for a cluster that gives
+//   those figures (calibrated on the testbed; the catalog's GPU clusters
+//   give none, and then none of it applies).
 // - Copies wait their path's latency, then flow over the path's links
-//   (Network::HostToDevice, DeviceToHost, DeviceToDevice).
+//   (sim/transfer_routes.h).
 // - Collectives wait their latency term, then flow over every ring (or tree)
 //   edge's path at once (CostModel::Collective) and end when the last edge
 //   is done; a measured collective takes its measured time.

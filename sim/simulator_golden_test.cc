@@ -93,7 +93,7 @@ TEST(SimulatorGolden, TimelinesAreBitForBitThoseOfTheReferenceEngine) {
       {"gpt2-large", "h100_sxm_x2", ZERO_3, 1, 2, true, 1024, DTYPE_UNSPECIFIED,
        0x0b68152518aba83e},
       // Changed on purpose when two devices' compute on one core stopped
-      // sharing it evenly: the op that started last runs (sim/compute_speed.h).
+      // sharing it evenly: the op that started last runs (sim/host_cores.h).
       {"opt-tiny", "local_cpu", DISTZO2, 2, 2, true, 32, DTYPE_UNSPECIFIED, 0xea9a59119ef45a1e},
   };
   for (const Case& c : cases) {

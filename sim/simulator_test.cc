@@ -285,6 +285,17 @@ TEST(Simulate, AWakeUpCallStallsTheComputeSharingTheWakersCore) {
   EXPECT_EQ(t[1], Interval(0, 1000000));
 }
 
+// On a host of one core, device 0 computes for 1,000,000 ns while device 1
+// copies 1,000,000 bytes to itself (101,000 ns on its link).
+Schedule ComputeBesideACopyOnOneCore() {
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  return s;
+}
+
 // Devices 0 and 1 share their host's cores, and each copy or collective
 // takes 50 µs + bytes at 20 GB/s of them.
 void ShareCoresWithTransferCpu(Schedule* s) {
@@ -299,11 +310,7 @@ void ShareCoresWithTransferCpu(Schedule* s) {
 TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   // Device 1's copy (1,000,000 bytes, 101,000 ns on its link) takes 50 µs
   // + bytes at 20 GB/s = 100,000 ns of host CPU at its start.
-  Schedule s = Tiny(2, R"pb(
-    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
-    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
-  )pb");
-  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  Schedule s = ComputeBesideACopyOnOneCore();
   ShareCoresWithTransferCpu(&s);
   // One core: the compute stalls while the copy takes it.
   auto t = Times(s);
@@ -347,11 +354,7 @@ TEST(Simulate, ATransferThreadsWakeUpsInterruptTheComputeOnItsCore) {
   // bytes: 101,000 ns) wakes its thread at 0 and at its end while device 0's
   // 1,000,000 ns op runs: each wake-up holds the core for 30 µs, and the op
   // ends 60,000 ns later.
-  Schedule s = Tiny(2, R"pb(
-    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
-    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
-  )pb");
-  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  Schedule s = ComputeBesideACopyOnOneCore();
   ShareCoresWithInterruptCpu(&s);
   auto t = Times(s);
   EXPECT_EQ(t[2], Interval(0, 101000));

@@ -1,0 +1,110 @@
+// The CPU testbed's host cores as the simulation engine sees them
+// (docs/ARCHITECTURE.md, 'Simulator'): the contention for the cores that
+// the devices, their transfer threads and their wake-up calls share.
+// - Devices that share their host's cores compute on them as
+//   sim/host_cores.h says: their compute speed depends on what else runs.
+// - A copy or collective of such a device first takes Device.transfer_cpu_s
+//   + bytes / transfer_cpu_gbps of its core (the testbed's transfer threads
+//   outrank compute), and each wake-up of its thread (to start it, unless
+//   its stream's previous transfer just ended, and at its end) takes
+//   Device.interrupt_cpu_s of that core while a compute op runs there.
+// - An op that waits for an op of another stream of its device (an edge,
+//   or a collective's end), its stream idle and so asleep on it, is ready
+//   the device's stream_wake_latency_s after that op ends, and the waking
+//   op's stream starts its next op stream_signal_cost_s late; the wake-up
+//   call holds the waking thread's core for that long.
+//
+// A simulation has one only when its cluster gives one of these figures;
+// otherwise (a GPU cluster) nothing is contended and the engine never calls
+// one. The engine tells the model when compute and transfers
+// start and end and when an op's end wakes a stream; the model answers with
+// the devices whose compute speed changed, with holds on cores that it
+// releases later (Change, Release) and with the delays of woken ops.
+// Units: durations in integer nanoseconds; devices are schedule device
+// indices.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "schedule/schedule.pb.h"
+#include "sim/host_cores.h"
+
+namespace zosched {
+
+class HostCoreModel {
+ public:
+  // What the engine does after a call: when `retime` is set, the compute
+  // speed of its devices changed now (their running ops are retimed,
+  // HostCores::Speed); and then, when `hold` >= 0, it calls Release(hold)
+  // `hold_ns` from now.
+  struct Change {
+    const std::vector<int>* retime = nullptr;
+    int hold = -1;
+    int64_t hold_ns = 0;
+  };
+
+  // The model of `schedule`'s host cores (`cluster_index[d]`: schedule
+  // device d's index in schedule.cluster().devices()), or none when its
+  // devices give no figure it uses: none shares its host's cores, and none
+  // has a stream wake-up latency or signalling cost. Errors:
+  // HostCores::Build's.
+  static absl::StatusOr<std::optional<HostCoreModel>> Build(
+      const Schedule& schedule, const std::vector<int>& cluster_index);
+
+  // Compute: whether `device`'s speed depends on the model, and its speed
+  // given `alone` (HostCores::Speed). A compute op of a device that shares
+  // cores starts or ends: the devices whose speed changed.
+  bool SharesCores(int device) const { return cores_.SharesCores(device); }
+  double Speed(int device, double alone) const { return cores_.Speed(device, alone); }
+  const std::vector<int>& ComputeStarted(int device);
+  const std::vector<int>& ComputeEnded(int device);
+
+  // A copy or collective of `device` moving `bytes` starts: the CPU its
+  // thread takes for it.
+  Change TakeTransferCpu(int device, double bytes);
+  // A copy's or collective's thread of `device` wakes (to start one, or at
+  // its end): the compute op it preempts on its core, if any, loses the
+  // device's interrupt CPU.
+  Change WakeTransferThread(int device);
+
+  // Whether ends of ops wake streams late (any wake-up latency or
+  // signalling cost); when not, the calls below change nothing.
+  bool DelaysWakeUps() const { return delays_wake_ups_; }
+  // How long after an op ends a stream of `device` asleep on it is woken.
+  int64_t WakeLatencyNs(int device) const { return wake_ns_[device]; }
+  // How much later a stream of `device` that woke another starts its next
+  // op.
+  int64_t SignalCostNs(int device) const { return signal_ns_[device]; }
+  // A stream of `device` (its compute stream if `compute`, else a copy or
+  // collective stream) wakes another: the call holds its thread's core.
+  Change Signal(int device, bool compute);
+
+  // A hold that a Change set ends: the devices whose speed changed.
+  const std::vector<int>& Release(int hold);
+
+ private:
+  // What a hold takes: a transfer's CPU or interrupt (its device's
+  // transfer core), or a wake-up call by a compute or a transfer stream.
+  enum HoldKind { kTransferCpu, kComputeSignal, kTransferSignal, kHoldKinds };
+  Change Hold(int device, HoldKind kind, int64_t ns) {
+    return {&cores_.CoreMates(device), device * kHoldKinds + kind, ns};
+  }
+
+  HostCores cores_;
+  // Per device: its streams' wake-up latency and signalling cost (ns), and
+  // whether either is set on any device.
+  std::vector<int64_t> wake_ns_, signal_ns_;
+  bool delays_wake_ups_ = false;
+  // Per device that shares its host's cores: the host CPU its copies and
+  // collectives take, ns per op and per byte (Device.transfer_cpu_s,
+  // transfer_cpu_gbps), and what a transfer thread's wake-up costs a
+  // compute op running on its core, ns (Device.interrupt_cpu_s); 0
+  // elsewhere.
+  std::vector<double> transfer_cpu_ns_, transfer_cpu_ns_per_byte_;
+  std::vector<int64_t> interrupt_ns_;
+};
+
+}  // namespace zosched
