@@ -70,7 +70,8 @@ ABSL_FLAG(std::string, cluster, "h100_sxm_x1",
           "the one-GPU cluster to lower and predict for (catalog name or file)");
 ABSL_FLAG(int32_t, warmup, 2, "measured steps left out before the timed ones");
 ABSL_FLAG(int32_t, repeats, 5, "timed steps per model (the median is reported)");
-ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train binary is");
+ABSL_FLAG(std::string, programs_dir, ".",
+          "where the programs are: train/train and runtime/calibrate below it, as Bazel lays them out");
 ABSL_FLAG(std::string, models, "",
           "comma-separated subset of opt-1.3b, opt-6.7b, opt-13b and opt-30b to run (default: "
           "all), e.g. to split the measurement over several calls");
@@ -334,7 +335,7 @@ absl::Status Run(bool* measurement_failed) {
                                    : cluster_flag));
   const absl::Status gpu = GpuVisible();
   const std::string no_gpu = gpu.ok() ? "" : std::string(gpu.message());
-  const std::string train = absl::GetFlag(FLAGS_runtime_dir) + "/train";
+  const std::string train = TrainProgram(absl::GetFlag(FLAGS_programs_dir));
   const int warmup = absl::GetFlag(FLAGS_warmup);
   const int repeats = absl::GetFlag(FLAGS_repeats);
 

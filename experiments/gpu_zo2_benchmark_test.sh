@@ -8,7 +8,7 @@
 set -uo pipefail
 out="$TEST_TMPDIR/bench"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-CUDA_VISIBLE_DEVICES= experiments/gpu_zo2_benchmark --runtime_dir=runtime --out_dir="$out" \
+CUDA_VISIBLE_DEVICES= experiments/gpu_zo2_benchmark --programs_dir=. --out_dir="$out" \
   >"$TEST_TMPDIR/log" 2>&1 || fail "exited $?: $(cat "$TEST_TMPDIR/log")"
 md="$out/benchmark.md"
 csv="$out/benchmark.csv"
@@ -27,7 +27,7 @@ awk -F, 'NR > 1 && !($2 > 0 && $7 > 0 && $8 > $7 && $9 > 0 && $11 == "" && $15 =
 awk -F, '$1 == "opt-30b" { found = 1; if ($5 < 1250 || $5 > 1400) bad = 1 } END { exit !found || bad }' \
   "$csv" || fail "opt-30b transfer floor off: $(cat "$csv")"
 # --models runs a subset (a GPU session splits the measurement over calls).
-CUDA_VISIBLE_DEVICES= experiments/gpu_zo2_benchmark --runtime_dir=runtime --out_dir="$out/one" \
+CUDA_VISIBLE_DEVICES= experiments/gpu_zo2_benchmark --programs_dir=. --out_dir="$out/one" \
   --models=opt-6.7b >"$TEST_TMPDIR/one" 2>&1 || fail "--models=opt-6.7b exited $?: $(cat "$TEST_TMPDIR/one")"
 [ "$(tail -n +2 "$out/one/benchmark.csv" | cut -d, -f1)" = opt-6.7b ] ||
   fail "--models=opt-6.7b: $(cat "$out/one/benchmark.csv")"

@@ -92,7 +92,8 @@ ABSL_FLAG(int32_t, warmup, 2, "steps left out of the comparison");
 ABSL_FLAG(bool, quick, false,
           "2 schedules only (for tests): cpu: zo2 compute-bound, distzo2 P2xD2 sliced balanced; "
           "cuda: zo2 and distzo2 P2xD1 on OPT-1.3B FP16, sequence 512");
-ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train and calibrate binaries are");
+ABSL_FLAG(std::string, programs_dir, ".",
+          "where the programs are: train/train and runtime/calibrate below it, as Bazel lays them out");
 ABSL_FLAG(std::string, only, "",
           "comma-separated parts of schedule names: run only the schedules whose name holds "
           "one (default: all; e.g. opt-1.3b, to split a GPU run over several calls)");
@@ -275,7 +276,7 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
                                           const BackendCycle& cycle,
                                           const std::vector<std::string>& schedules = {}) {
   const std::string calibrated = dir + "/" + ClusterStem(cluster_name) + ".calibrated.pbtxt";
-  std::vector<std::string> argv = {absl::GetFlag(FLAGS_runtime_dir) + "/calibrate",
+  std::vector<std::string> argv = {CalibrateProgram(absl::GetFlag(FLAGS_programs_dir)),
                                    "--out=" + calibrated,
                                    "--cluster=" + ClusterArgument(cluster_name)};
   if (!cycle.calibrate_each_schedule) {
@@ -348,7 +349,7 @@ absl::Status Run() {
   const BackendCycle& cycle = *FindBackendCycle(absl::GetFlag(FLAGS_backend));
   const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir), cycle.out_subdir);
   RETURN_IF_ERROR(MakeDirectories(out));
-  const std::string bin = absl::GetFlag(FLAGS_runtime_dir);
+  const std::string bin = absl::GetFlag(FLAGS_programs_dir);
   const std::string cluster_name = !absl::GetFlag(FLAGS_cluster).empty()
                                        ? absl::GetFlag(FLAGS_cluster)
                                        : cycle.default_cluster;
@@ -460,7 +461,7 @@ absl::Status Run() {
         if (!shortfall.empty()) return absl::ResourceExhaustedError(shortfall);
       }
       return MeasureCycle(run, prediction, absl::GetFlag(FLAGS_steps),
-                          absl::GetFlag(FLAGS_warmup), bin + "/train");
+                          absl::GetFlag(FLAGS_warmup), TrainProgram(bin));
     };
     absl::StatusOr<CycleResult> result = MeasureOnSteadyMachine(steady, attempt);
     if (absl::IsResourceExhausted(result.status())) {
@@ -604,5 +605,5 @@ int main(int argc, char** argv) {
   // Refusals (train's or calibrate's, e.g. --backend=cuda without a CUDA
   // build or a GPU) come back as InvalidArgument: exit 2, like theirs.
   if (status.ok()) status = zosched::Run();
-  return status.ok() ? 0 : zosched::ReportError("predict_vs_measure", status);
+  return zosched::ExitWith("predict_vs_measure", status);
 }

@@ -39,7 +39,7 @@ missed=0
 for attempt in 1 2; do
   read -r busy0 total0 <<<"$(machine_ticks)"
   own0=$(own_ticks)
-  experiments/predict_vs_measure --quick --steps=8 --warmup=2 --runtime_dir=runtime \
+  experiments/predict_vs_measure --quick --steps=8 --warmup=2 --programs_dir=. \
     --out_dir="$out" >"$TEST_TMPDIR/log" 2>&1 || fail "exited $?: $(cat "$TEST_TMPDIR/log")"
   read -r busy1 total1 <<<"$(machine_ticks)"
   own1=$(own_ticks)

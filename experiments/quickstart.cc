@@ -41,7 +41,8 @@
 
 ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/quickstart in the workspace)");
 ABSL_FLAG(int32_t, steps, 2000, "training steps per local run");
-ABSL_FLAG(std::string, runtime_dir, "runtime", "where the train and calibrate binaries are");
+ABSL_FLAG(std::string, programs_dir, ".",
+          "where the programs are: train/train and runtime/calibrate below it, as Bazel lays them out");
 
 namespace zosched {
 namespace {
@@ -67,7 +68,7 @@ LowerOptions Options(const StrategyGrid& s, int batch, int seq) {
 absl::Status Run() {
   const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir), "quickstart");
   RETURN_IF_ERROR(MakeDirectories(out));
-  const std::string bin = absl::GetFlag(FLAGS_runtime_dir);
+  const std::string bin = absl::GetFlag(FLAGS_programs_dir);
   const SteadyMachine steady{/*max_speed_drift=*/0.05, /*max_attempts=*/3};
 
   std::printf("1. this machine as the CPU testbed: calibrated (//runtime:calibrate) before each "
@@ -94,10 +95,10 @@ absl::Status Run() {
       RETURN_IF_ERROR(MakeDirectories(dir));
       const std::string calibrated = dir + "/local_cpu.calibrated.pbtxt";
       RETURN_IF_ERROR(RunRuntimeProgram("calibration",
-                                        {bin + "/calibrate", "--out=" + calibrated, "--batch=32"},
+                                        {CalibrateProgram(bin), "--out=" + calibrated, "--batch=32"},
                                         dir + "/calibrate.log"));
       ASSIGN_OR_RETURN(const Cluster local, LoadCluster(calibrated));
-      return RunCycle(run, local, absl::GetFlag(FLAGS_steps), 2, bin + "/train", out,
+      return RunCycle(run, local, absl::GetFlag(FLAGS_steps), 2, TrainProgram(bin), out,
                       /*loss_window=*/200);
     };
     ASSIGN_OR_RETURN(const CycleResult r, MeasureOnSteadyMachine(steady, attempt));
@@ -169,5 +170,5 @@ int main(int argc, char** argv) {
   absl::Status status = zosched::CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), 3, 1000000,
                                                 "training steps per run");
   if (status.ok()) status = zosched::Run();
-  return status.ok() ? 0 : zosched::ReportError("quickstart", status);
+  return zosched::ExitWith("quickstart", status);
 }

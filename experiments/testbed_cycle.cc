@@ -227,4 +227,12 @@ absl::StatusOr<CycleResult> RunCycle(const CycleCase& c, const Cluster& cluster,
   return MeasureCycle(c, prediction, steps, warmup, train, loss_window);
 }
 
+std::string TrainProgram(const std::string& programs_dir) {
+  return programs_dir + "/train/train";
+}
+
+std::string CalibrateProgram(const std::string& programs_dir) {
+  return programs_dir + "/runtime/calibrate";
+}
+
 }  // namespace zosched

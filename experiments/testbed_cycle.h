@@ -1,7 +1,7 @@
 // The validation cycle for one schedule, on the CPU testbed or on NVIDIA
 // GPUs (CycleCase::backend):
 //   lower -> simulate on the (calibrated) cluster -> execute N steps for real
-//   (runtime/train --backend=cpu|cuda, under mpirun when the schedule has
+//   (train --backend=cpu|cuda, under mpirun when the schedule has
 //   several devices) -> compare the timelines op by op
 // and the files that show it: the schedule, both timelines, a Chrome trace
 // holding both, and a picture with the predicted timeline above a measured
@@ -96,7 +96,13 @@ struct CycleResult {
 absl::StatusOr<CyclePrediction> PredictCycle(const CycleCase& c, const Cluster& cluster,
                                              const std::string& out_dir);
 
-// The second half: runs `train` (the path of the runtime/train binary) on
+// The programs a cycle runs, under `programs_dir` laid out as Bazel lays
+// out its outputs and runfiles (the --programs_dir of the experiments that
+// run them): <programs_dir>/train/train and <programs_dir>/runtime/calibrate.
+std::string TrainProgram(const std::string& programs_dir);
+std::string CalibrateProgram(const std::string& programs_dir);
+
+// The second half: runs `train` (the path of the train program) on
 // the predicted schedule with c.backend for `steps` steps, leaves the first
 // `warmup` out, and compares the measured steps with the prediction. The
 // run's files go to <prediction.dir>/run; the trace and the picture to

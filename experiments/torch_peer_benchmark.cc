@@ -148,7 +148,7 @@ absl::StatusOr<double> RunZosched(const std::string& strategy, const std::string
   const int steps = absl::GetFlag(FLAGS_steps) + 1;
   RETURN_IF_ERROR(RunRuntimeProgram(
       absl::StrCat("zosched's ", strategy, " run"),
-      {"runtime/train", absl::StrCat("--model=", kModel), "--strategy=" + strategy,
+      {"train/train", absl::StrCat("--model=", kModel), "--strategy=" + strategy,
        absl::StrCat("--batch=", kBatch), absl::StrCat("--seq=", kSeq),
        absl::StrCat("--steps=", steps), absl::StrCat("--threads=", absl::GetFlag(FLAGS_threads)),
        "--checkpoint_every=0", "--final_outputs=false", "--out_dir=" + dir},
@@ -174,7 +174,7 @@ absl::Status CheckFlags() {
 // The programs and files come from the runfiles, where `bazel run` starts
 // the benchmark.
 absl::Status CheckRunfiles() {
-  for (const char* path : {"runtime/train", kModel, kPeer}) {
+  for (const char* path : {"train/train", kModel, kPeer}) {
     if (access(path, R_OK) != 0) {
       return absl::FailedPreconditionError(absl::StrCat(
           path, " is not here: start the benchmark with bazel run "

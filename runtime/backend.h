@@ -15,7 +15,9 @@
 //    result belong to one step from BeginStep until WaitStep returns, so the
 //    host can enqueue step t+1 while step t runs.
 // Implementations: ThreadedBackend (threaded_backend.h: worker threads; the
-// CPU backend), CudaBackend (runtime/cuda: CUDA streams and events).
+// CPU backend), CudaBackend (runtime/cuda: CUDA streams and events). What
+// only some backends offer is an interface of its own beside this one
+// (compute_speed_probe.h).
 #pragma once
 
 #include <chrono>
@@ -24,7 +26,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "runtime/zo/zo_state.h"
 #include "schedule/schedule.pb.h"
 
@@ -104,16 +105,6 @@ class Backend {
   // state) to their host views, or from them. Call between steps only.
   virtual absl::Status PullPersistent() = 0;
   virtual absl::Status PushPersistent() = 0;
-
-  // Times the speed probe (runtime/speed_probe.h) where this device
-  // computes and returns its CPU time in ns; between steps only. A backend
-  // whose capabilities have probes_compute_speed (backend_options.h)
-  // overrides it. Errors: FailedPrecondition for a backend whose compute is
-  // not the host's CPU.
-  virtual absl::StatusOr<int64_t> ProbeComputeSpeedNs() {
-    return absl::FailedPreconditionError(
-        "the speed probe times the CPU testbed's cores; this backend does not compute on them");
-  }
 };
 
 }  // namespace zosched

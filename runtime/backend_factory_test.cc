@@ -34,7 +34,7 @@ TEST(BackendFactoryTest, CudaIsKnownInEveryBuild) {
   if (available.code() == absl::StatusCode::kInvalidArgument) {
     EXPECT_EQ(available.message(),
               "--backend=cuda: this build has no CUDA backend; build with --config=cuda "
-              "(./bazelw run --config=cuda //runtime:train -- --backend=cuda ...)");
+              "(./bazelw run --config=cuda //train -- --backend=cuda ...)");
   }
 }
 

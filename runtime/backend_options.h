@@ -23,7 +23,7 @@ struct BackendOptions {
 struct BackendCapabilities {
   bool pipelines_steps = false;           // host enqueues step t+1 while step t runs
   bool arena_in_host_memory = false;      // device buffers live in host memory (CheckHostMemory)
-  bool probes_compute_speed = false;      // Backend::ProbeComputeSpeedNs is available (the CPU testbed)
+  bool probes_compute_speed = false;      // ComputeSpeedProbeOf accepts it (the CPU testbed)
   bool computes_on_host_threads = false;  // BackendOptions.compute_threads applies
   bool tf32_gemms = false;                // BackendOptions.allow_tf32 applies
 };

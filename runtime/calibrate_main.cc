@@ -31,12 +31,14 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "base/command_line.h"
 #include "base/status_macros.h"
 #include "runtime/calibration/calibrated_output.h"
 #include "runtime/calibration/calibration_backend.h"
+#include "runtime/calibration/calibration_choice.h"
 #include "runtime/calibration/calibration_settings.h"
 #include "runtime/calibration/cluster_kind.h"
 #include "runtime/calibration/cpu_calibration.h"
@@ -85,12 +87,27 @@ ABSL_FLAG(std::string, compute_probe, "",
 namespace zosched {
 namespace {
 
-// The flags as values (--cluster defaulted for --backend).
+// The calibration backends this program knows, in the order --backend's
+// error lists them: the CPU testbed's, and the GPUs' (linked in
+// --config=cuda builds only). A build without the GPUs' still knows what
+// they measure, so that their flags and clusters are checked as in one
+// with it.
+const std::vector<KnownCalibration>& KnownCalibrations() {
+  static const auto* known = new std::vector<KnownCalibration>{
+      {"cpu", /*devices_share_host_cores=*/true, {"local_cpu"}, &CpuCalibration},
+      // The measured H100 machine, or the closest catalog cluster in a
+      // checkout without its file.
+      {"cuda", /*devices_share_host_cores=*/false, {"h100_sxm_x1", "h100_sxm_x2"},
+       kGpuCalibration},
+  };
+  return *known;
+}
+
+// The flags as values (--cluster as given: "" for the backend's default).
 CalibrationSettings SettingsFromFlags() {
   CalibrationSettings s;
   s.backend = absl::GetFlag(FLAGS_backend);
   s.cluster = absl::GetFlag(FLAGS_cluster);
-  if (s.cluster.empty()) s.cluster = DefaultCluster(s.backend);
   s.out = absl::GetFlag(FLAGS_out);
   s.model = absl::GetFlag(FLAGS_model);
   s.batch = absl::GetFlag(FLAGS_batch);
@@ -107,16 +124,16 @@ CalibrationSettings SettingsFromFlags() {
   return s;
 }
 
-// The calibration library of `backend` (one CheckBackendSettings accepts).
-// Errors: InvalidArgument for cuda in a build without it.
-absl::StatusOr<const CalibrationBackend*> LinkedBackend(const std::string& backend) {
-  if (backend == "cpu") return &CpuCalibration();
-  if (kGpuCalibration == nullptr) {
+// The library of `calibration`. Errors: InvalidArgument where this build
+// does not link it (only the GPUs' can be missing: a build without
+// --config=cuda).
+absl::StatusOr<const CalibrationBackend*> LinkedBackend(const KnownCalibration& calibration) {
+  if (calibration.library == nullptr) {
     return absl::InvalidArgumentError(
         "--backend=cuda: this build has no CUDA backend; build with --config=cuda "
         "(./bazelw build --config=cuda //runtime:calibrate)");
   }
-  return &kGpuCalibration();
+  return &calibration.library();
 }
 
 // A calibration ready to measure, and where its result goes (OutPath).
@@ -126,18 +143,21 @@ struct Checked {
 };
 
 // Every flag and input read and checked, nothing measured yet, so any error
-// is bad usage or a bad input (exit 2). Errors: CheckBackendSettings',
-// LinkedBackend's, CheckCountSettings', the cluster file's,
-// CheckClusterKind's, CheckOutPath's, and the backend's prepare's (cpu:
-// lowering's, ResourceExhausted for a memory plan that does not fit, the
-// training data's; cuda: the schedule files', and FailedPrecondition for a
-// machine without a GPU).
-absl::StatusOr<Checked> CheckInputs(const CalibrationSettings& settings) {
-  RETURN_IF_ERROR(CheckBackendSettings(settings));
-  ASSIGN_OR_RETURN(const CalibrationBackend* backend, LinkedBackend(settings.backend));
+// is bad usage or a bad input (exit 2); an empty settings.cluster is the
+// backend's default. Errors: ChooseCalibration's, LinkedBackend's,
+// CheckCountSettings', the cluster file's, CheckClusterKind's,
+// CheckOutPath's, and the backend's prepare's (cpu: lowering's,
+// ResourceExhausted for a memory plan that does not fit, the training
+// data's; cuda: the schedule files', and FailedPrecondition for a machine
+// without a GPU).
+absl::StatusOr<Checked> CheckInputs(CalibrationSettings settings) {
+  ASSIGN_OR_RETURN(const KnownCalibration* calibration,
+                   ChooseCalibration(settings, KnownCalibrations()));
+  ASSIGN_OR_RETURN(const CalibrationBackend* backend, LinkedBackend(*calibration));
+  if (settings.cluster.empty()) settings.cluster = DefaultCluster(*calibration);
   RETURN_IF_ERROR(CheckCountSettings(settings));
   ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(settings.cluster));
-  RETURN_IF_ERROR(CheckClusterKind(settings, cluster));
+  RETURN_IF_ERROR(CheckClusterKind(settings, *calibration, cluster));
   Checked checked;
   checked.out_path = OutPath(settings, cluster);
   RETURN_IF_ERROR(CheckOutPath(settings, checked.out_path));
@@ -160,8 +180,10 @@ int main(int argc, char** argv) {
     // A probe RunProbe started under mpirun.
     int rank = 0, world = 1;
     absl::Status s = zosched::InitMpi(&argc, &argv, &rank, &world);
+    absl::StatusOr<const zosched::KnownCalibration*> calibration =
+        zosched::ChooseCalibration(settings, zosched::KnownCalibrations());
     absl::StatusOr<const zosched::CalibrationBackend*> backend =
-        zosched::LinkedBackend(settings.backend);
+        calibration.ok() ? zosched::LinkedBackend(**calibration) : calibration.status();
     if (s.ok()) s = backend.status();
     if (s.ok()) s = (*backend)->run_probe(settings);
     if (!s.ok()) zosched::AbortWorld("calibrate probe: " + std::string(s.message()), 1);

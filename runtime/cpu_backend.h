@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "models/model.pb.h"
+#include "runtime/compute_speed_probe.h"
 #include "runtime/speed_probe.h"
 #include "runtime/threaded_backend.h"
 #include "runtime/link_throttle.h"
@@ -40,7 +41,7 @@ int OnlineCores();
 // Best effort.
 void PinThreadToCore(int index);
 
-class CpuBackend : public ThreadedBackend {
+class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
  public:
   // Sets up device `device` of `schedule` (validated by ValidateSchedule;
   // both outlive the backend): allocates its arena (the sum of its buffers)
@@ -100,8 +101,9 @@ class CpuBackend : public ThreadedBackend {
   char* HostView(int index) const override { return buffers_[index]; }
   absl::Status PullPersistent() override { return absl::OkStatus(); }
   absl::Status PushPersistent() override { return absl::OkStatus(); }
-  // On the first core the device computes on, at the calling thread's
-  // priority (the other ranks are between steps too), then back.
+  // ComputeSpeedProbe: on the first core the device computes on, at the
+  // calling thread's priority (the other ranks are between steps too), then
+  // back.
   absl::StatusOr<int64_t> ProbeComputeSpeedNs() override;
   // The device's pending update (its ZO_STATE buffer), and setting it.
   ZoState pending() const;

@@ -1,4 +1,4 @@
-// Starting the ranks of a run: `bazel run //runtime:train -- --ranks=4 ...`
+// Starting the ranks of a run: `bazel run //train -- --ranks=4 ...`
 // runs this program again under `mpirun -np 4` and waits for it; programs
 // started by mpirun (or with one rank) run directly. Calibration starts its
 // multi-process probes the same way.

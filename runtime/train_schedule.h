@@ -1,13 +1,11 @@
-// The schedule a training run executes and how long its waits may last,
+// The schedule a training run executes,
 // prepared once, before any rank starts, by train's launcher (or by each
 // rank of a hand-started mpirun, which has no launcher): lowered or read,
 // the link overrides applied, validated (schedule/validate.h: one check,
-// then trust); the wait limit from the flag or from the simulator's
-// prediction of a step. The ranks receive both (runtime/rank_schedule.h,
-// runtime/trainer.h: Train) and neither lower nor simulate.
+// then trust). The ranks receive it (runtime/rank_schedule.h,
+// runtime/trainer.h: Train) and neither lower nor validate it again; the
+// wait limit comes with it (train/wait_limit.h).
 #pragma once
-
-#include <chrono>
 
 #include "absl/status/statusor.h"
 #include "runtime/train_options.h"
@@ -24,16 +22,5 @@ namespace zosched {
 // Errors: InvalidArgument for a first-order strategy; those of reading,
 // lowering and ValidateSchedule.
 absl::StatusOr<Schedule> PrepareSchedule(const TrainOptions& options);
-
-// The wait limit when none is given: 10 times the schedule's predicted
-// step (the simulator on its cluster), at least 60 s.
-// Errors: the simulator's, saying that --collective_timeout_s avoids it.
-absl::StatusOr<std::chrono::seconds> AutoWaitTimeout(const Schedule& schedule);
-
-// How long any wait for other ranks may last in the run of `schedule`:
-// `options.collective_timeout_s`, or AutoWaitTimeout when it is 0.
-// Errors: AutoWaitTimeout's.
-absl::StatusOr<std::chrono::seconds> WaitLimit(const TrainOptions& options,
-                                               const Schedule& schedule);
 
 }  // namespace zosched

@@ -20,6 +20,7 @@
 #include "runtime/checkpoint/run_checkpoint.h"
 #include "runtime/checkpoint/safetensors.h"
 #include "runtime/collective_groups.h"
+#include "runtime/compute_speed_probe.h"
 #include "runtime/evaluate.h"
 #include "runtime/executor.h"
 #include "runtime/heartbeats.h"
@@ -402,7 +403,8 @@ absl::StatusOr<TrainEnd> Run::Go() {
       SpeedProbeSample sample;
       sample.set_device(rank_);
       sample.set_step(step);
-      ASSIGN_OR_RETURN(const int64_t ns, backend_->ProbeComputeSpeedNs());
+      ASSIGN_OR_RETURN(ComputeSpeedProbe* const probe, ComputeSpeedProbeOf(*backend_));
+      ASSIGN_OR_RETURN(const int64_t ns, probe->ProbeComputeSpeedNs());
       sample.set_cpu_ns(ns);
       probes_.push_back(sample);
       RETURN_IF_ERROR(Barrier(absl::StrFormat("the speed probe before step %d", step)));

@@ -6,7 +6,7 @@
 # (exit 2) and takes a finished run's weights; a fresh run does not
 # overwrite a run's outputs unless asked to.
 set -uo pipefail
-train="$PWD/runtime/train"
+train="$PWD/train/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # Each command gives --steps itself: train refuses a flag given twice.
 common=(--batch=4 --seq=24 --eval_examples=16 --checkpoint_every=10)

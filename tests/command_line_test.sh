@@ -10,7 +10,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 lower=schedule/lower
 inspect=schedule/inspect
 simulate=sim/simulate
-train=runtime/train
+train=train/train
 model_info=models/model_info
 weights_diff=runtime/checkpoint/weights_diff
 tmp="$TEST_TMPDIR"

@@ -5,7 +5,7 @@
 # mpirun), with exit status 2 and a message naming the directory, and the
 # first run carries on untouched. Once it has stopped, --resume continues it.
 set -uo pipefail
-train="$PWD/runtime/train"
+train="$PWD/train/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # The hand-started mpirun's files in this test's own directories (train's
 # launcher gives its ranks their own anyway).

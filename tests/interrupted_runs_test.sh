@@ -22,7 +22,7 @@
 # session file may remain; a killed job's output is the ranks' and the
 # launcher's own lines, none of Open MPI's notices.
 set -uo pipefail
-train="$PWD/runtime/train"
+train="$PWD/train/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$PWD/tests/open_mpi_files.sh"
 

@@ -3,7 +3,7 @@
 # within the wait limit, with a message naming what it waited for, and
 # leaves no rank process, shared-memory file or session directory behind.
 set -uo pipefail
-train="$PWD/runtime/train"
+train="$PWD/train/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$PWD/tests/open_mpi_files.sh"
 

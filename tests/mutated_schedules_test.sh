@@ -7,7 +7,7 @@
 set -uo pipefail
 inspect="$PWD/schedule/inspect"
 simulate="$PWD/sim/simulate"
-train="$PWD/runtime/train"
+train="$PWD/train/train"
 dir="$TEST_TMPDIR/mutated"
 mkdir -p "$dir"
 fail() { echo "FAIL: $*" >&2; exit 1; }

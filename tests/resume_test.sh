@@ -3,7 +3,7 @@
 # run's weights bit for bit (on 2 ranks, sliced, with FP16 host storage so
 # that the checkpoint's storage dtypes matter).
 set -uo pipefail
-train=runtime/train
+train=train/train
 fail() { echo "FAIL: $*" >&2; exit 1; }
 common=(--strategy=distzo2 --pertp=2 --dp=1 --ranks=2 --batch=4 --seq=24 --lr=2e-4
         --host_dtype=FP16 --seed=3 --eval_examples=32)

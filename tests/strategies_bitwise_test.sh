@@ -8,7 +8,7 @@
 # Arguments are passed to every run: `--backend=cuda` runs the same check on
 # the GPU (ranks sharing it), and skips, saying so, without a GPU.
 set -uo pipefail
-train=runtime/train
+train=train/train
 fail() { echo "FAIL: $*" >&2; exit 1; }
 extra=("$@")
 configs=("mezo 1 1 true" "zo2 1 1 true"

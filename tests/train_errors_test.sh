@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The training program's errors: clear messages, non-zero exits, no hang.
 set -uo pipefail
-train="$PWD/runtime/train"
+train="$PWD/train/train"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # Error paths leave no shared-memory file or session directory behind.
 export OMPI_MCA_btl_vader_backing_directory="$TEST_TMPDIR/shm" TMPDIR="$TEST_TMPDIR/tmp"

@@ -31,7 +31,7 @@ cc_tests=(//base:gpu_check_test //runtime/cuda/nn:attention_gpu_test
           //runtime/zo:gpu_determinism_test)
 # The binaries the sh tests and the experiments run (pack_for_device packs
 # binaries, not sh tests: the scripts run from this checkout).
-binaries=(//runtime:train //runtime:calibrate //runtime/cuda:gpu_count
+binaries=(//train:train //runtime:calibrate //runtime/cuda:gpu_count
           //runtime/checkpoint:weights_diff
           //runtime/cuda/comm:host_staged_communicator_gpu_check
           //runtime/cuda/comm:nccl_communicator_gpu_check
@@ -50,7 +50,7 @@ pack() {
 }
 
 # A tree with the binaries where the sh tests and experiments look for them
-# (runtime/train, runtime/cuda/gpu_count, ...), as in Bazel's runfiles.
+# (train/train, runtime/cuda/gpu_count, ...), as in Bazel's runfiles.
 make_tree() {
   local tree=$1 target rel
   for target in "${binaries[@]}"; do
@@ -112,17 +112,17 @@ for phase in "$@"; do
   case $phase in
     tests) run_phase tests tests_phase ;;
     benchmark | benchmark:*)
-      run_phase "$name" "$tree/experiments/gpu_zo2_benchmark" --runtime_dir="$tree/runtime" \
+      run_phase "$name" "$tree/experiments/gpu_zo2_benchmark" --programs_dir="$tree" \
         --models="$arg" --out_dir="$out/$name" ;;
     calibrate)
       run_phase calibrate "$tree/runtime/calibrate" --backend=cuda \
         --out="$out/h100.calibrated.pbtxt" ;;
     predict | predict:*)
       run_phase "$name" "$tree/experiments/predict_vs_measure" --backend=cuda \
-        --runtime_dir="$tree/runtime" --only="$arg" --out_dir="$out/$name" ;;
+        --programs_dir="$tree" --only="$arg" --out_dir="$out/$name" ;;
     quick)
       run_phase quick "$tree/experiments/predict_vs_measure" --backend=cuda --quick \
-        --runtime_dir="$tree/runtime" --out_dir="$out/predict_vs_measure_quick" ;;
+        --programs_dir="$tree" --out_dir="$out/predict_vs_measure_quick" ;;
     *) echo "gpu_checks: unknown phase '$phase'" >&2; usage ;;
   esac
 done

@@ -1,7 +1,8 @@
 // What one run of `calibrate` is asked to do: its flags as values, so that
 // the calibration libraries (cpu_calibration.h, and under --config=cuda
 // runtime/cuda/calibration/gpu_calibration_backend.h) read no flags, and the
-// checks of those that need no file.
+// check of the counts among them. Which flags apply to which backend is
+// calibration_choice.h's to check.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +13,10 @@
 namespace zosched {
 
 struct CalibrationSettings {
-  std::string backend = "cpu";  // "cpu" (the CPU testbed) or "cuda" (NVIDIA GPUs)
+  std::string backend;  // --backend: a KnownCalibration's name (calibration_choice.h)
   // The cluster to calibrate, catalog name or path as given (the --cluster
-  // flag, or DefaultCluster(backend)); messages name it so.
+  // flag, or the backend's DefaultCluster, calibration_choice.h); messages
+  // name it so.
   std::string cluster;
   std::string out;  // --out as given; "" for clusters/<cluster name>.calibrated.pbtxt
   std::string model = "opt-tiny";  // whose op shapes to measure
@@ -34,17 +36,6 @@ struct CalibrationSettings {
   std::string collective_probe;
   std::string compute_probe;
 };
-
-// The cluster calibrated when --cluster is not given: local_cpu for cpu; for
-// cuda the measured H100 machine (h100_sxm_x1), or the closest catalog
-// cluster (h100_sxm_x2) in a checkout without its file.
-std::string DefaultCluster(const std::string& backend);
-
-// OK when `settings.backend` is a backend's name and no flag of the other
-// backend is given. Errors: InvalidArgument for an unknown backend, for
-// --threads with cuda, and for --compute_dtype, --tf32 or --schedules with
-// cpu.
-absl::Status CheckBackendSettings(const CalibrationSettings& settings);
 
 // The counts in their ranges (--repeats 1 to 1000, --batch, --threads 1 to
 // 256, --seq). Errors: InvalidArgument naming the flag.

@@ -8,18 +8,19 @@
 
 namespace zosched {
 
-absl::Status CheckClusterKind(const CalibrationSettings& settings, const Cluster& cluster) {
-  const bool cpu = settings.backend == "cpu";
+absl::Status CheckClusterKind(const CalibrationSettings& settings,
+                              const KnownCalibration& calibration, const Cluster& cluster) {
+  const bool testbed = calibration.devices_share_host_cores;
   const std::string which =
       settings.cluster == cluster.name()
           ? absl::StrCat("--cluster=", cluster.name())
           : absl::StrFormat("--cluster=%s (cluster '%s')", settings.cluster, cluster.name());
   std::vector<const Device*> wrong_kind;
   for (const Device& d : cluster.devices()) {
-    if (d.shares_host_cores() != cpu) wrong_kind.push_back(&d);
+    if (d.shares_host_cores() != testbed) wrong_kind.push_back(&d);
   }
   if (wrong_kind.empty()) {
-    if (cpu && cluster.peer_domains().empty()) {
+    if (testbed && cluster.peer_domains().empty()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s has no peer_domains; the CPU testbed needs the one its devices share, whose "
           "gbps_per_device the runtime throttles all-gathers to (as local_cpu's peer_domains { "
@@ -31,7 +32,7 @@ absl::Status CheckClusterKind(const CalibrationSettings& settings, const Cluster
   const std::string devices = absl::StrFormat(
       "device '%s' (%s)%s", wrong_kind[0]->name(), wrong_kind[0]->model(),
       wrong_kind.size() > 1 ? absl::StrFormat(" and %d more", wrong_kind.size() - 1) : "");
-  if (cpu) {
+  if (testbed) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: %s not the CPU testbed's (shares_host_cores is not set), and --backend=cpu "
         "measures this machine's CPU as the testbed: its timings would be written as that "

@@ -5,17 +5,20 @@
 #pragma once
 
 #include "absl/status/status.h"
+#include "runtime/calibration/calibration_choice.h"
 #include "runtime/calibration/calibration_settings.h"
 #include "schedule/cluster.pb.h"
 
 namespace zosched {
 
-// OK when settings.backend measures the devices of `cluster` (loaded from
-// settings.cluster): cpu the CPU testbed's (every device shares_host_cores,
-// and a peer domain the all-gathers are throttled to), cuda GPUs (no device
-// shares_host_cores). Errors: InvalidArgument naming the cluster, a device
+// OK when `calibration` (settings.backend's) measures the devices of
+// `cluster` (loaded from settings.cluster): a calibration whose
+// devices_share_host_cores measures the CPU testbed's (every device
+// shares_host_cores, and a peer domain the all-gathers are throttled to),
+// any other GPUs (no device shares_host_cores). Errors: InvalidArgument naming the cluster, a device
 // of the wrong kind and what to calibrate instead, or the missing peer
 // domain.
-absl::Status CheckClusterKind(const CalibrationSettings& settings, const Cluster& cluster);
+absl::Status CheckClusterKind(const CalibrationSettings& settings,
+                              const KnownCalibration& calibration, const Cluster& cluster);
 
 }  // namespace zosched

@@ -9,7 +9,7 @@
 # step's loss within 1e-3. Models: opt-tiny and opt-125m (its real shape).
 # Skips (passes, saying so) without a GPU.
 set -uo pipefail
-train=runtime/train
+train=train/train
 fail() { echo "FAIL: $*" >&2; exit 1; }
 gpus=$(runtime/cuda/gpu_count)
 [ "${gpus:-0}" -gt 0 ] || { echo "no GPU: skipped"; exit 0; }

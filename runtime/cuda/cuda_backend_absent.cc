@@ -10,7 +10,7 @@ BackendRegistration AbsentCudaRegistration() {
   r.check_available = [] {
     return absl::InvalidArgumentError(
         "--backend=cuda: this build has no CUDA backend; build with --config=cuda "
-        "(./bazelw run --config=cuda //runtime:train -- --backend=cuda ...)");
+        "(./bazelw run --config=cuda //train -- --backend=cuda ...)");
   };
   return r;
 }

@@ -1,9 +1,9 @@
 // ZO fine-tuning executed from the schedule IR, on the CPU testbed or on
 // NVIDIA GPUs (--backend=cuda, in a --config=cuda build).
 //
-//   bazel run //runtime:train -- --model=opt-tiny --strategy=distzo2 --pertp=2 --dp=2 --ranks=4
-//   mpirun -np 4 bazel-bin/runtime/train ...   (one machine or several)
-//   bazel run --config=cuda //runtime:train -- --backend=cuda --cluster=h100_sxm_x1 ...
+//   bazel run //train -- --model=opt-tiny --strategy=distzo2 --pertp=2 --dp=2 --ranks=4
+//   mpirun -np 4 bazel-bin/train/train ...   (one machine or several)
+//   bazel run --config=cuda //train -- --backend=cuda --cluster=h100_sxm_x1 ...
 //
 // On CUDA, ranks map to the visible GPUs round-robin, so several ranks may
 // share one GPU (their collectives then go through pinned host memory).
@@ -65,6 +65,7 @@
 #include "runtime/trainer.h"
 #include "runtime/watchdog.h"
 #include "schedule/lower_flags.h"
+#include "train/wait_limit.h"
 
 ABSL_FLAG(std::string, backend, "cpu", "cpu (the testbed) or cuda (NVIDIA GPUs; --config=cuda builds)");
 ABSL_FLAG(bool, tf32, false, "cuda: let FP32 GEMMs use TF32 tensor cores (changes the numbers)");
