@@ -19,7 +19,7 @@
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/lowering.h"
-#include "schedule/training_settings.h"
+#include "schedule/strategy_grid.h"
 #include "schedule/validate.h"
 
 namespace zosched {
@@ -58,13 +58,8 @@ struct Case {
 };
 
 LowerOptions Options(const Case& c) {
-  LowerOptions o;
-  o.strategy = c.strategy;
-  o.pertp = c.pertp;
-  o.dp = c.dp;
-  o.slicing = c.slicing;
+  LowerOptions o = GridLowerOptions({c.strategy, c.pertp, c.dp, c.slicing});
   o.recompute = c.recompute;
-  o.training = DefaultTrainingSettings();
   o.training.set_seq_len(c.seq);
   if (c.strategy >= SINGLE_DEVICE) {
     o.training.set_batch_size(8 * c.dp);

@@ -36,6 +36,7 @@
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/lowering.h"
+#include "schedule/strategy_grid.h"
 #include "sim/simulator.h"
 
 ABSL_FLAG(int, warmup, 5, "untimed simulations per case");
@@ -66,12 +67,7 @@ absl::Status Run() {
   for (const Case& c : cases) {
     ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(c.model));
     ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(c.cluster));
-    LowerOptions options;
-    options.strategy = c.strategy;
-    options.pertp = c.pertp;
-    options.dp = c.dp;
-    options.slicing = c.slicing;
-    options.training = DefaultTrainingSettings();
+    LowerOptions options = GridLowerOptions({c.strategy, c.pertp, c.dp, c.slicing});
     options.training.set_seq_len(2048);  // MeZO's longest prompts
     ASSIGN_OR_RETURN(const Schedule schedule, LowerSchedule(model, cluster, options));
     // As a sweep's thread simulates: one Simulator, one result reused.

@@ -15,7 +15,7 @@
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/lowering.h"
-#include "schedule/training_settings.h"
+#include "schedule/strategy_grid.h"
 #include "sim/simulator.h"
 
 namespace zosched {
@@ -48,12 +48,7 @@ struct Case {
 };
 
 uint64_t TimelineFingerprint(const Case& c) {
-  LowerOptions o;
-  o.strategy = c.strategy;
-  o.pertp = c.pertp;
-  o.dp = c.dp;
-  o.slicing = c.slicing;
-  o.training = DefaultTrainingSettings();
+  LowerOptions o = GridLowerOptions({c.strategy, c.pertp, c.dp, c.slicing});
   o.training.set_seq_len(c.seq);
   o.training.set_wire_dtype(c.wire);
   if (c.strategy == ZERO_3) {
