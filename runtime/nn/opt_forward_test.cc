@@ -11,6 +11,7 @@
 #include "models/accounting.h"
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
+#include "models/opt_for_test.h"
 #include "runtime/nn/param_layout.h"
 
 namespace zosched {
@@ -18,24 +19,8 @@ namespace {
 
 // A tiny random OPT: h 32, 4 heads (d 8), f 64, V 50, 2 blocks, P 16.
 ModelSpec TinySpec() {
-  ModelSpec spec;
-  spec.set_name("tiny-opt");
-  spec.set_family(OPT);
-  spec.set_hidden_size(32);
-  spec.set_num_layers(2);
-  spec.set_num_heads(4);
-  spec.set_ffn_size(64);
-  spec.set_vocab_size(50);
-  spec.set_max_positions(16);
-  spec.set_activation(RELU);
-  spec.set_norm(LAYER_NORM);
-  spec.set_norm_placement(PRE_NORM);
-  spec.set_positional(LEARNED_OPT_OFFSET);
-  spec.set_tied_lm_head(true);
-  spec.set_linear_bias(true);
-  spec.set_final_norm(true);
-  spec.set_weight_dtype(FP32);
-  return spec;
+  // h 32, 2 layers, 4 heads, f 64, vocabulary 50, 16 positions.
+  return OptForTest("tiny-opt", {32, 2, 4, 64, 50, 16});
 }
 
 // A wider one that exercises Eigen's blocking: h 200 and f 600 are not

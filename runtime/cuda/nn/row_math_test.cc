@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "models/model.pb.h"
+#include "models/opt_for_test.h"
 #include "runtime/dtype/float_bits.h"
 #include "runtime/nn/opt_forward.h"
 #include "runtime/nn/param_layout.h"
@@ -80,24 +81,8 @@ float CpuFixedDot(const float* x, const float* y, int64_t n) {
 
 // A tiny OPT (h 24: one full lane group and a tail) with a final norm.
 ModelSpec TinySpec() {
-  ModelSpec spec;
-  spec.set_name("row-math-opt");
-  spec.set_family(OPT);
-  spec.set_hidden_size(24);
-  spec.set_num_layers(1);
-  spec.set_num_heads(2);
-  spec.set_ffn_size(48);
-  spec.set_vocab_size(16);
-  spec.set_max_positions(8);
-  spec.set_activation(RELU);
-  spec.set_norm(LAYER_NORM);
-  spec.set_norm_placement(PRE_NORM);
-  spec.set_positional(LEARNED_OPT_OFFSET);
-  spec.set_tied_lm_head(true);
-  spec.set_linear_bias(true);
-  spec.set_final_norm(true);
-  spec.set_weight_dtype(FP32);
-  return spec;
+  // h 24, 1 layer, 2 heads, f 48, vocabulary 16, 8 positions.
+  return OptForTest("row-math-opt", {24, 1, 2, 48, 16, 8});
 }
 
 TEST(RowMath, LabelHeadMatchesRuntimeNnBitwise) {
