@@ -52,6 +52,7 @@
 #include "base/median.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
+#include "base/temporary_directory.h"
 #include "experiments/testbed_cycle.h"
 #include "schedule/timeline.pb.h"
 
@@ -196,9 +197,7 @@ absl::Status CheckTorch(const std::string& log) {
 absl::Status Run() {
   std::string out = absl::GetFlag(FLAGS_out_dir);
   if (out.empty()) {
-    char dir[] = "/tmp/zosched_torch_peer_XXXXXX";
-    if (mkdtemp(dir) == nullptr) return absl::InternalError("cannot make a temporary directory");
-    out = dir;
+    ASSIGN_OR_RETURN(out, MakeTemporaryDirectory("zosched_torch_peer", "the benchmark's outputs"));
   }
   const int threads = absl::GetFlag(FLAGS_threads);
   RETURN_IF_ERROR(CheckRunfiles());

@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "base/subprocess.h"
+#include "base/temporary_directory.h"
 #include "runtime/mpirun_output.h"
 
 namespace zosched {
@@ -27,15 +28,8 @@ constexpr char kLauncherVariable[] = "ZOSCHED_LAUNCHER";
 }  // namespace
 
 absl::StatusOr<MpiJobDirectory> MpiJobDirectory::Create() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string path = absl::StrCat(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp",
-                                  "/zosched-job.XXXXXX");
-  if (mkdtemp(path.data()) == nullptr) {
-    return absl::InternalError(absl::StrFormat(
-        "cannot make a directory for Open MPI's files of the job (%s): %s; set TMPDIR to a "
-        "writable directory",
-        path, std::strerror(errno)));
-  }
+  ASSIGN_OR_RETURN(std::string path,
+                   MakeTemporaryDirectory("zosched-job", "Open MPI's files of the job"));
   return MpiJobDirectory(std::move(path));
 }
 

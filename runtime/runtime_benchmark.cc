@@ -33,6 +33,7 @@
 #include "base/flag_checks.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
+#include "base/temporary_directory.h"
 #include "models/accounting.h"
 #include "models/model_zoo.h"
 #include "runtime/mpi_world.h"
@@ -123,12 +124,11 @@ absl::Status MeasureOverlap(const std::string& model) {
   o.lowering.training.set_host_dtype(FP32);
   o.steps = absl::GetFlag(FLAGS_steps);
   o.eval_examples = 16;
-  char dir[] = "/tmp/zosched_runtime_benchmark_XXXXXX";
-  if (mkdtemp(dir) == nullptr) return absl::InternalError("cannot make a temporary directory");
-  o.out_dir = dir;
+  ASSIGN_OR_RETURN(o.out_dir,
+                   MakeTemporaryDirectory("zosched_runtime_benchmark", "the benchmark's run"));
   std::printf("\noverlap: ZO2 %s on local_cpu, %d steps of %d x %d tokens (outputs in %s)\n",
               model.c_str(), o.steps, absl::GetFlag(FLAGS_step_batch),
-              absl::GetFlag(FLAGS_step_seq), dir);
+              absl::GetFlag(FLAGS_step_seq), o.out_dir.c_str());
   o.checkpoint_every = 0;  // the benchmark times steps
   ASSIGN_OR_RETURN(const Schedule prepared, PrepareSchedule(o));
   // One rank: there is no other rank to wait for, so the limit never binds.

@@ -1,10 +1,13 @@
 #include "runtime/task.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <map>
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "base/temporary_directory.h"
 #include "runtime/data/boolq.h"
 #include "runtime/data/bpe_tokenizer.h"
 #include "runtime/data/prompts.h"
@@ -126,6 +129,19 @@ absl::StatusOr<TrainingTask> LoadTask(const std::string& dir, const std::string&
     }
   }
   return t;
+}
+
+absl::StatusOr<TrainingTask> LoadTaskElsewhere(const std::string& data, const std::string& task,
+                                               const ModelSpec& model, int seq_len) {
+  if (data != "synthetic") return LoadTask(data, task, model, seq_len);
+  ASSIGN_OR_RETURN(const std::string scratch,
+                   MakeTemporaryDirectory("zosched-task", "the synthetic task"));
+  const absl::Status written = WriteSyntheticTask(scratch);
+  absl::StatusOr<TrainingTask> loaded =
+      written.ok() ? LoadTask(scratch, task, model, seq_len) : written;
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return loaded;
 }
 
 }  // namespace zosched

@@ -63,4 +63,13 @@ absl::Status WriteSyntheticTask(const std::string& dir);
 absl::StatusOr<TrainingTask> LoadTask(const std::string& dir, const std::string& task,
                                       const ModelSpec& model, int seq_len);
 
+// The task of `data` (a directory, or "synthetic") as the ranks will read
+// it, read by a process that must write nothing where the run's outputs
+// go (train's launcher, calibrate): the synthetic task is written to a
+// temporary directory (base/temporary_directory.h), read with LoadTask and
+// removed. Errors: MakeTemporaryDirectory's, WriteSyntheticTask's and
+// LoadTask's.
+absl::StatusOr<TrainingTask> LoadTaskElsewhere(const std::string& data, const std::string& task,
+                                               const ModelSpec& model, int seq_len);
+
 }  // namespace zosched

@@ -27,13 +27,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <new>
 #include <optional>
 #include <string>
@@ -213,27 +211,6 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   return o;
 }
 
-// The run's task as the ranks will read it, without writing into the
-// output directory: the synthetic task is written to a scratch directory
-// under $TMPDIR (the ranks write theirs where they read it).
-absl::StatusOr<TrainingTask> LoadTaskHere(const TrainOptions& o, const Schedule& schedule) {
-  const int seq_len = schedule.training().seq_len();
-  if (o.data != "synthetic") return LoadTask(o.data, o.task, schedule.model(), seq_len);
-  const char* tmp = std::getenv("TMPDIR");
-  std::string scratch =
-      absl::StrCat(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp", "/zosched-task.XXXXXX");
-  if (mkdtemp(scratch.data()) == nullptr) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot make a scratch directory ", scratch,
-                                                   " for the synthetic task; set TMPDIR"));
-  }
-  const absl::Status written = WriteSyntheticTask(scratch);
-  absl::StatusOr<TrainingTask> task =
-      written.ok() ? LoadTask(scratch, o.task, schedule.model(), seq_len) : written;
-  std::error_code ignored;
-  std::filesystem::remove_all(scratch, ignored);
-  return task;
-}
-
 // What the launcher (or a run of one rank) holds for the whole run.
 struct Launch {
   TrainOptions options;
@@ -328,7 +305,9 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
   // Checked again under the lock: a run that started meanwhile is seen.
   RETURN_IF_ERROR(CheckOutputDirectory(options));
   // The data, read as the ranks will read it, and the run to resume on it.
-  ASSIGN_OR_RETURN(const TrainingTask task, LoadTaskHere(options, schedule));
+  ASSIGN_OR_RETURN(const TrainingTask task,
+                   LoadTaskElsewhere(options.data, options.task, schedule.model(),
+                                     schedule.training().seq_len()));
   if (options.resume) RETURN_IF_ERROR(CheckResumable(options, schedule, DataOf(options, task)));
   ASSIGN_OR_RETURN(launch.wait_limit, WaitLimit(options, schedule));
   return launch;

@@ -13,11 +13,9 @@
 namespace zosched {
 
 // The first `count` steps' batches of the task `task` in `data` (a task
-// directory, or "synthetic": the synthetic task, written to a temporary
-// directory first and removed after reading) as train draws them for `s`
+// directory, or "synthetic") as train draws them for `s`
 // (its batch size, sequence length and base seed). Attention's cost follows
-// the examples' lengths. Errors: LoadTask's; Internal when no temporary
-// directory can be made; WriteSyntheticTask's.
+// the examples' lengths. Errors: LoadTaskElsewhere's (runtime/task.h).
 absl::StatusOr<std::vector<StepBatch>> TimingBatches(const std::string& data,
                                                      const std::string& task, const Schedule& s,
                                                      int count);
