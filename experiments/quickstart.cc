@@ -35,7 +35,6 @@
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/strategy_grid.h"
-#include "schedule/testbed_grid.h"
 #include "schedule/timeline_metrics.h"
 #include "sim/simulator.h"
 
@@ -47,14 +46,9 @@ ABSL_FLAG(std::string, programs_dir, ".",
 namespace zosched {
 namespace {
 
-// The testbed's sliced grids but pure data parallelism (P1xD2): zo2,
-// distzo2 P2xD1 and P2xD2.
+// zo2, and distzo2 P2xD1 and P2xD2 sliced.
 std::vector<StrategyGrid> Strategies() {
-  std::vector<StrategyGrid> grids;
-  for (const StrategyGrid& g : TestbedGrids()) {
-    if (g.slicing && !(g.pertp == 1 && g.dp > 1)) grids.push_back(g);
-  }
-  return grids;
+  return {{ZO2, 1, 1, true}, {DISTZO2, 2, 1, true}, {DISTZO2, 2, 2, true}};
 }
 
 LowerOptions Options(const StrategyGrid& s, int batch, int seq) {

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "models/model_spec.h"
+#include "models/position_rows.h"
 
 namespace zosched {
 namespace {
@@ -101,8 +102,7 @@ std::vector<TensorSpec> EmbeddingTensors(const ModelSpec& spec) {
                      {spec.vocab_size(), EmbedDim(spec)},
                      TensorRole::kEmbedding});
   if (spec.positional() == LEARNED_OPT_OFFSET || spec.positional() == LEARNED) {
-    const int64_t rows = spec.max_positions() +
-                         (spec.positional() == LEARNED_OPT_OFFSET ? 2 : 0);
+    const int64_t rows = spec.max_positions() + FirstPositionRow(spec);
     tensors.push_back({absl::StrCat(names.embed_positions, ".weight"),
                        {rows, h},
                        TensorRole::kEmbedding});

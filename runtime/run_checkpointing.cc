@@ -68,6 +68,8 @@ ZoState StateOf(const TrajectoryEntry& entry) {
 
 std::string TrajectoryLogPath(const std::string& out) { return out + "/trajectory.log"; }
 
+std::string TrainCsvPath(const std::string& out) { return out + "/train.csv"; }
+
 std::string CheckpointPath(const std::string& out) { return out + "/checkpoint.safetensors"; }
 
 void RemoveRunOutputs(const std::string& out) {

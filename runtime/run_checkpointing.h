@@ -27,6 +27,7 @@ namespace zosched {
 
 // The run's files in its output directory `out`.
 std::string TrajectoryLogPath(const std::string& out);  // OUT/trajectory.log
+std::string TrainCsvPath(const std::string& out);       // OUT/train.csv
 std::string CheckpointPath(const std::string& out);     // OUT/checkpoint.safetensors
 
 // Removes every output a run writes into `out` (the logs, checkpoints,

@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "base/files.h"
 #include "base/status_macros.h"
+#include "runtime/run_checkpointing.h"
 
 namespace zosched {
 
@@ -15,8 +16,8 @@ absl::StatusOr<std::unique_ptr<StepLog>> StepLog::Open(const std::string& out,
                                                        int first_step, int steps) {
   std::unique_ptr<StepLog> log(new StepLog(settings, std::move(logged), first_step, steps));
   ASSIGN_OR_RETURN(log->trajectory_,
-                   TrajectoryWriter::Open(out + "/trajectory.log", settings.base_seed()));
-  log->csv_.open(out + "/train.csv", resume ? std::ios::app : std::ios::trunc);
+                   TrajectoryWriter::Open(TrajectoryLogPath(out), settings.base_seed()));
+  log->csv_.open(TrainCsvPath(out), resume ? std::ios::app : std::ios::trunc);
   if (!resume) log->csv_ << "step,loss,g,step_ms,tokens_per_s\n";
   return log;
 }

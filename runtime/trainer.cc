@@ -126,6 +126,7 @@ class Run {
   std::unique_ptr<NodeSharedMemory> host_memory_;
   std::unique_ptr<MpiCollectives> collectives_;
   std::unique_ptr<Backend> backend_;
+  ComputeSpeedProbe* speed_probe_ = nullptr;  // backend_'s, with --speed_probe_every
   int zo_state_buffer_ = -1;
   std::unique_ptr<StepLog> log_;  // rank 0, once training starts
   std::vector<StoredPart> parts_;
@@ -176,7 +177,6 @@ absl::Status Run::Setup() {
   if (cluster_device == nullptr) {
     return absl::InvalidArgumentError("no cluster device '" + device + "'");
   }
-  RETURN_IF_ERROR(CheckBackendAvailable(o_.backend.name));
   {
     // What this rank itself may map, now that MPI's own mappings are in.
     ASSIGN_OR_RETURN(const MemoryHeadroom headroom, ReadMemoryHeadroom());
@@ -190,6 +190,9 @@ absl::Status Run::Setup() {
                    MpiCollectives::Create(CollectiveGroups(schedule_), timeout_));
   ASSIGN_OR_RETURN(backend_, CreateBackend(o_.backend, schedule_, rank_, task_.label_words,
                                            host_memory_.get(), collectives_.get()));
+  if (o_.speed_probe_every > 0) {
+    ASSIGN_OR_RETURN(speed_probe_, ComputeSpeedProbeOf(*backend_));
+  }
   for (int i = 0; i < schedule_.buffers_size(); ++i) {
     const zosched::Buffer& b = schedule_.buffers(i);
     if (b.kind() == ZO_STATE && b.device() == rank_) zo_state_buffer_ = i;
@@ -403,8 +406,7 @@ absl::StatusOr<TrainEnd> Run::Go() {
       SpeedProbeSample sample;
       sample.set_device(rank_);
       sample.set_step(step);
-      ASSIGN_OR_RETURN(ComputeSpeedProbe* const probe, ComputeSpeedProbeOf(*backend_));
-      ASSIGN_OR_RETURN(const int64_t ns, probe->ProbeComputeSpeedNs());
+      ASSIGN_OR_RETURN(const int64_t ns, speed_probe_->ProbeComputeSpeedNs());
       sample.set_cpu_ns(ns);
       probes_.push_back(sample);
       RETURN_IF_ERROR(Barrier(absl::StrFormat("the speed probe before step %d", step)));

@@ -113,9 +113,7 @@ Op* OpLowering::AddCompute(const DevicePlan& plan, std::string name, ComputeKind
   ComputeOp* c = op->mutable_compute();
   c->set_kind(kind);
   c->set_sign(sign);
-  if (kind == EMBED || kind == BLOCK_FORWARD || kind == HEAD_LOSS) {
-    c->set_seq_len(training_.seq_len());
-  }
+  if (IsZoForward(kind)) c->set_seq_len(training_.seq_len());
   return op;
 }
 

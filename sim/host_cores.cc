@@ -53,7 +53,8 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
     for (size_t i = 0; i < members.size(); ++i) {
       const int d = members[i];
       s.core_[d] = first_core + static_cast<int>(i) % cores;
-      // With cores to spare, the transfer threads run there.
+      // Without a core to spare, the transfer threads run on the device's own
+      // core (with one, they run there and take nothing from compute).
       if (static_cast<int>(members.size()) >= cores) s.transfer_core_[d] = s.core_[d];
       s.mates_[d] = members;
     }

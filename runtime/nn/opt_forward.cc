@@ -13,7 +13,7 @@
 #include "models/model_spec.h"
 #include "runtime/nn/gemm.h"
 #include "runtime/nn/param_layout.h"
-#include "runtime/ops/position_rows.h"
+#include "models/position_rows.h"
 
 namespace zosched {
 namespace {

@@ -3,7 +3,7 @@
 #include "models/model_spec.h"
 #include "runtime/nn/opt_forward.h"
 #include "runtime/nn/param_layout.h"
-#include "runtime/ops/position_rows.h"
+#include "models/position_rows.h"
 
 namespace zosched {
 

@@ -238,11 +238,7 @@ int VisibleGpus() {
   return gpus;
 }
 
-absl::Status CheckGpuVisible() {
-  if (VisibleGpus() > 0) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      "--backend=cuda: no CUDA GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
-}
+absl::Status CheckGpuVisible() { return RequireVisibleGpus().status(); }
 
 absl::StatusOr<Cluster> CalibrateGpu(const GpuCalibrationOptions& options) {
   RETURN_IF_ERROR(CheckGpuVisible());

@@ -67,8 +67,8 @@ struct GpuCalibrationOptions {
   std::string collectives_how;
 };
 
-// OK when a CUDA GPU is visible. Errors: FailedPrecondition saying none is
-// (check nvidia-smi and CUDA_VISIBLE_DEVICES).
+// OK when a CUDA GPU is visible. Errors: RequireVisibleGpus's
+// (runtime/cuda/cuda_backend.h).
 absl::Status CheckGpuVisible();
 
 // The number of visible CUDA GPUs (0 when none or on a CUDA error).

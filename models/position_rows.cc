@@ -1,4 +1,4 @@
-#include "runtime/ops/position_rows.h"
+#include "models/position_rows.h"
 
 namespace zosched {
 

@@ -1,15 +1,15 @@
-#include "runtime/ops/position_rows.h"
+#include "models/position_rows.h"
 
 #include "gtest/gtest.h"
-#include "runtime/ops/test_models.h"
+#include "models/opt_for_test.h"
 
 namespace zosched {
 namespace {
 
-TEST(FirstPositionRowTest, OptSkipsTwoRows) { EXPECT_EQ(FirstPositionRow(TestOpt()), 2); }
+TEST(FirstPositionRowTest, OptSkipsTwoRows) { EXPECT_EQ(FirstPositionRow(OptForTest("opt", OptTestSizes{})), 2); }
 
 TEST(FirstPositionRowTest, PlainLearnedPositionsStartAtRowZero) {
-  ModelSpec spec = TestOpt();
+  ModelSpec spec = OptForTest("gpt-like", OptTestSizes{});
   spec.set_positional(LEARNED);
   EXPECT_EQ(FirstPositionRow(spec), 0);
 }
