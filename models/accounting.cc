@@ -47,7 +47,7 @@ int64_t BlockMatrixElements(const ModelSpec& spec) {
 
 int64_t BlockForwardFlopsPerToken(const ModelSpec& spec, int64_t seq_len) {
   ModelCounts counts;
-  counts.hidden_size = spec.hidden_size();
+  counts.query_width = QueryWidth(spec);
   counts.block_matrix_elements = BlockMatrixElements(spec);
   return counts.BlockForwardFlopsPerToken(seq_len);
 }
@@ -55,10 +55,11 @@ int64_t BlockForwardFlopsPerToken(const ModelSpec& spec, int64_t seq_len) {
 DualForwardActivationBytes DualForwardActivationBytesPerToken(
     const ModelSpec& spec, int64_t seq_len, DType dtype) {
   const int64_t h = spec.hidden_size();
-  const int64_t kv = KvHeads(spec) * HeadDim(spec);
+  const int64_t q = QueryWidth(spec);
+  const int64_t kv = KvWidth(spec);
   const int64_t inner =
       spec.activation() == SWIGLU ? 2 * spec.ffn_size() : spec.ffn_size();
-  const int64_t attention = h + h + 2 * kv + spec.num_heads() * seq_len + h;
+  const int64_t attention = h + q + 2 * kv + spec.num_heads() * seq_len + q;
   const int64_t ffn = h + inner;
   DualForwardActivationBytes bytes;
   bytes.carried = 2 * h * DTypeBytes(dtype);
@@ -68,9 +69,12 @@ DualForwardActivationBytes DualForwardActivationBytesPerToken(
 
 int64_t BlockForwardWorkspaceElements(const ModelSpec& spec, int64_t examples, int64_t seq) {
   const int64_t h = spec.hidden_size();
+  const int64_t a = std::max(h, QueryWidth(spec));  // normed input, then the context
   const int64_t f = spec.ffn_size();
+  const int64_t inner = spec.activation() == SWIGLU ? 2 * f : f;  // SwiGLU: gate and up
   const int64_t t4 = (examples * seq + 3) / 4 * 4;
-  return std::max(4 * t4 * h + seq * seq, t4 * (h + f));
+  return std::max(t4 * (a + QueryWidth(spec) + 2 * KvWidth(spec)) + seq * seq,
+                  t4 * (h + inner));
 }
 
 int64_t BlockPerturbedScratchElements(const ModelSpec& spec) {
@@ -87,7 +91,7 @@ int64_t BlockPerturbedScratchElements(const ModelSpec& spec) {
 
 ModelCounts CountModel(const ModelSpec& spec) {
   ModelCounts counts;
-  counts.hidden_size = spec.hidden_size();
+  counts.query_width = QueryWidth(spec);
   counts.embedding_params = EmbeddingParams(spec);
   counts.block_params = BlockParams(spec);
   counts.final_norm_params = FinalNormParams(spec);

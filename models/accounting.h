@@ -29,12 +29,13 @@ int64_t BlockBytes(const ModelSpec& spec, DType dtype);
 // Forward FLOPs per token of one decoder block at sequence length `seq_len`
 // (one multiply-add = 2 FLOPs):
 //
-//   2 · M  +  4 · seq_len · h
+//   2 · M  +  4 · seq_len · q
 //
 // where M = the elements of the block's projection matrices (q, k, v, o and
-// the FFN's up, down and, for SwiGLU, gate: for OPT M = 4h² + 2hf), and
-// 4 · seq_len · h counts the attention score product Q·Kᵀ (2 · seq_len · h)
-// and the value product P·V (2 · seq_len · h), over the full seq_len×seq_len
+// the FFN's up, down and, for SwiGLU, gate: for OPT M = 4h² + 2hf), q =
+// QueryWidth (num_heads · head_dim; h for every family but Qwen3), and
+// 4 · seq_len · q counts the attention score product Q·Kᵀ (2 · seq_len · q)
+// and the value product P·V (2 · seq_len · q), over the full seq_len×seq_len
 // score matrix as a dense masked kernel computes it. Bias adds, norms,
 // softmax and the activation are O(h) per token and not counted.
 // A dual forward (θ+εz and θ-εz) costs twice this.
@@ -49,10 +50,11 @@ struct DualForwardActivationBytes {
   int64_t carried = 0;
   // The peak working set of one block's forward for one path (the paths run
   // one after the other), the larger of
-  //   attention: normed input h + q h + k and v 2·kv + scores heads·seq_len
-  //              + context h
+  //   attention: normed input h + queries q + k and v 2·kv + scores
+  //              heads·seq_len + context q
   //   FFN:       normed input h + inner f (2f for SwiGLU: gate and up)
-  // where kv = num_kv_heads · head_dim. Freed when the block is done.
+  // where q = QueryWidth and kv = KvWidth (model_spec.h). Freed when the
+  // block is done.
   int64_t workspace = 0;
   int64_t total() const { return carried + workspace; }
 };
@@ -62,10 +64,12 @@ DualForwardActivationBytes DualForwardActivationBytesPerToken(
 // Elements of workspace zosched's block forward kernels need for a
 // micro-batch of `examples` sequences of `seq` tokens (one path at a time;
 // attention never needs more than one (example, head)'s scores at once):
-//   max(4 · T4 · h + seq², T4 · (h + f)),  T4 = examples · seq rounded up
-//   to a multiple of 4
-// (attention: normed input / context, q, k, v, one head's scores; FFN:
-// normed input / output, inner activations). The CPU kernels need exactly
+//   max(T4 · (max(h, q) + q + 2·kv) + seq², T4 · (h + f')),
+//   T4 = examples · seq rounded up to a multiple of 4, q = QueryWidth,
+//   kv = KvWidth, f' = f (2f for SwiGLU: gate and up)
+// (attention: normed input / context, queries, keys, values, one head's
+// scores; FFN: normed input / output, inner activations). For OPT and GPT-2
+// (q = kv = h) that is max(4 · T4 · h + seq², T4 · (h + f)). The CPU kernels need exactly
 // this (runtime/nn/opt_forward.h). The GPU kernels keep q, k and v and use
 // the attention phase's remaining T · h + seq² elements (or more) as the
 // scratch of their cuBLAS attention: the fp32 scores of as many heads as
@@ -89,7 +93,7 @@ int64_t BlockPerturbedScratchElements(const ModelSpec& spec);
 // tensors, for callers that need them for every op of a schedule (lowering,
 // validation). Each field equals the function it names.
 struct ModelCounts {
-  int64_t hidden_size = 0;                       // spec.hidden_size()
+  int64_t query_width = 0;                       // QueryWidth (model_spec.h)
   int64_t embedding_params = 0;                  // EmbeddingParams
   int64_t block_params = 0;                      // BlockParams
   int64_t final_norm_params = 0;                 // FinalNormParams
@@ -99,7 +103,7 @@ struct ModelCounts {
 
   // BlockForwardFlopsPerToken(spec, seq_len).
   int64_t BlockForwardFlopsPerToken(int64_t seq_len) const {
-    return 2 * block_matrix_elements + 4 * seq_len * hidden_size;
+    return 2 * block_matrix_elements + 4 * seq_len * query_width;
   }
 };
 ModelCounts CountModel(const ModelSpec& spec);

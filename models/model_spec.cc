@@ -1,5 +1,7 @@
 #include "models/model_spec.h"
 
+#include <cmath>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "base/check.h"
@@ -47,7 +49,11 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source)
                      "and %d",
                      spec.num_kv_heads(), spec.word_embed_proj_dim(), kMaxHiddenSize);
   }
-  if (spec.hidden_size() % spec.num_heads() != 0) {
+  if (spec.head_dim() < 0 || spec.head_dim() > kMaxHiddenSize) {
+    return SpecError(source, spec, "head_dim is %d (expected 0, meaning hidden_size / num_heads, "
+                     "or a positive integer up to %d)", spec.head_dim(), kMaxHiddenSize);
+  }
+  if (spec.head_dim() == 0 && spec.hidden_size() % spec.num_heads() != 0) {
     return SpecError(source, spec,
                      "hidden_size %d is not divisible by num_heads %d",
                      spec.hidden_size(), spec.num_heads());
@@ -66,7 +72,7 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source)
     const char* expected;
   };
   for (const Enum& e :
-       {Enum{"family", spec.family(), Family_IsValid, "OPT, GPT2 or LLAMA"},
+       {Enum{"family", spec.family(), Family_IsValid, "OPT, GPT2, LLAMA, QWEN2 or QWEN3"},
         Enum{"activation", spec.activation(), Activation_IsValid, "RELU, GELU or SWIGLU"},
         Enum{"norm", spec.norm(), Norm_IsValid, "LAYER_NORM or RMS_NORM"},
         Enum{"norm_placement", spec.norm_placement(), NormPlacement_IsValid,
@@ -97,18 +103,76 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source)
   }
   // Tensor names follow the family's checkpoints (model_tensors.h), so only
   // the features those checkpoints have are accepted.
-  if (spec.family() == LLAMA &&
-      (spec.activation() != SWIGLU || spec.positional() != ROTARY)) {
+  const bool llama_like = IsLlamaLike(spec.family());
+  if (llama_like && (spec.activation() != SWIGLU || spec.positional() != ROTARY ||
+                     spec.norm() != RMS_NORM || spec.norm_placement() != PRE_NORM ||
+                     spec.linear_bias())) {
     return SpecError(source, spec,
-                     "LLAMA blocks use activation SWIGLU and positional "
-                     "ROTARY (got %s, %s)",
-                     Activation_Name(spec.activation()),
-                     Positional_Name(spec.positional()));
+                     "%s blocks are pre-norm with RMS_NORM, activation SWIGLU, positional "
+                     "ROTARY and no linear biases (got %s, %s, %s, %s, linear_bias %s)",
+                     Family_Name(spec.family()), NormPlacement_Name(spec.norm_placement()),
+                     Norm_Name(spec.norm()), Activation_Name(spec.activation()),
+                     Positional_Name(spec.positional()), spec.linear_bias() ? "true" : "false");
   }
-  if (spec.family() != LLAMA && spec.activation() == SWIGLU) {
+  if (!llama_like && (spec.activation() == SWIGLU || spec.positional() == ROTARY)) {
     return SpecError(source, spec,
-                     "activation SWIGLU needs family LLAMA (%s uses RELU or GELU)",
+                     "activation SWIGLU and positional ROTARY need family LLAMA, QWEN2 or QWEN3 "
+                     "(%s uses RELU or GELU and learned positions)",
                      Family_Name(spec.family()));
+  }
+  if (!llama_like && spec.head_dim() != 0 &&
+      spec.head_dim() * spec.num_heads() != spec.hidden_size()) {
+    return SpecError(source, spec,
+                     "head_dim %d: %s heads are hidden_size / num_heads = %d wide (leave it 0)",
+                     spec.head_dim(), Family_Name(spec.family()),
+                     spec.hidden_size() / spec.num_heads());
+  }
+  if (spec.qkv_bias() && spec.family() != QWEN2) {
+    return SpecError(source, spec,
+                     "qkv_bias is Qwen2's (q, k and v biases on bias-free blocks); family %s "
+                     "must leave it false%s",
+                     Family_Name(spec.family()),
+                     spec.linear_bias() ? " (its linear_bias already gives every projection one)"
+                                        : "");
+  }
+  if (spec.qk_norm() != (spec.family() == QWEN3)) {
+    return SpecError(source, spec, "qk_norm %s: QWEN3 blocks normalise q and k per head, no "
+                     "other family's do (set qk_norm: %s)",
+                     spec.qk_norm() ? "true" : "false",
+                     spec.family() == QWEN3 ? "true" : "false");
+  }
+  if (spec.positional() == ROTARY) {
+    if (!(spec.rope_theta() > 1.0) || !std::isfinite(spec.rope_theta())) {
+      return SpecError(source, spec,
+                       "rope_theta is %g (expected the published base of the rotary "
+                       "frequencies, e.g. 10000 for LLaMA-2, 500000 for Llama-3)",
+                       spec.rope_theta());
+    }
+    if (HeadDim(spec) % 2 != 0) {
+      return SpecError(source, spec, "head_dim %d is odd: rotary embeddings rotate pairs",
+                       HeadDim(spec));
+    }
+  } else if (spec.rope_theta() != 0 || spec.has_rope_scaling()) {
+    return SpecError(source, spec, "rope_theta and rope_scaling are for positional ROTARY "
+                     "(this model's is %s)", Positional_Name(spec.positional()));
+  }
+  if (spec.has_rope_scaling()) {
+    const RopeScaling& r = spec.rope_scaling();
+    if (!(r.factor() >= 1.0) || !(r.low_freq_factor() > 0) ||
+        !(r.high_freq_factor() > r.low_freq_factor()) || r.original_max_positions() <= 0 ||
+        !std::isfinite(r.factor()) || !std::isfinite(r.high_freq_factor())) {
+      return SpecError(source, spec,
+                       "rope_scaling {factor %g, low_freq_factor %g, high_freq_factor %g, "
+                       "original_max_positions %d}: expected factor >= 1, 0 < low_freq_factor "
+                       "< high_freq_factor and original_max_positions > 0 (Llama-3.1: 8, 1, 4, "
+                       "8192)",
+                       r.factor(), r.low_freq_factor(), r.high_freq_factor(),
+                       r.original_max_positions());
+    }
+  }
+  if (!(spec.norm_eps() >= 0 && spec.norm_eps() < 1)) {
+    return SpecError(source, spec, "norm_eps is %g (expected 0, meaning 1e-5, or the published "
+                     "epsilon in (0, 1))", spec.norm_eps());
   }
   // GPT-2 and LLaMA checkpoints end with a final norm (OPT's only when its
   // blocks are pre-norm; OPT-350m has none).
@@ -131,7 +195,19 @@ absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source)
 }
 
 int64_t HeadDim(const ModelSpec& spec) {
-  return spec.hidden_size() / spec.num_heads();
+  return spec.head_dim() != 0 ? spec.head_dim() : spec.hidden_size() / spec.num_heads();
+}
+
+int64_t QueryWidth(const ModelSpec& spec) { return spec.num_heads() * HeadDim(spec); }
+
+int64_t KvWidth(const ModelSpec& spec) { return KvHeads(spec) * HeadDim(spec); }
+
+float NormEps(const ModelSpec& spec) {
+  return spec.norm_eps() == 0 ? 1e-5f : static_cast<float>(spec.norm_eps());
+}
+
+bool IsLlamaLike(Family family) {
+  return family == LLAMA || family == QWEN2 || family == QWEN3;
 }
 
 int64_t KvHeads(const ModelSpec& spec) {

@@ -22,15 +22,30 @@ constexpr int64_t kMaxPositions = int64_t{1} << 22;
 
 // Returns OK if `spec` describes a model that accounting.h can count: every
 // enum set to one of its values, every size positive and within the limits above, hidden_size divisible by num_heads,
-// num_heads divisible by num_kv_heads, a ModelSpec of family LLAMA
-// using ROTARY positions, etc.
+// num_heads divisible by num_kv_heads, a ModelSpec of family LLAMA, QWEN2
+// or QWEN3 using ROTARY positions with a rope_theta, etc.
 //
 // Errors: InvalidArgument "SOURCE: model 'NAME': FIELD ... (expected ...)"
 // naming the first offending field. `source` names where the spec came from.
 absl::Status ValidateModelSpec(const ModelSpec& spec, const std::string& source);
 
-// Width of one attention head: hidden_size / num_heads.
+// Width of one attention head: head_dim, or hidden_size / num_heads when 0.
 int64_t HeadDim(const ModelSpec& spec);
+
+// Width of the queries (and of the attention's context): num_heads · HeadDim.
+int64_t QueryWidth(const ModelSpec& spec);
+
+// Width of the keys and of the values: KvHeads · HeadDim.
+int64_t KvWidth(const ModelSpec& spec);
+
+// The norms' epsilon: norm_eps, or 1e-5 when 0, as fp32 (the value the
+// kernels add; torch keeps eps as a Python float and adds it to an fp32
+// variance, which rounds it to fp32 the same way).
+float NormEps(const ModelSpec& spec);
+
+// LLAMA, QWEN2 and QWEN3: pre-norm RMSNorm blocks with rotary positions,
+// SwiGLU and no biases but Qwen2's on q, k and v.
+bool IsLlamaLike(Family family);
 
 // Key/value heads: num_kv_heads, or num_heads when num_kv_heads is 0.
 int64_t KvHeads(const ModelSpec& spec);

@@ -65,6 +65,9 @@ TEST(ValidateModelSpec, RejectsKvHeadsThatDoNotDivideHeads) {
   spec.set_family(LLAMA);
   spec.set_activation(SWIGLU);
   spec.set_positional(ROTARY);
+  spec.set_norm(RMS_NORM);
+  spec.set_linear_bias(false);
+  spec.set_rope_theta(10000);
   spec.set_num_kv_heads(3);
   EXPECT_NE(ErrorOf(spec).find("num_heads 4 is not divisible by num_kv_heads 3"),
             std::string::npos);
@@ -83,8 +86,8 @@ TEST(ValidateModelSpec, RejectsEnumNumbersThatNameNoValue) {
   ModelSpec spec = TinyOpt();
   spec.set_family(static_cast<Family>(6));
   EXPECT_EQ(ErrorOf(spec),
-            "tiny.pbtxt: model 'tiny': family is 6, not a value of its enum (expected OPT, GPT2 "
-            "or LLAMA)");
+            "tiny.pbtxt: model 'tiny': family is 6, not a value of its enum (expected OPT, GPT2, "
+            "LLAMA, QWEN2 or QWEN3)");
   spec = TinyOpt();
   spec.set_weight_dtype(static_cast<DType>(9));
   EXPECT_NE(ErrorOf(spec).find("weight_dtype is 9, not a value of its enum"), std::string::npos);
@@ -93,7 +96,7 @@ TEST(ValidateModelSpec, RejectsEnumNumbersThatNameNoValue) {
 TEST(ValidateModelSpec, RejectsFeaturesTheFamilyDoesNotHave) {
   ModelSpec swiglu_opt = TinyOpt();
   swiglu_opt.set_activation(SWIGLU);
-  EXPECT_NE(ErrorOf(swiglu_opt).find("SWIGLU needs family LLAMA"), std::string::npos);
+  EXPECT_NE(ErrorOf(swiglu_opt).find("SWIGLU and positional ROTARY need family LLAMA, QWEN2 or QWEN3"), std::string::npos);
 
   ModelSpec projected_gpt2 = TinyOpt();
   projected_gpt2.set_family(GPT2);

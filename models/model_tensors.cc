@@ -18,7 +18,9 @@ struct FamilyNames {
   const char* o;
   const char* attn_norm;
   const char* ffn_norm;
-  const char* gate;  // SwiGLU (LLaMA) only
+  const char* q_norm;  // QK-norm (Qwen3) only
+  const char* k_norm;
+  const char* gate;  // SwiGLU (LLaMA, Qwen) only
   const char* up;
   const char* down;
   const char* embed_tokens;
@@ -34,18 +36,18 @@ const FamilyNames& NamesOf(Family family) {
   static const FamilyNames kOpt = {
       "model.decoder.layers.", nullptr, "self_attn.q_proj", "self_attn.k_proj",
       "self_attn.v_proj", "self_attn.out_proj", "self_attn_layer_norm",
-      "final_layer_norm", nullptr, "fc1", "fc2", "model.decoder.embed_tokens",
+      "final_layer_norm", nullptr, nullptr, nullptr, "fc1", "fc2", "model.decoder.embed_tokens",
       "model.decoder.embed_positions", "model.decoder.project_in",
       "model.decoder.project_out", "model.decoder.final_layer_norm", "lm_head",
       false};
   static const FamilyNames kGpt2 = {
       "h.", "attn.c_attn", nullptr, nullptr, nullptr, "attn.c_proj", "ln_1",
-      "ln_2", nullptr, "mlp.c_fc", "mlp.c_proj", "wte", "wpe", nullptr,
+      "ln_2", nullptr, nullptr, nullptr, "mlp.c_fc", "mlp.c_proj", "wte", "wpe", nullptr,
       nullptr, "ln_f", "lm_head", true};
   static const FamilyNames kLlama = {
       "model.layers.", nullptr, "self_attn.q_proj", "self_attn.k_proj",
       "self_attn.v_proj", "self_attn.o_proj", "input_layernorm",
-      "post_attention_layernorm", "mlp.gate_proj", "mlp.up_proj",
+      "post_attention_layernorm", "self_attn.q_norm", "self_attn.k_norm", "mlp.gate_proj", "mlp.up_proj",
       "mlp.down_proj", "model.embed_tokens", nullptr, nullptr, nullptr,
       "model.norm", "lm_head", false};
   switch (family) {
@@ -54,6 +56,8 @@ const FamilyNames& NamesOf(Family family) {
     case GPT2:
       return kGpt2;
     case LLAMA:
+    case QWEN2:  // Qwen2 and Qwen3 checkpoints use LLaMA's names
+    case QWEN3:
       return kLlama;
     default:
       CHECK(false) << "no tensor names for family " << Family_Name(family);
@@ -72,11 +76,13 @@ void AddProjection(const FamilyNames& names,
   if (bias) tensors->push_back({name + ".bias", {out}, TensorRole::kBias});
 }
 
+// A norm over `width` features (the hidden size, or one head's for QK-norm).
 void AddNorm(const ModelSpec& spec, const std::string& name,
-             std::vector<TensorSpec>* tensors) {
-  tensors->push_back({name + ".weight", {spec.hidden_size()}, TensorRole::kNorm});
+             std::vector<TensorSpec>* tensors, int64_t width = 0) {
+  if (width == 0) width = spec.hidden_size();
+  tensors->push_back({name + ".weight", {width}, TensorRole::kNorm});
   if (spec.norm() == LAYER_NORM) {
-    tensors->push_back({name + ".bias", {spec.hidden_size()}, TensorRole::kNorm});
+    tensors->push_back({name + ".bias", {width}, TensorRole::kNorm});
   }
 }
 
@@ -119,18 +125,24 @@ std::vector<TensorSpec> BlockTensors(const ModelSpec& spec, int64_t layer) {
   const std::string prefix = absl::StrCat(names.block_prefix, layer, ".");
   const int64_t h = spec.hidden_size();
   const int64_t f = spec.ffn_size();
-  const int64_t kv = KvHeads(spec) * HeadDim(spec);
+  const int64_t q = QueryWidth(spec);
+  const int64_t kv = KvWidth(spec);
   const bool bias = spec.linear_bias();
+  const bool qkv_bias = bias || spec.qkv_bias();
   std::vector<TensorSpec> tensors;
   AddNorm(spec, prefix + names.attn_norm, &tensors);
   if (names.qkv != nullptr) {
-    AddProjection(names, prefix + names.qkv, h, h + 2 * kv, bias, &tensors);
+    AddProjection(names, prefix + names.qkv, h, q + 2 * kv, qkv_bias, &tensors);
   } else {
-    AddProjection(names, prefix + names.q, h, h, bias, &tensors);
-    AddProjection(names, prefix + names.k, h, kv, bias, &tensors);
-    AddProjection(names, prefix + names.v, h, kv, bias, &tensors);
+    AddProjection(names, prefix + names.q, h, q, qkv_bias, &tensors);
+    AddProjection(names, prefix + names.k, h, kv, qkv_bias, &tensors);
+    AddProjection(names, prefix + names.v, h, kv, qkv_bias, &tensors);
   }
-  AddProjection(names, prefix + names.o, h, h, bias, &tensors);
+  if (spec.qk_norm()) {
+    AddNorm(spec, prefix + names.q_norm, &tensors, HeadDim(spec));
+    AddNorm(spec, prefix + names.k_norm, &tensors, HeadDim(spec));
+  }
+  AddProjection(names, prefix + names.o, q, h, bias, &tensors);
   AddNorm(spec, prefix + names.ffn_norm, &tensors);
   if (spec.activation() == SWIGLU) {
     AddProjection(names, prefix + names.gate, h, f, bias, &tensors);

@@ -39,8 +39,10 @@ struct TensorSpec {
 std::vector<TensorSpec> EmbeddingTensors(const ModelSpec& spec);
 
 // The tensors of decoder block `layer` (0-based) in a fixed order: attention
-// norm, attention projections, FFN norm, FFN projections. Every block of a
-// model has the same shapes; only the names differ.
+// norm, q, k and v projections (GPT-2: the fused c_attn), Qwen3's q_norm and
+// k_norm, the output projection, FFN norm, FFN projections (gate, up, down).
+// Every block of a model has the same shapes; only the names differ. Qwen2
+// and Qwen3 checkpoints name their tensors as LLaMA's do.
 std::vector<TensorSpec> BlockTensors(const ModelSpec& spec, int64_t layer);
 
 // The norm after the last block (empty when spec.final_norm() is false).
