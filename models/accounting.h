@@ -70,7 +70,7 @@ DualForwardActivationBytes DualForwardActivationBytesPerToken(
 // (attention: normed input / context, queries, keys, values, one head's
 // scores; FFN: normed input / output, inner activations). For OPT and GPT-2
 // (q = kv = h) that is max(4 · T4 · h + seq², T4 · (h + f)). The CPU kernels need exactly
-// this (runtime/nn/opt_forward.h). The GPU kernels keep q, k and v and use
+// this (runtime/nn/decoder_forward.h). The GPU kernels keep q, k and v and use
 // the attention phase's remaining T · h + seq² elements (or more) as the
 // scratch of their cuBLAS attention: the fp32 scores of as many heads as
 // fit, else of as many query rows as fit (runtime/cuda/nn/attention_plan.h).

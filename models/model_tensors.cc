@@ -65,24 +65,30 @@ const FamilyNames& NamesOf(Family family) {
   return kOpt;
 }
 
-// Appends the tensors of a projection from `in` to `out` features.
-void AddProjection(const FamilyNames& names,
+// Appends the tensors of a projection from `in` to `out` features: its
+// weight in slot `weight` and, with `bias`, its bias in the slot after it.
+void AddProjection(const FamilyNames& names, TensorSlot weight,
                    const std::string& name, int64_t in, int64_t out,
                    bool bias, std::vector<TensorSpec>* tensors) {
   std::vector<int64_t> shape =
       names.in_out_layout ? std::vector<int64_t>{in, out}
                           : std::vector<int64_t>{out, in};
-  tensors->push_back({name + ".weight", shape, TensorRole::kMatrix});
-  if (bias) tensors->push_back({name + ".bias", {out}, TensorRole::kBias});
+  tensors->push_back({name + ".weight", shape, TensorRole::kMatrix, weight});
+  if (bias) {
+    tensors->push_back({name + ".bias", {out}, TensorRole::kBias,
+                        static_cast<TensorSlot>(static_cast<int>(weight) + 1)});
+  }
 }
 
-// A norm over `width` features (the hidden size, or one head's for QK-norm).
-void AddNorm(const ModelSpec& spec, const std::string& name,
+// A norm over `width` features (the hidden size, or one head's for QK-norm):
+// its weight in slot `weight` and a LayerNorm's bias in the slot after it.
+void AddNorm(const ModelSpec& spec, TensorSlot weight, const std::string& name,
              std::vector<TensorSpec>* tensors, int64_t width = 0) {
   if (width == 0) width = spec.hidden_size();
-  tensors->push_back({name + ".weight", {width}, TensorRole::kNorm});
+  tensors->push_back({name + ".weight", {width}, TensorRole::kNorm, weight});
   if (spec.norm() == LAYER_NORM) {
-    tensors->push_back({name + ".bias", {width}, TensorRole::kNorm});
+    tensors->push_back({name + ".bias", {width}, TensorRole::kNorm,
+                        static_cast<TensorSlot>(static_cast<int>(weight) + 1)});
   }
 }
 
@@ -93,6 +99,8 @@ int64_t TensorSpec::elements() const {
   for (int64_t d : shape) n *= d;
   return n;
 }
+
+bool WeightsInOut(const ModelSpec& spec) { return NamesOf(spec.family()).in_out_layout; }
 
 int64_t CountElements(const std::vector<TensorSpec>& tensors) {
   int64_t n = 0;
@@ -106,15 +114,15 @@ std::vector<TensorSpec> EmbeddingTensors(const ModelSpec& spec) {
   std::vector<TensorSpec> tensors;
   tensors.push_back({absl::StrCat(names.embed_tokens, ".weight"),
                      {spec.vocab_size(), EmbedDim(spec)},
-                     TensorRole::kEmbedding});
+                     TensorRole::kEmbedding, TensorSlot::kTokenTable});
   if (spec.positional() == LEARNED_OPT_OFFSET || spec.positional() == LEARNED) {
     const int64_t rows = spec.max_positions() + FirstPositionRow(spec);
     tensors.push_back({absl::StrCat(names.embed_positions, ".weight"),
                        {rows, h},
-                       TensorRole::kEmbedding});
+                       TensorRole::kEmbedding, TensorSlot::kPositionTable});
   }
   if (spec.word_embed_proj_dim() != 0) {
-    AddProjection(names, names.project_in, EmbedDim(spec), h,
+    AddProjection(names, TensorSlot::kProjectIn, names.project_in, EmbedDim(spec), h,
                   /*bias=*/false, &tensors);
   }
   return tensors;
@@ -130,31 +138,34 @@ std::vector<TensorSpec> BlockTensors(const ModelSpec& spec, int64_t layer) {
   const bool bias = spec.linear_bias();
   const bool qkv_bias = bias || spec.qkv_bias();
   std::vector<TensorSpec> tensors;
-  AddNorm(spec, prefix + names.attn_norm, &tensors);
+  AddNorm(spec, TensorSlot::kAttnNormWeight, prefix + names.attn_norm, &tensors);
   if (names.qkv != nullptr) {
-    AddProjection(names, prefix + names.qkv, h, q + 2 * kv, qkv_bias, &tensors);
+    AddProjection(names, TensorSlot::kQkvWeight, prefix + names.qkv, h, q + 2 * kv, qkv_bias,
+                  &tensors);
   } else {
-    AddProjection(names, prefix + names.q, h, q, qkv_bias, &tensors);
-    AddProjection(names, prefix + names.k, h, kv, qkv_bias, &tensors);
-    AddProjection(names, prefix + names.v, h, kv, qkv_bias, &tensors);
+    AddProjection(names, TensorSlot::kQWeight, prefix + names.q, h, q, qkv_bias, &tensors);
+    AddProjection(names, TensorSlot::kKWeight, prefix + names.k, h, kv, qkv_bias, &tensors);
+    AddProjection(names, TensorSlot::kVWeight, prefix + names.v, h, kv, qkv_bias, &tensors);
   }
   if (spec.qk_norm()) {
-    AddNorm(spec, prefix + names.q_norm, &tensors, HeadDim(spec));
-    AddNorm(spec, prefix + names.k_norm, &tensors, HeadDim(spec));
+    AddNorm(spec, TensorSlot::kQNorm, prefix + names.q_norm, &tensors, HeadDim(spec));
+    AddNorm(spec, TensorSlot::kKNorm, prefix + names.k_norm, &tensors, HeadDim(spec));
   }
-  AddProjection(names, prefix + names.o, q, h, bias, &tensors);
-  AddNorm(spec, prefix + names.ffn_norm, &tensors);
+  AddProjection(names, TensorSlot::kOWeight, prefix + names.o, q, h, bias, &tensors);
+  AddNorm(spec, TensorSlot::kFfnNormWeight, prefix + names.ffn_norm, &tensors);
   if (spec.activation() == SWIGLU) {
-    AddProjection(names, prefix + names.gate, h, f, bias, &tensors);
+    AddProjection(names, TensorSlot::kGateWeight, prefix + names.gate, h, f, bias, &tensors);
   }
-  AddProjection(names, prefix + names.up, h, f, bias, &tensors);
-  AddProjection(names, prefix + names.down, f, h, bias, &tensors);
+  AddProjection(names, TensorSlot::kUpWeight, prefix + names.up, h, f, bias, &tensors);
+  AddProjection(names, TensorSlot::kDownWeight, prefix + names.down, f, h, bias, &tensors);
   return tensors;
 }
 
 std::vector<TensorSpec> FinalNormTensors(const ModelSpec& spec) {
   std::vector<TensorSpec> tensors;
-  if (spec.final_norm()) AddNorm(spec, NamesOf(spec.family()).final_norm, &tensors);
+  if (spec.final_norm()) {
+    AddNorm(spec, TensorSlot::kFinalNormWeight, NamesOf(spec.family()).final_norm, &tensors);
+  }
   return tensors;
 }
 
@@ -162,13 +173,13 @@ std::vector<TensorSpec> HeadTensors(const ModelSpec& spec) {
   const FamilyNames& names = NamesOf(spec.family());
   std::vector<TensorSpec> tensors;
   if (spec.word_embed_proj_dim() != 0) {
-    AddProjection(names, names.project_out, spec.hidden_size(),
+    AddProjection(names, TensorSlot::kProjectOut, names.project_out, spec.hidden_size(),
                   EmbedDim(spec), /*bias=*/false, &tensors);
   }
   if (!spec.tied_lm_head()) {
     tensors.push_back({absl::StrCat(names.lm_head, ".weight"),
                        {spec.vocab_size(), EmbedDim(spec)},
-                       TensorRole::kMatrix});
+                       TensorRole::kMatrix, TensorSlot::kLmHead});
   }
   return tensors;
 }

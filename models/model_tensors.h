@@ -3,8 +3,8 @@
 // a checkpoint holds and loaders can match tensors by name.
 //
 // Shapes are as stored: PyTorch nn.Linear weights are [out, in]; GPT-2's
-// Conv1D weights are [in, out] and its q, k and v projections are fused into
-// one `attn.c_attn` tensor.
+// Conv1D weights are [in, out] (WeightsInOut) and its q, k and v projections
+// are fused into one `attn.c_attn` tensor.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +22,31 @@ enum class TensorRole {
   kNorm,       // a norm's weight or bias
 };
 
+// What a tensor is in the model's computation, whatever its family calls
+// it: the kernels find their operands by slot (runtime/nn/param_layout.h).
+// Weight and bias of one projection or norm are two slots.
+enum class TensorSlot {
+  kUnspecified,
+  kTokenTable,     // embed_tokens / wte [V, e]
+  kPositionTable,  // learned positions [rows, h]
+  kProjectIn,      // OPT-350m's project_in [h, e]
+  kAttnNormWeight, kAttnNormBias,
+  kQkvWeight, kQkvBias,  // GPT-2's fused c_attn [h, q + 2kv] (Conv1D), [q + 2kv]
+  kQWeight, kQBias, kKWeight, kKBias, kVWeight, kVBias,
+  kQNorm, kKNorm,  // Qwen3's per-head RMSNorm weights [head_dim]
+  kOWeight, kOBias,
+  kFfnNormWeight, kFfnNormBias,
+  kGateWeight, kGateBias, kUpWeight, kUpBias, kDownWeight, kDownBias,
+  kFinalNormWeight, kFinalNormBias,
+  kProjectOut,  // OPT-350m's project_out [e, h]
+  kLmHead,      // an untied LM head [V, e]
+};
+
 struct TensorSpec {
   std::string name;            // e.g. "model.decoder.layers.3.fc1.weight"
   std::vector<int64_t> shape;  // as stored in the checkpoint
   TensorRole role;
+  TensorSlot slot = TensorSlot::kUnspecified;  // set for every tensor of a ModelSpec
 
   // Product of `shape`.
   int64_t elements() const;
@@ -50,6 +71,10 @@ std::vector<TensorSpec> FinalNormTensors(const ModelSpec& spec);
 
 // OPT's project_out and, when the head is not tied, the LM head matrix.
 std::vector<TensorSpec> HeadTensors(const ModelSpec& spec);
+
+// Whether the family stores projection weights as [in, out] (GPT-2's
+// Conv1D) rather than nn.Linear's [out, in].
+bool WeightsInOut(const ModelSpec& spec);
 
 // Sum of elements() over `tensors`.
 int64_t CountElements(const std::vector<TensorSpec>& tensors);

@@ -13,7 +13,7 @@
 #include "models/model_spec.h"
 #include "runtime/dtype/convert.h"
 #include "runtime/host_store_layout.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
 #include "runtime/ops/label_words.h"
 #include "runtime/ops/perturbation.h"
@@ -138,6 +138,9 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
 absl::Status CpuBackend::Resolve() {
   const ModelSpec& model = *model_;
   spans_ = PartDecaySpans(model);
+  if (model.positional() == ROTARY) {
+    rotary_ = std::make_unique<RotaryTable>(model, schedule_.training().seq_len());
+  }
   perturbed_block_ = std::make_unique<PerturbedBlockLayout>(model);
   ASSIGN_OR_RETURN(losses_, DeviceLossLayout(schedule_, device_));
   loss_plus_.resize(schedule_.training().batch_size());
@@ -317,7 +320,11 @@ void CpuBackend::Embed(const ComputeOp& c, const ComputeOperands& o, const StepI
     PerturbRange(p.seed, o.z_stream, range.first, range.count, params + range.first, p.epsilon,
                  p.sign, into + range.into, team);
   };
-  perturb(plan.positions, perturbed, team_.get());
+  const float* positions = nullptr;
+  if (plan.has_positions) {
+    perturb(plan.positions, perturbed, team_.get());
+    positions = perturbed + plan.positions.into;
+  }
   const float* project_in = nullptr;
   if (plan.has_project_in) {
     perturb(plan.project_in, perturbed, team_.get());
@@ -333,7 +340,7 @@ void CpuBackend::Embed(const ComputeOp& c, const ComputeOperands& o, const StepI
     }
   });
   std::fill(rows + plan.token_count * e, rows + plan.row_count * e, 0.0f);
-  EmbedRows(*model_, rows, perturbed + plan.positions.into, project_in, c.examples(),
+  EmbedRows(*model_, rows, positions, project_in, c.examples(),
             schedule_.training().seq_len(), rows + plan.scratch_at, Floats(o.activations));
 }
 
@@ -378,7 +385,7 @@ void CpuBackend::Forward(const ComputeOp& c, const ComputeOperands& o, const Ste
   PerturbedBlockWeights weights(*perturbed_block_, PerturbationOf(c, t, inputs.seed), o.z_stream,
                                 Floats(o.params), Floats(o.perturbed), team_.get());
   BlockForward(*model_, weights, inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
-               Floats(o.activations), Floats(o.workspace), team_.get());
+               Floats(o.activations), Floats(o.workspace), team_.get(), rotary_.get());
 }
 
 void CpuBackend::HeadLoss(const ComputeOp& c, const ComputeOperands& o,

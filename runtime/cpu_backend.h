@@ -24,6 +24,7 @@
 #include "runtime/model_parts.h"
 #include "runtime/mpi_world.h"
 #include "runtime/nn/perturbed_block_layout.h"
+#include "runtime/nn/rotary_table.h"
 #include "runtime/nn/thread_team.h"
 #include "runtime/ops/compute_operands.h"
 #include "runtime/ops/part_spans.h"
@@ -55,7 +56,7 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   // latency_s). `label_words`: the task's label words' token ids.
   //
   // Errors: InvalidArgument when the schedule asks for what the CPU runtime
-  // does not run, naming it (a model nn/opt_forward.h CheckRuntimeSupports
+  // does not run, naming it (a model nn/decoder_forward.h CheckRuntimeSupports
   // refuses; a compute dtype other than FP32; a peer copy; a collective
   // other than ALL_GATHER; label words the schedule was not lowered for, or
   // out of the vocabulary); ResourceExhausted when the plan exceeds the
@@ -153,6 +154,7 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   PerPart<std::vector<DecaySpan>> spans_;  // UPDATE: the decay spans of each kind of part
   // Where a block forward's perturbed weights go in its scratch.
   std::unique_ptr<PerturbedBlockLayout> perturbed_block_;
+  std::unique_ptr<RotaryTable> rotary_;  // rotary models: the angles of seq_len positions
   LossLayout losses_;
   std::vector<float> loss_plus_, loss_minus_;  // PROJECTED_GRADIENT scratch
   MpiCollectives* collectives_ = nullptr;

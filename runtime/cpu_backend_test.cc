@@ -16,7 +16,7 @@
 #include "models/model_zoo.h"
 #include "runtime/model_parts.h"
 #include "runtime/model_state.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/zo/normal.h"
 #include "runtime/zo/zo_math.h"
 #include "schedule/cluster_catalog.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 
 namespace zosched {
 

@@ -38,7 +38,7 @@
 #include "models/model_zoo.h"
 #include "runtime/mpi_world.h"
 #include "runtime/nn/gemm.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/train_schedule.h"
 #include "runtime/trainer.h"
 #include "schedule/timeline_intervals.h"

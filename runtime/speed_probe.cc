@@ -5,7 +5,7 @@
 #include "base/check.h"
 #include "models/accounting.h"
 #include "models/model_zoo.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/threaded_backend.h"
 #include "runtime/zo_ranges.h"
 

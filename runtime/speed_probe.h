@@ -3,7 +3,7 @@
 // work is what a block's forward op does: one decoder block of opt-tiny
 // (hidden 64, 4 heads, FFN 256) perturbed out of place by the normal
 // generator, then run over 4 examples of 32 tokens with the testbed's
-// kernels (runtime/nn/opt_forward.h): about 0.3 ms on the 2-core
+// kernels (runtime/nn/decoder_forward.h): about 0.3 ms on the 2-core
 // development VM. calibrate times it on each core beside the op shapes
 // (Device.speed_probe_s) and train --speed_probe_every times it between
 // steps (Timeline.speed_probes); their ratio is how much faster or slower

@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/zo/normal.h"
 #include "runtime/zo/zo_math.h"
 

@@ -8,7 +8,7 @@ target, not globally, so that the rest of the build keeps its defaults.
 Use NN_EIGEN_COPTS on every target that multiplies matrices with Eigen and is
 compared with runtime/nn (e.g. a GEMM-peak benchmark), so that both run the
 same kernels. (runtime/nn's own GEMM instantiations are private to it, see
-opt_forward.cc, so mixing flags in one binary is safe, only not comparable.)
+decoder_forward.cc, so mixing flags in one binary is safe, only not comparable.)
 
 AVX-512 is not among them, so that objects built here also run on AVX2-only
 hosts: the forward's GEMM has an AVX-512 kernel of its own (NN_AVX512_COPTS,

@@ -19,6 +19,8 @@ std::string BlockPrefix(const ModelSpec& spec, int64_t layer) {
     case GPT2:
       return absl::StrCat("h.", layer, ".");
     case LLAMA:
+    case QWEN2:
+    case QWEN3:
       return absl::StrCat("model.layers.", layer, ".");
     default:
       CHECK(false) << "no block prefix for family "
@@ -32,27 +34,17 @@ std::string PartPrefix(const ModelSpec& spec) {
     case OPT:
       return kOptDecoderPrefix;
     case LLAMA:
+    case QWEN2:
+    case QWEN3:
       return "model.";
     default:
       return "";
   }
 }
 
-const float* At(const PartLayout& layout, const float* part,
-                const std::string& suffix) {
-  return part + layout.Get(suffix).offset;
-}
-
-const float* AtIfAny(const PartLayout& layout, const float* part,
-                     const std::string& suffix) {
-  const TensorSlice* slice = layout.Find(suffix);
+const float* AtIfAny(const PartLayout& layout, const float* part, TensorSlot slot) {
+  const TensorSlice* slice = layout.Find(slot);
   return slice == nullptr ? nullptr : part + slice->offset;
-}
-
-void CheckOpt(const ModelSpec& spec) {
-  CHECK(spec.family() == OPT && spec.norm() == LAYER_NORM && spec.linear_bias())
-      << "OPT views need family OPT, LAYER_NORM and linear biases; model '"
-      << spec.name() << "'";
 }
 
 }  // namespace
@@ -83,12 +75,26 @@ const TensorSlice& PartLayout::Get(const std::string& suffix) const {
   return *slice;
 }
 
+const TensorSlice* PartLayout::Find(TensorSlot slot) const {
+  for (const TensorSlice& t : tensors) {
+    if (t.slot == slot) return &t;
+  }
+  return nullptr;
+}
+
+const TensorSlice& PartLayout::Get(TensorSlot slot) const {
+  const TensorSlice* slice = Find(slot);
+  CHECK(slice != nullptr) << "no tensor in slot " << static_cast<int>(slot) << " in this part";
+  return *slice;
+}
+
 PartLayout LayoutOf(const std::vector<TensorSpec>& tensors,
                     const std::string& prefix) {
   PartLayout layout;
   for (const TensorSpec& t : tensors) {
     TensorSlice slice;
     slice.name = t.name;
+    slice.slot = t.slot;
     slice.suffix = absl::StartsWith(t.name, prefix)
                        ? t.name.substr(prefix.size())
                        : t.name;
@@ -114,50 +120,22 @@ PartLayout HeadPartLayout(const ModelSpec& spec) {
   return LayoutOf(tensors, PartPrefix(spec));
 }
 
-OptEmbeddingView MakeOptEmbeddingView(const ModelSpec& spec,
-                                      const float* part) {
-  CheckOpt(spec);
+EmbeddingView MakeEmbeddingView(const ModelSpec& spec, const float* part) {
   const PartLayout layout = EmbeddingPartLayout(spec);
-  OptEmbeddingView view;
-  view.embed_tokens = At(layout, part, "embed_tokens.weight");
-  view.embed_positions = At(layout, part, "embed_positions.weight");
-  view.project_in = AtIfAny(layout, part, "project_in.weight");
-  CHECK((view.project_in != nullptr) == (spec.word_embed_proj_dim() != 0));
+  EmbeddingView view;
+  view.tokens = AtIfAny(layout, part, TensorSlot::kTokenTable);
+  view.positions = AtIfAny(layout, part, TensorSlot::kPositionTable);
+  view.project_in = AtIfAny(layout, part, TensorSlot::kProjectIn);
   return view;
 }
 
-OptBlockView MakeOptBlockView(const ModelSpec& spec, const float* part) {
-  CheckOpt(spec);
-  const PartLayout layout = BlockPartLayout(spec);
-  OptBlockView v;
-  v.ln1_w = At(layout, part, "self_attn_layer_norm.weight");
-  v.ln1_b = At(layout, part, "self_attn_layer_norm.bias");
-  v.q_w = At(layout, part, "self_attn.q_proj.weight");
-  v.q_b = At(layout, part, "self_attn.q_proj.bias");
-  v.k_w = At(layout, part, "self_attn.k_proj.weight");
-  v.k_b = At(layout, part, "self_attn.k_proj.bias");
-  v.v_w = At(layout, part, "self_attn.v_proj.weight");
-  v.v_b = At(layout, part, "self_attn.v_proj.bias");
-  v.o_w = At(layout, part, "self_attn.out_proj.weight");
-  v.o_b = At(layout, part, "self_attn.out_proj.bias");
-  v.ln2_w = At(layout, part, "final_layer_norm.weight");
-  v.ln2_b = At(layout, part, "final_layer_norm.bias");
-  v.fc1_w = At(layout, part, "fc1.weight");
-  v.fc1_b = At(layout, part, "fc1.bias");
-  v.fc2_w = At(layout, part, "fc2.weight");
-  v.fc2_b = At(layout, part, "fc2.bias");
-  return v;
-}
-
-OptHeadView MakeOptHeadView(const ModelSpec& spec, const float* part) {
-  CheckOpt(spec);
+HeadView MakeHeadView(const ModelSpec& spec, const float* part) {
   const PartLayout layout = HeadPartLayout(spec);
-  OptHeadView view;
-  view.ln_w = AtIfAny(layout, part, "final_layer_norm.weight");
-  view.ln_b = AtIfAny(layout, part, "final_layer_norm.bias");
-  view.project_out = AtIfAny(layout, part, "project_out.weight");
-  CHECK((view.ln_w != nullptr) == spec.final_norm());
-  CHECK((view.project_out != nullptr) == (spec.word_embed_proj_dim() != 0));
+  HeadView view;
+  view.norm_weight = AtIfAny(layout, part, TensorSlot::kFinalNormWeight);
+  view.norm_bias = AtIfAny(layout, part, TensorSlot::kFinalNormBias);
+  view.project_out = AtIfAny(layout, part, TensorSlot::kProjectOut);
+  view.lm_head = AtIfAny(layout, part, TensorSlot::kLmHead);
   return view;
 }
 

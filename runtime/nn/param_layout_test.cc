@@ -85,49 +85,64 @@ TEST(PartLayout, AmbiguousSuffixFails) {
   EXPECT_DEATH(block.Get("nope.weight"), "no tensor with suffix");
 }
 
-TEST(OptViews, PointIntoThePart) {
+TEST(Slots, FindEveryOptBlockTensorInOrder) {
   const ModelSpec spec = Zoo("opt-125m");
   const int64_t h = 768, f = 3072;
+  const PartLayout block = BlockPartLayout(spec);
+  auto at = [&](TensorSlot slot) { return block.Get(slot).offset; };
+  EXPECT_EQ(at(TensorSlot::kAttnNormWeight), 0);
+  EXPECT_EQ(at(TensorSlot::kAttnNormBias), h);
+  EXPECT_EQ(at(TensorSlot::kQWeight), 2 * h);
+  EXPECT_EQ(at(TensorSlot::kQBias), at(TensorSlot::kQWeight) + h * h);
+  EXPECT_EQ(at(TensorSlot::kKWeight), at(TensorSlot::kQBias) + h);
+  EXPECT_EQ(at(TensorSlot::kVWeight), at(TensorSlot::kKBias) + h);
+  EXPECT_EQ(at(TensorSlot::kOWeight), at(TensorSlot::kVBias) + h);
+  EXPECT_EQ(at(TensorSlot::kFfnNormWeight), at(TensorSlot::kOBias) + h);
+  EXPECT_EQ(at(TensorSlot::kUpWeight), at(TensorSlot::kFfnNormBias) + h);
+  EXPECT_EQ(at(TensorSlot::kUpBias), at(TensorSlot::kUpWeight) + f * h);
+  EXPECT_EQ(at(TensorSlot::kDownWeight), at(TensorSlot::kUpBias) + f);
+  EXPECT_EQ(at(TensorSlot::kDownBias) + h, BlockParams(spec));
+  EXPECT_EQ(block.Find(TensorSlot::kGateWeight), nullptr);
+  EXPECT_EQ(block.Find(TensorSlot::kQNorm), nullptr);
+
   const float* base = reinterpret_cast<const float*>(0x1000);
-  const OptBlockView v = MakeOptBlockView(spec, base);
-  EXPECT_EQ(v.ln1_w, base);
-  EXPECT_EQ(v.ln1_b, base + h);
-  EXPECT_EQ(v.q_w, base + 2 * h);
-  EXPECT_EQ(v.q_b, v.q_w + h * h);
-  EXPECT_EQ(v.k_w, v.q_b + h);
-  EXPECT_EQ(v.v_w, v.k_b + h);
-  EXPECT_EQ(v.o_w, v.v_b + h);
-  EXPECT_EQ(v.ln2_w, v.o_b + h);
-  EXPECT_EQ(v.ln2_b, v.ln2_w + h);
-  EXPECT_EQ(v.fc1_w, v.ln2_b + h);
-  EXPECT_EQ(v.fc1_b, v.fc1_w + f * h);
-  EXPECT_EQ(v.fc2_w, v.fc1_b + f);
-  EXPECT_EQ(v.fc2_b, v.fc2_w + h * f);
-  EXPECT_EQ(v.fc2_b + h, base + BlockParams(spec));
-
-  const OptEmbeddingView emb = MakeOptEmbeddingView(spec, base);
-  EXPECT_EQ(emb.embed_tokens, base);
-  EXPECT_EQ(emb.embed_positions, base + 50272 * h);
+  const EmbeddingView emb = MakeEmbeddingView(spec, base);
+  EXPECT_EQ(emb.tokens, base);
+  EXPECT_EQ(emb.positions, base + 50272 * h);
   EXPECT_EQ(emb.project_in, nullptr);
-
-  const OptHeadView head = MakeOptHeadView(spec, base);
-  EXPECT_EQ(head.ln_w, base);
-  EXPECT_EQ(head.ln_b, base + h);
+  const HeadView head = MakeHeadView(spec, base);
+  EXPECT_EQ(head.norm_weight, base);
+  EXPECT_EQ(head.norm_bias, base + h);
   EXPECT_EQ(head.project_out, nullptr);
+  EXPECT_EQ(head.lm_head, nullptr);
 }
 
-TEST(OptViews, Opt350mProjectionsAndNoFinalNorm) {
+TEST(Slots, Opt350mProjectionsAndNoFinalNorm) {
   const ModelSpec spec = Zoo("opt-350m");  // h 1024, e 512, no final norm
   const float* base = reinterpret_cast<const float*>(0x1000);
-  const OptEmbeddingView emb = MakeOptEmbeddingView(spec, base);
-  EXPECT_EQ(emb.embed_positions, base + 50272 * 512);
-  EXPECT_EQ(emb.project_in, emb.embed_positions + 2050 * 1024);
-  const OptHeadView head = MakeOptHeadView(spec, base);
-  EXPECT_EQ(head.ln_w, nullptr);
-  EXPECT_EQ(head.ln_b, nullptr);
+  const EmbeddingView emb = MakeEmbeddingView(spec, base);
+  EXPECT_EQ(emb.positions, base + 50272 * 512);
+  EXPECT_EQ(emb.project_in, emb.positions + 2050 * 1024);
+  const HeadView head = MakeHeadView(spec, base);
+  EXPECT_EQ(head.norm_weight, nullptr);
+  EXPECT_EQ(head.norm_bias, nullptr);
   EXPECT_EQ(head.project_out, base);
   EXPECT_EQ(HeadPartLayout(spec).Get("project_out.weight").shape,
             (std::vector<int64_t>{512, 1024}));
+}
+
+TEST(Slots, LlamaHasNoPositionTableAndAnUntiedHeadLast) {
+  const ModelSpec spec = Zoo("llama2-7b");
+  const float* base = reinterpret_cast<const float*>(0x1000);
+  EXPECT_EQ(MakeEmbeddingView(spec, base).positions, nullptr);
+  const PartLayout head = HeadPartLayout(spec);
+  const TensorSlice& lm_head = head.Get(TensorSlot::kLmHead);
+  EXPECT_EQ(lm_head.name, "lm_head.weight");
+  EXPECT_EQ(lm_head.offset, 4096);  // after model.norm.weight
+  EXPECT_EQ(lm_head.offset + lm_head.elements(), head.total_floats);
+  const PartLayout block = BlockPartLayout(spec, 3);
+  EXPECT_EQ(block.Get(TensorSlot::kGateWeight).name, "model.layers.3.mlp.gate_proj.weight");
+  EXPECT_EQ(block.Find(TensorSlot::kAttnNormBias), nullptr);
 }
 
 }  // namespace

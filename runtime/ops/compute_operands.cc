@@ -1,5 +1,6 @@
 #include "runtime/ops/compute_operands.h"
 
+#include "models/model_spec.h"
 #include "runtime/model_parts.h"
 
 namespace zosched {
@@ -19,7 +20,13 @@ ComputeOperands ResolveComputeOperands(const ModelSpec& model, const TrainingSet
   o.wire = at(op.has_wire(), op.wire());
   if (op.has_params()) o.z_stream = PartStream(model, op.params().part(), op.params().block());
   if (op.kind() == EMBED) o.embed = PlanEmbed(model, op, training.seq_len());
-  if (op.kind() == HEAD_LOSS) o.head_loss = PlanHeadLoss(model, op, label_words);
+  if (op.kind() == HEAD_LOSS) {
+    o.head_loss = PlanHeadLoss(model, op, label_words);
+    // An untied head's table lies in the op's own params (the head part).
+    if (o.head_loss.table_in_head) {
+      o.lm_head = o.params + o.head_loss.table_first * DTypeBytes(training.compute_dtype());
+    }
+  }
   return o;
 }
 

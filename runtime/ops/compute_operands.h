@@ -14,10 +14,11 @@
 //   into the workspace and perturbed operands (embed_plan.h), then the
 //   embedding kernel (runtime/nn EmbedRows or its GPU twin).
 // - BLOCK_FORWARD: θ ± εz of the block into the perturbed operand, tensor by
-//   tensor (runtime/nn/perturbed_block_layout.h), then one pre-LN OPT block
-//   over the op's micro-batch, in place.
+//   tensor (runtime/nn/perturbed_block_layout.h), then one pre-norm decoder
+//   block of the model's family over the op's micro-batch, in place.
 // - HEAD_LOSS: θ ± εz of the head part and of the label words' rows of the
-//   tied head (lm_head; head_loss_plan.h), then the head kernel
+//   LM head (the lm_head operand of a tied head, else the head part's own
+//   lm_head, which `lm_head` then points at; head_loss_plan.h), then the head kernel
 //   (runtime/nn HeadLossFromRows or its GPU twin).
 // - PROJECTED_GRADIENT: g from the losses in example order
 //   (schedule/loss_layout.h); the zo_state becomes (this step's seed, g, η).

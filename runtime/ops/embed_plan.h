@@ -4,10 +4,11 @@
 // the compute dtype, rows of EmbedDim (e) elements for token rows.
 //
 // The op's scratch operands:
-//   perturbed: [position rows FirstPositionRow .. + seq (seq · h) | project_in (h · e)]
+//   perturbed: [position rows FirstPositionRow .. + seq (seq · h; none
+//               for rotary models) | project_in (h · e)]
 //   workspace: [token rows (row_count · e; rows token_count .. row_count
 //               zero) | the embedding kernel's scratch]
-// then EmbedRows (runtime/nn/opt_forward.h, or the GPU's) adds the rows and
+// then EmbedRows (runtime/nn/decoder_forward.h, or the GPU's) adds the rows and
 // positions (and projects the rows) into the activations.
 #pragma once
 
@@ -20,7 +21,8 @@
 namespace zosched {
 
 struct EmbedPlan {
-  PerturbedRange positions;   // the op's seq position rows, into perturbed
+  bool has_positions = false;  // a learned position table (not rotary)
+  PerturbedRange positions;   // the op's seq position rows, into perturbed (count 0: none)
   bool has_project_in = false;
   PerturbedRange project_in;  // project_in, into perturbed after the positions (when e != h)
   int64_t token_table = 0;    // embed_tokens [V, e] in the part: token w's row at token_table + w · e

@@ -13,7 +13,7 @@
 #include "runtime/cuda/nn/head_loss.h"
 #include "runtime/cuda/nn/layer_norm.h"
 #include "runtime/cuda/nn/residual_add.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
 
 namespace zosched {

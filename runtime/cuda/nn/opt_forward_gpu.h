@@ -1,5 +1,5 @@
 // The OPT decoder forward pass on the GPU: the CUDA backend's counterpart of
-// runtime/nn/opt_forward.h (EmbedRows, BlockForward, HeadLossFromRows), with
+// runtime/nn/decoder_forward.h (EmbedRows, BlockForward, HeadLossFromRows), with
 // the same inputs, shapes and workspace sizes, so that the memory plan made
 // from runtime/nn's workspace formulas holds for both backends.
 //
@@ -98,7 +98,7 @@ absl::Status OptEmbedRowsGpu(Gemm& gemm, ElementType type, const OptGpuModel& m,
 // Where OptBlockForwardGpu reads a block's weights (device memory): each
 // tensor asked for by its offset and element count in the block part, just
 // before the kernel that reads it is enqueued. As for BlockWeightSource
-// (runtime/nn/opt_forward.h), a matrix need stay valid only until the next
+// (runtime/nn/decoder_forward.h), a matrix need stay valid only until the next
 // matrix is asked for (in stream order: a source may perturb every matrix
 // into one room), a vector for the whole forward.
 class GpuBlockWeightSource {

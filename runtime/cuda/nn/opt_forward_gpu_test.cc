@@ -1,5 +1,5 @@
 // Differential test of the GPU forward (opt_forward_gpu.h) against the CPU
-// reference (runtime/nn/opt_forward.h) on small random OPT models, plus the
+// reference (runtime/nn/decoder_forward.h) on small random OPT models, plus the
 // GPU's own determinism: run to run, and an example's independence of the
 // rest of its batch (both bitwise). Built only under --config=cuda; the GPU
 // tests skip when no GPU is visible.
@@ -33,7 +33,7 @@
 #include "runtime/cuda/device_test_util.h"
 #include "runtime/cuda/nn/gemm.h"
 #include "runtime/dtype/element.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
 
 namespace zosched {

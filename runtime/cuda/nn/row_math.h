@@ -1,19 +1,21 @@
 // Per-element math of the OPT forward pass, shared by the CUDA kernels of
 // this package (nvcc, `__host__ __device__`) and the CPU tests that check it
-// against runtime/nn/opt_forward (g++): activations, the LayerNorm of one
+// against runtime/nn/decoder_forward (g++): activations, the LayerNorm of one
 // element, and the label-word cross-entropy.
 //
 // The LayerNorm and cross-entropy expressions are written operation by
-// operation as runtime/nn/opt_forward.cc evaluates them (hd.h primitives: no
+// operation as runtime/nn/decoder_forward.cc evaluates them (hd.h primitives: no
 // contraction into FMAs), so given the same inputs (row mean, rstd, logits)
 // they give the CPU's bits. The reductions that produce those inputs differ
 // between backends (summation order), so whole rows agree to rounding only.
-// GeluTanh calls tanhf, whose last bit may differ between host and device.
+// GeluTanh (runtime/nn/element_math.h) calls tanhf, whose last bit may
+// differ between host and device.
 #pragma once
 
 #include <math.h>
 
 #include "base/hd.h"
+#include "runtime/nn/element_math.h"
 
 namespace zosched {
 
@@ -26,15 +28,6 @@ enum class PointwiseActivation : int { kNone = 0, kRelu = 1, kGeluTanh = 2 };
 
 // max(x, 0), as the CPU's std::max(x, 0.0f) (NaN stays NaN, -0 gives -0).
 ZS_HD inline float Relu(float x) { return x < 0.0f ? 0.0f : x; }
-
-// GELU, tanh approximation (GPT-2's "gelu_new"):
-//   0.5 · x · (1 + tanh(sqrt(2/π) · (x + 0.044715 · x³)))
-ZS_HD inline float GeluTanh(float x) {
-  const float kSqrt2OverPi = 0.7978845608028654f;
-  const float inner =
-      hd::MulRn(kSqrt2OverPi, hd::AddRn(x, hd::MulRn(0.044715f, hd::MulRn(x, hd::MulRn(x, x)))));
-  return hd::MulRn(hd::MulRn(0.5f, x), hd::AddRn(1.0f, tanhf(inner)));
-}
 
 ZS_HD inline float Activate(PointwiseActivation activation, float x) {
   switch (activation) {

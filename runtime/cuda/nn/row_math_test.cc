@@ -12,7 +12,7 @@
 #include "models/model.pb.h"
 #include "models/opt_for_test.h"
 #include "runtime/dtype/float_bits.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
 
 namespace zosched {
@@ -63,7 +63,7 @@ TEST(RowMath, CrossEntropyMatchesHandValues) {
   EXPECT_EQ(CrossEntropyFromLogits(large, 2, 0), 0.0f);
 }
 
-// runtime/nn's summation order (opt_forward.cc's FixedSum / FixedDot: 16
+// runtime/nn's summation order (decoder_forward.cc's FixedSum / FixedDot: 16
 // interleaved partial sums, then a fixed tree), to rebuild its head's
 // logits bitwise from row_math's elements.
 float CpuFixedDot(const float* x, const float* y, int64_t n) {

@@ -1,4 +1,4 @@
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +11,12 @@
 #include "models/accounting.h"
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
+#include "models/family_for_test.h"
+#include "models/model_tensors.h"
 #include "models/opt_for_test.h"
 #include "runtime/nn/param_layout.h"
+#include "runtime/nn/rotary_table.h"
+#include "runtime/nn/thread_team.h"
 
 namespace zosched {
 namespace {
@@ -38,6 +42,41 @@ ModelSpec MediumSpec() {
   return spec;
 }
 
+// The tiny model of each family (FamilyForTest): GPT-2, LLaMA (GQA, untied,
+// Llama-3.1 scaling), Qwen2 (q/k/v biases), Qwen3 (QK-norm, q 2h wide).
+std::vector<ModelSpec> FamilySpecs() {
+  std::vector<ModelSpec> specs;
+  for (Family family : {GPT2, LLAMA, QWEN2, QWEN3}) {
+    specs.push_back(FamilyForTest(family, "tiny-" + Family_Name(family), {32, 2, 4, 64, 50, 16}));
+  }
+  return specs;
+}
+
+// Every model the forward tests run: OPT tiny and medium, then each family.
+std::vector<ModelSpec> AllSpecs() {
+  std::vector<ModelSpec> specs = {TinySpec(), MediumSpec()};
+  for (ModelSpec& spec : FamilySpecs()) specs.push_back(std::move(spec));
+  return specs;
+}
+
+bool IsNormSlot(TensorSlot slot) {
+  switch (slot) {
+    case TensorSlot::kAttnNormWeight: case TensorSlot::kAttnNormBias:
+    case TensorSlot::kFfnNormWeight: case TensorSlot::kFfnNormBias:
+    case TensorSlot::kFinalNormWeight: case TensorSlot::kFinalNormBias:
+    case TensorSlot::kQNorm: case TensorSlot::kKNorm:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsNormWeightSlot(TensorSlot slot) {
+  return slot == TensorSlot::kAttnNormWeight || slot == TensorSlot::kFfnNormWeight ||
+         slot == TensorSlot::kFinalNormWeight || slot == TensorSlot::kQNorm ||
+         slot == TensorSlot::kKNorm;
+}
+
 // The flat parts of a model with random weights.
 struct Model {
   ModelSpec spec;
@@ -51,17 +90,19 @@ void Fill(const PartLayout& layout, std::mt19937* rng,
   part->assign(layout.total_floats, 0.0f);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (const TensorSlice& t : layout.tensors) {
-    const bool is_norm = t.suffix.find("layer_norm") != std::string::npos;
+    const bool is_norm = IsNormSlot(t.slot);
     const bool is_bias = t.shape.size() == 1 && !is_norm;
-    const bool is_weight_norm =
-        is_norm && t.suffix.find(".weight") != std::string::npos;
-    // Matrices ~ N(0, 1/in) keep activations O(1); embeddings ~ N(0, 0.3²)
-    // keep the tied head's logits O(1-10), as in trained models.
-    const float scale = is_bias   ? 0.1f
-                        : is_norm ? 0.1f
-                        : t.suffix.find("embed_") != std::string::npos
-                            ? 0.3f
-                            : 1.0f / std::sqrt(static_cast<float>(t.shape[1]));
+    const bool is_weight_norm = IsNormWeightSlot(t.slot);
+    const bool is_embedding =
+        t.slot == TensorSlot::kTokenTable || t.slot == TensorSlot::kPositionTable;
+    // Matrices ~ N(0, 1/in) keep activations O(1); embeddings (and an
+    // untied head) ~ N(0, 0.3²) keep the head's logits O(1-10), as in
+    // trained models. GPT-2's Conv1D matrices are [in, out].
+    const int64_t in = t.shape.size() == 2 ? t.shape[1] : 1;
+    const float scale = is_bias                                ? 0.1f
+                        : is_norm                              ? 0.1f
+                        : is_embedding || t.slot == TensorSlot::kLmHead ? 0.3f
+                        : 1.0f / std::sqrt(static_cast<float>(in));
     for (int64_t i = 0; i < t.elements(); ++i) {
       (*part)[t.offset + i] =
           (is_weight_norm ? 1.0f : 0.0f) + scale * normal(*rng);
@@ -121,47 +162,87 @@ struct Reference {
   std::vector<std::vector<double>> lm_logits;  // [L][V]
 };
 
-std::vector<double> RefLayerNorm(const std::vector<double>& x, const float* w,
-                                 const float* b) {
+// The norm of `spec` (LayerNorm or RMSNorm, NormEps) of one row; w ==
+// nullptr: none.
+std::vector<double> RefNorm(const ModelSpec& spec, const std::vector<double>& x, const float* w,
+                            const float* b) {
   if (w == nullptr) return x;
   const size_t n = x.size();
+  const double eps = NormEps(spec);
+  std::vector<double> y(n);
+  if (spec.norm() == RMS_NORM) {
+    double sum_sq = 0;
+    for (double v : x) sum_sq += v * v;
+    for (size_t i = 0; i < n; ++i) y[i] = x[i] / std::sqrt(sum_sq / n + eps) * w[i];
+    return y;
+  }
   double mean = 0, var = 0;
   for (double v : x) mean += v;
   mean /= n;
   for (double v : x) var += (v - mean) * (v - mean);
   var /= n;
-  std::vector<double> y(n);
   for (size_t i = 0; i < n; ++i) {
-    y[i] = (x[i] - mean) / std::sqrt(var + 1e-5) * w[i] + b[i];
+    y[i] = (x[i] - mean) / std::sqrt(var + eps) * w[i] + b[i];
   }
   return y;
 }
 
-// y = W x + b, W [out, in] row-major.
+// y = W x + b, W [out, in] row-major, or [in, out] when `in_out`.
 std::vector<double> RefLinear(const std::vector<double>& x, const float* w,
-                              const float* b, int64_t out) {
+                              const float* b, int64_t out, bool in_out = false) {
   const int64_t in = x.size();
   std::vector<double> y(out);
   for (int64_t o = 0; o < out; ++o) {
     double acc = b == nullptr ? 0.0 : b[o];
-    for (int64_t i = 0; i < in; ++i) acc += double{w[o * in + i]} * x[i];
+    for (int64_t i = 0; i < in; ++i) {
+      acc += double{in_out ? w[i * out + o] : w[o * in + i]} * x[i];
+    }
     y[o] = acc;
   }
   return y;
+}
+
+// Rotates each d-wide head of `x` by position p (rotate_half convention).
+void RefRotate(const ModelSpec& spec, int p, std::vector<double>* x) {
+  const std::vector<double> inv_freq = RotaryInverseFrequencies(spec);
+  const int64_t d = HeadDim(spec), half = d / 2;
+  for (size_t head = 0; head * d < x->size(); ++head) {
+    double* v = x->data() + head * d;
+    for (int64_t i = 0; i < half; ++i) {
+      const double c = std::cos(p * inv_freq[i]), s = std::sin(p * inv_freq[i]);
+      const double x1 = v[i], x2 = v[i + half];
+      v[i] = x1 * c - x2 * s;
+      v[i + half] = x2 * c + x1 * s;
+    }
+  }
+}
+
+// RMS-normalises each d-wide head of `x` with weight w [d].
+void RefHeadNorm(const ModelSpec& spec, const float* w, std::vector<double>* x) {
+  const int64_t d = HeadDim(spec);
+  for (size_t head = 0; head * d < x->size(); ++head) {
+    std::vector<double> one(x->begin() + head * d, x->begin() + (head + 1) * d);
+    double sum_sq = 0;
+    for (double v : one) sum_sq += v * v;
+    for (int64_t i = 0; i < d; ++i) {
+      (*x)[head * d + i] = one[i] / std::sqrt(sum_sq / d + NormEps(spec)) * w[i];
+    }
+  }
 }
 
 Reference RunReference(const Model& m, const int32_t* tokens, int L,
                        const std::vector<int32_t>& label_words) {
   const ModelSpec& spec = m.spec;
   const int64_t h = spec.hidden_size(), f = spec.ffn_size();
-  const int64_t heads = spec.num_heads(), d = h / heads;
+  const int64_t heads = spec.num_heads(), d = HeadDim(spec);
+  const int64_t group = heads / KvHeads(spec);
+  const int64_t qw = QueryWidth(spec), kvw = KvWidth(spec);
   const int64_t e_dim = EmbedDim(spec), vocab = spec.vocab_size();
+  const bool in_out = WeightsInOut(spec);
   const PartLayout el = EmbeddingPartLayout(spec);
-  const float* embed_tokens =
-      m.embedding.data() + el.Get("embed_tokens.weight").offset;
-  const float* embed_positions =
-      m.embedding.data() + el.Get("embed_positions.weight").offset;
-  const TensorSlice* project_in = el.Find("project_in.weight");
+  const float* embed_tokens = m.embedding.data() + el.Get(TensorSlot::kTokenTable).offset;
+  const TensorSlice* positions = el.Find(TensorSlot::kPositionTable);
+  const TensorSlice* project_in = el.Find(TensorSlot::kProjectIn);
 
   std::vector<std::vector<double>> x(L);
   for (int t = 0; t < L; ++t) {
@@ -171,36 +252,56 @@ Reference RunReference(const Model& m, const int32_t* tokens, int L,
       word =
           RefLinear(word, m.embedding.data() + project_in->offset, nullptr, h);
     }
-    x[t].resize(h);
-    for (int64_t i = 0; i < h; ++i)
-      x[t][i] = word[i] + embed_positions[(t + 2) * h + i];
+    x[t] = word;
+    if (positions == nullptr) continue;
+    const int64_t row = t + (spec.positional() == LEARNED_OPT_OFFSET ? 2 : 0);
+    for (int64_t i = 0; i < h; ++i) {
+      x[t][i] += m.embedding[positions->offset + row * h + i];
+    }
   }
 
   const PartLayout bl = BlockPartLayout(spec);
   for (const auto& block : m.blocks) {
-    auto p = [&](const char* suffix) {
-      return block.data() + bl.Get(suffix).offset;
+    auto p = [&](TensorSlot slot) -> const float* {
+      const TensorSlice* t = bl.Find(slot);
+      return t == nullptr ? nullptr : block.data() + t->offset;
     };
     std::vector<std::vector<double>> q(L), k(L), v(L);
     for (int t = 0; t < L; ++t) {
       const std::vector<double> n =
-          RefLayerNorm(x[t], p("self_attn_layer_norm.weight"),
-                       p("self_attn_layer_norm.bias"));
-      q[t] = RefLinear(n, p("q_proj.weight"), p("q_proj.bias"), h);
+          RefNorm(spec, x[t], p(TensorSlot::kAttnNormWeight), p(TensorSlot::kAttnNormBias));
+      if (p(TensorSlot::kQkvWeight) != nullptr) {
+        const std::vector<double> qkv = RefLinear(n, p(TensorSlot::kQkvWeight),
+                                                  p(TensorSlot::kQkvBias), qw + 2 * kvw, in_out);
+        q[t].assign(qkv.begin(), qkv.begin() + qw);
+        k[t].assign(qkv.begin() + qw, qkv.begin() + qw + kvw);
+        v[t].assign(qkv.begin() + qw + kvw, qkv.end());
+      } else {
+        q[t] = RefLinear(n, p(TensorSlot::kQWeight), p(TensorSlot::kQBias), qw, in_out);
+        k[t] = RefLinear(n, p(TensorSlot::kKWeight), p(TensorSlot::kKBias), kvw, in_out);
+        v[t] = RefLinear(n, p(TensorSlot::kVWeight), p(TensorSlot::kVBias), kvw, in_out);
+      }
+      if (spec.qk_norm()) {
+        RefHeadNorm(spec, p(TensorSlot::kQNorm), &q[t]);
+        RefHeadNorm(spec, p(TensorSlot::kKNorm), &k[t]);
+      }
+      if (spec.positional() == ROTARY) {
+        RefRotate(spec, t, &q[t]);
+        RefRotate(spec, t, &k[t]);
+      }
       for (double& qi : q[t]) qi /= std::sqrt(static_cast<double>(d));
-      k[t] = RefLinear(n, p("k_proj.weight"), p("k_proj.bias"), h);
-      v[t] = RefLinear(n, p("v_proj.weight"), p("v_proj.bias"), h);
     }
     std::vector<std::vector<double>> attn_out(L);
     for (int t = 0; t < L; ++t) {
-      std::vector<double> ctx(h, 0.0);
+      std::vector<double> ctx(qw, 0.0);
       for (int64_t hd = 0; hd < heads; ++hd) {
+        const int64_t kvh = hd / group;
         std::vector<double> s(t + 1);
         double max = -1e300;
         for (int j = 0; j <= t; ++j) {
           double acc = 0;
           for (int64_t i = 0; i < d; ++i)
-            acc += q[t][hd * d + i] * k[j][hd * d + i];
+            acc += q[t][hd * d + i] * k[j][kvh * d + i];
           s[j] = acc;
           max = std::max(max, acc);
         }
@@ -208,20 +309,30 @@ Reference RunReference(const Model& m, const int32_t* tokens, int L,
         for (double& sj : s) sum += (sj = std::exp(sj - max));
         for (int j = 0; j <= t; ++j) {
           for (int64_t i = 0; i < d; ++i)
-            ctx[hd * d + i] += s[j] / sum * v[j][hd * d + i];
+            ctx[hd * d + i] += s[j] / sum * v[j][kvh * d + i];
         }
       }
-      attn_out[t] = RefLinear(ctx, p("out_proj.weight"), p("out_proj.bias"), h);
+      attn_out[t] = RefLinear(ctx, p(TensorSlot::kOWeight), p(TensorSlot::kOBias), h, in_out);
     }
     for (int t = 0; t < L; ++t) {
       for (int64_t i = 0; i < h; ++i) x[t][i] += attn_out[t][i];
-      const std::vector<double> n = RefLayerNorm(
-          x[t], p("final_layer_norm.weight"), p("final_layer_norm.bias"));
+      const std::vector<double> n =
+          RefNorm(spec, x[t], p(TensorSlot::kFfnNormWeight), p(TensorSlot::kFfnNormBias));
       std::vector<double> inner =
-          RefLinear(n, p("fc1.weight"), p("fc1.bias"), f);
-      for (double& a : inner) a = std::max(a, 0.0);
+          RefLinear(n, p(TensorSlot::kUpWeight), p(TensorSlot::kUpBias), f, in_out);
+      if (spec.activation() == SWIGLU) {
+        const std::vector<double> gate =
+            RefLinear(n, p(TensorSlot::kGateWeight), p(TensorSlot::kGateBias), f, in_out);
+        for (int64_t i = 0; i < f; ++i) inner[i] *= gate[i] / (1 + std::exp(-gate[i]));
+      } else if (spec.activation() == GELU) {
+        for (double& a : inner) {
+          a = 0.5 * a * (1 + std::tanh(std::sqrt(2 / M_PI) * (a + 0.044715 * a * a * a)));
+        }
+      } else {
+        for (double& a : inner) a = std::max(a, 0.0);
+      }
       const std::vector<double> out =
-          RefLinear(inner, p("fc2.weight"), p("fc2.bias"), h);
+          RefLinear(inner, p(TensorSlot::kDownWeight), p(TensorSlot::kDownBias), h, in_out);
       for (int64_t i = 0; i < h; ++i) x[t][i] += out[i];
     }
   }
@@ -229,17 +340,19 @@ Reference RunReference(const Model& m, const int32_t* tokens, int L,
   Reference ref;
   ref.hidden = x;
   const PartLayout hl = HeadPartLayout(spec);
-  const TensorSlice* ln_w = hl.Find("final_layer_norm.weight");
-  const TensorSlice* ln_b = hl.Find("final_layer_norm.bias");
-  const TensorSlice* project_out = hl.Find("project_out.weight");
+  auto head = [&](TensorSlot slot) -> const float* {
+    const TensorSlice* t = hl.Find(slot);
+    return t == nullptr ? nullptr : m.head.data() + t->offset;
+  };
+  const float* table = head(TensorSlot::kLmHead) != nullptr ? head(TensorSlot::kLmHead)
+                                                            : embed_tokens;
   for (int t = 0; t < L; ++t) {
     std::vector<double> n =
-        RefLayerNorm(x[t], ln_w ? m.head.data() + ln_w->offset : nullptr,
-                     ln_b ? m.head.data() + ln_b->offset : nullptr);
-    if (project_out != nullptr) {
-      n = RefLinear(n, m.head.data() + project_out->offset, nullptr, e_dim);
+        RefNorm(spec, x[t], head(TensorSlot::kFinalNormWeight), head(TensorSlot::kFinalNormBias));
+    if (head(TensorSlot::kProjectOut) != nullptr) {
+      n = RefLinear(n, head(TensorSlot::kProjectOut), nullptr, e_dim);
     }
-    ref.lm_logits.push_back(RefLinear(n, embed_tokens, nullptr, vocab));
+    ref.lm_logits.push_back(RefLinear(n, table, nullptr, vocab));
   }
   for (int32_t word : label_words)
     ref.label_logits.push_back(ref.lm_logits[L - 1][word]);
@@ -317,6 +430,14 @@ TEST(OptForward, MatchesNaiveReferenceMedium) {
   ExpectMatchesReference(MediumSpec());
 }
 
+TEST(DecoderForward, EveryFamilyMatchesNaiveReference) {
+  for (const ModelSpec& spec : FamilySpecs()) {
+    SCOPED_TRACE(spec.name());
+    ASSERT_TRUE(CheckRuntimeSupports(spec).ok()) << CheckRuntimeSupports(spec);
+    ExpectMatchesReference(spec);
+  }
+}
+
 TEST(OptForward, MatchesNaiveReferenceWithProjections) {
   // OPT-350m-style project_in / project_out (e 16 != h 32), pre-norm.
   ModelSpec spec = TinySpec();
@@ -356,8 +477,8 @@ TEST(OptForward, Deterministic) {
   EXPECT_TRUE(BitwiseEqual(a.data(), b.data(), a.size()));
 }
 
-TEST(OptForward, Causal) {
-  for (const ModelSpec& spec : {TinySpec(), MediumSpec()}) {
+TEST(DecoderForward, Causal) {
+  for (const ModelSpec& spec : AllSpecs()) {
     SCOPED_TRACE(spec.name());
     const Model m = RandomModel(spec);
     const int64_t h = spec.hidden_size(), vocab = spec.vocab_size();
@@ -382,8 +503,8 @@ TEST(OptForward, Causal) {
   }
 }
 
-TEST(OptForward, PaddingInvariant) {
-  for (const ModelSpec& spec : {TinySpec(), MediumSpec()}) {
+TEST(DecoderForward, PaddingInvariant) {
+  for (const ModelSpec& spec : AllSpecs()) {
     SCOPED_TRACE(spec.name());
     const Model m = RandomModel(spec);
     const std::vector<int32_t> real = {4, 8, 15, 16, 23, 42, 7};
@@ -415,8 +536,8 @@ TEST(OptForward, PaddingInvariant) {
 // A batch of 16 and each example alone give bitwise the same losses, for
 // sequence lengths that are and are not multiples of the GEMM column panel
 // (4), with the lone example's buffers at another alignment.
-TEST(OptForward, BatchIndependent) {
-  for (const ModelSpec& spec : {TinySpec(), MediumSpec()}) {
+TEST(DecoderForward, BatchIndependent) {
+  for (const ModelSpec& spec : AllSpecs()) {
     const Model m = RandomModel(spec);
     for (int seq : {1, 3, 7, 12}) {
       SCOPED_TRACE(spec.name() + " seq " + std::to_string(seq));
@@ -450,8 +571,8 @@ TEST(OptForward, BatchIndependent) {
 // alone: projections split at token panels, attention at (example, head)
 // pairs, row-wise steps at rows; token counts that are and are not
 // multiples of the panel, and a team larger than the panels.
-TEST(OptForward, ThreadTeamBitwiseSameAsOneThread) {
-  for (const ModelSpec& spec : {TinySpec(), MediumSpec()}) {
+TEST(DecoderForward, ThreadTeamBitwiseSameAsOneThread) {
+  for (const ModelSpec& spec : AllSpecs()) {
     const Model m = RandomModel(spec);
     for (int seq : {1, 7, 12}) {
       for (int examples : {1, 5, 16}) {
@@ -497,10 +618,13 @@ TEST(OptForward, WorkspaceWithinAccountingForRealShapes) {
   }
 }
 
-TEST(CheckRuntimeSupports, AcceptsPreNormOpt) {
+TEST(CheckRuntimeSupports, AcceptsEveryPreNormFamily) {
   EXPECT_TRUE(CheckRuntimeSupports(TinySpec()).ok());
-  for (const char* name : {"opt-125m", "opt-1.3b", "opt-175b"}) {
+  for (const char* name : {"opt-125m", "opt-1.3b", "opt-175b", "gpt2-small", "llama2-7b"}) {
     EXPECT_TRUE(CheckRuntimeSupports(*LoadModelSpec(name)).ok()) << name;
+  }
+  for (const ModelSpec& spec : FamilySpecs()) {
+    EXPECT_TRUE(CheckRuntimeSupports(spec).ok()) << CheckRuntimeSupports(spec);
   }
 }
 
@@ -514,28 +638,10 @@ void ExpectUnsupported(const ModelSpec& spec, const std::string& fragment) {
 TEST(CheckRuntimeSupports, NamesWhatIsUnsupported) {
   ExpectUnsupported(*LoadModelSpec("opt-350m"),
                     "model 'opt-350m' is post-norm (norm_placement "
-                    "POST_NORM); the CPU runtime runs pre-norm OPT blocks");
-  ExpectUnsupported(*LoadModelSpec("gpt2-small"),
-                    "model 'gpt2-small' has family GPT2");
-  ExpectUnsupported(*LoadModelSpec("llama2-7b"), "has family LLAMA");
-  ModelSpec spec = TinySpec();
-  spec.set_tied_lm_head(false);
-  ExpectUnsupported(spec, "untied LM head");
-  spec = TinySpec();
-  spec.set_linear_bias(false);
-  ExpectUnsupported(spec, "linear_bias false");
-  spec = TinySpec();
-  spec.set_activation(GELU);
-  ExpectUnsupported(spec, "activation GELU");
-  spec = TinySpec();
-  spec.set_norm(RMS_NORM);
-  ExpectUnsupported(spec, "norm RMS_NORM");
-  spec = TinySpec();
-  spec.set_positional(LEARNED);
-  ExpectUnsupported(spec, "positional LEARNED");
-  spec = TinySpec();
-  spec.set_num_kv_heads(2);
-  ExpectUnsupported(spec, "num_kv_heads 2");
+                    "POST_NORM); the runtime runs pre-norm blocks");
+  ModelSpec spec = FamilyForTest(QWEN3, "narrow", {32, 2, 4, 64, 50, 16});
+  spec.set_head_dim(2);  // q 8 + 2 x 4 wide < h 32
+  ExpectUnsupported(spec, "narrower than the hidden size 32");
   spec = TinySpec();
   spec.set_hidden_size(30);  // not divisible by 4 heads: invalid spec
   ExpectUnsupported(spec, "not divisible");

@@ -1,16 +1,30 @@
-// The OPT decoder forward pass in fp32 on the CPU (Eigen), reading weights
-// from flat parameter parts laid out as in runtime/nn/param_layout.h.
+// The decoder forward pass of every family the runtime trains (OPT, GPT-2,
+// LLaMA, Qwen2, Qwen3) in fp32 on the CPU (Eigen), reading weights from flat
+// parameter parts laid out as in runtime/nn/param_layout.h, each tensor found
+// by its TensorSlot.
 //
 // Shapes: a batch is `examples` sequences of `seq` tokens, padded on the
 // right; lengths[e] in [1, seq] is the number of real tokens of example e.
 // Activations are row-major [examples * seq, h] (token t of example e is row
-// e * seq + t). h = hidden_size, f = ffn_size, e = EmbedDim (word embedding
-// width), V = vocab_size, d = h / num_heads.
+// e * seq + t, at position t). h = hidden_size, f = ffn_size, e = EmbedDim
+// (word embedding width), V = vocab_size, d = HeadDim, q = QueryWidth
+// (heads · d), kv = KvWidth (kv_heads · d).
+//
+// A block, by family (models/model.proto):
+//   x = x + o_proj(attention(norm1(x)))
+//   x = x + down(act(up(norm2(x))))          OPT (ReLU), GPT-2 (GELU, tanh)
+//   x = x + down(silu(gate(x')) · up(x'))    LLaMA, Qwen (x' = norm2(x))
+// with LayerNorm (OPT, GPT-2) or RMSNorm (LLaMA, Qwen; eps NormEps), GPT-2's
+// fused c_attn and Conv1D [in, out] weights, grouped-query attention (query
+// head i reads key/value head i / (heads / kv_heads)), Qwen2's q/k/v biases,
+// Qwen3's per-head RMSNorm of q and k, then the rotary embedding
+// (rotary_table.h) at each token's position for LLaMA and Qwen.
 //
 // Supported models: CheckRuntimeSupports says which.
 //
 // Numerics and determinism (the contract the ZO runtime relies on):
-//  - everything is fp32; LayerNorm eps 1e-5; softmax with max subtraction;
+//  - everything is fp32; softmax with max subtraction; the queries scaled
+//    by 1/sqrt(d) after their rotary embedding;
 //  - the same inputs give bitwise the same outputs, whatever the addresses
 //    of the buffers;
 //  - an example's outputs do not depend on the other examples of the batch
@@ -21,7 +35,7 @@
 // The projections run as Eigen GEMMs over all the batch's tokens at once,
 // with the token count rounded up to a multiple of 4 so that every token
 // takes the same GEMM micro-kernel whatever its position in the batch (see
-// opt_forward.cc). Attention runs per example and head over its real tokens
+// decoder_forward.cc). Attention runs per example and head over its real tokens
 // only. No global state. BlockForward may spread its work over a
 // ThreadTeam: the projections over token ranges of whole 4-token panels,
 // attention over (example, head) pairs, the row-wise steps over rows; each
@@ -34,24 +48,23 @@
 #include "absl/status/status.h"
 #include "models/model.pb.h"
 #include "runtime/nn/param_layout.h"
+#include "runtime/nn/rotary_table.h"
 #include "runtime/nn/thread_team.h"
 
 namespace zosched {
 
-// OK if this file can run `spec`: family OPT, PRE_NORM, LAYER_NORM, RELU,
-// LEARNED_OPT_OFFSET positions, linear biases, a tied LM head and
-// num_kv_heads 0 or num_heads. word_embed_proj_dim (project_in /
-// project_out) and final_norm (either way) are supported. `spec` must also
-// pass ValidateModelSpec.
+// OK if this file can run `spec`: any family, pre-norm blocks (not
+// OPT-350m's post-norm ones), queries, keys and values at least as wide
+// together as h. `spec` must also pass ValidateModelSpec.
 //
 // Errors: InvalidArgument naming the model and the first unsupported
 // feature, e.g. "model 'opt-350m' is post-norm (norm_placement POST_NORM);
-// the CPU runtime runs pre-norm OPT blocks".
+// the runtime runs pre-norm blocks".
 absl::Status CheckRuntimeSupports(const ModelSpec& spec);
 
 // Rows of token embeddings EmbedRows reads: T = examples · seq, rounded up
 // to a multiple of 4 when the model projects them (e != h; the GEMM's token
-// panel, see opt_forward.cc).
+// panel, see decoder_forward.cc).
 int64_t EmbedTokenRows(const ModelSpec& spec, int examples, int seq);
 
 // Floats of workspace EmbedRows needs: 0 when e == h, else
@@ -62,9 +75,10 @@ int64_t EmbedWorkspaceFloats(const ModelSpec& spec, int examples, int seq);
 // hidden[t, :] = token_rows[t, :] (· project_in^T when e != h)
 //                + position_rows[t mod seq, :]
 //   token_rows:    [EmbedTokenRows, e]; rows past T are padding (finite)
-//   position_rows: [seq, h], the position table's rows 2 .. seq + 1 (OPT's
-//                  learned positions are offset by 2; padding positions use
-//                  their index too, they are masked later)
+//   position_rows: [seq, h], the position table's rows FirstPositionRow ..
+//                  + seq (OPT's learned positions are offset by 2; padding
+//                  positions use their index too, they are masked later);
+//                  nullptr for a model without a position table (rotary)
 //   project_in:    [h, e], or nullptr when e == h
 //   workspace:     EmbedWorkspaceFloats floats, scratch
 //   hidden:        [examples * seq * h], written
@@ -95,12 +109,10 @@ class BlockWeightSource {
   virtual const float* Get(const TensorSlice& tensor) = 0;
 };
 
-// One pre-LN OPT decoder block, in place on the residual stream:
-//   x = x + out_proj(attention(LN1(x)))
-//   x = x + fc2(relu(fc1(LN2(x))))
-// with causal multi-head attention in which query i of example e attends to
-// keys j <= i, j < lengths[e]. Rows at padding positions come out finite but
-// otherwise meaningless.
+// One pre-norm decoder block (see the top of this file), in place on the
+// residual stream, with causal attention in which query i of example e
+// attends to keys j <= i, j < lengths[e]. Rows at padding positions come out
+// finite but otherwise meaningless.
 //   block_part: the flat block part (any layer; all share one layout)
 //   lengths:    [examples], each in [1, seq]
 //   hidden:     [examples * seq * h], read and written
@@ -110,23 +122,24 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
                   const int32_t* lengths, int examples, int seq, float* hidden,
                   float* workspace);
 // The same with the weights from `weights`, on `team`'s threads (null: the
-// calling thread only; bitwise the same either way). With a team, attention
-// scores of members other than 0 live in a per-thread buffer of seq² floats
-// (grown once), outside `workspace`.
+// calling thread only; bitwise the same either way), rotating by `rotary`
+// (at least seq positions; null: made for this call, for a rotary model).
+// With a team, attention scores of members other than 0 live in a
+// per-thread buffer of seq² floats (grown once), outside `workspace`.
 void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
                   int examples, int seq, float* hidden, float* workspace,
-                  ThreadTeam* team = nullptr);
+                  ThreadTeam* team = nullptr, const RotaryTable* rotary = nullptr);
 
 // Floats of workspace LabelLogitsFromRows and HeadLossFromRows need:
 // h + e + examples · n_labels.
 int64_t HeadLossWorkspaceFloats(const ModelSpec& spec, int examples, int n_labels);
 
-// Prompt-based classification logits: for each example, the final
-// LayerNorm (when spec.final_norm()) of the hidden state at its last real
-// position lengths[e] - 1, then project_out (when e != h), dotted with each
-// label word's row of the tied LM head.
+// Prompt-based classification logits: for each example, the final norm
+// (when spec.final_norm()) of the hidden state at its last real position
+// lengths[e] - 1, then project_out (when e != h), dotted with each label
+// word's row of the LM head (the untied lm_head, or the token table).
 //   head_part:   the flat head part
-//   label_rows:  [n_labels, e], the label words' rows of embed_tokens
+//   label_rows:  [n_labels, e], the label words' rows of the LM head
 //   hidden:      [examples * seq * h], the last block's output
 //   workspace:   HeadLossWorkspaceFloats floats, scratch
 //   logits:      [examples * n_labels], written
@@ -144,9 +157,9 @@ void HeadLossFromRows(const ModelSpec& spec, const float* head_part, const float
                       const float* hidden, const int32_t* lengths, int examples, int seq,
                       int n_labels, const int32_t* labels, float* workspace, float* losses);
 
-// The same two from the flat embedding part and the label words' token ids
-// (each in [0, V)), the reference: they gather the rows and allocate their
-// scratch.
+// The same two from the flat head and embedding parts and the label words'
+// token ids (each in [0, V)), the reference: they gather the rows (from the
+// untied head, or the token table) and allocate their scratch.
 void LabelLogits(const ModelSpec& spec, const float* head_part,
                  const float* embedding_part, const float* hidden,
                  const int32_t* lengths, int examples, int seq,
@@ -157,8 +170,8 @@ void HeadLoss(const ModelSpec& spec, const float* head_part,
               const int32_t* label_words, int n_labels, const int32_t* labels,
               float* losses);
 
-// Full-vocabulary LM logits at every position (final LayerNorm,
-// project_out, tied head), for language-modelling losses and tests. Slow:
+// Full-vocabulary LM logits at every position (final norm, project_out,
+// the LM head), for language-modelling losses and tests. Slow:
 // [examples * seq, e] x [e, V].
 //   logits: [examples * seq * V], written
 void LmLogits(const ModelSpec& spec, const float* head_part,

@@ -1,9 +1,10 @@
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 
@@ -11,14 +12,14 @@
 #include "base/check.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
+#include "models/model_tensors.h"
+#include "models/position_rows.h"
 #include "runtime/nn/gemm.h"
 #include "runtime/nn/param_layout.h"
-#include "models/position_rows.h"
+#include "runtime/nn/row_kernels.h"
 
 namespace zosched {
 namespace {
-
-constexpr float kLayerNormEps = 1e-5f;  // OPT's LayerNorm eps
 
 // GemmAcc (gemm.h) takes tokens as its kernel's columns in panels of 4 and
 // the leftover ones one by one, in two depth orders. Padding the token count
@@ -30,10 +31,11 @@ int64_t RoundUp(int64_t n, int64_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
 }
 
-// y[rows x out] = x[rows x in] · wᵀ + b, w [out, in] row-major (nn.Linear);
-// b may be nullptr. `rows` must be a multiple of kTokenPanel (see above).
+// y[rows x out] = x[rows x in] · wᵀ + b, w [out, in] row-major (nn.Linear),
+// or x · w with w [in, out] when `in_out` (GPT-2's Conv1D); b may be
+// nullptr. `rows` must be a multiple of kTokenPanel (see above).
 void Linear(const float* x, int64_t rows, int64_t in, const float* w,
-            const float* b, int64_t out, float* y) {
+            const float* b, int64_t out, float* y, bool in_out = false) {
   CHECK(rows % kTokenPanel == 0) << rows;
   for (int64_t r = 0; r < rows; ++r) {
     float* yr = y + r * out;
@@ -43,7 +45,11 @@ void Linear(const float* x, int64_t rows, int64_t in, const float* w,
       std::fill(yr, yr + out, 0.0f);
     }
   }
-  GemmAcc(kRhsTransposed, rows, out, in, x, in, w, in, y, out);
+  if (in_out) {
+    GemmAcc(kRhsRowMajor, rows, out, in, x, in, w, out, y, out);
+  } else {
+    GemmAcc(kRhsTransposed, rows, out, in, x, in, w, in, y, out);
+  }
 }
 
 // Sums in a fixed order (16 interleaved partial sums, then a fixed tree) so
@@ -76,27 +82,49 @@ float FixedDot(const float* x, const float* y, int64_t n) {
 }
 
 // y = (x - mean(x)) / sqrt(var(x) + eps) · w + b over one row of h values
-// (biased variance, as torch.nn.LayerNorm). w == nullptr: copy x to y.
-// y may alias x.
-void LayerNormRow(const float* x, int64_t h, const float* w, const float* b,
+// (biased variance, as torch.nn.LayerNorm). y may alias x.
+void LayerNormRow(const float* x, int64_t h, const float* w, const float* b, float eps,
                   float* y) {
-  if (w == nullptr) {
-    if (y != x) std::memcpy(y, x, sizeof(float) * h);
-    return;
-  }
   const float mean = FixedSum(x, h) / static_cast<float>(h);
   for (int64_t i = 0; i < h; ++i) y[i] = x[i] - mean;
   const float var = FixedDot(y, y, h) / static_cast<float>(h);
-  const float rstd = 1.0f / std::sqrt(var + kLayerNormEps);
+  const float rstd = 1.0f / std::sqrt(var + eps);
   for (int64_t i = 0; i < h; ++i) y[i] = y[i] * rstd * w[i] + b[i];
 }
 
-// LayerNorm of rows [0, rows) of x into y; rows [rows, padded_rows) of y
+// A model's norm: its kind, epsilon and (for one tensor pair) weights.
+struct RowNorm {
+  Norm kind = LAYER_NORM;
+  float eps = 0;
+  const float* w = nullptr;  // nullptr: no norm (y = x)
+  const float* b = nullptr;  // LAYER_NORM only
+
+  // The norm of one row of n values into y (which may alias x).
+  void Apply(const float* x, int64_t n, float* y) const {
+    if (w == nullptr) {
+      if (y != x) std::memcpy(y, x, sizeof(float) * n);
+    } else if (kind == RMS_NORM) {
+      RmsNormRow(x, n, w, eps, y);
+    } else {
+      LayerNormRow(x, n, w, b, eps, y);
+    }
+  }
+};
+
+RowNorm NormOf(const ModelSpec& spec, const float* w, const float* b) {
+  RowNorm norm;
+  norm.kind = spec.norm();
+  norm.eps = NormEps(spec);
+  norm.w = w;
+  norm.b = b;
+  return norm;
+}
+
+// The norm of rows [0, rows) of x into y; rows [rows, padded_rows) of y
 // are zeroed (the GEMM padding of Linear).
-void LayerNormRows(const float* x, int64_t rows, int64_t padded_rows, int64_t h,
-                   const float* w, const float* b, float* y) {
-  for (int64_t r = 0; r < rows; ++r)
-    LayerNormRow(x + r * h, h, w, b, y + r * h);
+void NormRows(const RowNorm& norm, const float* x, int64_t rows, int64_t padded_rows, int64_t h,
+              float* y) {
+  for (int64_t r = 0; r < rows; ++r) norm.Apply(x + r * h, h, y + r * h);
   std::fill(y + rows * h, y + padded_rows * h, 0.0f);
 }
 
@@ -128,13 +156,13 @@ void CheckBatch(const ModelSpec& spec, const int32_t* lengths, int examples,
   }
 }
 
-// The input of the LM head for one hidden row: final LayerNorm (if any),
+// The input of the LM head for one hidden row: the final norm (if any),
 // then project_out (if any). `normed` has h floats of scratch; returns a
 // pointer to EmbedDim floats (normed or projected).
-const float* HeadInput(const ModelSpec& spec, const OptHeadView& head,
+const float* HeadInput(const ModelSpec& spec, const HeadView& head,
                        const float* x, float* normed, float* projected) {
   const int64_t h = spec.hidden_size();
-  LayerNormRow(x, h, head.ln_w, head.ln_b, normed);
+  NormOf(spec, head.norm_weight, head.norm_bias).Apply(x, h, normed);
   if (head.project_out == nullptr) return normed;
   const int64_t e_dim = EmbedDim(spec);
   for (int64_t i = 0; i < e_dim; ++i) {
@@ -143,58 +171,32 @@ const float* HeadInput(const ModelSpec& spec, const OptHeadView& head,
   return projected;
 }
 
+// The LM head's matrix [V, e]: the untied head of the head part, or the
+// token table of the embedding part.
+const float* HeadTable(const ModelSpec& spec, const float* head_part,
+                       const float* embedding_part) {
+  const HeadView head = MakeHeadView(spec, head_part);
+  return head.lm_head != nullptr ? head.lm_head
+                                 : MakeEmbeddingView(spec, embedding_part).tokens;
+}
+
 }  // namespace
 
 absl::Status CheckRuntimeSupports(const ModelSpec& spec) {
-  const std::string model = absl::StrFormat("model '%s'", spec.name());
-  auto unsupported = [&](const std::string& what) {
-    return absl::InvalidArgumentError(model + " " + what);
-  };
-  if (absl::Status status = ValidateModelSpec(spec, "CPU runtime");
-      !status.ok()) {
+  if (absl::Status status = ValidateModelSpec(spec, "CPU runtime"); !status.ok()) {
     return status;
   }
-  if (spec.family() != OPT) {
-    return unsupported(
-        absl::StrFormat("has family %s; the CPU runtime runs OPT models",
-                        Family_Name(spec.family())));
-  }
   if (spec.norm_placement() != PRE_NORM) {
-    return unsupported(absl::StrFormat(
-        "is post-norm (norm_placement %s); the CPU runtime runs pre-norm OPT "
-        "blocks",
-        NormPlacement_Name(spec.norm_placement())));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "model '%s' is post-norm (norm_placement %s); the runtime runs pre-norm blocks",
+        spec.name(), NormPlacement_Name(spec.norm_placement())));
   }
-  if (spec.norm() != LAYER_NORM) {
-    return unsupported(
-        absl::StrFormat("uses norm %s; the CPU runtime runs LAYER_NORM",
-                        Norm_Name(spec.norm())));
-  }
-  if (spec.activation() != RELU) {
-    return unsupported(
-        absl::StrFormat("uses activation %s; the CPU runtime runs RELU",
-                        Activation_Name(spec.activation())));
-  }
-  if (spec.positional() != LEARNED_OPT_OFFSET) {
-    return unsupported(absl::StrFormat(
-        "uses positional %s; the CPU runtime runs LEARNED_OPT_OFFSET",
-        Positional_Name(spec.positional())));
-  }
-  if (!spec.linear_bias()) {
-    return unsupported(
-        "has no linear biases (linear_bias false); the CPU runtime runs OPT "
-        "projections with biases");
-  }
-  if (!spec.tied_lm_head()) {
-    return unsupported(
-        "has an untied LM head (tied_lm_head false); the CPU runtime reads "
-        "the head from embed_tokens");
-  }
-  if (KvHeads(spec) != spec.num_heads()) {
-    return unsupported(absl::StrFormat(
-        "uses grouped-query attention (num_kv_heads %d of num_heads %d); the "
-        "CPU runtime runs multi-head attention",
-        spec.num_kv_heads(), spec.num_heads()));
+  // The output projection writes into the room of the queries, keys and values.
+  if (QueryWidth(spec) + 2 * KvWidth(spec) < spec.hidden_size()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "model '%s': queries, keys and values (%d + 2 x %d wide) are narrower than the hidden "
+        "size %d; the runtime's block workspace needs them at least as wide",
+        spec.name(), QueryWidth(spec), KvWidth(spec), spec.hidden_size()));
   }
   return absl::OkStatus();
 }
@@ -225,8 +227,12 @@ void EmbedRows(const ModelSpec& spec, const float* token_rows, const float* posi
   }
   for (int64_t t = 0; t < tokens_total; ++t) {
     const float* word = project_in == nullptr ? token_rows + t * h : workspace + t * h;
-    const float* position = position_rows + (t % seq) * h;
     float* out = hidden + t * h;
+    if (position_rows == nullptr) {
+      std::memcpy(out, word, sizeof(float) * h);
+      continue;
+    }
+    const float* position = position_rows + (t % seq) * h;
     for (int64_t i = 0; i < h; ++i) out[i] = word[i] + position[i];
   }
 }
@@ -234,7 +240,7 @@ void EmbedRows(const ModelSpec& spec, const float* token_rows, const float* posi
 void Embed(const ModelSpec& spec, const float* embedding_part,
            const int32_t* tokens, int examples, int seq, float* hidden) {
   CheckBatch(spec, /*lengths=*/nullptr, examples, seq);
-  const OptEmbeddingView view = MakeOptEmbeddingView(spec, embedding_part);
+  const EmbeddingView view = MakeEmbeddingView(spec, embedding_part);
   const int64_t e_dim = EmbedDim(spec);
   const int64_t vocab = spec.vocab_size();
   const int64_t tokens_total = static_cast<int64_t>(examples) * seq;
@@ -243,11 +249,14 @@ void Embed(const ModelSpec& spec, const float* embedding_part,
     CHECK(tokens[t] >= 0 && tokens[t] < vocab)
         << "token " << tokens[t] << " at " << t << " not in [0, " << vocab
         << ")";
-    std::memcpy(&rows[t * e_dim], view.embed_tokens + tokens[t] * e_dim, sizeof(float) * e_dim);
+    std::memcpy(&rows[t * e_dim], view.tokens + tokens[t] * e_dim, sizeof(float) * e_dim);
   }
   std::vector<float> workspace(EmbedWorkspaceFloats(spec, examples, seq));
-  EmbedRows(spec, rows.data(), view.embed_positions + FirstPositionRow(spec) * spec.hidden_size(),
-            view.project_in, examples, seq, workspace.data(), hidden);
+  const float* positions = view.positions == nullptr
+                              ? nullptr
+                              : view.positions + FirstPositionRow(spec) * spec.hidden_size();
+  EmbedRows(spec, rows.data(), positions, view.project_in, examples, seq, workspace.data(),
+            hidden);
 }
 
 int64_t BlockWorkspaceFloats(const ModelSpec& spec, int examples, int seq) {
@@ -277,16 +286,33 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
 }
 
 void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
-                  int examples, int seq, float* hidden, float* workspace, ThreadTeam* team) {
+                  int examples, int seq, float* hidden, float* workspace, ThreadTeam* team,
+                  const RotaryTable* rotary) {
   CheckBatch(spec, lengths, examples, seq);
+  std::unique_ptr<RotaryTable> own_rotary;
+  if (spec.positional() == ROTARY && rotary == nullptr) {
+    own_rotary = std::make_unique<RotaryTable>(spec, seq);
+    rotary = own_rotary.get();
+  }
+  CHECK(rotary == nullptr || rotary->positions() >= seq)
+      << "rotary table of " << rotary->positions() << " positions for seq " << seq;
   const PartLayout layout = BlockPartLayout(spec);
   // Each tensor asked for right before it is read (matrices one at a time),
-  // on the calling thread.
-  auto w = [&](const char* suffix) { return weights.Get(layout.Get(suffix)); };
+  // on the calling thread; nullptr for a slot the model does not have.
+  auto w = [&](TensorSlot slot) -> const float* {
+    const TensorSlice* t = layout.Find(slot);
+    return t == nullptr ? nullptr : weights.Get(*t);
+  };
   const int64_t h = spec.hidden_size();
   const int64_t f = spec.ffn_size();
   const int64_t heads = spec.num_heads();
+  const int64_t group = heads / KvHeads(spec);  // query heads per key/value head
   const int64_t d = HeadDim(spec);
+  const int64_t qw = QueryWidth(spec);
+  const int64_t kvw = KvWidth(spec);
+  const int64_t aw = std::max(h, qw);
+  const bool in_out = WeightsInOut(spec);
+  const bool fused_qkv = layout.Find(TensorSlot::kQkvWeight) != nullptr;
   const int64_t T = static_cast<int64_t>(examples) * seq;
   const int64_t T4 = RoundUp(T, kTokenPanel);
   // Row-wise steps over token rows [0, rows), and projections over whole
@@ -298,40 +324,74 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
   auto linear = [&](const float* x, int64_t in, const float* weight, const float* bias,
                     int64_t out, float* y, auto epilogue) {
     ParallelFor(team, T4, kTokenPanel, [&](int64_t begin, int64_t end, int) {
-      Linear(x + begin * in, end - begin, in, weight, bias, out, y + begin * out);
+      Linear(x + begin * in, end - begin, in, weight, bias, out, y + begin * out, in_out);
       epilogue(begin, end);
     });
   };
   auto no_epilogue = [](int64_t, int64_t) {};
 
   // Workspace (floats), attention phase:
-  float* a = workspace;        // [T4, h]  LN1(x), then attention context
-  float* q = a + T4 * h;       // [T4, h]  queries, then out_proj output
-  float* k = q + T4 * h;       // [T4, h]
-  float* v = k + T4 * h;       // [T4, h]
-  float* scores = v + T4 * h;  // [L, L]   one (example, head)
+  float* a = workspace;        // [T4, aw]  norm(x), then the attention context [T4, qw]
+  float* q = a + T4 * aw;      // [T4, qw]  queries, then o_proj's output [T4, h]
+  float* k = q + T4 * qw;      // [T4, kvw]
+  float* v = k + T4 * kvw;     // [T4, kvw]
+  float* scores = v + T4 * kvw;  // [L, L]  one (example, head)
+  // GPT-2's fused projection writes q | k | v side by side into the same
+  // room, [T4, qw + 2 kvw].
+  int64_t ldq = qw, ldkv = kvw;
   // FFN phase (reuses the same memory):
-  float* inner = workspace + T4 * h;  // [T4, f]  relu(fc1(LN2(x)))
-  auto layer_norm = [&](const float* weight, const float* bias) {
+  float* inner = workspace + T4 * h;  // [T4, f]  act(up(norm(x))), or silu(gate) · up
+  float* up = inner + T4 * f;         // [T4, f]  SwiGLU's up projection
+  auto norm = [&](TensorSlot weight, TensorSlot bias) {
+    const RowNorm n = NormOf(spec, w(weight), w(bias));
     rows(T, [&](int64_t begin, int64_t end) {
-      LayerNormRows(hidden + begin * h, end - begin, end - begin, h, weight, bias, a + begin * h);
+      NormRows(n, hidden + begin * h, end - begin, end - begin, h, a + begin * h);
     });
     std::fill(a + T * h, a + T4 * h, 0.0f);  // the GEMM's padding rows
   };
 
-  // ---- attention: x += out_proj(attn(LN1(x))) ----
-  layer_norm(w("self_attn_layer_norm.weight"), w("self_attn_layer_norm.bias"));
+  // ---- attention: x += o_proj(attention(norm1(x))) ----
+  norm(TensorSlot::kAttnNormWeight, TensorSlot::kAttnNormBias);
+  if (fused_qkv) {
+    ldq = ldkv = qw + 2 * kvw;
+    linear(a, h, w(TensorSlot::kQkvWeight), w(TensorSlot::kQkvBias), ldq, q, no_epilogue);
+    k = q + qw;
+    v = k + kvw;
+  } else {
+    linear(a, h, w(TensorSlot::kQWeight), w(TensorSlot::kQBias), qw, q, no_epilogue);
+    linear(a, h, w(TensorSlot::kKWeight), w(TensorSlot::kKBias), kvw, k, no_epilogue);
+    linear(a, h, w(TensorSlot::kVWeight), w(TensorSlot::kVBias), kvw, v, no_epilogue);
+  }
+  // Per token: QK-norm of each head (Qwen3), the rotary embedding at the
+  // token's position (LLaMA, Qwen), and the queries scaled by 1/sqrt(d).
+  const float* q_norm = w(TensorSlot::kQNorm);
+  const float* k_norm = w(TensorSlot::kKNorm);
+  const float eps = NormEps(spec);
   const float scaling = 1.0f / std::sqrt(static_cast<float>(d));
-  linear(a, h, w("self_attn.q_proj.weight"), w("self_attn.q_proj.bias"), h, q,
-         [&](int64_t begin, int64_t end) {
-           for (int64_t i = begin * h; i < end * h; ++i) q[i] *= scaling;  // OPT scales q
-         });
-  linear(a, h, w("self_attn.k_proj.weight"), w("self_attn.k_proj.bias"), h, k, no_epilogue);
-  linear(a, h, w("self_attn.v_proj.weight"), w("self_attn.v_proj.bias"), h, v, no_epilogue);
+  auto rotate = [&](float* x, int64_t position) {
+    const int p = static_cast<int>(position);
+    RotateHead(x, d, rotary->cos(p), rotary->sin(p));
+  };
+  rows(T, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      for (int64_t head = 0; head < heads; ++head) {
+        float* qh = q + t * ldq + head * d;
+        if (q_norm != nullptr) RmsNormRow(qh, d, q_norm, eps, qh);
+        if (rotary != nullptr) rotate(qh, t % seq);
+        for (int64_t i = 0; i < d; ++i) qh[i] *= scaling;
+      }
+      if (k_norm == nullptr && rotary == nullptr) continue;
+      for (int64_t head = 0; head < heads / group; ++head) {
+        float* kh = k + t * ldkv + head * d;
+        if (k_norm != nullptr) RmsNormRow(kh, d, k_norm, eps, kh);
+        if (rotary != nullptr) rotate(kh, t % seq);
+      }
+    }
+  });
 
-  // The context goes into `a` (LN1(x) is no longer needed); rows at padding
-  // positions and the GEMM padding rows stay 0.
-  std::fill(a, a + T4 * h, 0.0f);
+  // The context goes into `a` (norm1(x) is no longer needed); rows at
+  // padding positions and the GEMM padding rows stay 0.
+  std::fill(a, a + T4 * qw, 0.0f);
   ParallelFor(team, examples * heads, 1, [&](int64_t begin, int64_t end, int worker) {
     thread_local std::vector<float> own_scores;
     float* s = scores;
@@ -343,32 +403,47 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
       const int64_t e = pair / heads, head = pair % heads;
       const int64_t L = lengths[e];
       const int64_t row0 = e * seq;
-      const int64_t col0 = head * d;
-      const float* qh = q + row0 * h + col0;  // [L, d], row stride h
-      const float* kh = k + row0 * h + col0;  // [L, d], row stride h
-      const float* vh = v + row0 * h + col0;  // [L, d], row stride h
-      float* ctx = a + row0 * h + col0;       // [L, d], row stride h
+      const float* qh = q + row0 * ldq + head * d;               // [L, d], row stride ldq
+      const float* kh = k + row0 * ldkv + (head / group) * d;    // [L, d], row stride ldkv
+      const float* vh = v + row0 * ldkv + (head / group) * d;    // [L, d], row stride ldkv
+      float* ctx = a + row0 * qw + head * d;                     // [L, d], row stride qw
       // s[L, L] = qh · khᵀ
       std::fill(s, s + L * L, 0.0f);
-      GemmAcc(kRhsTransposed, L, L, d, qh, h, kh, h, s, L);
+      GemmAcc(kRhsTransposed, L, L, d, qh, ldq, kh, ldkv, s, L);
       CausalSoftmaxRows(s, L);
       // ctx[L, d] = P · vh
-      GemmAcc(kRhsRowMajor, L, d, L, s, L, vh, h, ctx, h);
+      GemmAcc(kRhsRowMajor, L, d, L, s, L, vh, ldkv, ctx, qw);
     }
   });
-  linear(a, h, w("self_attn.out_proj.weight"), w("self_attn.out_proj.bias"), h, q,
+  float* projected = q;  // o_proj's output [T4, h]: q, k and v are no longer needed
+  linear(a, qw, w(TensorSlot::kOWeight), w(TensorSlot::kOBias), h, projected,
          [&](int64_t begin, int64_t end) {
-           for (int64_t i = begin * h; i < std::min(end, T) * h; ++i) hidden[i] += q[i];
+           for (int64_t i = begin * h; i < std::min(end, T) * h; ++i) hidden[i] += projected[i];
          });
 
-  // ---- FFN: x += fc2(relu(fc1(LN2(x)))) ----
-  layer_norm(w("final_layer_norm.weight"), w("final_layer_norm.bias"));
-  linear(a, h, w("fc1.weight"), w("fc1.bias"), f, inner, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin * f; i < end * f; ++i) inner[i] = std::max(inner[i], 0.0f);
-  });
-  linear(inner, f, w("fc2.weight"), w("fc2.bias"), h, a, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin * h; i < std::min(end, T) * h; ++i) hidden[i] += a[i];
-  });
+  // ---- FFN: x += down(act(up(norm2(x)))), or down(silu(gate(x')) · up(x')) ----
+  norm(TensorSlot::kFfnNormWeight, TensorSlot::kFfnNormBias);
+  if (spec.activation() == SWIGLU) {
+    linear(a, h, w(TensorSlot::kGateWeight), w(TensorSlot::kGateBias), f, inner, no_epilogue);
+    linear(a, h, w(TensorSlot::kUpWeight), w(TensorSlot::kUpBias), f, up,
+           [&](int64_t begin, int64_t end) {
+             SwiGluRange(inner + begin * f, up + begin * f, (end - begin) * f);
+           });
+  } else if (spec.activation() == GELU) {
+    linear(a, h, w(TensorSlot::kUpWeight), w(TensorSlot::kUpBias), f, inner,
+           [&](int64_t begin, int64_t end) {
+             GeluTanhRange(inner + begin * f, (end - begin) * f);
+           });
+  } else {
+    linear(a, h, w(TensorSlot::kUpWeight), w(TensorSlot::kUpBias), f, inner,
+           [&](int64_t begin, int64_t end) {
+             for (int64_t i = begin * f; i < end * f; ++i) inner[i] = std::max(inner[i], 0.0f);
+           });
+  }
+  linear(inner, f, w(TensorSlot::kDownWeight), w(TensorSlot::kDownBias), h, a,
+         [&](int64_t begin, int64_t end) {
+           for (int64_t i = begin * h; i < std::min(end, T) * h; ++i) hidden[i] += a[i];
+         });
 }
 
 int64_t HeadLossWorkspaceFloats(const ModelSpec& spec, int examples, int n_labels) {
@@ -381,7 +456,7 @@ void LabelLogitsFromRows(const ModelSpec& spec, const float* head_part,
                          float* workspace, float* logits) {
   CheckBatch(spec, lengths, examples, seq);
   CHECK(n_labels >= 1) << n_labels;
-  const OptHeadView head = MakeOptHeadView(spec, head_part);
+  const HeadView head = MakeHeadView(spec, head_part);
   const int64_t h = spec.hidden_size();
   const int64_t e_dim = EmbedDim(spec);
   float* normed = workspace;           // [h]
@@ -416,17 +491,17 @@ void HeadLossFromRows(const ModelSpec& spec, const float* head_part, const float
 
 namespace {
 
-// The tied head's rows of the label words, [n_labels, e].
-std::vector<float> GatherLabelRows(const ModelSpec& spec, const float* embedding_part,
-                                   const int32_t* label_words, int n_labels) {
-  const OptEmbeddingView embedding = MakeOptEmbeddingView(spec, embedding_part);
+// The LM head's rows of the label words, [n_labels, e].
+std::vector<float> GatherLabelRows(const ModelSpec& spec, const float* head_part,
+                                   const float* embedding_part, const int32_t* label_words,
+                                   int n_labels) {
+  const float* table = HeadTable(spec, head_part, embedding_part);
   const int64_t e_dim = EmbedDim(spec);
   std::vector<float> rows(n_labels * e_dim);
   for (int l = 0; l < n_labels; ++l) {
     CHECK(label_words[l] >= 0 && label_words[l] < spec.vocab_size())
         << "label word " << label_words[l];
-    std::memcpy(&rows[l * e_dim], embedding.embed_tokens + label_words[l] * e_dim,
-                sizeof(float) * e_dim);
+    std::memcpy(&rows[l * e_dim], table + label_words[l] * e_dim, sizeof(float) * e_dim);
   }
   return rows;
 }
@@ -437,7 +512,8 @@ void LabelLogits(const ModelSpec& spec, const float* head_part,
                  const float* embedding_part, const float* hidden,
                  const int32_t* lengths, int examples, int seq,
                  const int32_t* label_words, int n_labels, float* logits) {
-  const std::vector<float> rows = GatherLabelRows(spec, embedding_part, label_words, n_labels);
+  const std::vector<float> rows =
+      GatherLabelRows(spec, head_part, embedding_part, label_words, n_labels);
   std::vector<float> workspace(HeadLossWorkspaceFloats(spec, examples, n_labels));
   LabelLogitsFromRows(spec, head_part, rows.data(), hidden, lengths, examples, seq, n_labels,
                       workspace.data(), logits);
@@ -448,7 +524,8 @@ void HeadLoss(const ModelSpec& spec, const float* head_part,
               const int32_t* lengths, int examples, int seq,
               const int32_t* label_words, int n_labels, const int32_t* labels,
               float* losses) {
-  const std::vector<float> rows = GatherLabelRows(spec, embedding_part, label_words, n_labels);
+  const std::vector<float> rows =
+      GatherLabelRows(spec, head_part, embedding_part, label_words, n_labels);
   std::vector<float> workspace(HeadLossWorkspaceFloats(spec, examples, n_labels));
   HeadLossFromRows(spec, head_part, rows.data(), hidden, lengths, examples, seq, n_labels, labels,
                    workspace.data(), losses);
@@ -458,8 +535,9 @@ void LmLogits(const ModelSpec& spec, const float* head_part,
               const float* embedding_part, const float* hidden, int examples,
               int seq, float* logits) {
   CheckBatch(spec, /*lengths=*/nullptr, examples, seq);
-  const OptHeadView head = MakeOptHeadView(spec, head_part);
-  const OptEmbeddingView embedding = MakeOptEmbeddingView(spec, embedding_part);
+  const HeadView head = MakeHeadView(spec, head_part);
+  const float* table = HeadTable(spec, head_part, embedding_part);
+  const RowNorm final_norm = NormOf(spec, head.norm_weight, head.norm_bias);
   const int64_t h = spec.hidden_size();
   const int64_t e_dim = EmbedDim(spec);
   const int64_t vocab = spec.vocab_size();
@@ -470,16 +548,14 @@ void LmLogits(const ModelSpec& spec, const float* head_part,
   for (int64_t t0 = 0; t0 < T; t0 += kChunk) {
     const int64_t rows = std::min(kChunk, T - t0);
     const int64_t rows4 = RoundUp(rows, kTokenPanel);
-    LayerNormRows(hidden + t0 * h, rows, rows4, h, head.ln_w, head.ln_b,
-                  normed.data());
+    NormRows(final_norm, hidden + t0 * h, rows, rows4, h, normed.data());
     const float* x = normed.data();
     if (head.project_out != nullptr) {
       Linear(normed.data(), rows4, h, head.project_out, /*b=*/nullptr, e_dim,
              projected.data());
       x = projected.data();
     }
-    Linear(x, rows4, e_dim, embedding.embed_tokens, /*b=*/nullptr, vocab,
-           out.data());
+    Linear(x, rows4, e_dim, table, /*b=*/nullptr, vocab, out.data());
     std::memcpy(logits + t0 * vocab, out.data(), sizeof(float) * rows * vocab);
   }
 }
