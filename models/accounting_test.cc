@@ -25,8 +25,19 @@ const std::map<std::string, int64_t>& ExpectedTotals() {
       {"gpt2-medium", 354823168},     {"gpt2-large", 774030080},
       {"gpt2-xl", 1557611200},        {"llama2-7b", 6738415616},
       {"llama2-13b", 13015864320},    {"llama2-70b", 68976648192},
-      // Not published: the CPU testbed's tiny model (models/zoo/opt-tiny.pbtxt).
-      {"opt-tiny", 241152},
+      // Llama 3.x, Qwen2.5 and Qwen3: published_param_counts_test.cc pins
+      // them against the Hub's checkpoint totals and model cards.
+      {"llama3.1-8b", 8030261248},    {"llama3.2-1b", 1235814400},
+      {"llama3.2-3b", 3212749824},    {"qwen2.5-0.5b", 494032768},
+      {"qwen2.5-1.5b", 1543714304},   {"qwen2.5-3b", 3085938688},
+      {"qwen2.5-7b", 7615616512},     {"qwen3-0.6b", 596049920},
+      {"qwen3-1.7b", 1720574976},     {"qwen3-4b", 4022468096},
+      {"qwen3-8b", 8190735360},       {"qwen3-14b", 14768307200},
+      {"qwen3-32b", 32762123264},
+      // Not published: the CPU testbed's tiny models (models/zoo/*-tiny.pbtxt).
+      {"opt-tiny", 241152},           {"gpt2-tiny", 241024},
+      {"llama-tiny", 295488},         {"qwen2-tiny", 234560},
+      {"qwen3-tiny", 320320},
   };
   return *totals;
 }

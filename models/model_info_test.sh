@@ -13,6 +13,18 @@ out=$($bin --model=opt-175b --tensors) || fail "opt-175b exited $?"
 grep -qx "params: 174604468224" <<<"$out" || fail "opt-175b params: $out"
 grep -q "model.decoder.layers.0.fc1.weight  *\[49152, 12288\]" <<<"$out" || fail "tensor list: $out"
 
+# LLaMA-3 (grouped-query k and v: 8 heads of 128) and Qwen3 (heads of 128
+# whatever the hidden size, each with its own q and k norms).
+out=$($bin --model=llama3.1-8b --tensors) || fail "llama3.1-8b exited $?"
+grep -qx "params: 8030261248" <<<"$out" || fail "llama3.1-8b params: $out"
+grep -q "model.layers.0.self_attn.k_proj.weight  *\[1024, 4096\]" <<<"$out" ||
+  fail "llama3.1-8b tensor list: $out"
+out=$($bin --model=qwen3-32b --tensors) || fail "qwen3-32b exited $?"
+grep -qx "params: 32762123264" <<<"$out" || fail "qwen3-32b params: $out"
+grep -q "model.layers.0.self_attn.q_norm.weight  *\[128\]" <<<"$out" || fail "qwen3-32b q_norm: $out"
+grep -q "model.layers.0.self_attn.q_proj.weight  *\[8192, 5120\]" <<<"$out" ||
+  fail "qwen3-32b q_proj: $out"
+
 err=$($bin --model=opt-7b 2>&1 >/dev/null); code=$?
 [ "$code" -eq 2 ] || fail "unknown model: exit $code, want 2"
 grep -q "unknown model 'opt-7b'; known models: .*opt-1.3b" <<<"$err" || fail "unknown model message: $err"

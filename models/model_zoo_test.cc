@@ -19,7 +19,11 @@ TEST(Zoo, ListsEveryFamilyMember) {
   for (const char* expected :
        {"opt-125m", "opt-350m", "opt-1.3b", "opt-2.7b", "opt-6.7b", "opt-13b",
         "opt-30b", "opt-66b", "opt-175b", "gpt2-small", "gpt2-medium",
-        "gpt2-large", "gpt2-xl", "llama2-7b", "llama2-13b", "llama2-70b"}) {
+        "gpt2-large", "gpt2-xl", "llama2-7b", "llama2-13b", "llama2-70b", "llama3.1-8b",
+        "llama3.2-1b", "llama3.2-3b", "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "qwen2.5-7b",
+        "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b",
+        // The CPU testbed's tiny models, one per family.
+        "opt-tiny", "gpt2-tiny", "llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));

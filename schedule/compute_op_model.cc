@@ -18,6 +18,18 @@ int64_t ProjectionElements(const ModelSpec& model) {
   return e != model.hidden_size() ? SatMul(model.hidden_size(), e) : 0;
 }
 
+// Rows of the learned position table an embedding reads per token: 1, or 0
+// for rotary positions (no table).
+int64_t PositionRowsPerToken(const ModelSpec& model) {
+  return model.positional() == ROTARY ? 0 : 1;
+}
+
+// Elements of the head part a HEAD_LOSS reads whole: the final norm and
+// project_out; an untied LM head's matrix is read only at the label rows.
+int64_t HeadElementsReadWhole(const ModelSpec& model, const ModelCounts& counts) {
+  return SatAdd(counts.final_norm_params, ProjectionElements(model));
+}
+
 }  // namespace
 
 ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
@@ -36,8 +48,8 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
       cost.bytes_accessed = SatMul(SatMul(2, n), c);
       break;
     case EMBED:
-      cost.flops = SatMul(SatMul(3, tokens), h);
-      cost.bytes_accessed = SatMul(3, act_bytes);
+      cost.flops = SatMul(SatMul(2 + PositionRowsPerToken(model), tokens), h);
+      cost.bytes_accessed = SatMul(2 + PositionRowsPerToken(model), act_bytes);
       break;
     case BLOCK_FORWARD:
       cost.flops = SatMul(counts.BlockForwardFlopsPerToken(training.seq_len()), tokens);
@@ -48,7 +60,7 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
           SatMul(op.examples(), SatAdd(SatAdd(SatMul(8, h), SatMul(2, ProjectionElements(model))),
                                        SatMul(SatMul(2, training.num_label_words()), e)));
       cost.bytes_accessed = SatAdd(
-          SatAdd(SatMul(PartElements(counts, HEAD_PART), c),
+          SatAdd(SatMul(HeadElementsReadWhole(model, counts), c),
                  LabelHeadSliceBytes(model, training.num_label_words(), training.compute_dtype())),
           SatMul(SatMul(op.examples(), h), c));
       break;
@@ -99,12 +111,14 @@ int64_t PerturbedBytes(const ModelSpec& model, const ModelCounts& counts,
   const int64_t c = DTypeBytes(training.compute_dtype());
   switch (kind) {
     case EMBED:
-      return SatMul(
-          SatAdd(SatMul(training.seq_len(), model.hidden_size()), ProjectionElements(model)), c);
+      return SatMul(SatAdd(SatMul(SatMul(training.seq_len(), PositionRowsPerToken(model)),
+                                  model.hidden_size()),
+                           ProjectionElements(model)),
+                    c);
     case BLOCK_FORWARD:
       return SatMul(counts.block_perturbed_scratch_elements, c);
     case HEAD_LOSS:
-      return SatMul(SatAdd(SatAdd(counts.final_norm_params, ProjectionElements(model)),
+      return SatMul(SatAdd(HeadElementsReadWhole(model, counts),
                            SatMul(training.num_label_words(), EmbedDim(model))),
                     c);
     default:

@@ -36,12 +36,14 @@ inline bool IsZoForward(ComputeKind kind) {
 
 // The cost of `op` from its kind, `examples` and params.elements (n):
 //   UPDATE:             4n FLOPs (z, two multiplies, two adds), 2nc bytes
-//   EMBED:              3Th FLOPs, 3Thc bytes (rows read, summed, written)
+//   EMBED:              3Th FLOPs, 3Thc bytes (rows read, summed, written);
+//                       2Th, 2Thc for rotary models (no position rows)
 //   BLOCK_FORWARD:      BlockForwardFlopsPerToken · T FLOPs,
 //                       BlockParams·c + 2Thc bytes
 //   HEAD_LOSS (last position only): examples · (8h + 2he [project_out, when
-//                       e != h] + 2·labels·e) FLOPs, HEAD_PART·c + the label
-//                       rows + examples·h·c bytes
+//                       e != h] + 2·labels·e) FLOPs, (final norm +
+//                       project_out)·c + the label rows (of the tied table or
+//                       the untied head) + examples·h·c bytes
 //   PROJECTED_GRADIENT: 3 FLOPs and 4 bytes per loss (2 · batch losses)
 //   CAST:               no FLOPs, n · (wire + compute dtype bytes)
 //   first-order kinds:  FirstOrderOpCost (schedule/first_order_model.h)
@@ -64,7 +66,8 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
                        ComputeKind kind);
 
 // Bytes of the perturbed-weights scratch a compute op of `kind` needs:
-//   EMBED:         the position rows it reads and project_in: (seq·h + he [e != h])·c
+//   EMBED:         the position rows it reads (none for rotary models) and
+//                  project_in: (seq·h + he [e != h])·c
 //   BLOCK_FORWARD: BlockPerturbedScratchElements · c (its vectors and room
 //                  for its largest matrix, perturbed one at a time)
 //   HEAD_LOSS:     the final norm, project_out and the label words' rows of

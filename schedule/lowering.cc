@@ -320,10 +320,12 @@ void OpLowering::LowerDevice(const DevicePlan& plan) {
       Set(embedding, c->mutable_params());
       Set(activations, c->mutable_activations());
       Set(workspace, c->mutable_workspace());
-      Set(perturbed, c->mutable_perturbed());
       ScheduleBuilder::Reads(embed, embedding.range);
       ScheduleBuilder::Writes(embed, workspace);
-      ScheduleBuilder::Writes(embed, perturbed);
+      if (perturbed.size_bytes > 0) {  // none for a rotary model without project_in
+        Set(perturbed, c->mutable_perturbed());
+        ScheduleBuilder::Writes(embed, perturbed);
+      }
       ScheduleBuilder::Writes(embed, activations);
       Finish(embed);
     }

@@ -18,7 +18,7 @@ DType RecipeDType(const TrainingSettings& training) { return training.host_dtype
 // First-order kinds that process a micro-batch (examples, seq_len set).
 bool IsPass(ComputeKind kind) { return kind != GRAD_ACCUMULATE && kind != OPTIMIZER_STEP; }
 
-RoleAccesses FirstOrderRoleAccesses(const ComputeOp& c) {
+RoleAccesses FirstOrderRoleAccesses(const OperandChecker&, const ComputeOp& c) {
   const ComputeKind k = c.kind();
   const bool params_read = k == TRAIN_EMBED || k == TRAIN_BLOCK_FORWARD || k == TRAIN_HEAD_LOSS ||
                            k == HEAD_BACKWARD || k == BLOCK_BACKWARD || k == OPTIMIZER_STEP;

@@ -125,7 +125,7 @@ absl::Status OperandChecker::CheckCompute(const Op& op) const {
   RETURN_IF_ERROR(CheckKind(op));
   RETURN_IF_ERROR(family_.check_fields(*this, op));
   const ComputeOp& c = op.compute();
-  const std::array<Role, kRoles> roles = Roles(c, family_.role_accesses(c));
+  const std::array<Role, kRoles> roles = Roles(c, family_.role_accesses(*this, c));
   RETURN_IF_ERROR(
       CheckRolesPresent(op, roles, model().tied_lm_head(), training().host_dtype()));
   if (c.has_params()) RETURN_IF_ERROR(CheckComputeParams(op, family_.whole_params_part(c.kind())));

@@ -78,8 +78,9 @@ struct OpFamily {
   // A compute op's fields other than its kind and roles: sign, seq_len,
   // examples, cast_direction.
   absl::Status (*check_fields)(const OperandChecker& operands, const Op& op);
-  // How a compute op accesses each operand role.
-  RoleAccesses (*role_accesses)(const ComputeOp& op);
+  // How a compute op accesses each operand role (a role may depend on the
+  // model: a rotary model's EMBED perturbs nothing).
+  RoleAccesses (*role_accesses)(const OperandChecker& operands, const ComputeOp& op);
   // The part whose every element a compute op of `kind` computes with;
   // nullopt where it may take any range of any part.
   std::optional<Part> (*whole_params_part)(ComputeKind kind);

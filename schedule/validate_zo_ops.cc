@@ -16,7 +16,7 @@ bool IsFirstOrderBufferKind(BufferKind kind) { return kind >= GRADIENTS && kind 
 
 DType ComputeDType(const TrainingSettings& training) { return training.compute_dtype(); }
 
-RoleAccesses ZoRoleAccesses(const ComputeOp& c) {
+RoleAccesses ZoRoleAccesses(const OperandChecker& operands, const ComputeOp& c) {
   const ComputeKind k = c.kind();
   const bool params_read =
       k == UPDATE || IsZoForward(k) || (k == CAST && c.cast_direction() == COMPUTE_TO_WIRE);
@@ -24,7 +24,12 @@ RoleAccesses ZoRoleAccesses(const ComputeOp& c) {
   RoleAccesses a;
   a.params = (params_read ? kRead : kUnused) | (params_written ? kWrite : kUnused);
   a.lm_head = k == HEAD_LOSS ? kRead : kUnused;
-  a.perturbed = IsZoForward(k) ? kWrite : kUnused;
+  // A forward perturbs into scratch what it reads besides the activations;
+  // a rotary model without project_in has nothing of the kind to embed.
+  a.perturbed = IsZoForward(k) && PerturbedBytes(operands.model(), operands.counts(),
+                                                 operands.training(), k) > 0
+                    ? kWrite
+                    : kUnused;
   a.activations = k == EMBED           ? kWrite
                   : k == BLOCK_FORWARD ? kReadWrite
                   : k == HEAD_LOSS     ? kRead

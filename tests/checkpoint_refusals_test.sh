@@ -75,9 +75,10 @@ cp "$TEST_TMPDIR/a/weights.safetensors" "$TEST_TMPDIR/inf.safetensors"
 put_f32 "$TEST_TMPDIR/inf.safetensors" 3 000080ff
 expect_init_refusal "tensor 'model.decoder.embed_tokens.weight' element 3 ([0, 3] in shape [576, 64]) is -inf" \
   "$TEST_TMPDIR/inf.safetensors"
-# Paths that are not files (a directory failed in mmap, "No such device";
-# /dev/zero passed for a truncated file).
-expect_init_refusal "$TEST_TMPDIR/a is a directory; expected a .safetensors file" "$TEST_TMPDIR/a"
+# Paths that are not checkpoints (a directory failed in mmap, "No such
+# device"; /dev/zero passed for a truncated file). A run's directory holds
+# no model.safetensors: the message names the files it does hold.
+expect_init_refusal "$TEST_TMPDIR/a is a directory holding neither model.safetensors nor model.safetensors.index.json" "$TEST_TMPDIR/a"
 expect_init_refusal "/dev/zero is not a regular file (a character device); expected a .safetensors file" \
   /dev/zero
 # A finished run's final weights (update applied) start a fresh run.

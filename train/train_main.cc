@@ -53,7 +53,7 @@
 #include "runtime/host_memory_check.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
-#include "runtime/nn/opt_forward.h"
+#include "runtime/nn/decoder_forward.h"
 #include "runtime/rank_schedule.h"
 #include "runtime/run_checkpointing.h"
 #include "runtime/stop_signals.h"
@@ -82,7 +82,8 @@ ABSL_FLAG(std::string, task, "sst2", "sst2 or boolq");
 ABSL_FLAG(int32_t, steps, 100, "total training steps");
 ABSL_FLAG(int32_t, eval_every, 0, "evaluate every N steps (0: at the end only)");
 ABSL_FLAG(int32_t, eval_examples, 256, "dev examples per evaluation (0: all)");
-ABSL_FLAG(std::string, init, "random", "'random' or a .safetensors checkpoint (HF OPT names)");
+ABSL_FLAG(std::string, init, "random",
+          "'random', a .safetensors file, or a Hugging Face checkpoint directory or its index.json");
 ABSL_FLAG(uint64_t, init_seed, 1, "seed of the random initialisation");
 ABSL_FLAG(bool, resume, false,
           "continue the run in --out_dir from its checkpoint and trajectory.log, bit for bit");

@@ -1,5 +1,8 @@
 #include "runtime/checkpoint/init_file.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <limits>
 #include <string>
 #include <vector>
@@ -7,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/textproto.h"
 #include "gtest/gtest.h"
+#include "runtime/checkpoint/hf_checkpoint_testdata.h"
 #include "runtime/checkpoint/tiny_schedule_testdata.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
@@ -108,10 +112,14 @@ TEST_F(InitFileTest, RefusesAFileMissingATensor) {
 }
 
 TEST_F(InitFileTest, RefusesWhatIsNotAFile) {
-  absl::Status s = CheckInitFile(::testing::TempDir(), spec());
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_EQ(s.message(), absl::StrCat("--init: ", ::testing::TempDir(),
-                                      " is a directory; expected a .safetensors file"));
+  const std::string empty = RunFile("empty_dir");
+  mkdir(empty.c_str(), 0755);
+  absl::Status s = CheckInitFile(empty, spec());
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+  EXPECT_TRUE(Contains(s.message(), absl::StrCat("--init: ", empty,
+                                                 " is a directory holding neither "
+                                                 "model.safetensors nor "
+                                                 "model.safetensors.index.json")));
   s = CheckInitFile("/dev/zero", spec());
   EXPECT_EQ(s.message(),
             "--init: /dev/zero is not a regular file (a character device); expected a "
@@ -119,6 +127,66 @@ TEST_F(InitFileTest, RefusesWhatIsNotAFile) {
   s = CheckInitFile(RunFile("missing.safetensors"), spec());
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
   EXPECT_TRUE(Contains(s.message(), "missing.safetensors: No such file or directory"));
+}
+
+// A LLaMA with grouped-query attention and an untied head, `layers` blocks.
+ModelSpec TinyLlama(int layers) {
+  ModelSpec spec;
+  EXPECT_TRUE(ParseTextProto(absl::StrCat(R"pb(
+    name: "tiny-llama" family: LLAMA hidden_size: 16 num_heads: 4 num_kv_heads: 2
+    ffn_size: 24 vocab_size: 32 max_positions: 64 activation: SWIGLU norm: RMS_NORM
+    norm_placement: PRE_NORM positional: ROTARY rope_theta: 10000 tied_lm_head: false
+    linear_bias: false final_norm: true weight_dtype: BF16 num_layers: )pb", layers),
+                             "tiny-llama", &spec)
+                  .ok());
+  EXPECT_TRUE(ValidateModelSpec(spec, "tiny-llama").ok());
+  return spec;
+}
+
+// --init takes a Hugging Face checkpoint directory, sharded or not, its
+// index, or its one file.
+TEST(InitFileHfTest, AcceptsACheckpointDirectoryItsIndexOrItsFile) {
+  const ModelSpec spec = TinyLlama(2);
+  const std::string sharded = ::testing::TempDir() + "/init_llama_sharded";
+  const std::string index = WriteHfCheckpoint(sharded, HfParameters(spec), 3);
+  const std::string single = ::testing::TempDir() + "/init_llama_single";
+  const std::string file = WriteHfCheckpoint(single, HfParameters(spec), 1);
+  for (const std::string& path : {sharded, index, single, file}) {
+    const absl::Status s = CheckInitFile(path, spec);
+    EXPECT_TRUE(s.ok()) << s;
+  }
+}
+
+TEST(InitFileHfTest, RefusesAMissingShardABiggerModelAndNonFiniteWeights) {
+  const ModelSpec spec = TinyLlama(2);
+  const std::string dir = ::testing::TempDir() + "/init_llama_missing_shard";
+  const std::string index = WriteHfCheckpoint(dir, HfParameters(spec), 3);
+  ASSERT_EQ(unlink((dir + "/" + ShardName(2, 3)).c_str()), 0);
+  absl::Status s = CheckInitFile(dir, spec);
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+  EXPECT_TRUE(Contains(s.message(), absl::StrCat("--init: ", index, ": shard '", ShardName(2, 3),
+                                                 "', which holds tensor 'model.layers.")));
+
+  const std::string bigger = ::testing::TempDir() + "/init_llama_bigger";
+  WriteHfCheckpoint(bigger, HfParameters(TinyLlama(4)), 3);
+  s = CheckInitFile(bigger, spec);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(Contains(s.message(), "--init: " + bigger + "/model-0000"));
+  EXPECT_TRUE(Contains(s.message(), "tensor 'model.layers.2.input_layernorm.weight' (1 of 18 "
+                                    "tensors not of model 'tiny-llama') is of block 2"));
+  EXPECT_TRUE(Contains(s.message(), "which has blocks up to 3, is probably of a bigger model"));
+
+  std::vector<HfTensor> hf = HfParameters(spec);
+  for (HfTensor& t : hf) {
+    if (t.name == "model.norm.weight") t.values[1] = std::numeric_limits<float>::infinity();
+  }
+  const std::string inf = ::testing::TempDir() + "/init_llama_inf";
+  WriteHfCheckpoint(inf, hf, 3);
+  s = CheckInitFile(inf, spec);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_TRUE(Contains(s.message(), absl::StrCat("--init: ", inf, "/", ShardName(3, 3),
+                                                 ": tensor 'model.norm.weight' element 1 ([1] in "
+                                                 "shape [16]) is inf")));
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include <limits>
 #include <set>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -20,6 +19,8 @@
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "nlohmann/json.hpp"
+#include "runtime/checkpoint/checkpoint_files.h"
+#include "runtime/checkpoint/checkpoint_names.h"
 #include "runtime/checkpoint/content_hash.h"
 #include "runtime/checkpoint/non_finite.h"
 #include "runtime/dtype/convert.h"
@@ -185,54 +186,79 @@ absl::Status NonFiniteError(const std::string& path, const SafetensorsTensor& t,
       path, t.name, index, ShapeString(at), ShapeString(t.shape), value));
 }
 
-// Finds each of `tensors` in `file` (as LoadModelParameters describes),
-// checks its shape, dtype and that every value is finite, and, when `out`
+// NotFound for parameter `name` of `spec`, which `checkpoint` does not hold
+// (nor, when `tied_to` is set, the embedding tied to it).
+absl::Status MissingError(const CheckpointFiles& checkpoint, const ModelSpec& spec,
+                          const std::string& name, const std::string& tied_to) {
+  std::string looked;
+  if (const std::vector<std::string> names = StoredNames(spec.family(), name); names.size() > 1) {
+    looked = absl::StrCat(" (nor as '", names[1], "')");
+  }
+  std::string hint;
+  const int64_t layer = StoredLayer(spec, name);
+  if (layer >= 0) {
+    int64_t last = -1;
+    for (const SafetensorsTensor* t : checkpoint.tensors()) {
+      last = std::max(last, StoredLayer(spec, t->name));
+    }
+    if (last >= 0 && last < layer) {
+      hint = absl::StrCat(": it holds blocks up to ", last, " only, and '", spec.name(), "' has ",
+                          spec.num_layers(), " (0-", spec.num_layers() - 1,
+                          "), so it is probably of a smaller model of the family (a different "
+                          "size)");
+    }
+  }
+  return absl::NotFoundError(absl::StrCat(
+      checkpoint.path(), ": tensor '", name, "' not found", looked,
+      tied_to.empty() ? "" : absl::StrCat(" (nor its tied '", tied_to, "')"),
+      "; the checkpoint holds ", checkpoint.tensors().size(), " tensors", hint));
+}
+
+// Finds each of `tensors` in `checkpoint` (as LoadModelParameters
+// describes), checks its shape and dtype, that the checkpoint holds no
+// tensor of another model, then that every value is finite and, when `out`
 // is not null, converts it to `to` into `out`. Checking and converting go
 // block by block, so the file's bytes are read once.
-absl::Status ReadParameters(const SafetensorsFile& file, const ModelSpec& spec,
+absl::Status ReadParameters(const CheckpointFiles& checkpoint, const ModelSpec& spec,
                             const std::vector<TensorSpec>& tensors, DType to, void* out) {
-  const std::string& path = file.path();
-  // `name`, or "model."-less `name` (checkpoints saved from the base model).
-  auto find = [&file](const std::string& name) {
-    const SafetensorsTensor* t = file.Find(name);
-    if (t == nullptr && absl::StartsWith(name, "model.")) {
-      t = file.Find(absl::string_view(name).substr(6));
-    }
-    return t;
-  };
-  auto* dst = static_cast<unsigned char*>(out);
-  const int64_t to_bytes = out == nullptr ? 0 : DTypeBytes(to);
+  std::vector<const SafetensorsTensor*> found;
   for (const TensorSpec& want : tensors) {
-    const std::string where = absl::StrCat(path, ": tensor '", want.name, "'");
-    const SafetensorsTensor* t = find(want.name);
-    std::string source;
-    if (t == nullptr && want.name == "lm_head.weight" && spec.tied_lm_head()) {
-      // The tied head is the token embedding; files usually omit it.
-      source = EmbeddingTensors(spec).front().name;
-      t = find(source);
-    }
+    std::string tied_to;
+    const SafetensorsTensor* t = FindParameter(checkpoint, spec, want.name, &tied_to);
     if (t == nullptr) {
-      return absl::NotFoundError(absl::StrCat(
-          where, " not found", source.empty() ? "" : absl::StrCat(" (nor its tied '", source, "')"),
-          "; the file holds ", file.tensors().size(), " tensors"));
+      // A tied head was looked for as the token embedding too.
+      return MissingError(checkpoint, spec, want.name,
+                          want.name == kLmHeadName && spec.tied_lm_head()
+                              ? EmbeddingTensors(spec).front().name
+                              : "");
     }
+    const std::string where = absl::StrCat(
+        checkpoint.PathOf(*t), ": tensor '", want.name, "'",
+        t->name == want.name || !tied_to.empty() ? ""
+                                                 : absl::StrCat(" (stored as '", t->name, "')"));
     if (t->shape != want.shape) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": shape ", ShapeString(want.shape), " expected, found ",
-          ShapeString(t->shape), source.empty() ? "" : absl::StrCat(" (in '", source, "')")));
+          ShapeString(t->shape), tied_to.empty() ? "" : absl::StrCat(" (in '", t->name, "')")));
     }
     if (!SupportedDType(t->dtype)) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": dtype ", t->dtype_name, " cannot be loaded as parameters (F32, F16 or BF16)"));
     }
-    const int64_t n = want.elements();
+    found.push_back(t);
+  }
+  RETURN_IF_ERROR(CheckNoForeignTensors(checkpoint, spec));
+  auto* dst = static_cast<unsigned char*>(out);
+  const int64_t to_bytes = out == nullptr ? 0 : DTypeBytes(to);
+  for (const SafetensorsTensor* t : found) {
+    const int64_t n = Elements(t->shape);
     const int64_t from_bytes = DTypeBytes(t->dtype);
     constexpr int64_t kBlock = 1 << 16;  // elements: the block stays in cache to be converted
     for (int64_t begin = 0; begin < n; begin += kBlock) {
       const int64_t count = std::min(kBlock, n - begin);
       const char* src = t->bytes.data() + begin * from_bytes;
       if (const int64_t bad = FirstNonFinite(t->dtype, src, count); bad >= 0) {
-        return NonFiniteError(path, *t, begin + bad);
+        return NonFiniteError(checkpoint.PathOf(*t), *t, begin + bad);
       }
       if (out != nullptr) ConvertBuffer(t->dtype, src, to, dst + begin * to_bytes, count);
     }
@@ -454,9 +480,9 @@ absl::Status WriteSafetensors(const std::string& path,
   return SyncParentDirectory(path);
 }
 
-absl::Status CheckModelParameters(const SafetensorsFile& file, const ModelSpec& spec,
+absl::Status CheckModelParameters(const CheckpointFiles& checkpoint, const ModelSpec& spec,
                                   const std::vector<TensorSpec>& tensors) {
-  return ReadParameters(file, spec, tensors, DTYPE_UNSPECIFIED, nullptr);
+  return ReadParameters(checkpoint, spec, tensors, DTYPE_UNSPECIFIED, nullptr);
 }
 
 absl::Status LoadModelParameters(const std::string& path, const ModelSpec& spec,
@@ -466,8 +492,8 @@ absl::Status LoadModelParameters(const std::string& path, const ModelSpec& spec,
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": cannot load parameters as ", DType_Name(to), " (FP32, FP16 or BF16)"));
   }
-  ASSIGN_OR_RETURN(SafetensorsFile file, ReadSafetensors(path));
-  return ReadParameters(file, spec, tensors, to, out);
+  ASSIGN_OR_RETURN(const CheckpointFiles checkpoint, CheckpointFiles::Open(path));
+  return ReadParameters(checkpoint, spec, tensors, to, out);
 }
 
 absl::Status SaveModelParameters(const std::string& path, const ModelSpec& spec,
@@ -487,19 +513,23 @@ absl::Status SaveModelParameters(const std::string& path, const ModelSpec& spec,
     const char* data = static_cast<const char*>(part.data);
     const int64_t element_bytes = DTypeBytes(part.dtype);
     for (const TensorSpec& t : part.tensors) {
+      const int64_t bytes = t.elements() * element_bytes;
+      if (spec.tied_lm_head() && t.name == kLmHeadName) {  // the token embedding's copy
+        data += bytes;
+        continue;
+      }
       SafetensorsTensor st;
       st.name = t.name;
       st.dtype = part.dtype;
       st.dtype_name = NameOfDType(part.dtype);
       st.shape = t.shape;
-      const int64_t bytes = t.elements() * element_bytes;
       st.bytes = absl::string_view(data, bytes);
       data += bytes;
       out.push_back(std::move(st));
     }
   }
   std::map<std::string, std::string> all = metadata;
-  all.emplace("format", "pt");
+  all["format"] = "pt";
   all.emplace("zosched.model", spec.name());
   all[kContentHashKey] = ContentHash(out);
   return WriteSafetensors(path, out, all);

@@ -1,5 +1,7 @@
 // Hugging Face safetensors files: reading, writing, and loading/saving a
-// model's parameters by their checkpoint names (models/model_tensors.h).
+// model's parameters by their checkpoint names (models/model_tensors.h),
+// loading from one file or a sharded checkpoint (checkpoint_files.h) with
+// each family's spellings of the names (checkpoint_names.h).
 //
 // On-disk format (https://github.com/huggingface/safetensors):
 //   8 bytes   N, little-endian uint64: length of the header
@@ -104,37 +106,50 @@ absl::Status WriteSafetensors(const std::string& path,
                               const std::map<std::string, std::string>& metadata);
 
 // Fills `out` with the parameters `tensors` of a model `spec` read from the
-// safetensors file at `path`: the tensors concatenated in the given order,
-// each row-major, converted to `to` (FP32, FP16 or BF16; see
-// runtime/dtype/convert.h), so `out` must hold CountElements(tensors) *
-// DTypeBytes(to) bytes.
+// checkpoint at `path`: a safetensors file, a Hugging Face checkpoint
+// directory, or a sharded checkpoint's index (CheckpointFiles::Open in
+// checkpoint_files.h; each file opened once). `out` receives the tensors
+// concatenated in the given order, each row-major, converted to `to` (FP32,
+// FP16 or BF16; see runtime/dtype/convert.h), so it must hold
+// CountElements(tensors) * DTypeBytes(to) bytes.
 //
-// Tensors are found by their Hugging Face names (TensorSpec::name). A name
-// "model.X" absent from the file is also looked up as "X" (checkpoints saved
-// from the base model, as Hugging Face's base_model_prefix allows). A
-// requested "lm_head.weight" absent from the file is copied from the token
-// embedding when `spec` ties the head to it. Tensors of the file that are not
-// requested are ignored.
+// Tensors are found by their Hugging Face names (TensorSpec::name) under
+// either spelling of the family's base-model prefix ("model.layers.0.…" or
+// "layers.0.…"; GPT-2's "h.0.…" or "transformer.h.0.…"; see
+// checkpoint_names.h). A requested "lm_head.weight" absent from the file is
+// the token embedding when `spec` ties the head to it. Tensors of the
+// checkpoint that are not requested are ignored, except a parameter of a
+// model of the family that `spec` lacks: a bigger model's block, another
+// variant's tensor (CheckNoForeignTensors); GPT-2's attention masks, rotary
+// inv_freq buffers and the copy of a tied head are not parameters.
 //
-// Every value is checked to be finite while it is converted (one pass over
-// the file's bytes): NaN or ±Inf weights would make every loss after them
-// NaN, so they are refused here, not discovered steps later.
+// The checks go in this order, so that the first mismatch of the model is
+// the one named: every requested tensor (in the given order) present, of
+// the TensorSpec's shape and of dtype F32, F16 or BF16; no tensor of another
+// model; then the values, each checked to be finite while it is converted
+// (one pass over the file's bytes): NaN or ±Inf weights would make every
+// loss after them NaN, so they are refused here, not discovered steps later.
 //
-// Errors (messages name the file and the tensor): everything of
-// ReadSafetensors; NotFound: a tensor missing; InvalidArgument: a shape
-// other than the TensorSpec's (expected and found both shown), a dtype that
-// is not F32/F16/BF16, `to` not one of FP32/FP16/BF16, a NaN or ±Inf value
-// (the first one: its element index, flat and in the shape, and the value).
-// `out` may be partly written when an error is returned.
+// Errors (messages name the file and the tensor, and the name it is stored
+// under when that differs): those of CheckpointFiles::Open; NotFound: a
+// tensor missing (with a hint when the checkpoint lacks its whole block:
+// probably a smaller model); InvalidArgument: a shape other than the
+// TensorSpec's (expected and found both shown), a dtype that is not
+// F32/F16/BF16, `to` not one of FP32/FP16/BF16, a tensor of another model
+// (CheckNoForeignTensors), a NaN or ±Inf value (the first one: its element
+// index, flat and in the shape, and the value). `out` may be partly written
+// when an error is returned.
 absl::Status LoadModelParameters(const std::string& path, const ModelSpec& spec,
                                  const std::vector<TensorSpec>& tensors,
                                  DType to, void* out);
 
+class CheckpointFiles;  // checkpoint_files.h
+
 // Checks everything LoadModelParameters checks about `tensors` of `spec` in
-// the open `file` (present, shape, dtype, every value finite) without
-// converting anything: one read of those tensors' bytes. Errors: those of
-// LoadModelParameters after the file is open.
-absl::Status CheckModelParameters(const SafetensorsFile& file, const ModelSpec& spec,
+// the open `checkpoint` (present, shape, dtype, no tensor of another model,
+// every value finite) without converting anything: one read of those
+// tensors' bytes. Errors: those of LoadModelParameters after it is open.
+absl::Status CheckModelParameters(const CheckpointFiles& checkpoint, const ModelSpec& spec,
                                   const std::vector<TensorSpec>& tensors);
 
 // A flat run of parameters in memory: `tensors` concatenated in order, each
@@ -145,10 +160,14 @@ struct ParameterPart {
   const void* data = nullptr;
 };
 
-// Writes every tensor of `parts` to `path` under its Hugging Face name, in
+// Writes every tensor of `parts` to `path` (one file) under its Hugging Face
+// name (models/model_tensors.h: GPT-2's bare "h.0.…", "wte.weight", as the
+// published gpt2 checkpoint and GPT2LMHeadModel.from_pretrained accept), in
 // its part's dtype, with `metadata` plus "format": "pt" (what Hugging Face
-// transformers expects) and "zosched.model": spec.name() unless `metadata`
-// sets them. A file written here loads back with LoadModelParameters.
+// transformers expects, always) and "zosched.model": spec.name() (unless
+// `metadata` sets it). When `spec` ties its head, a part's "lm_head.weight" is not
+// written (as save_pretrained drops tied copies): loading makes it the token
+// embedding again. A file written here loads back with LoadModelParameters.
 //
 // Errors: InvalidArgument for a duplicate name or a part with an unsupported
 // dtype or null data; WriteSafetensors' errors.
