@@ -10,7 +10,10 @@
 //
 // CPU testbed: opt-tiny (--model, --batch, --seq) for zo2 and distzo2 P2xD1,
 // P1xD2, P2xD2 (sliced and naive), each at three emulated host-link rates
-// (compute-bound, balanced, transfer-bound), on real MPI ranks.
+// (compute-bound, balanced, transfer-bound), on real MPI ranks; and a tiny
+// LLaMA and a tiny Qwen3 (--more_models: grouped-query attention, SwiGLU,
+// rotary positions, QK-norm) for zo2 and distzo2 P2xD2 sliced, balanced and
+// transfer-bound.
 // GPUs: zo2 and mezo on OPT-1.3B, 2.7B and 6.7B (random init) in FP16 and
 // FP32 (host = wire = compute dtype), block slots 2 and 3, micro-batch 1 and
 // 4, sequence 512 and 2048, on the one GPU of --cluster; and distzo2 P2xD1
@@ -85,6 +88,9 @@ ABSL_FLAG(std::string, shared_gpu_cluster, "h100_sxm_x2",
 ABSL_FLAG(std::string, calibrated, "",
           "a calibrated cluster, file or catalog name (default: calibrate --cluster now)");
 ABSL_FLAG(std::string, model, "opt-tiny", "cpu: the model to train");
+ABSL_FLAG(std::string, more_models, "llama-tiny,qwen3-tiny",
+          "cpu: comma-separated models (other families) also run, as zo2 and distzo2 P2xD2 "
+          "sliced in the balanced and transfer-bound regimes; empty: none");
 ABSL_FLAG(int32_t, batch, 16, "cpu: examples per step");
 ABSL_FLAG(int32_t, seq, 32, "cpu: sequence length");
 ABSL_FLAG(int32_t, steps, 30, "steps per run");
@@ -134,6 +140,19 @@ std::vector<CycleCase> CpuCases() {
       c.options.training.set_compute_dtype(FP32);
       c.options.training.set_host_dtype(FP32);
       cases.push_back(c);
+      // The other families' models on the grids that carry the most of
+      // their shapes (blocks streamed; all-gathered slices).
+      const bool family_case = (name == "zo2" || name == "distzo2_P2xD2_sliced") &&
+                               regime != "compute-bound";
+      if (quick || !family_case) continue;
+      const std::vector<std::string> more_models =
+          absl::StrSplit(absl::GetFlag(FLAGS_more_models), ',', absl::SkipEmpty());
+      for (const std::string& model : more_models) {
+        CycleCase other = c;
+        other.label = model + "_" + c.label;
+        other.model = model;
+        cases.push_back(other);
+      }
     }
   }
   return cases;
@@ -238,7 +257,7 @@ struct BackendCycle {
 const std::vector<BackendCycle>& BackendCycles() {
   static const auto* cycles = new std::vector<BackendCycle>{
       {"cpu", "predict_vs_measure", "local_cpu", /*calibrate_each_schedule=*/true,
-       /*devices_share_one_gpu=*/false, 36, 4, CpuCases},
+       /*devices_share_one_gpu=*/false, 48, 4, CpuCases},
       {"cuda", "predict_vs_measure_cuda", "h100_sxm_x1", /*calibrate_each_schedule=*/false,
        /*devices_share_one_gpu=*/true, 50, 5, GpuCases},
   };
@@ -274,7 +293,8 @@ std::string SharedGpuShortfall(const Schedule& schedule, const Cluster& gpu) {
 // (schedule files).
 absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::string& cluster_name,
                                           const BackendCycle& cycle,
-                                          const std::vector<std::string>& schedules = {}) {
+                                          const std::vector<std::string>& schedules = {},
+                                          const std::string& model = "") {
   const std::string calibrated = dir + "/" + ClusterStem(cluster_name) + ".calibrated.pbtxt";
   std::vector<std::string> argv = {CalibrateProgram(absl::GetFlag(FLAGS_programs_dir)),
                                    "--out=" + calibrated,
@@ -283,7 +303,7 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
     argv.push_back("--backend=" + cycle.name);
     argv.push_back("--schedules=" + absl::StrJoin(schedules, ","));
   } else {
-    argv.push_back("--model=" + absl::GetFlag(FLAGS_model));
+    argv.push_back("--model=" + (model.empty() ? absl::GetFlag(FLAGS_model) : model));
     argv.push_back(absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)));
     argv.push_back(absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq)));
   }
@@ -451,7 +471,8 @@ absl::Status Run() {
       if (calibrate_each) {
         const std::string dir = out + "/" + run.label;
         RETURN_IF_ERROR(MakeDirectories(dir));
-        ASSIGN_OR_RETURN(const std::string path, CalibrateInto(dir, cluster_name, cycle));
+        ASSIGN_OR_RETURN(const std::string path,
+                         CalibrateInto(dir, cluster_name, cycle, /*schedules=*/{}, c.model));
         ASSIGN_OR_RETURN(cluster, LoadCluster(path));
       }
       ASSIGN_OR_RETURN(const CyclePrediction prediction,

@@ -2,9 +2,10 @@
 // a whole MeZO step executed op by op through the backend gives bitwise the
 // losses, hidden states and projected gradient that nn's Embed,
 // BlockForward and HeadLoss give on the perturbed parameters, and the next
-// step's fused updates give bitwise ZO-SGD's update. Once for opt-tiny and
-// once for OPT-350m's embedding and head (word_embed_proj_dim 512 ≠ hidden
-// 1024: project_in and project_out, no final norm).
+// step's fused updates give bitwise ZO-SGD's update. For opt-tiny, the tiny
+// model of every other family, and OPT-350m's embedding and head
+// (word_embed_proj_dim 512 ≠ hidden 1024: project_in and project_out, no
+// final norm).
 #include "runtime/cpu_backend.h"
 
 #include <cstring>
@@ -214,6 +215,21 @@ TEST(CpuBackend, OptTinyStepMatchesTheNnReference) {
   ASSERT_TRUE(model.ok()) << model.status();
   BackendStep step(*model);
   CheckStepAgainstReference(step);
+}
+
+// The tiny model of every other family: GPT-2 (fused Conv1D attention,
+// GELU, learned positions without offset), LLaMA (untied head: its label
+// rows perturbed with the head part's z; rotary positions, so an EMBED
+// without perturbed position rows; grouped-query attention), Qwen2 (q/k/v
+// biases, tied) and Qwen3 (QK-norm, head_dim != h / heads).
+TEST(CpuBackend, EveryFamilysTinyStepMatchesTheNnReference) {
+  for (const char* name : {"gpt2-tiny", "llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<ModelSpec> model = LoadModelSpec(name);
+    ASSERT_TRUE(model.ok()) << model.status();
+    BackendStep step(*model);
+    CheckStepAgainstReference(step);
+  }
 }
 
 // OPT-350m's embedding and head exactly (token table 50272 × 512, project_in

@@ -4,7 +4,9 @@
 # steps under every strategy: mezo and zo2 on 1 rank; distzo2 P=2xD=1,
 # P=1xD=2 and P=2xD=2 on 2 and 4 real MPI ranks, each sliced and naive;
 # and on the CPU testbed, devices computing on several cores (--threads:
-# mezo on 2, zo2 on 3, distzo2 P=2xD=1 on 2 per rank).
+# mezo on 2, zo2 on 3, distzo2 P=2xD=1 on 2 per rank). For the tiny model
+# of every family the runtime trains (OPT, GPT-2, LLaMA, Qwen2, Qwen3): one
+# checksum per family, printed as "MODEL: CHECKSUM".
 # Arguments are passed to every run: `--backend=cuda` runs the same check on
 # the GPU (ranks sharing it), and skips, saying so, without a GPU.
 set -uo pipefail
@@ -24,29 +26,38 @@ fi
 
 common=(--batch=8 --micro_batch=2 --seq=24 --steps=50 --lr=2e-4 --seed=7
         --eval_examples=64 --collective_timeout_s=60)
-reference=""
-for cfg in "${configs[@]}"; do
-  set -- $cfg
-  ranks=$(($2 * $3))
-  threads=${5:-1}
-  out="$TEST_TMPDIR/$1_P$2_D$3_$4_threads$threads"
-  threads_flag=()
-  [ "$threads" -gt 1 ] && threads_flag=(--threads="$threads")
-  grid=()  # the grid flags apply to distzo2 alone
-  [ "$1" = distzo2 ] && grid=(--pertp=$2 --dp=$3 --slicing=$4)
-  # A deadline against a hang only: a run took up to minutes on a loaded machine.
-  log=$(timeout 600 $train --strategy=$1 "${grid[@]}" --ranks=$ranks \
-        "${threads_flag[@]}" --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) ||
-    fail "$cfg exited $?: $log"
-  sum=$(sed -n 's/^final weights checksum: //p' <<<"$log")
-  [ -n "$sum" ] || fail "$cfg printed no checksum: $log"
-  echo "$cfg ($ranks ranks): $sum"
-  [ -z "$reference" ] && reference=$sum
-  [ "$sum" = "$reference" ] || fail "$cfg: checksum $sum differs from mezo's $reference"
-  [ "$(wc -l <"$out/trajectory.log")" -eq 51 ] || fail "$cfg: trajectory.log lacks steps"
+checksums=()
+for model in opt-tiny gpt2-tiny llama-tiny qwen2-tiny qwen3-tiny; do
+  reference=""
+  for cfg in "${configs[@]}"; do
+    set -- $cfg
+    ranks=$(($2 * $3))
+    threads=${5:-1}
+    out="$TEST_TMPDIR/$model/$1_P$2_D$3_$4_threads$threads"
+    threads_flag=()
+    [ "$threads" -gt 1 ] && threads_flag=(--threads="$threads")
+    grid=()  # the grid flags apply to distzo2 alone
+    [ "$1" = distzo2 ] && grid=(--pertp=$2 --dp=$3 --slicing=$4)
+    # A deadline against a hang only: a run took up to minutes on a loaded machine.
+    log=$(timeout 600 $train --model=$model --strategy=$1 "${grid[@]}" --ranks=$ranks \
+          "${threads_flag[@]}" --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) ||
+      fail "$model $cfg exited $?: $log"
+    sum=$(sed -n 's/^final weights checksum: //p' <<<"$log")
+    [ -n "$sum" ] || fail "$model $cfg printed no checksum: $log"
+    echo "$model $cfg ($ranks ranks): $sum"
+    [ -z "$reference" ] && reference=$sum
+    [ "$sum" = "$reference" ] || fail "$model $cfg: checksum $sum differs from mezo's $reference"
+    [ "$(wc -l <"$out/trajectory.log")" -eq 51 ] || fail "$model $cfg: trajectory.log lacks steps"
+  done
+  # The trajectories agree too, line by line (seed, g, lr of every step).
+  for log in "$TEST_TMPDIR/$model"/*/trajectory.log; do
+    cmp -s "$log" "$TEST_TMPDIR/$model/mezo_P1_D1_true_threads1/trajectory.log" ||
+      fail "$log differs"
+  done
+  checksums+=("$model: $reference")
 done
-# The trajectories agree too, line by line (seed, g, lr of every step).
-for log in "$TEST_TMPDIR"/*/trajectory.log; do
-  cmp -s "$log" "$TEST_TMPDIR/mezo_P1_D1_true_threads1/trajectory.log" || fail "$log differs"
-done
+printf '%s\n' "${checksums[@]}"
+# Each family trained something of its own.
+[ "$(printf '%s\n' "${checksums[@]}" | cut -d' ' -f2 | sort -u | wc -l)" -eq 5 ] ||
+  fail "two families ended with the same checksum"
 echo PASS
