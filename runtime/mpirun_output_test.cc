@@ -25,8 +25,8 @@ const char kDashes[] =
 
 TEST(MpirunOutputFilter, ARankThatAbortsHasTheLastWord) {
   const std::string output = std::string() +
-      "rank 0: model 'gpt2-small' has family GPT2; the CPU runtime runs OPT models\n"
-      "rank 1: model 'gpt2-small' has family GPT2; the CPU runtime runs OPT models\n"
+      "rank 0: model 'opt-350m' is post-norm (norm_placement POST_NORM); the runtime runs pre-norm blocks\n"
+      "rank 1: model 'opt-350m' is post-norm (norm_placement POST_NORM); the runtime runs pre-norm blocks\n"
       "[vm:23099] [[14021,0],0] ORTE_ERROR_LOG: Out of resource in file "
       "../../../orte/util/show_help.c at line 501\n" +
       kDashes + "\n"
@@ -43,8 +43,8 @@ TEST(MpirunOutputFilter, ARankThatAbortsHasTheLastWord) {
   MpirunOutputFilter filter;
   EXPECT_EQ(Shown(output, &filter),
             (std::vector<std::string>{
-                "rank 0: model 'gpt2-small' has family GPT2; the CPU runtime runs OPT models",
-                "rank 1: model 'gpt2-small' has family GPT2; the CPU runtime runs OPT models"}));
+                "rank 0: model 'opt-350m' is post-norm (norm_placement POST_NORM); the runtime runs pre-norm blocks",
+                "rank 1: model 'opt-350m' is post-norm (norm_placement POST_NORM); the runtime runs pre-norm blocks"}));
   EXPECT_EQ(filter.killed_rank(), "");
 }
 

@@ -36,8 +36,10 @@ expect "schedule 'opt-tiny zero_3 x2 amp on local_cpu' in .*zero3.pbtxt is the f
 expect "unknown model 'opt-7b'" "$train" --model=opt-7b
 # A plan that does not fit a device's arena is refused before running.
 expect "over by" "$train" --model=opt-13b --strategy=mezo --seq=32
-# Models the CPU runtime does not run, and a tokenizer/model mismatch.
-expect "the CPU runtime runs OPT models" "$train" --model=gpt2-small --seq=32
+# Models the runtime does not run (post-norm blocks), and a tokenizer/model
+# mismatch.
+expect "model 'opt-350m' is post-norm (norm_placement POST_NORM); the runtime runs pre-norm blocks" \
+  "$train" --model=opt-350m --seq=32
 sed 's/^vocab_size: .*/vocab_size: 300/; s/^name: .*/name: "opt-small-vocab"/' \
   models/zoo/opt-tiny.pbtxt >"$TEST_TMPDIR/small_vocab.pbtxt"
 expect "do not belong together" "$train" --model="$TEST_TMPDIR/small_vocab.pbtxt"
