@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ZO2 GPU benchmark without a GPU (CUDA_VISIBLE_DEVICES is emptied, so a
 # --config=cuda build on a GPU machine takes this path too): it lowers and
-# predicts OPT-1.3B, 6.7B, 13B and 30B, prints a table with the plan, the
+# predicts OPT-1.3B, 6.7B, 13B and 30B and Qwen3-1.7B, 8B and 32B, prints a table with the plan, the
 # floor and the prediction for each, says "not run (no GPU)" in place of
 # every measurement (no number is made up), runs the --models subset, and
 # refuses a bad flag.
@@ -13,13 +13,15 @@ CUDA_VISIBLE_DEVICES= experiments/gpu_zo2_benchmark --programs_dir=. --out_dir="
 md="$out/benchmark.md"
 csv="$out/benchmark.csv"
 [ -s "$md" ] && [ -s "$csv" ] || fail "no benchmark.{md,csv} in $out"
-for m in opt-1.3b opt-6.7b opt-13b opt-30b; do
+for m in opt-1.3b opt-6.7b opt-13b opt-30b qwen3-1.7b qwen3-8b qwen3-32b; do
   grep -q "^| $m | [0-9.]* | " "$md" || fail "$m: no row with a plan: $(cat "$md")"
   grep -q "^| $m .*| not run (no GPU) |" "$md" || fail "$m: measured column: $(cat "$md")"
   grep -q "^| $m |" "$TEST_TMPDIR/log" || fail "$m: table not printed"
 done
 grep -q "^measured: not run (no GPU)" "$md" || fail "no 'measured: not run (no GPU)' line"
-[ "$(($(wc -l <"$csv") - 1))" -eq 4 ] || fail "want 4 rows: $(cat "$csv")"
+[ "$(($(wc -l <"$csv") - 1))" -eq 7 ] || fail "want 7 rows: $(cat "$csv")"
+# No ZO2 figure is made up for the Qwen3 rows: its measurement covers OPT only.
+grep -q "^| qwen3-32b .*| - | - |$" "$md" || fail "qwen3-32b's ZO2 columns: $(cat "$md")"
 # plan, floor and predicted step are numbers > 0; the measured columns are empty.
 awk -F, 'NR > 1 && !($2 > 0 && $7 > 0 && $8 > $7 && $9 > 0 && $11 == "" && $15 == "") { bad = 1 }
          END { exit bad }' "$csv" || fail "bad numbers: $(cat "$csv")"
