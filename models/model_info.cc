@@ -65,6 +65,22 @@ void PrintAccounting(const ModelSpec& spec, const std::string& source,
       "%ld, vocab %ld, positions %ld\n",
       spec.hidden_size(), spec.num_layers(), spec.num_heads(), KvHeads(spec),
       HeadDim(spec), spec.ffn_size(), spec.vocab_size(), spec.max_positions());
+  std::string positions = Positional_Name(spec.positional());
+  if (spec.positional() == ROTARY) {
+    absl::StrAppendFormat(&positions, " (theta %g", spec.rope_theta());
+    if (spec.has_rope_scaling()) {
+      const RopeScaling& r = spec.rope_scaling();
+      absl::StrAppendFormat(&positions, ", llama3 scaling: factor %g, low %g, high %g, original %d",
+                            r.factor(), r.low_freq_factor(), r.high_freq_factor(),
+                            r.original_max_positions());
+    }
+    positions += ")";
+  }
+  std::printf("block: %s %s (eps %g), %s, %s%s%s; %s head\n",
+              NormPlacement_Name(spec.norm_placement()).c_str(), Norm_Name(spec.norm()).c_str(),
+              NormEps(spec), Activation_Name(spec.activation()).c_str(), positions.c_str(),
+              spec.qkv_bias() ? ", q/k/v biases" : spec.linear_bias() ? ", biases" : "",
+              spec.qk_norm() ? ", QK-norm" : "", spec.tied_lm_head() ? "tied" : "untied");
   std::printf("params: %ld\n", total);
   std::printf("  embedding:  %s\n", Grouped(EmbeddingParams(spec)).c_str());
   std::printf("  blocks:     %ld x %s = %s (%.2f%%)\n", spec.num_layers(),
