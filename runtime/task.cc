@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "base/temporary_directory.h"
 #include "runtime/data/boolq.h"
-#include "runtime/data/bpe_tokenizer.h"
+#include "runtime/data/load_tokenizer.h"
 #include "runtime/data/prompts.h"
 #include "runtime/data/sst2.h"
 #include "runtime/data/synthetic_task.h"
@@ -35,7 +36,7 @@ std::vector<int32_t> EpochOrder(uint64_t seed, int64_t epoch, int n) {
 }
 
 template <typename Example>
-absl::Status Encode(const BpeTokenizer& tokenizer, const PromptTemplate& prompt,
+absl::Status Encode(const Tokenizer& tokenizer, const PromptTemplate& prompt,
                     const std::vector<Example>& examples, const ModelSpec& model, int seq_len,
                     int32_t pad, const std::string& source, EncodedExamples* out) {
   out->seq_len = seq_len;
@@ -99,20 +100,23 @@ absl::Status WriteSyntheticTask(const std::string& dir) {
 
 absl::StatusOr<TrainingTask> LoadTask(const std::string& dir, const std::string& task,
                                       const ModelSpec& model, int seq_len) {
-  ASSIGN_OR_RETURN(BpeTokenizer tokenizer,
-                   BpeTokenizer::FromFiles(dir + "/vocab.json", dir + "/merges.txt"));
+  // GPT-2's files do not name the BOS: OPT's tokenizer puts "</s>" first,
+  // GPT-2's nothing (the synthetic task's files are OPT's).
+  ASSIGN_OR_RETURN(const std::unique_ptr<Tokenizer> loaded,
+                   LoadTokenizer(dir, model.family() == GPT2 ? "" : "</s>"));
+  const Tokenizer& tokenizer = *loaded;
   int32_t pad = tokenizer.TokenId("<pad>");
   if (pad < 0) pad = 1;
   TrainingTask t;
   if (task == "sst2") {
-    const PromptTemplate prompt = Sst2Template();
+    const PromptTemplate prompt = Sst2Template(tokenizer);
     ASSIGN_OR_RETURN(t.label_words, LabelWordIds(tokenizer, prompt));
     ASSIGN_OR_RETURN(std::vector<Sst2Example> train, ReadSst2Tsv(dir + "/train.tsv"));
     ASSIGN_OR_RETURN(std::vector<Sst2Example> dev, ReadSst2Tsv(dir + "/dev.tsv"));
     RETURN_IF_ERROR(Encode(tokenizer, prompt, train, model, seq_len, pad, dir + "/train.tsv", &t.train));
     RETURN_IF_ERROR(Encode(tokenizer, prompt, dev, model, seq_len, pad, dir + "/dev.tsv", &t.dev));
   } else if (task == "boolq") {
-    const PromptTemplate prompt = BoolqTemplate();
+    const PromptTemplate prompt = BoolqTemplate(tokenizer);
     ASSIGN_OR_RETURN(t.label_words, LabelWordIds(tokenizer, prompt));
     ASSIGN_OR_RETURN(std::vector<BoolqExample> train, ReadBoolqJsonl(dir + "/train.jsonl"));
     ASSIGN_OR_RETURN(std::vector<BoolqExample> dev, ReadBoolqJsonl(dir + "/val.jsonl"));

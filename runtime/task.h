@@ -1,11 +1,16 @@
 // The training task of a run: the encoded train and dev examples, the label
 // words, and the deterministic order in which steps draw examples.
 //
-// A task directory holds Hugging Face's GPT-2 tokenizer files (vocab.json,
-// merges.txt) and the data: for sst2, GLUE's train.tsv and dev.tsv; for
-// boolq, train.jsonl and val.jsonl. "synthetic" is the deterministic
-// synthetic sentiment task (runtime/data/synthetic_task.h), written in the
-// SST-2 format by WriteTaskFiles and read through the same readers.
+// A task directory holds the model's tokenizer files, as its Hugging Face
+// repository ships them, in any of three layouts (runtime/data/
+// load_tokenizer.h: tokenizer.model for LLaMA-2, tokenizer.json for
+// Llama-3.x, Qwen2.5, Qwen3 and GPT-2, vocab.json + merges.txt for OPT and
+// GPT-2), and the data: for sst2, GLUE's train.tsv and dev.tsv; for boolq,
+// train.jsonl and val.jsonl. Prompts get the family's BOS and label words
+// (runtime/data/prompts.h). "synthetic" is the deterministic synthetic
+// sentiment task (runtime/data/synthetic_task.h), written in the SST-2
+// format, with OPT-style vocab.json + merges.txt, by WriteSyntheticTask and
+// read through the same readers.
 #pragma once
 
 #include <cstdint>
@@ -53,9 +58,13 @@ absl::Status WriteSyntheticTask(const std::string& dir);
 
 // Reads and encodes the task in `dir` (`task`: "sst2" or "boolq") for
 // `model`, padding every example to `seq_len` tokens with the tokenizer's
-// "<pad>" (or token 1).
+// "<pad>" (or token 1). With vocab.json + merges.txt, the BOS is "</s>"
+// (OPT's) unless `model` is of family GPT2 (none); the other layouts name
+// their own.
 //
-// Errors: NotFound for missing files; the readers' errors (file:line; a
+// Errors: NotFound for missing files (no tokenizer in any of the three
+// layouts: the message names them); the tokenizer readers' errors (the
+// file and what is wrong in it); the data readers' errors (file:line; a
 // train or dev file without examples, a line above 1 MiB); a label word that
 // is not one token (naming the tokenizer files); InvalidArgument when a
 // token id is outside the model's vocabulary (the model and the tokenizer do

@@ -16,8 +16,10 @@
 // bpe_tokenizer_gpt2_reference_test checks all this against reference
 // encoders with OpenAI's GPT-2 vocabulary.
 //
-// No special tokens are added (OPT's leading "</s>" is the caller's: see
-// prompts.h).
+// The merges (3) are ByteLevelBpe's (byte_level_bpe.h), shared with the
+// tokenizer.json reader. No special tokens are added; GPT-2's files do not
+// say which BOS the family puts first (OPT's tokenizer "</s>", GPT-2's
+// none), so the caller names it (load_tokenizer.h) and prompts.h adds it.
 //
 // Thread-safety: const methods may be called concurrently.
 #pragma once
@@ -27,19 +29,14 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "runtime/data/byte_level_bpe.h"
+#include "runtime/data/tokenizer.h"
 
 namespace zosched {
-
-// The UTF-8 string GPT-2 uses for byte `b`: bytes '!'..'~', 0xA1..0xAC and
-// 0xAE..0xFF map to the code point of the same value, the other 68 bytes
-// (controls, space, 0x7F..0xA0, 0xAD) to code points 256, 257, ... in byte
-// order.
-const std::string& ByteToUnicode(uint8_t b);
 
 // Splits `text` into GPT-2 pre-tokens (views into `text`; concatenated they
 // give back `text`), as OpenAI's encoder.py does with Python's `regex`
@@ -56,7 +53,7 @@ const std::string& ByteToUnicode(uint8_t b);
 // decoding would. So every byte sequence splits, and encodes, losslessly.
 std::vector<absl::string_view> PreTokenize(absl::string_view text);
 
-class BpeTokenizer {
+class BpeTokenizer : public Tokenizer {
  public:
   // Reads Hugging Face's `vocab.json` (a JSON object token -> id, ids
   // non-negative and distinct) and `merges.txt` (an optional first line
@@ -70,50 +67,58 @@ class BpeTokenizer {
   // 256 byte symbols missing; a merge line not two space-separated symbols,
   // or a merge whose parts or result are not in the vocabulary (Hugging
   // Face's tokenizers refuses those too).
+  //
+  // `bos_token` is what bos_token() returns ("" for none); it need not be in
+  // the vocabulary (prompts.h says so when it is not).
   static absl::StatusOr<BpeTokenizer> FromFiles(const std::string& vocab_path,
-                                                const std::string& merges_path);
+                                                const std::string& merges_path,
+                                                std::string bos_token = "");
 
   // As FromFiles, from the files' contents; `vocab_name` and `merges_name`
   // name them in errors.
   static absl::StatusOr<BpeTokenizer> FromStrings(absl::string_view vocab_json,
                                                   const std::string& vocab_name,
                                                   absl::string_view merges_txt,
-                                                  const std::string& merges_name);
+                                                  const std::string& merges_name,
+                                                  std::string bos_token = "");
 
   // Token ids of `text`: any bytes, ill-formed UTF-8 included (PreTokenize
   // says how it splits), and Decode gives `text` back. Never fails: every
   // byte has a token and every merge result is in the vocabulary (checked at
   // load).
-  std::vector<int32_t> Encode(absl::string_view text) const;
+  std::vector<int32_t> Encode(absl::string_view text) const override;
+
+  // Encode: GPT-2's pre-tokens start at a space anyway.
+  std::vector<int32_t> EncodeContinuation(absl::string_view text) const override {
+    return Encode(text);
+  }
 
   // The text of `ids`: each token's symbols mapped back to bytes. Characters
   // outside the byte alphabet (in special tokens) are emitted as their UTF-8.
   // Errors: InvalidArgument for an id that no token has.
-  absl::StatusOr<std::string> Decode(absl::Span<const int32_t> ids) const;
+  absl::StatusOr<std::string> Decode(absl::Span<const int32_t> ids) const override;
 
   // The id of `token` spelt as in vocab.json (e.g. "Ġgreat", "</s>"), or -1.
-  int32_t TokenId(absl::string_view token) const;
+  int32_t TokenId(absl::string_view token) const override { return bpe_.TokenId(token); }
 
   // One more than the largest id.
-  int64_t vocab_size() const { return static_cast<int64_t>(id_to_token_.size()); }
+  int64_t vocab_size() const override { return bpe_.vocab_size(); }
+
+  // The `bos_token` given to FromFiles.
+  const std::string& bos_token() const override { return bos_token_; }
+
+  // "VOCAB_NAME and MERGES_NAME".
+  const std::string& files() const override { return files_; }
 
   // The files (or names) the tokenizer was read from, for messages.
-  const std::string& vocab_name() const { return vocab_name_; }
+  const std::string& vocab_name() const { return bpe_.name(); }
   const std::string& merges_name() const { return merges_name_; }
 
  private:
-  BpeTokenizer() = default;
+  BpeTokenizer(ByteLevelBpe bpe, std::string merges_name, std::string bos_token);
 
-  // Appends the ids of one pre-token to `ids`.
-  void EncodeWord(absl::string_view word, std::vector<int32_t>* ids) const;
-
-  std::string vocab_name_, merges_name_;
-  absl::flat_hash_map<std::string, int32_t> token_to_id_;
-  std::vector<std::string> id_to_token_;   // "" for unused ids
-  std::vector<bool> id_used_;
-  int32_t byte_ids_[256];                  // id of each byte's symbol
-  // (left id, right id) -> (rank, merged id).
-  absl::flat_hash_map<uint64_t, std::pair<int32_t, int32_t>> merges_;
+  ByteLevelBpe bpe_;
+  std::string merges_name_, bos_token_, files_;
 };
 
 }  // namespace zosched

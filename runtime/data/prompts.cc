@@ -9,9 +9,13 @@
 
 namespace zosched {
 
-PromptTemplate Sst2Template() { return {PromptTask::kSst2, "</s>", {" terrible", " great"}}; }
+PromptTemplate Sst2Template(const Tokenizer& tokenizer) {
+  return {PromptTask::kSst2, tokenizer.bos_token(), {" terrible", " great"}};
+}
 
-PromptTemplate BoolqTemplate() { return {PromptTask::kBoolq, "</s>", {" No", " Yes"}}; }
+PromptTemplate BoolqTemplate(const Tokenizer& tokenizer) {
+  return {PromptTask::kBoolq, tokenizer.bos_token(), {" No", " Yes"}};
+}
 
 PromptText Sst2Prompt(const Sst2Example& example) {
   return {std::string(absl::StripAsciiWhitespace(example.sentence)), " It was", example.label};
@@ -21,7 +25,7 @@ PromptText BoolqPrompt(const BoolqExample& example) {
   return {example.passage, absl::StrCat(" ", example.question, "?"), example.answer ? 1 : 0};
 }
 
-absl::StatusOr<EncodedExample> EncodePrompt(const BpeTokenizer& tokenizer,
+absl::StatusOr<EncodedExample> EncodePrompt(const Tokenizer& tokenizer,
                                             const PromptTemplate& prompt_template,
                                             const PromptText& prompt, int64_t max_len) {
   if (prompt.label < 0 || prompt.label >= static_cast<int>(prompt_template.label_words.size())) {
@@ -39,7 +43,7 @@ absl::StatusOr<EncodedExample> EncodePrompt(const BpeTokenizer& tokenizer,
     out.ids.push_back(bos);
   }
   const std::vector<int32_t> body = tokenizer.Encode(prompt.body);
-  const std::vector<int32_t> suffix = tokenizer.Encode(prompt.suffix);
+  const std::vector<int32_t> suffix = tokenizer.EncodeContinuation(prompt.suffix);
   const int64_t fixed = static_cast<int64_t>(out.ids.size() + suffix.size());
   if (fixed > max_len) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -53,33 +57,34 @@ absl::StatusOr<EncodedExample> EncodePrompt(const BpeTokenizer& tokenizer,
   return out;
 }
 
-absl::StatusOr<EncodedExample> EncodeExample(const BpeTokenizer& tokenizer,
+absl::StatusOr<EncodedExample> EncodeExample(const Tokenizer& tokenizer,
                                              const PromptTemplate& prompt_template,
                                              const Sst2Example& example, int64_t max_len) {
   CHECK(prompt_template.task == PromptTask::kSst2) << "an SST-2 example needs the SST-2 template";
   return EncodePrompt(tokenizer, prompt_template, Sst2Prompt(example), max_len);
 }
 
-absl::StatusOr<EncodedExample> EncodeExample(const BpeTokenizer& tokenizer,
+absl::StatusOr<EncodedExample> EncodeExample(const Tokenizer& tokenizer,
                                              const PromptTemplate& prompt_template,
                                              const BoolqExample& example, int64_t max_len) {
   CHECK(prompt_template.task == PromptTask::kBoolq) << "a BoolQ example needs the BoolQ template";
   return EncodePrompt(tokenizer, prompt_template, BoolqPrompt(example), max_len);
 }
 
-absl::StatusOr<std::vector<int32_t>> LabelWordIds(const BpeTokenizer& tokenizer,
+absl::StatusOr<std::vector<int32_t>> LabelWordIds(const Tokenizer& tokenizer,
                                                   const PromptTemplate& prompt_template) {
   std::vector<int32_t> ids;
   for (const std::string& word : prompt_template.label_words) {
-    const std::vector<int32_t> tokens = tokenizer.Encode(word);
+    const std::vector<int32_t> tokens = tokenizer.EncodeContinuation(word);
     if (tokens.size() != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "label word '", word, "' of the ",
           prompt_template.task == PromptTask::kSst2 ? "SST-2" : "BoolQ", " template is ",
           tokens.size(), " tokens [", absl::StrJoin(tokens, ", "), "] with the tokenizer of ",
-          tokenizer.vocab_name(), " and ", tokenizer.merges_name(),
+          tokenizer.files(),
           "; each label word must be one token of the vocabulary: use the model's own "
-          "tokenizer files (the vocab.json and merges.txt that came with its weights)"));
+          "tokenizer files (the tokenizer.json, tokenizer.model, or vocab.json and merges.txt "
+          "that came with its weights)"));
     }
     ids.push_back(tokens[0]);
   }

@@ -48,7 +48,7 @@ TEST(SyntheticTaskTest, ReadsThroughTheRealReadersAndIsLearnable) {
   const std::string dir = Dir("main");
   ASSERT_TRUE(WriteSyntheticTask(dir, 42, 2000, 500).ok());
   absl::StatusOr<BpeTokenizer> tok =
-      BpeTokenizer::FromFiles(dir + "/vocab.json", dir + "/merges.txt");
+      BpeTokenizer::FromFiles(dir + "/vocab.json", dir + "/merges.txt", "</s>");
   ASSERT_TRUE(tok.ok()) << tok.status();
   absl::StatusOr<std::vector<Sst2Example>> train = ReadSst2Tsv(dir + "/train.tsv");
   absl::StatusOr<std::vector<Sst2Example>> dev = ReadSst2Tsv(dir + "/dev.tsv");
@@ -65,7 +65,7 @@ TEST(SyntheticTaskTest, ReadsThroughTheRealReadersAndIsLearnable) {
   EXPECT_LT(tok->vocab_size(), 1000);
 
   // The prompt's words and every task word (with its space) are one token.
-  absl::StatusOr<std::vector<int32_t>> labels = LabelWordIds(*tok, Sst2Template());
+  absl::StatusOr<std::vector<int32_t>> labels = LabelWordIds(*tok, Sst2Template(*tok));
   ASSERT_TRUE(labels.ok()) << labels.status();
   EXPECT_EQ(*labels, (std::vector<int32_t>{tok->TokenId("\u0120terrible"),
                                            tok->TokenId("\u0120great")}));
@@ -80,7 +80,7 @@ TEST(SyntheticTaskTest, ReadsThroughTheRealReadersAndIsLearnable) {
     absl::StatusOr<std::string> decoded = tok->Decode(tok->Encode(e.sentence));
     ASSERT_TRUE(decoded.ok());
     EXPECT_EQ(*decoded, e.sentence);
-    absl::StatusOr<EncodedExample> encoded = EncodeExample(*tok, Sst2Template(), e, 1000);
+    absl::StatusOr<EncodedExample> encoded = EncodeExample(*tok, Sst2Template(*tok), e, 1000);
     ASSERT_TRUE(encoded.ok()) << encoded.status();
     max_length = std::max<int>(max_length, encoded->length);
   }
