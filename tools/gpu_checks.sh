@@ -7,7 +7,10 @@
 #   tools/gpu_checks.sh run PHASE [PHASE...] # there, from the repository root
 #
 # Phases, in the order worth spending device time on:
-#   tests      every GPU test (cc tests and the sh tests, each under a timeout)
+#   tests      every GPU test (cc tests and the sh tests, each under a timeout);
+#              on the GPU machine a skip is a failure: a cc test that reports
+#              a skipped test ("[  SKIPPED ]", e.g. it saw no GPU) or an sh
+#              test that says "no GPU: skipped" fails the phase
 #   benchmark  gpu_zo2_benchmark: ZO2's speed-test setting on OPT-1.3B..30B
 #   predict    predict_vs_measure --backend=cuda: lowers its 17 schedules,
 #              calibrates once for their compute shapes, runs and compares
@@ -27,8 +30,8 @@ set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 packed=out/device
 cc_tests=(//base:gpu_check_test //runtime/cuda/nn:attention_gpu_test
-          //runtime/cuda/nn:opt_forward_gpu_test //runtime/cuda/zo:zo_kernels_gpu_test
-          //runtime/zo:gpu_determinism_test)
+          //runtime/cuda/nn:element_math_gpu_test //runtime/cuda/nn:decoder_forward_gpu_test
+          //runtime/cuda/zo:zo_kernels_gpu_test //runtime/zo:gpu_determinism_test)
 # The binaries the sh tests and the experiments run (pack_for_device packs
 # binaries, not sh tests: the scripts run from this checkout).
 binaries=(//train:train //runtime:calibrate //runtime/cuda:gpu_count
@@ -43,7 +46,7 @@ sh_tests=("runtime/cuda/cpu_gpu_training_test.sh"
           "runtime/cuda/comm/nccl_communicator_gpu_test.sh"
           "tests/strategies_bitwise_test.sh --backend=cuda")
 
-usage() { sed -n '2,26p' "$0" >&2; exit 2; }
+usage() { sed -n '2,29p' "$0" >&2; exit 2; }
 
 pack() {
   cd "$top" && "$top/../shared/tools/pack_for_device" "$packed" "${cc_tests[@]}" "${binaries[@]}"
@@ -74,19 +77,33 @@ run_phase() {
 }
 
 tests_phase() {
-  local target name script rc=0
+  local target name script log rc=0
+  log=$(mktemp)
   for target in "${cc_tests[@]}"; do
     name=${target##*:}
     echo "=== $name"
-    TEST_TMPDIR=$(mktemp -d) TEST_SRCDIR="$top/$packed/bin/$name.runfiles" TEST_WORKSPACE=zosched \
-      timeout 600 "$top/$packed/bin/$name" || { echo "FAILED: $name"; rc=1; }
+    if ! TEST_TMPDIR=$(mktemp -d) TEST_SRCDIR="$top/$packed/bin/$name.runfiles" \
+        TEST_WORKSPACE=zosched timeout 600 "$top/$packed/bin/$name" 2>&1 | tee "$log"; then
+      echo "FAILED: $name"
+      rc=1
+    elif grep -q '^\[  SKIPPED \]' "$log"; then
+      echo "FAILED: $name skipped tests on the GPU machine"
+      rc=1
+    fi
   done
   for script in "${sh_tests[@]}"; do
     echo "=== $script"
     # shellcheck disable=SC2086  # the script and its arguments
-    (cd "$tree" && TEST_TMPDIR=$(mktemp -d) timeout 900 bash "$top"/$script) ||
-      { echo "FAILED: $script"; rc=1; }
+    if ! (cd "$tree" && TEST_TMPDIR=$(mktemp -d) timeout 900 bash "$top"/$script) 2>&1 |
+        tee "$log"; then
+      echo "FAILED: $script"
+      rc=1
+    elif grep -q '^no GPU: skipped$' "$log"; then
+      echo "FAILED: $script skipped on the GPU machine"
+      rc=1
+    fi
   done
+  rm -f "$log"
   return "$rc"
 }
 

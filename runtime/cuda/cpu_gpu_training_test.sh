@@ -6,7 +6,8 @@
 # order, so the losses, hence g and the updates, differ in the last bits.
 # Stated tolerances: every final weight within 1e-2 relative (relative to
 # max(|a|, |b|, 1e-2), i.e. 1e-4 absolute for small weights), and the last
-# step's loss within 1e-3. Models: opt-tiny and opt-125m (its real shape).
+# step's loss within 1e-3. Models: opt-tiny and opt-125m (its real shape),
+# and the tiny model of every other family (GPT-2, LLaMA, Qwen2, Qwen3).
 # Skips (passes, saying so) without a GPU.
 set -uo pipefail
 train=train/train
@@ -14,7 +15,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 gpus=$(runtime/cuda/gpu_count)
 [ "${gpus:-0}" -gt 0 ] || { echo "no GPU: skipped"; exit 0; }
 
-for model in "opt-tiny 8 2 24" "opt-125m 4 2 32"; do
+for model in "opt-tiny 8 2 24" "opt-125m 4 2 32" "gpt2-tiny 8 2 24" "llama-tiny 8 2 24" \
+             "qwen2-tiny 8 2 24" "qwen3-tiny 8 2 24"; do
   set -- $model
   common=(--model=$1 --strategy=mezo --batch=$2 --micro_batch=$3 --seq=$4 --steps=20
           --lr=2e-4 --seed=7 --eval_examples=16 --compute_dtype=FP32)

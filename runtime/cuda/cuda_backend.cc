@@ -17,6 +17,7 @@
 #include "runtime/host_store_layout.h"
 #include "runtime/model_parts.h"
 #include "runtime/nn/param_layout.h"
+#include "runtime/nn/rotary_table.h"
 #include "runtime/ops/label_words.h"
 #include "runtime/ops/perturbation.h"
 #include "runtime/ops/transfer_support.h"
@@ -90,7 +91,7 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
   b->model_ = &schedule.model();
   const ModelSpec& model = schedule.model();
   const TrainingSettings& t = schedule.training();
-  ASSIGN_OR_RETURN(b->gpu_model_, OptGpuModel::From(model));
+  ASSIGN_OR_RETURN(b->gpu_model_, DecoderGpuModel::From(model));
   b->perturbed_block_ = std::make_unique<PerturbedBlockLayout>(model);
   ASSIGN_OR_RETURN(b->compute_, ElementOf(t.compute_dtype(), "compute"));
   ASSIGN_OR_RETURN(b->wire_, ElementOf(t.wire_dtype(), "wire"));
@@ -182,9 +183,16 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
   }
   const int64_t inputs_bytes =
       AlignUp((static_cast<int64_t>(batch_) * seq_ + 2 * batch_) * sizeof(int32_t), kDeviceAlign);
+  // A rotary model's angles for the schedule's sequence length, the CPU's
+  // (runtime/nn/rotary_table.h), uploaded once.
+  std::unique_ptr<RotaryTable> rotary;
+  if (gpu_model_.rotary) rotary = std::make_unique<RotaryTable>(*model_, seq_);
+  const int64_t rotary_bytes =
+      rotary == nullptr ? 0 : static_cast<int64_t>(rotary->values().size() * sizeof(float));
   const int64_t reserve = kStepSlots * (inputs_bytes + kDeviceAlign) +
                           3 * AlignUp(static_cast<int64_t>(batch_ + label_words_.size()) * 4,
                                       kDeviceAlign) +
+                          AlignUp(rotary_bytes, kDeviceAlign) +
                           compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes);
   // Left free for what CUDA, cuBLAS and NCCL allocate after this check:
   // kernels loaded lazily at their first launch, the cuBLAS handles, NCCL's
@@ -197,7 +205,8 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
     GPU_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, gpu_));
     return absl::ResourceExhaustedError(absl::StrFormat(
         "device %d (%s) on GPU %d (%s): the memory plan needs %d bytes, the runtime %d more "
-        "(step inputs, cuBLAS workspaces) and CUDA, cuBLAS and NCCL %d of headroom, but only %d "
+        "(step inputs, rotary angles, cuBLAS workspaces) and CUDA, cuBLAS and NCCL %d of "
+        "headroom, but only %d "
         "of %d are free: over by %d",
         device_, cluster_device->name(), gpu_, prop.name, plan, reserve, kLibraryHeadroomBytes,
         free_bytes, total_bytes,
@@ -224,6 +233,13 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
   label_words_device_ = reinterpret_cast<int32_t*>(carve(label_words_.size() * 4));
   plus_index_ = reinterpret_cast<int32_t*>(carve(batch_ * 4));
   minus_index_ = reinterpret_cast<int32_t*>(carve(batch_ * 4));
+  if (rotary != nullptr) {
+    float* angles = reinterpret_cast<float*>(carve(rotary_bytes));
+    GPU_RETURN_IF_ERROR(
+        cudaMemcpy(angles, rotary->values().data(), rotary_bytes, cudaMemcpyHostToDevice));
+    rotary_.values = angles;
+    rotary_.positions = rotary->positions();
+  }
   gemm_workspace_ = carve(compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes));
   GPU_RETURN_IF_ERROR(cudaMemcpy(label_words_device_, label_words_.data(),
                                  label_words_.size() * 4, cudaMemcpyHostToDevice));
@@ -504,7 +520,11 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
     case EMBED: {
       const EmbedPlan& plan = o.embed;
       const Perturbation p = PerturbationOf(c, t, seed);
-      GPU_RETURN_IF_ERROR(perturb(p, plan.positions, o.perturbed));
+      const char* positions = nullptr;  // none for a rotary model
+      if (plan.has_positions) {
+        GPU_RETURN_IF_ERROR(perturb(p, plan.positions, o.perturbed));
+        positions = o.perturbed + plan.positions.into * width;
+      }
       const char* project_in = nullptr;
       if (plan.has_project_in) {
         GPU_RETURN_IF_ERROR(perturb(p, plan.project_in, o.perturbed));
@@ -520,19 +540,22 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
         GPU_RETURN_IF_ERROR(cudaMemsetAsync(rows + plan.token_count * e * width, 0,
                                             (plan.row_count - plan.token_count) * e * width, s));
       }
-      return OptEmbedRowsGpu(GemmOf(stream_index), compute_, gpu_model_, rows,
-                             o.perturbed + plan.positions.into * width, project_in, c.examples(),
-                             seq, rows + plan.scratch_at * width, o.activations);
+      return EmbedRowsGpu(GemmOf(stream_index), compute_, gpu_model_, rows, positions, project_in,
+                          c.examples(), seq, rows + plan.scratch_at * width, o.activations);
     }
     case BLOCK_FORWARD: {
       PerturbedBlockWeights weights(*perturbed_block_, compute_, PerturbationOf(c, t, seed),
                                     o.z_stream, o.params, o.perturbed, s);
       RETURN_IF_ERROR(weights.PerturbVectors());
-      return OptBlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, weights,
-                                slot.lengths + c.first_example(), c.examples(), seq,
-                                o.activations, o.workspace);
+      return BlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, weights,
+                             slot.lengths + c.first_example(), c.examples(), seq, o.activations,
+                             o.workspace, rotary_);
     }
     case HEAD_LOSS: {
+      // The head part but an untied lm_head, perturbed; then the label
+      // words' rows of the LM head, read where o.lm_head points: the token
+      // table (tied) or the head part's own lm_head (untied), each with its
+      // part's z stream and element indices (head_loss_plan.h).
       const HeadLossPlan& plan = o.head_loss;
       const Perturbation p = PerturbationOf(c, t, seed);
       GPU_RETURN_IF_ERROR(perturb(p, plan.head, o.perturbed));
@@ -540,10 +563,10 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
       GPU_RETURN_IF_ERROR(LaunchPerturbRows(compute_, p.seed, plan.table_stream, plan.table_first,
                                             o.lm_head, plan.row_elements, label_words_device_,
                                             plan.label_rows, p.epsilon, p.sign, rows, s));
-      return OptHeadLossGpu(s, compute_, gpu_model_, o.perturbed, rows, o.activations,
-                            slot.lengths + c.first_example(), c.examples(), seq,
-                            plan.label_rows, slot.labels + c.first_example(),
-                            reinterpret_cast<float*>(o.losses));
+      return HeadLossFromRowsGpu(s, compute_, gpu_model_, o.perturbed, rows, o.activations,
+                                 slot.lengths + c.first_example(), c.examples(), seq,
+                                 plan.label_rows, slot.labels + c.first_example(),
+                                 reinterpret_cast<float*>(o.losses));
     }
     case PROJECTED_GRADIENT: {
       const int slot_index = &slot - slots_.data();

@@ -7,12 +7,14 @@
 // buffer at a 256-byte aligned offset (so a GEMM's algorithm cannot depend
 // on where its operands landed), then a runtime reserve that is not in the
 // plan: per step slot the batch's tokens, lengths and labels, the loss index
-// lists, the label words, and one cuBLAS workspace (gemm.h,
-// kGemmWorkspaceBytes) per compute stream. A plan (+ reserve + 1 GiB left
-// free for what CUDA, cuBLAS and NCCL allocate later) that exceeds the GPU's
-// free memory is refused before anything runs, saying by how much. The host parameter store is the node's shared memory (one copy per
-// node, host_store_layout.h), registered (pinned) with cudaHostRegister in
-// every process; copies are cudaMemcpyAsync on the schedule's H2D and D2H
+// lists, the label words, a rotary model's table of angles (fp32, seq_len ·
+// head_dim floats), and one cuBLAS workspace (gemm.h, kGemmWorkspaceBytes)
+// per compute stream; the destructor frees it all. A plan (+ reserve + 1 GiB
+// left free for what CUDA, cuBLAS and NCCL allocate later) that exceeds the
+// GPU's free memory is refused before anything runs, saying by how much.
+// The host parameter store is the node's shared memory (one copy per node,
+// host_store_layout.h), registered (pinned) with cudaHostRegister in every
+// process; copies are cudaMemcpyAsync on the schedule's H2D and D2H
 // streams. Host views of the persistent device buffers (resident
 // parameters, the ZO state) are pinned mirrors that PullPersistent and
 // PushPersistent fill from and send to the device.
@@ -21,11 +23,14 @@
 // UPDATE, EMBED, BLOCK_FORWARD, HEAD_LOSS, PROJECTED_GRADIENT and CAST as
 // runtime/ops/compute_operands.h defines them, with the kernels of
 // runtime/cuda/zo (perturbation, fused update, casts, the projected
-// gradient: the same bits as the CPU) and runtime/cuda/nn (the OPT forward,
-// cuBLAS GEMMs in the compute dtype with FP32 accumulation; TF32 only when
-// asked). The pending g stays on the device: the next step's UPDATE reads
-// it there. A step's result (the new pending update and the mean loss)
-// comes back to pinned memory by an asynchronous copy.
+// gradient: the same bits as the CPU) and runtime/cuda/nn (the decoder
+// forward of every family the CPU runs, cuBLAS GEMMs in the compute dtype
+// with FP32 accumulation; TF32 only when asked). A rotary model's angles
+// (runtime/nn/rotary_table.h, the CPU's, for seq_len positions) are
+// uploaded once at Create into the runtime reserve. The pending g stays on
+// the device: the next step's UPDATE reads it there. A step's result (the
+// new pending update and the mean loss) comes back to pinned memory by an
+// asynchronous copy.
 //
 // Timeline. Every op is bracketed by two timing events on its stream; after
 // the step they are resolved against a reference event whose host time was
@@ -53,7 +58,7 @@
 #include "runtime/backend.h"
 #include "runtime/cuda/comm/device_communicator.h"
 #include "runtime/cuda/nn/gemm.h"
-#include "runtime/cuda/nn/opt_forward_gpu.h"
+#include "runtime/cuda/nn/decoder_forward_gpu.h"
 #include "runtime/cuda/zo/update.h"
 #include "runtime/dtype/element.h"
 #include "runtime/mpi_world.h"
@@ -159,7 +164,8 @@ class CudaBackend : public Backend {
   int gpu_ = -1;  // -1 until Create picks the GPU
   const ModelSpec* model_ = nullptr;
   ElementType compute_ = ElementType::kF32, wire_ = ElementType::kF32;
-  OptGpuModel gpu_model_;
+  DecoderGpuModel gpu_model_;
+  GpuRotary rotary_;  // a rotary model's angles, in the reserve; empty otherwise
   std::vector<int32_t> label_words_;
   int batch_ = 0, seq_ = 0;
 

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include "absl/strings/str_format.h"
 #include "base/gpu_check.h"
 #include "base/status_macros.h"
 #include "runtime/cuda/nn/attention_plan.h"
@@ -62,20 +63,16 @@ class GpuAttentionSteps : public AttentionSteps {
 
 }  // namespace
 
-absl::Status CausalAttention(Gemm& gemm, ElementType type, void* q_then_context, const void* k,
-                             const void* v, const int32_t* lengths, int64_t examples, int64_t seq,
-                             int64_t heads, int64_t head_dim, float q_scale, void* scratch,
-                             int64_t scratch_bytes) {
-  AttentionShape shape;
-  shape.examples = examples;
-  shape.seq = seq;
-  shape.heads = heads;
-  shape.head_dim = head_dim;
-  shape.element_bytes = ElementBytes(type);
-  shape.q_scale = q_scale;
-  shape.scratch_bytes = scratch_bytes;
+absl::Status CausalAttention(Gemm& gemm, ElementType type, const AttentionShape& shape,
+                             void* q_then_context, const void* k, const void* v,
+                             const int32_t* lengths, void* scratch) {
+  if (shape.element_bytes != ElementBytes(type)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "causal attention: element_bytes %d for an element type of %d bytes",
+        shape.element_bytes, ElementBytes(type)));
+  }
   RETURN_IF_ERROR(PlanAttentionTiling(shape).status());  // nothing enqueued on a bad shape
-  GpuAttentionSteps steps(gemm, type, q_then_context, k, v, lengths, seq, scratch);
+  GpuAttentionSteps steps(gemm, type, q_then_context, k, v, lengths, shape.seq, scratch);
   return ForEachAttentionStep(shape, steps);
 }
 

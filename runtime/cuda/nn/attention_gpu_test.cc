@@ -1,6 +1,8 @@
 // The GPU's causal attention (attention.h) against attention computed
-// directly in double (attention_reference.h), in FP32, FP16 and BF16, with
-// the scratch holding several heads, exactly one, or a few rows of scores;
+// directly in double (attention_reference.h), in FP32, FP16 and BF16,
+// multi-head and grouped-query (with query and key/value rows wider than
+// their heads), with the scratch holding several heads, exactly one, or a
+// few rows of scores;
 // plus its determinism (run to run, and an example against the rest of its
 // batch, bitwise) and its refusal of a scratch without one row. Built only
 // under --config=cuda; skips when no GPU is visible.
@@ -55,18 +57,45 @@ float Decode(ElementType type, const char* at) {
 struct Problem {
   int64_t seq = 37;  // not a multiple of 4: padded score rows
   int64_t heads = 3;
+  int64_t kv_heads = 3;
   int64_t head_dim = 64;
+  int64_t q_ld = 3 * 64;   // elements per query row
+  int64_t kv_ld = 3 * 64;  // per key and value row
   std::vector<int32_t> lengths = {37, 20, 1};
   std::vector<float> q, k, v;  // as stored: rounded to the element type
+
+  AttentionShape Shape(ElementType type, int64_t scratch_bytes) const {
+    AttentionShape shape;
+    shape.examples = static_cast<int64_t>(lengths.size());
+    shape.seq = seq;
+    shape.heads = heads;
+    shape.kv_heads = kv_heads;
+    shape.head_dim = head_dim;
+    shape.q_ld = q_ld;
+    shape.kv_ld = kv_ld;
+    shape.element_bytes = ElementBytes(type);
+    shape.q_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    shape.scratch_bytes = scratch_bytes;
+    return shape;
+  }
 };
 
-Problem MakeProblem(ElementType type, unsigned seed) {
+// Multi-head attention over dense rows; with `grouped`, 4 query heads on 2
+// key/value heads, each kind of row wider than its heads (GPT-2's fused
+// rows hold k and v beside the queries).
+Problem MakeProblem(ElementType type, unsigned seed, bool grouped = false) {
   Problem p;
-  const size_t n = p.lengths.size() * p.seq * p.heads * p.head_dim;
+  if (grouped) {
+    p.heads = 4;
+    p.kv_heads = 2;
+    p.q_ld = 4 * 64 + 2 * 2 * 64;
+    p.kv_ld = 2 * 64 + 8;
+  }
+  const int64_t rows = static_cast<int64_t>(p.lengths.size()) * p.seq;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
   for (std::vector<float>* x : {&p.q, &p.k, &p.v}) {
-    x->resize(n);
+    x->resize(rows * (x == &p.q ? p.q_ld : p.kv_ld));
     for (float& value : *x) {
       value = uniform(rng);
       value = Decode(type, Encode(type, {value}).data());
@@ -99,11 +128,8 @@ std::vector<float> RunGpu(ElementType type, const Problem& p, int64_t scratch_by
     EXPECT_EQ(cudaMemcpy(lengths.get(), p.lengths.data(), p.lengths.size() * sizeof(int32_t),
                          cudaMemcpyHostToDevice),
               cudaSuccess);
-    *status = CausalAttention(**gemm, type, dq.get(), dk.get(), dv.get(),
-                              static_cast<const int32_t*>(lengths.get()),
-                              static_cast<int64_t>(p.lengths.size()), p.seq, p.heads, p.head_dim,
-                              1.0f / std::sqrt(static_cast<float>(p.head_dim)), scratch.get(),
-                              scratch_bytes);
+    *status = CausalAttention(**gemm, type, p.Shape(type, scratch_bytes), dq.get(), dk.get(),
+                              dv.get(), static_cast<const int32_t*>(lengths.get()), scratch.get());
     EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     std::vector<char> out(q.size());
     EXPECT_EQ(cudaMemcpy(out.data(), dq.get(), out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
@@ -127,23 +153,26 @@ TEST_P(AttentionGpu, MatchesDirectAttentionForEveryTiling) {
   // Inputs are exact; the probabilities and the context are rounded to the
   // type (11 / 8 significant bits) and |v| <= 2.
   const double tolerance = type == ElementType::kF32 ? 1e-4 : type == ElementType::kF16 ? 5e-3 : 3e-2;
-  Problem p = MakeProblem(type, 11);
-  p.lengths = {37, 20, 0};  // the last example's length is invalid: NaN context
-  const std::vector<double> want = ReferenceCausalAttention(p.q, p.k, p.v, p.lengths, p.seq,
-                                                            p.heads, p.head_dim,
-                                                            1.0f / std::sqrt(64.0f));
-  // All heads at once, one head, rows of 5 (37 = 7 · 5 + 2), one row.
-  for (int64_t scratch_bytes : {3 * 37 * kRowBytes, 37 * kRowBytes, 5 * kRowBytes, kRowBytes}) {
-    SCOPED_TRACE(scratch_bytes);
-    absl::Status status;
-    const std::vector<float> got = RunGpu(type, p, scratch_bytes, &status);
-    ASSERT_TRUE(status.ok()) << status;
-    ASSERT_EQ(got.size(), want.size());
-    int64_t wrong = 0;
-    for (size_t i = 0; i < want.size(); ++i) {
-      wrong += std::isnan(want[i]) ? !std::isnan(got[i]) : !(std::fabs(got[i] - want[i]) <= tolerance);
+  for (bool grouped : {false, true}) {
+    SCOPED_TRACE(grouped ? "grouped-query, wide rows" : "multi-head");
+    Problem p = MakeProblem(type, 11, grouped);
+    p.lengths = {37, 20, 0};  // the last example's length is invalid: NaN context
+    const std::vector<double> want =
+        ReferenceCausalAttention(p.Shape(type, 0), p.q, p.k, p.v, p.lengths);
+    // All heads at once, one head, rows of 5 (37 = 7 · 5 + 2), one row.
+    for (int64_t scratch_bytes : {3 * 37 * kRowBytes, 37 * kRowBytes, 5 * kRowBytes, kRowBytes}) {
+      SCOPED_TRACE(scratch_bytes);
+      absl::Status status;
+      const std::vector<float> got = RunGpu(type, p, scratch_bytes, &status);
+      ASSERT_TRUE(status.ok()) << status;
+      ASSERT_EQ(got.size(), want.size());
+      int64_t wrong = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        wrong += std::isnan(want[i]) ? !std::isnan(got[i])
+                                     : !(std::fabs(got[i] - want[i]) <= tolerance);
+      }
+      EXPECT_EQ(wrong, 0);
     }
-    EXPECT_EQ(wrong, 0);
   }
 }
 
@@ -152,7 +181,7 @@ TEST_P(AttentionGpu, SameInputsGiveTheSameBitsAndAnExampleIgnoresItsBatch) {
   const ElementType type = GetParam();
   const Problem a = MakeProblem(type, 3);
   Problem b = MakeProblem(type, 4);  // example 0 as in a, the others not
-  const size_t example = a.seq * a.heads * a.head_dim;
+  const size_t example = a.seq * a.q_ld;  // q_ld == kv_ld: dense multi-head rows
   std::copy_n(a.q.begin(), example, b.q.begin());
   std::copy_n(a.k.begin(), example, b.k.begin());
   std::copy_n(a.v.begin(), example, b.v.begin());

@@ -3,22 +3,29 @@
 // so that the CPU tests check every offset, leading dimension and stride
 // by running the steps with a reference GEMM (attention_plan_test.cc).
 //
-// The buffers, all row-major [examples · seq, heads · head_dim] of the
-// compute type T except the scratch (row e · seq + i is position i of
-// example e; head h covers columns [h · head_dim, (h + 1) · head_dim)):
-//   kQuery:   the queries; each head's context overwrites its own queries,
-//             chunk by chunk, once the chunk's scores no longer need them
-//   kKey, kValue
+// The buffers, row-major with row e · seq + i for position i of example e,
+// of the compute type T except the scratch:
+//   kQuery:   [examples · seq rows, q_ld], head h at columns
+//             [h · head_dim, (h + 1) · head_dim); each head's context
+//             overwrites its own queries, chunk by chunk, once the chunk's
+//             scores no longer need them (the other columns are untouched)
+//   kKey, kValue: [examples · seq rows, kv_ld], key/value head g at columns
+//             [g · head_dim, (g + 1) · head_dim)
 //   kScratch: `scratch_bytes` of device memory holding one call's scores,
 //             fp32, then its probabilities, T, in place
-// For each example, each group of heads and each chunk of query rows
-// [r0, r1) (keys 0 .. r1 - 1 are the only ones those rows may see):
+// Grouped-query attention: query head h reads key/value head h / group,
+// group = heads / kv_heads (1: multi-head attention). A call batches query
+// heads j + g · group for a run of key/value heads g (j < group): in the
+// strided batch, query heads are group · head_dim columns apart and their
+// key/value heads head_dim apart.
+// For each example, each j, each run of key/value heads and each chunk of
+// query rows [r0, r1) (keys 0 .. r1 - 1 are the only ones those rows see):
 //   1. scores  S = q_scale · Q[r0:r1] · K[0:r1]ᵀ, per head, fp32
 //   2. softmax P = causal softmax of S's rows (SoftmaxPass), T, in place
 //   3. context Q[r0:r1] = P · V[0:r1], per head
-// The steps depend on the shape (examples, seq, heads, head_dim, T,
-// scratch_bytes) alone, never on the values, so an example's products
-// have the same shapes whatever the rest of its batch holds.
+// The steps depend on the shape (AttentionShape) alone, never on the
+// values, so an example's products have the same shapes whatever the rest
+// of its batch holds.
 #pragma once
 
 #include <cstdint>
@@ -77,14 +84,18 @@ struct SoftmaxPass {
 struct AttentionShape {
   int64_t examples = 0;
   int64_t seq = 0;
-  int64_t heads = 0;
+  int64_t heads = 0;     // query heads
+  int64_t kv_heads = 0;  // key/value heads: divides heads
   int64_t head_dim = 0;
+  int64_t q_ld = 0;      // elements per row of kQuery: >= heads · head_dim
+  int64_t kv_ld = 0;     // elements per row of kKey and kValue: >= kv_heads · head_dim
   int element_bytes = 4;  // sizeof(T): 4, or 2 for FP16 and BF16
-  float q_scale = 1.0f;   // OPT: 1 / sqrt(head_dim)
+  float q_scale = 1.0f;   // 1 / sqrt(head_dim)
   int64_t scratch_bytes = 0;
 };
 
-// How many heads one product batches and how many query rows a chunk has.
+// How many heads one product batches (at most kv_heads: one per key/value
+// head) and how many query rows a chunk has.
 // Rows of scores are padded to a multiple of 4 floats, so that every row of
 // P starts 16-byte aligned for the tensor cores.
 struct AttentionTiling {
@@ -93,10 +104,11 @@ struct AttentionTiling {
 };
 
 // Whole heads (every query row at once) when one head's scores fit the
-// scratch, as many as fit (at most `heads`); otherwise one head at a time in
-// chunks of as many query rows as fit. Errors: InvalidArgument for a
-// dimension < 1, element_bytes not 2 or 4, or a scratch smaller than one row
-// of scores (4 · RoundUp(seq, 4) bytes), naming what would be enough.
+// scratch, as many as fit (at most kv_heads); otherwise one head at a time
+// in chunks of as many query rows as fit. Errors: InvalidArgument for a
+// dimension < 1, kv_heads not dividing heads, a row stride shorter than its
+// heads, element_bytes not 2 or 4, or a scratch smaller than one row of
+// scores (4 · RoundUp(seq, 4) bytes), naming what would be enough.
 absl::StatusOr<AttentionTiling> PlanAttentionTiling(const AttentionShape& shape);
 
 // Receives the steps in the order they must run.

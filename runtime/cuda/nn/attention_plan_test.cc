@@ -4,8 +4,10 @@
 // device's. The context they leave in the query buffer must be causal
 // attention computed directly, for every tiling (whole heads, several heads
 // per call, chunks of query rows that do and do not divide seq), FP32 and
-// FP16 (probabilities stored in half the bytes of the scores), and padded,
-// length-1 and invalid examples.
+// FP16 (probabilities stored in half the bytes of the scores), grouped-query
+// attention (several query heads per key/value head, one key/value head),
+// query and key/value rows wider than their heads (GPT-2's fused q | k | v),
+// and padded, length-1 and invalid examples.
 #include "runtime/cuda/nn/attention_plan.h"
 
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -27,11 +30,11 @@ class HostAttention : public AttentionSteps {
  public:
   HostAttention(const AttentionShape& shape, const std::vector<int32_t>& lengths)
       : shape_(shape), lengths_(lengths) {
-    const size_t bytes = shape.examples * shape.seq * shape.heads * shape.head_dim *
-                         static_cast<size_t>(shape.element_bytes);
-    q_.resize(bytes);
-    k_.resize(bytes);
-    v_.resize(bytes);
+    const size_t rows = shape.examples * shape.seq;
+    const size_t bytes = static_cast<size_t>(shape.element_bytes);
+    q_.resize(rows * shape.q_ld * bytes);
+    k_.resize(rows * shape.kv_ld * bytes);
+    v_.resize(rows * shape.kv_ld * bytes);
     scratch_.resize(shape.scratch_bytes);
   }
 
@@ -140,51 +143,68 @@ class HostAttention : public AttentionSteps {
 };
 
 // Fills q, k, v with values in [-2, 2] (stored as T), runs the steps and
-// checks the query buffer against causal attention in double from the same
-// stored inputs. Returns the number of products.
+// checks the whole query buffer against causal attention in double from
+// the same stored inputs (the columns past the heads unchanged). Returns
+// the number of products.
 int RunAndCheck(const AttentionShape& shape, const std::vector<int32_t>& lengths,
                 double tolerance) {
   HostAttention host(shape, lengths);
-  const int64_t width = shape.heads * shape.head_dim;
-  const int64_t elements = shape.examples * shape.seq * width;
+  const int64_t rows = shape.examples * shape.seq;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-  for (AttentionBuffer b : {AttentionBuffer::kQuery, AttentionBuffer::kKey, AttentionBuffer::kValue})
-    for (int64_t i = 0; i < elements; ++i) host.Set(b, i, uniform(rng));
-  std::vector<float> q(elements), k(elements), v(elements);
-  for (int64_t i = 0; i < elements; ++i) {
-    q[i] = host.Get(AttentionBuffer::kQuery, i);
-    k[i] = host.Get(AttentionBuffer::kKey, i);
-    v[i] = host.Get(AttentionBuffer::kValue, i);
+  std::vector<float> q(rows * shape.q_ld), k(rows * shape.kv_ld), v(rows * shape.kv_ld);
+  const std::pair<AttentionBuffer, std::vector<float>*> buffers[] = {
+      {AttentionBuffer::kQuery, &q}, {AttentionBuffer::kKey, &k}, {AttentionBuffer::kValue, &v}};
+  for (const auto& [b, values_of] : buffers) {
+    std::vector<float>& values = *values_of;
+    for (size_t i = 0; i < values.size(); ++i) {
+      host.Set(b, i, uniform(rng));
+      values[i] = host.Get(b, i);
+    }
   }
   const absl::Status status = ForEachAttentionStep(shape, host);
   EXPECT_TRUE(status.ok()) << status;
-  const std::vector<double> want = ReferenceCausalAttention(
-      q, k, v, lengths, shape.seq, shape.heads, shape.head_dim, shape.q_scale);
-  for (int64_t i = 0; i < elements; ++i) {
+  const std::vector<double> want = ReferenceCausalAttention(shape, q, k, v, lengths);
+  for (size_t i = 0; i < q.size(); ++i) {
     const float got = host.Get(AttentionBuffer::kQuery, i);
-    const int64_t row = i / width, e = row / shape.seq;
+    const int64_t row = i / shape.q_ld, e = row / shape.seq;
     if (std::isnan(want[i])) {
       EXPECT_TRUE(std::isnan(got)) << "example " << e << " row " << row % shape.seq;
     } else {
       EXPECT_NEAR(got, want[i], tolerance) << "example " << e << " row " << row % shape.seq
-                                           << " column " << i % width;
+                                           << " column " << i % shape.q_ld;
     }
   }
   EXPECT_EQ(host.softmaxes * 2, host.products);
   return host.products;
 }
 
+// Multi-head attention over dense rows.
 AttentionShape Shape(int64_t examples, int64_t seq, int64_t heads, int64_t head_dim,
                      int element_bytes, int64_t scratch_bytes) {
   AttentionShape shape;
   shape.examples = examples;
   shape.seq = seq;
   shape.heads = heads;
+  shape.kv_heads = heads;
   shape.head_dim = head_dim;
+  shape.q_ld = heads * head_dim;
+  shape.kv_ld = heads * head_dim;
   shape.element_bytes = element_bytes;
   shape.q_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   shape.scratch_bytes = scratch_bytes;
+  return shape;
+}
+
+// The same with kv_heads key/value heads and rows `q_pad` and `kv_pad`
+// elements wider than their heads.
+AttentionShape GroupedShape(int64_t examples, int64_t seq, int64_t heads, int64_t kv_heads,
+                            int64_t head_dim, int64_t q_pad, int64_t kv_pad, int element_bytes,
+                            int64_t scratch_bytes) {
+  AttentionShape shape = Shape(examples, seq, heads, head_dim, element_bytes, scratch_bytes);
+  shape.kv_heads = kv_heads;
+  shape.q_ld = heads * head_dim + q_pad;
+  shape.kv_ld = kv_heads * head_dim + kv_pad;
   return shape;
 }
 
@@ -267,6 +287,46 @@ TEST(AttentionSteps, SequenceOfOne) {
 TEST(AttentionSteps, AnInvalidLengthGivesNaNOnlyToItsExample) {
   RunAndCheck(Shape(3, 5, 2, 4, 4, 5 * 8 * 4), {5, 0, 3}, kFp32Tolerance);
   RunAndCheck(Shape(2, 5, 2, 4, 4, 2 * 8 * 4), {9, 2}, kFp32Tolerance);
+}
+
+TEST(AttentionSteps, GroupedQueryHeadsReadTheirKeyValueHead) {
+  // 6 query heads on 2 key/value heads (group 3): whole heads, both
+  // key/value heads in one call; then one head per call; then row chunks.
+  int products = RunAndCheck(GroupedShape(2, 7, 6, 2, 4, 0, 0, 4, 2 * 7 * 8 * 4), {7, 4},
+                             kFp32Tolerance);
+  EXPECT_EQ(products, 2 * 3 * 1 * 2);  // examples · group · calls · 2
+  products = RunAndCheck(GroupedShape(2, 7, 6, 2, 4, 0, 0, 4, 7 * 8 * 4), {7, 4}, kFp32Tolerance);
+  EXPECT_EQ(products, 2 * 3 * 2 * 2);
+  RunAndCheck(GroupedShape(1, 7, 6, 2, 4, 0, 0, 4, 3 * 8 * 4), {6}, kFp32Tolerance);
+  // FP16, and a single key/value head (multi-query attention).
+  RunAndCheck(GroupedShape(2, 9, 4, 2, 8, 0, 0, 2, 9 * 12 * 4), {9, 3}, kFp16Tolerance);
+  RunAndCheck(GroupedShape(2, 5, 4, 1, 4, 0, 0, 4, 5 * 8 * 4), {5, 2}, kFp32Tolerance);
+}
+
+TEST(AttentionSteps, RowsWiderThanTheirHeadsKeepTheOtherColumns) {
+  // GPT-2's fused rows: the queries' rows also hold k and v (q_ld = q +
+  // 2kv); then 4 query heads of d 6 on 2 key/value heads, both row kinds
+  // padded, FP16.
+  RunAndCheck(GroupedShape(2, 6, 2, 2, 4, 16, 8, 4, 6 * 8 * 4), {6, 3}, kFp32Tolerance);
+  RunAndCheck(GroupedShape(2, 6, 4, 2, 6, 24, 5, 2, 2 * 6 * 8 * 4), {6, 1}, kFp16Tolerance);
+}
+
+TEST(PlanAttentionTiling, RefusesGroupsThatDoNotDivideAndShortRows) {
+  absl::StatusOr<AttentionTiling> tiling =
+      PlanAttentionTiling(GroupedShape(1, 4, 6, 4, 4, 0, 0, 4, 1 << 10));
+  ASSERT_FALSE(tiling.ok());
+  EXPECT_NE(tiling.status().message().find("kv_heads to divide heads"), std::string::npos)
+      << tiling.status();
+  tiling = PlanAttentionTiling(GroupedShape(1, 4, 4, 2, 4, -1, 0, 4, 1 << 10));
+  ASSERT_FALSE(tiling.ok());
+  EXPECT_NE(tiling.status().message().find("query rows of at least 16"), std::string::npos)
+      << tiling.status();
+  tiling = PlanAttentionTiling(GroupedShape(1, 4, 4, 2, 4, 0, -1, 4, 1 << 10));
+  ASSERT_FALSE(tiling.ok());
+  // At most one key/value head's worth of heads per call.
+  tiling = PlanAttentionTiling(GroupedShape(1, 4, 8, 2, 4, 0, 0, 4, 1 << 20));
+  ASSERT_TRUE(tiling.ok()) << tiling.status();
+  EXPECT_EQ(tiling->heads_per_call, 2);
 }
 
 // Records the steps as text.

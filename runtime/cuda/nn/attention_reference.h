@@ -1,21 +1,27 @@
-// Causal multi-head attention computed directly, in double: the contract of
-// attention.h and attention_plan.h, for the tests of both.
+// Causal multi-head and grouped-query attention computed directly, in
+// double: the contract of attention.h and attention_plan.h, for the tests
+// of both.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "runtime/cuda/nn/attention_plan.h"
+
 namespace zosched {
 
-// q, k, v: [examples · seq, heads · head_dim] row-major (the values the
-// device holds, as floats); lengths: [examples]. Returns the context in the
-// same layout: for i < lengths[e], Σ_{j<=i} softmax_j(q_scale · q[i]·k[j]) ·
-// v[j] per head; 0 at padding rows; NaN for every row of an example whose
-// length is outside [1, seq].
-std::vector<double> ReferenceCausalAttention(const std::vector<float>& q,
+// q: [examples · seq, shape.q_ld], k and v: [examples · seq, shape.kv_ld],
+// row-major (the values the device holds, as floats); lengths: [examples]
+// (shape.examples of them). Returns what the query buffer holds after
+// attention, [examples · seq, q_ld]: in query head h's columns, for i <
+// lengths[e], Σ_{j<=i} softmax_j(q_scale · q_h[i]·k_g[j]) · v_g[j] with g =
+// h / (heads / kv_heads); 0 at padding rows; NaN for every row of an
+// example whose length is outside [1, seq]; the other columns (past heads ·
+// head_dim) keep q's values. shape's element_bytes and scratch are unused.
+std::vector<double> ReferenceCausalAttention(const AttentionShape& shape,
+                                             const std::vector<float>& q,
                                              const std::vector<float>& k,
                                              const std::vector<float>& v,
-                                             const std::vector<int32_t>& lengths, int64_t seq,
-                                             int64_t heads, int64_t head_dim, float q_scale);
+                                             const std::vector<int32_t>& lengths);
 
 }  // namespace zosched

@@ -19,7 +19,8 @@ static __global__ void BiasActivationKernel(T* y, const T* b, int64_t rows, int6
     T* row = y + r * cols;
     for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
          c += stride) {
-      row[c] = FromFloat<T>(Activate(activation, ToFloat(row[c]) + ToFloat(b[c])));
+      const float x = b != nullptr ? ToFloat(row[c]) + ToFloat(b[c]) : ToFloat(row[c]);
+      row[c] = FromFloat<T>(Activate(activation, x));
     }
   }
 }

@@ -11,9 +11,9 @@
 namespace zosched {
 
 // y[r, c] = Activate(activation, y[r, c] + b[c]) for r < rows, c < cols, in
-// place, in fp32 (row_math.h).
+// place, in fp32 (row_math.h); without a bias, Activate(activation, y[r, c]).
 //   y: [rows, cols] of `type`, device
-//   b: [cols] of `type`, device
+//   b: [cols] of `type`, device, or nullptr (no bias)
 // Enqueued on `stream`. Returns cudaErrorInvalidValue for rows < 0,
 // cols < 1 or an unknown type, else the launch's error.
 cudaError_t BiasActivation(ElementType type, void* y, const void* b, int64_t rows, int64_t cols,

@@ -46,12 +46,15 @@ absl::StatusOr<std::unique_ptr<Gemm>> Gemm::Create(cudaStream_t stream, void* wo
 Gemm::~Gemm() { cublasDestroy(handle_); }
 
 absl::Status Gemm::Linear(ElementType type, const void* x, int64_t rows, int64_t in, const void* w,
-                          int64_t out, void* y) {
+                          int64_t out, void* y, const LinearLayout& layout) {
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  if (rows < 0 || in < 1 || out < 1 || rows > kMax || in > kMax || out > kMax) {
+  const int64_t x_ld = layout.x_ld == 0 ? in : layout.x_ld;
+  if (rows < 0 || in < 1 || out < 1 || rows > kMax || in > kMax || out > kMax || x_ld < in ||
+      x_ld > kMax) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "Gemm::Linear: rows %d, in %d, out %d: expected rows in [0, %d], in and out in [1, %d]",
-        rows, in, out, kMax, kMax));
+        "Gemm::Linear: rows %d, in %d, out %d, x_ld %d: expected rows in [0, %d], in and out in "
+        "[1, %d], x_ld 0 or in [in, %d]",
+        rows, in, out, layout.x_ld, kMax, kMax, kMax));
   }
   if (type != ElementType::kF32 && type != ElementType::kF16 && type != ElementType::kBF16) {
     return absl::InvalidArgumentError(
@@ -63,13 +66,17 @@ absl::Status Gemm::Linear(ElementType type, const void* x, int64_t rows, int64_t
       allow_tf32_ && type == ElementType::kF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   const float alpha = 1.0f, beta = 0.0f;
   // cuBLAS is column-major: the row-major y [rows, out] is the column-major
-  // yᵀ [out, rows] = w [out, in] · xᵀ [in, rows], where the row-major w is
-  // the column-major wᵀ (hence OP_T) and the row-major x is xᵀ (OP_N).
-  GPU_RETURN_IF_ERROR(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(out),
-                                   static_cast<int>(rows), static_cast<int>(in), &alpha, w,
-                                   data_type, static_cast<int>(in), x, data_type,
-                                   static_cast<int>(in), &beta, y, data_type, static_cast<int>(out),
-                                   compute, CUBLAS_GEMM_DEFAULT));
+  // yᵀ [out, rows] = W [out, in] · xᵀ [in, rows], where the row-major x
+  // (rows x_ld apart) is xᵀ with leading dimension x_ld (OP_N). A row-major
+  // w [out, in] is the column-major wᵀ (hence OP_T, leading dimension in); a
+  // row-major w [in, out] is the column-major [out x in] W itself (OP_N,
+  // leading dimension out).
+  const bool in_out = layout.weight_in_out;
+  GPU_RETURN_IF_ERROR(cublasGemmEx(
+      handle_, in_out ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(out),
+      static_cast<int>(rows), static_cast<int>(in), &alpha, w, data_type,
+      static_cast<int>(in_out ? out : in), x, data_type, static_cast<int>(x_ld), &beta, y,
+      data_type, static_cast<int>(out), compute, CUBLAS_GEMM_DEFAULT));
   return absl::OkStatus();
 }
 

@@ -31,6 +31,17 @@ namespace zosched {
 // recommends for Hopper (and more than enough for Ampere).
 inline constexpr size_t kGemmWorkspaceBytes = size_t{32} << 20;
 
+// How Gemm::Linear reads its operands besides their shapes.
+struct LinearLayout {
+  // w is [in, out] (GPT-2's Conv1D: y = x · w) instead of nn.Linear's
+  // [out, in] (y = x · wᵀ).
+  bool weight_in_out = false;
+  // Elements between the starts of consecutive rows of x (>= in); 0: in
+  // (x dense). Lets a projection read columns of a wider matrix, e.g. the
+  // attention context inside GPT-2's fused q | k | v rows.
+  int64_t x_ld = 0;
+};
+
 class Gemm {
  public:
   // A cuBLAS handle that enqueues on `stream` and uses `workspace` (device
@@ -45,15 +56,18 @@ class Gemm {
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
 
-  // y[rows x out] = x[rows x in] · wᵀ, w [out, in] (nn.Linear's weight),
-  // all row-major device arrays of `type`, accumulated in fp32
-  // (CUBLAS_COMPUTE_32F, or CUBLAS_COMPUTE_32F_FAST_TF32 for FP32 when
-  // allow_tf32; partial sums never rounded to a 16-bit type). y is
-  // overwritten (no bias: see bias_activation.h). Enqueued on stream().
-  // Errors: InvalidArgument for rows < 0, in or out < 1, a dimension above
-  // INT32_MAX or an unknown type; the cuBLAS error of the call.
+  // y[rows x out] = x[rows x in] · wᵀ, w [out, in] (nn.Linear's weight; or
+  // x · w with w [in, out] when layout.weight_in_out), all row-major device
+  // arrays of `type` (x's rows layout.x_ld elements apart; y dense),
+  // accumulated in fp32 (CUBLAS_COMPUTE_32F, or CUBLAS_COMPUTE_32F_FAST_TF32
+  // for FP32 when allow_tf32; partial sums never rounded to a 16-bit type).
+  // y is overwritten (no bias: see bias_activation.h). Enqueued on
+  // stream().
+  // Errors: InvalidArgument for rows < 0, in or out < 1, x_ld (when not 0)
+  // < in, a dimension above INT32_MAX or an unknown type; the cuBLAS error
+  // of the call.
   absl::Status Linear(ElementType type, const void* x, int64_t rows, int64_t in, const void* w,
-                      int64_t out, void* y);
+                      int64_t out, void* y, const LinearLayout& layout = LinearLayout());
 
   // A strided batch of column-major matrices (cuBLAS's convention): matrix
   // g starts `stride` elements after matrix g - 1 and its columns are `ld`

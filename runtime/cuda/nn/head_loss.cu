@@ -2,6 +2,7 @@
 
 #include "runtime/cuda/nn/kernel_util.cuh"
 #include "runtime/cuda/nn/row_math.h"
+#include "runtime/cuda/nn/row_norm.cuh"
 
 namespace zosched {
 namespace {
@@ -31,16 +32,15 @@ static __device__ void RowDots(const T* rows, int64_t n, int64_t width, const fl
 // [e_dim] when there is a projection, the logits [n_labels].
 template <class T>
 static __global__ void HeadLossKernel(const T* hidden, const int32_t* lengths,
-                                      const int32_t* labels, const T* ln_w, const T* ln_b,
-                                      const T* project_out, const T* label_rows, int64_t examples,
-                                      int64_t seq, int64_t h, int64_t e_dim, int64_t n_labels,
-                                      float* losses) {
+                                      const int32_t* labels, NormKind norm, const T* norm_w,
+                                      const T* norm_b, float eps, const T* project_out,
+                                      const T* label_rows, int64_t examples, int64_t seq,
+                                      int64_t h, int64_t e_dim, int64_t n_labels, float* losses) {
   extern __shared__ float shared[];
   float* normed = shared;                                            // [h]
   float* projected = normed + h;                                     // [e_dim] or none
   float* logits = projected + (project_out != nullptr ? e_dim : 0);  // [n_labels]
   __shared__ float scratch[32];
-  const float hf = static_cast<float>(h);
   for (int64_t ex = blockIdx.x; ex < examples; ex += gridDim.x) {
     const int32_t length = lengths[ex];
     const int32_t label = labels[ex];
@@ -50,21 +50,11 @@ static __global__ void HeadLossKernel(const T* hidden, const int32_t* lengths,
     }
     __syncthreads();  // the previous example's readers of shared memory are done
     const T* x = hidden + (ex * seq + length - 1) * h;  // [h]
-    if (ln_w != nullptr) {
-      float sum = 0.0f;
-      for (int64_t i = threadIdx.x; i < h; i += blockDim.x) sum += ToFloat(x[i]);
-      const float mean = cuda_nn::BlockSum(sum, scratch) / hf;
-      float squares = 0.0f;
-      for (int64_t i = threadIdx.x; i < h; i += blockDim.x) {
-        const float c = ToFloat(x[i]) - mean;
-        squares += c * c;
-      }
-      const float rstd = LayerNormRstd(cuda_nn::BlockSum(squares, scratch) / hf);
-      for (int64_t i = threadIdx.x; i < h; i += blockDim.x) {
-        normed[i] = LayerNormElement(ToFloat(x[i]), mean, rstd, ToFloat(ln_w[i]), ToFloat(ln_b[i]));
-      }
-    } else {
-      for (int64_t i = threadIdx.x; i < h; i += blockDim.x) normed[i] = ToFloat(x[i]);
+    const cuda_nn::RowStats stats = cuda_nn::BlockRowStats(norm, x, h, eps, scratch);
+    for (int64_t i = threadIdx.x; i < h; i += blockDim.x) {
+      const float w = norm_w != nullptr ? ToFloat(norm_w[i]) : 1.0f;
+      const float b = norm_b != nullptr ? ToFloat(norm_b[i]) : 0.0f;
+      normed[i] = NormElement(norm, ToFloat(x[i]), stats.mean, stats.rstd, w, b);
     }
     __syncthreads();
     const float* features = normed;  // [e_dim]
@@ -82,12 +72,13 @@ static __global__ void HeadLossKernel(const T* hidden, const int32_t* lengths,
 }
 
 cudaError_t LabelHeadLoss(ElementType type, const void* hidden, const int32_t* lengths,
-                          const int32_t* labels, const void* ln_w, const void* ln_b,
-                          const void* project_out, const void* label_rows, int64_t examples,
-                          int64_t seq, int64_t h, int64_t e_dim, int64_t n_labels, float* losses,
-                          cudaStream_t stream) {
+                          const int32_t* labels, const HeadNorm& norm, const void* project_out,
+                          const void* label_rows, int64_t examples, int64_t seq, int64_t h,
+                          int64_t e_dim, int64_t n_labels, float* losses, cudaStream_t stream) {
+  const bool norm_fits = (norm.w != nullptr) == (norm.kind != NormKind::kNone) &&
+                         (norm.b != nullptr) == (norm.kind == NormKind::kLayerNorm);
   if (examples < 0 || seq < 1 || h < 1 || e_dim < 1 || n_labels < 1 ||
-      (project_out == nullptr && e_dim != h) || ((ln_w == nullptr) != (ln_b == nullptr))) {
+      (project_out == nullptr && e_dim != h) || !norm_fits) {
     return cudaErrorInvalidValue;
   }
   if (examples == 0) return cudaSuccess;
@@ -100,9 +91,10 @@ cudaError_t LabelHeadLoss(ElementType type, const void* hidden, const int32_t* l
       return e;
     }
     HeadLossKernel<T><<<cuda_nn::GridFor(examples, 1), kThreads, shared_bytes, stream>>>(
-        static_cast<const T*>(hidden), lengths, labels, static_cast<const T*>(ln_w),
-        static_cast<const T*>(ln_b), static_cast<const T*>(project_out),
-        static_cast<const T*>(label_rows), examples, seq, h, e_dim, n_labels, losses);
+        static_cast<const T*>(hidden), lengths, labels, norm.kind,
+        static_cast<const T*>(norm.w), static_cast<const T*>(norm.b), norm.eps,
+        static_cast<const T*>(project_out), static_cast<const T*>(label_rows), examples, seq, h,
+        e_dim, n_labels, losses);
     return cudaSuccess;
   });
 }

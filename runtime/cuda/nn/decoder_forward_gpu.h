@@ -1,0 +1,204 @@
+// The decoder forward pass of every family (OPT, GPT-2, LLaMA, Qwen2, Qwen3)
+// on the GPU: the CUDA backend's counterpart of runtime/nn/decoder_forward.h
+// (EmbedRows, BlockForward, HeadLossFromRows), with the same inputs, shapes
+// and workspace sizes, so that the memory plan made from runtime/nn's
+// workspace formulas holds for both backends.
+//
+// Shapes as in decoder_forward.h: `examples` sequences of `seq` tokens,
+// padded on the right; lengths[e] in [1, seq]; activations row-major
+// [examples · seq, h] (token t of example e is row e · seq + t, at position
+// t); h = hidden_size, f = ffn_size, e = EmbedDim, d = HeadDim, q =
+// QueryWidth (heads · d), kv = KvWidth (kv_heads · d). Every pointer is
+// device memory; every array except lengths, labels (int32), losses and the
+// rotary table (fp32) holds elements of `type` (FP32, FP16 or BF16),
+// parameter parts included, laid out as in runtime/nn/param_layout.h.
+//
+// A block, by family, as runtime/nn (kernels of this package):
+//   norm1 (LayerNorm or RMSNorm, row_norm.h); the q, k, v projections
+//   (gemm.h; GPT-2: one fused c_attn GEMM into [T, q + 2kv] rows, its
+//   Conv1D [in, out] weights read through LinearLayout::weight_in_out;
+//   biases and activations: bias_activation.h); Qwen3's per-head QK-norm
+//   and the rotary embedding of q and k heads (head_norm_rotary.h, the
+//   uploaded RotaryTable's angles); causal attention with grouped-query
+//   heads (attention.h: query head i reads key/value head i / (heads /
+//   kv_heads), queries scaled by 1/sqrt(d) in the scores' GEMM); o_proj
+//   from the context rows; residual add (residual_add.h); norm2; the FFN:
+//   up with ReLU or GELU (tanh), or SwiGLU's gate and up then silu(gate) ·
+//   up (swiglu.h); down; residual add.
+//
+// Numerics: storage in `type`, arithmetic in fp32 (projections: cuBLAS with
+// fp32 accumulation); each stored intermediate (normed rows, q, k, v after
+// their bias, then after QK-norm and rotary, context, projections, FFN
+// activations, the residual stream) is rounded to `type`. Per-element math
+// is runtime/nn/element_math.h's and row_math.h's, the CPU's bits for the
+// same inputs; the reductions (GEMMs, norms, softmax) sum in other orders,
+// so the GPU agrees with the CPU to rounding, not bitwise (the tolerances
+// are stated in decoder_forward_gpu_test.cc).
+//
+// Determinism: everything runs on gemm.stream() (or `stream`) in a fixed
+// order; the kernels reduce in fixed orders without atomics, and the GEMMs
+// are reproducible with the Gemm's own workspace: the same inputs give the
+// same bits run to run (same GPU model and toolkit). An example's outputs
+// do not depend on the values of the batch's other examples (bitwise); they
+// may change in the last bits with the batch's shape (examples, seq),
+// because cuBLAS picks its algorithm by shape.
+//
+// Nothing is allocated and nothing waits for the device: each call only
+// enqueues. Errors: InvalidArgument for inconsistent arguments (checked
+// before anything is enqueued); the CUDA or cuBLAS error of an enqueue.
+// Device-side values are not checked: a length or label out of range gives
+// NaN losses (attention.h, head_loss.h).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "models/model.pb.h"
+#include "runtime/nn/param_layout.h"
+#include "runtime/cuda/nn/gemm.h"
+#include "runtime/cuda/nn/row_math.h"
+#include "runtime/dtype/element.h"
+
+namespace zosched {
+
+// One tensor of a part: its first element's offset from the part's start
+// and its element count (runtime/nn/param_layout.h); offset -1 when the
+// model has no tensor in that slot.
+struct GpuTensor {
+  int64_t offset = -1;
+  int64_t elements = 0;
+  bool present() const { return offset >= 0; }
+};
+
+// What the GPU forward needs of a model: its dimensions and kinds, and
+// where each TensorSlot's tensor lies in the block and head parts.
+// Computed once per schedule.
+struct DecoderGpuModel {
+  ModelSpec spec;  // for the workspace formulas (runtime/nn/decoder_forward.h)
+  int64_t h = 0;         // hidden_size
+  int64_t f = 0;         // ffn_size
+  int64_t e = 0;         // EmbedDim: word_embed_proj_dim, or h
+  int64_t heads = 0;     // num_heads
+  int64_t kv_heads = 0;  // KvHeads
+  int64_t head_dim = 0;  // HeadDim
+  int64_t q_width = 0;   // QueryWidth: heads · head_dim
+  int64_t kv_width = 0;  // KvWidth: kv_heads · head_dim
+  NormKind norm = NormKind::kLayerNorm;  // every norm of the model
+  float norm_eps = 0.0f;                 // NormEps
+  bool swiglu = false;                   // the FFN is SwiGLU (gate, up, down)
+  PointwiseActivation activation = PointwiseActivation::kRelu;  // after up, when not SwiGLU
+  bool weights_in_out = false;  // WeightsInOut: GPT-2's Conv1D [in, out] matrices
+  bool fused_qkv = false;       // one q | k | v projection (GPT-2's c_attn)
+  bool has_positions = false;   // a learned position table (not rotary)
+  bool rotary = false;          // positional ROTARY: the block needs a GpuRotary
+
+  // The tensor in `slot` of the block part (every block has the same
+  // layout) or of the head part; absent (offset -1) when there is none.
+  const GpuTensor& Block(TensorSlot slot) const { return Find(block_, slot); }
+  const GpuTensor& Head(TensorSlot slot) const { return Find(head_, slot); }
+
+  // Errors: InvalidArgument from CheckRuntimeSupports (runtime/nn/
+  // decoder_forward.h) when the forward cannot run `spec`: the GPU runs
+  // exactly the models the CPU runs.
+  static absl::StatusOr<DecoderGpuModel> From(const ModelSpec& spec);
+
+ private:
+  static const GpuTensor& Find(const std::vector<GpuTensor>& tensors, TensorSlot slot);
+
+  std::vector<GpuTensor> block_, head_;  // indexed by TensorSlot
+};
+
+// The rotary embedding's angles on the device: RotaryTable(spec,
+// positions).values() (runtime/nn/rotary_table.h) uploaded as they are, so
+// both backends rotate by the same fp32 cos and sin.
+struct GpuRotary {
+  const float* values = nullptr;  // fp32 [positions][cos d/2 | sin d/2], device
+  int positions = 0;
+};
+
+// The embedding from token rows already gathered (and perturbed), as
+// EmbedRows: for t < examples · seq,
+//   hidden[t, :] = token_rows[t, :] (· project_in^T when e != h)
+//                  (+ position_rows[t mod seq, :] with a position table)
+//   token_rows:    [EmbedTokenRows(spec, examples, seq), e]; rows past
+//                  examples · seq are not read
+//   position_rows: [seq, h], the position table's rows FirstPositionRow ..
+//                  + seq; nullptr for a model without one (rotary)
+//   project_in:    [h, e], or nullptr when e == h
+//   workspace:     EmbedWorkspaceFloats(spec, examples, seq) elements of
+//                  `type` (used: examples · seq · h when e != h and the
+//                  model has positions, else none)
+//   hidden:        [examples · seq, h], written
+// Errors: InvalidArgument for examples or seq < 1, project_in given iff
+// e == h, or position_rows given iff the model has no position table.
+absl::Status EmbedRowsGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
+                          const void* token_rows, const void* position_rows,
+                          const void* project_in, int examples, int seq, void* workspace,
+                          void* hidden);
+
+// Where BlockForwardGpu reads a block's weights (device memory): each
+// tensor asked for by its offset and element count in the block part, just
+// before the kernel that reads it is enqueued. As for BlockWeightSource
+// (runtime/nn/decoder_forward.h), a matrix need stay valid only until the
+// next matrix is asked for (in stream order: a source may perturb every
+// matrix into one room), a vector for the whole forward.
+class GpuBlockWeightSource {
+ public:
+  virtual ~GpuBlockWeightSource() = default;
+  virtual absl::StatusOr<const void*> Get(int64_t offset, int64_t elements) = 0;
+};
+
+// One pre-norm decoder block of the model's family in place on the residual
+// stream, as BlockForward (see the top of this file), with causal attention
+// in which query i of example e attends to keys j <= i, j < lengths[e].
+// Rows at padding positions come out finite but otherwise meaningless.
+//   weights:   the (perturbed) block's tensors
+//   lengths:   [examples] int32, each in [1, seq]
+//   hidden:    [examples · seq, h], read and written
+//   workspace: BlockWorkspaceFloats(spec, examples, seq) elements of
+//              `type` (runtime/nn's size, models/accounting.h). Attention
+//              phase (T = examples · seq): q | k | v ([T, q], [T, kv],
+//              [T, kv]; GPT-2: [T, q + 2kv] rows), then norm1(x) [T, h],
+//              which once projected becomes, to the workspace's end (at
+//              least T · h + seq² elements), the attention's scratch, then
+//              o_proj's output; the context overwrites the queries. FFN
+//              phase: norm2(x) / down's output [T, h] | inner [T, f] | up
+//              [T, f] (SwiGLU)
+//   rotary:    the angles of at least seq positions for a rotary model;
+//              ignored (may be empty) for the others
+// Errors: InvalidArgument for examples or seq < 1, or a rotary model
+// without a rotary table of seq positions.
+absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
+                             GpuBlockWeightSource& weights, const int32_t* lengths, int examples,
+                             int seq, void* hidden, void* workspace, const GpuRotary& rotary);
+// The same reading the flat (perturbed) block part in place.
+absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
+                             const void* block_part, const int32_t* lengths, int examples,
+                             int seq, void* hidden, void* workspace, const GpuRotary& rotary);
+
+// MeZO's per-example classification loss, as HeadLossFromRows: the final
+// norm (LayerNorm or RMSNorm, when final_norm) of the hidden row at
+// lengths[e] - 1, then project_out (when e != h), dotted with each label
+// word's row; losses[e] = logsumexp(logits) - logits[labels[e]] (nats), in
+// fp32. Needs no workspace (head_loss.h keeps an example's row in shared
+// memory).
+//   head_part:  the flat (perturbed) head part; only the tensors before an
+//               untied lm_head are read (the final norm, project_out)
+//   label_rows: [n_labels, e], the label words' (perturbed) rows of the LM
+//               head: the untied lm_head's, or the token table's
+//   hidden:     [examples · seq, h], the last block's output
+//   lengths:    [examples] int32, each in [1, seq]
+//   labels:     [examples] int32, each in [0, n_labels)
+//   losses:     [examples] fp32, written
+// Enqueued on `stream`. Errors: InvalidArgument for examples, seq or
+// n_labels < 1.
+absl::Status HeadLossFromRowsGpu(cudaStream_t stream, ElementType type, const DecoderGpuModel& m,
+                                 const void* head_part, const void* label_rows,
+                                 const void* hidden, const int32_t* lengths, int examples,
+                                 int seq, int n_labels, const int32_t* labels, float* losses);
+
+}  // namespace zosched
