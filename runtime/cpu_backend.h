@@ -1,7 +1,7 @@
 // The CPU backend: a device is an MPI rank with a capacity-limited arena of
 // exactly the schedule's memory plan, host buffers live in node-shared
 // memory, copies and collectives are throttled to the cluster's (emulated)
-// link rates, and compute ops are thin wrappers over the OPT math
+// link rates, and compute ops are thin wrappers over the decoder math of every family
 // (runtime/nn) and the ZO per-element math (runtime/zo_ranges.h) in fp32.
 //
 // Every operand is named by its role in the op (schedule.proto ComputeOp)
