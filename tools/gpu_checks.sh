@@ -11,7 +11,7 @@
 #              on the GPU machine a skip is a failure: a cc test that reports
 #              a skipped test ("[  SKIPPED ]", e.g. it saw no GPU) or an sh
 #              test that says "no GPU: skipped" fails the phase
-#   benchmark  gpu_zo2_benchmark: ZO2's speed-test setting on OPT-1.3B..30B
+#   benchmark  gpu_zo2_benchmark: ZO2's speed-test setting on OPT-1.3B..30B, Qwen3-1.7B..32B
 #   predict    predict_vs_measure --backend=cuda: lowers its 17 schedules,
 #              calibrates once for their compute shapes, runs and compares
 #   quick      the same for 2 schedules (--quick)
