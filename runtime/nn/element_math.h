@@ -6,13 +6,12 @@
 // Each expression is written operation by operation with base/hd.h's
 // correctly rounded primitives (no contraction into FMAs), so given the same
 // inputs (a row's rstd, a rotary angle's cos and sin) the CPU and the GPU
-// give the same bits. Reductions (a row's sum of squares) and the library
-// functions expf and tanhf may differ between host and device in the last bit.
+// give the same bits; e^x is base/hd_exp.h's, for the same reason. Only the
+// reductions (a row's sum of squares) differ between host and device.
 #pragma once
 
-#include <math.h>
-
 #include "base/hd.h"
+#include "base/hd_exp.h"
 
 namespace zosched {
 
@@ -30,16 +29,18 @@ ZS_HD inline float RmsNormElement(float x, float rstd, float w) {
 }
 
 // GELU, tanh approximation (GPT-2's "gelu_new"):
-//   0.5 · x · (1 + tanh(sqrt(2/π) · (x + 0.044715 · x³)))
+//   0.5 · x · (1 + tanh(u)),  u = sqrt(2/π) · (x + 0.044715 · x³),
+// evaluated as x · σ(2u) = x / (1 + e^(-2u)), the same function without
+// tanh's cancellation near -1.
 ZS_HD inline float GeluTanh(float x) {
-  const float kSqrt2OverPi = 0.7978845608028654f;
-  const float inner =
-      hd::MulRn(kSqrt2OverPi, hd::AddRn(x, hd::MulRn(0.044715f, hd::MulRn(x, hd::MulRn(x, x)))));
-  return hd::MulRn(hd::MulRn(0.5f, x), hd::AddRn(1.0f, tanhf(inner)));
+  const float kTwoSqrt2OverPi = 1.5957691216057308f;
+  const float two_u = hd::MulRn(kTwoSqrt2OverPi,
+                                hd::AddRn(x, hd::MulRn(0.044715f, hd::MulRn(x, hd::MulRn(x, x)))));
+  return hd::DivRn(x, hd::AddRn(1.0f, hd::ExpF(-two_u)));
 }
 
 // SiLU (swish): x / (1 + exp(-x)).
-ZS_HD inline float Silu(float x) { return hd::DivRn(x, hd::AddRn(1.0f, expf(-x))); }
+ZS_HD inline float Silu(float x) { return hd::DivRn(x, hd::AddRn(1.0f, hd::ExpF(-x))); }
 
 // One element of SwiGLU's inner activation: silu(gate) · up.
 ZS_HD inline float SwiGlu(float gate, float up) { return hd::MulRn(Silu(gate), up); }

@@ -11,8 +11,6 @@
 // same inputs (row mean, rstd, a rotary angle's cos and sin, logits) they
 // give the CPU's bits. The reductions that produce those inputs differ
 // between backends (summation order), so whole rows agree to rounding only.
-// GeluTanh and Silu call tanhf and expf, whose last bit may differ between
-// host and device.
 #pragma once
 
 #include <math.h>
