@@ -28,7 +28,7 @@ Cluster MustLoad(const std::string& name) {
 TEST(Catalog, ListsTheExpectedClustersSorted) {
   EXPECT_EQ(CatalogClusterNames(),
             (std::vector<std::string>{"dgx_a100", "gb200_nvl72", "gh200",
-                                      "h100_pcie_x4", "h100_sxm_x1", "h100_sxm_x2", "hgx_h100",
+                                      "h100_pcie_x4", "h100_sxm_x1", "h100_sxm_x2", "h200_x1", "hgx_h100",
                                       "local_cpu", "rtx4090_x8"}));
 }
 
