@@ -67,6 +67,8 @@
 #include "schedule/training_settings.h"
 #ifdef ZOSCHED_WITH_CUDA
 #include <cuda_runtime.h>
+
+#include "runtime/cuda/visible_gpus.h"
 #endif
 
 ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/gpu_zo2_benchmark)");
@@ -161,7 +163,13 @@ struct Row {
 #ifdef ZOSCHED_WITH_CUDA
 absl::Status GpuVisible() {
   int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+  const cudaError_t e = CountVisibleGpus(&gpus);
+  if (e != cudaSuccess) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "CUDA cannot count the GPUs: cudaGetDeviceCount: %s: %s", cudaGetErrorName(e),
+        cudaGetErrorString(e)));
+  }
+  if (gpus == 0) {
     return absl::FailedPreconditionError(
         "no CUDA GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
   }

@@ -27,8 +27,8 @@ configs=("mezo 1 1 true" "zo2 1 1 true"
          "distzo2 1 2 true" "distzo2 1 2 false"
          "distzo2 2 2 true" "distzo2 2 2 false")
 if [[ " ${extra[*]} " == *" --backend=cuda "* ]]; then
-  gpus=$(runtime/cuda/gpu_count)
-  [ "${gpus:-0}" -gt 0 ] || { echo "no GPU: skipped"; exit 0; }
+  gpus=$(runtime/cuda/gpu_count 2>&1) || fail "runtime/cuda/gpu_count exited $?: $gpus"
+  [ "$gpus" != 0 ] || { echo "no GPU: skipped"; exit 0; }
 else
   configs+=("mezo 1 1 true 2" "zo2 1 1 true 3" "distzo2 2 1 true 2")
 fi

@@ -62,7 +62,7 @@ def cuda_library(name, srcs, hdrs = [], cuda_hdrs = [], deps = [], visibility = 
         name = name,
         srcs = objs,
         hdrs = hdrs,
-        deps = deps + ["@local_cuda//:cuda"],
+        deps = deps + ["@local_cuda//:cudart"],
         target_compatible_with = cuda_only(),
         visibility = visibility,
         testonly = testonly,

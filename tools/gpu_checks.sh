@@ -163,7 +163,7 @@ machine_phase() {
   echo "NCCL: $(ldconfig -p | grep -o 'libnccl.so[.0-9]*' | sort -u | tr '\n' ' ')"
   find / -xdev -name 'libnccl.so*' 2>/dev/null | head -3
   echo "Open MPI: $(mpirun --version 2>&1 | head -1)"
-  echo "LD_LIBRARY_PATH: $LD_LIBRARY_PATH"
+  echo "LD_LIBRARY_PATH: ${LD_LIBRARY_PATH:-}"
   echo "CPUs: $(nproc); memory: $(free -g | awk '/Mem:/ {print $2 " GB, " $7 " GB available"}')"
   df -h /dev/shm /tmp | tail -n +2
   # The largest host store the benchmark holds: OPT-30B in FP16.
@@ -220,7 +220,7 @@ source "$top/$packed/env.sh"
 # take the packages' copies; the machine phase names them.
 if ldd "$top/$packed/bin/train" | grep -q 'not found'; then
   while read -r dir; do
-    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+    export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$dir"
     echo "gpu_checks: libraries also from $dir"
   done < <(find / -xdev -type d -path '*site-packages/nvidia/*/lib' 2>/dev/null)
 fi

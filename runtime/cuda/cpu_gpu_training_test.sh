@@ -17,8 +17,8 @@
 set -uo pipefail
 train=train/train
 fail() { echo "FAIL: $*" >&2; exit 1; }
-gpus=$(runtime/cuda/gpu_count)
-[ "${gpus:-0}" -gt 0 ] || { echo "no GPU: skipped"; exit 0; }
+gpus=$(runtime/cuda/gpu_count 2>&1) || fail "runtime/cuda/gpu_count exited $?: $gpus"
+[ "$gpus" != 0 ] || { echo "no GPU: skipped"; exit 0; }
 
 failures=()
 # model, batch, micro-batch, sequence, learning rate

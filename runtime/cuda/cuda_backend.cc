@@ -11,6 +11,7 @@
 #include "runtime/cuda/comm/gpu_identity_gather.h"
 #include "runtime/cuda/comm/host_staged_communicator.h"
 #include "runtime/cuda/comm/nccl_communicator.h"
+#include "runtime/cuda/visible_gpus.h"
 #include "runtime/cuda/zo/cast.h"
 #include "runtime/cuda/zo/perturb.h"
 #include "runtime/cuda/zo/projected_gradient.h"
@@ -76,7 +77,14 @@ absl::Status OpError(int device, const Op& op, const absl::Status& status) {
 
 absl::StatusOr<int> RequireVisibleGpus() {
   int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+  const cudaError_t e = CountVisibleGpus(&gpus);
+  if (e != cudaSuccess) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "--backend=cuda: CUDA cannot count the GPUs: cudaGetDeviceCount: %s: %s (check the "
+        "driver with nvidia-smi: CUDA 13 needs driver 580 or later)",
+        cudaGetErrorName(e), cudaGetErrorString(e)));
+  }
+  if (gpus == 0) {
     return absl::FailedPreconditionError(
         "--backend=cuda: no CUDA GPU is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)");
   }

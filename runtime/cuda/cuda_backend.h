@@ -70,7 +70,8 @@
 namespace zosched {
 
 // The CUDA GPUs this process sees (at least 1). Errors: FailedPrecondition
-// saying where to look when it sees none.
+// saying where to look when it sees none, or naming CUDA's error when it
+// cannot count them (visible_gpus.h).
 absl::StatusOr<int> RequireVisibleGpus();
 
 struct CudaOptions {

@@ -1,12 +1,13 @@
-// Prints how many CUDA GPUs this process sees (0 when none, or when the
-// driver is missing), for scripts whose GPU checks skip without one.
-#include <cuda_runtime.h>
-
+// Prints how many CUDA GPUs this process sees, for the scripts whose GPU
+// checks skip without one: 0 (exit 0) where there is no device or no NVIDIA
+// driver. Where CUDA cannot tell (any other error, a driver too old for this
+// runtime among them), prints "gpu_count: <error name>: <description>" to
+// stderr and exits 1, so that those checks fail instead of skipping.
 #include <cstdio>
 
+#include "runtime/cuda/device_test_util.h"
+
 int main() {
-  int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess) gpus = 0;
-  std::printf("%d\n", gpus);
+  std::printf("%d\n", zosched::VisibleGpusOrExit("gpu_count"));
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/cuda/device_test_util.h"
 #include "runtime/dtype/float_bits.h"
 #include "runtime/zo/gpu_determinism_test_kernel.h"
 #include "runtime/zo/normal.h"
@@ -15,11 +16,6 @@
 
 namespace zosched {
 namespace {
-
-bool HaveGpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 TEST(GpuDeterminism, LogAndSinCosMatchCpuOnTheWholeDomain) {
   if (!HaveGpu()) GTEST_SKIP() << "no GPU";

@@ -39,14 +39,12 @@ absl::StatusOr<std::unique_ptr<HostStagedCommunicator>> HostStagedCommunicator::
   if (!registered.ok()) return registered.status();
   c->registered_ = *std::move(registered);
   c->calls_.resize(calls.size());
+  int64_t staging_bytes = 0;
   for (size_t i = 0; i < calls.size(); ++i) {
     const AllGatherCall& call = calls[i];
-    CallState& state = c->calls_[i];
-    state.call = call;
-    GPU_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&state.staging),
-                                      call.group.size() * call.chunk_bytes,
-                                      cudaHostAllocDefault));
-    GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&state.done, kEventFlags));
+    c->calls_[i].call = call;
+    staging_bytes = std::max<int64_t>(staging_bytes,
+                                      static_cast<int64_t>(call.group.size()) * call.chunk_bytes);
     // Two ready events per call cover two steps in flight; the pool grows if
     // the host runs further ahead.
     for (int k = 0; k < 2; ++k) {
@@ -56,6 +54,11 @@ absl::StatusOr<std::unique_ptr<HostStagedCommunicator>> HostStagedCommunicator::
       c->free_events_.push_back(event);
     }
   }
+  if (staging_bytes > 0) {
+    GPU_RETURN_IF_ERROR(
+        cudaHostAlloc(reinterpret_cast<void**>(&c->staging_), staging_bytes, cudaHostAllocDefault));
+  }
+  GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&c->done_, kEventFlags));
   const size_t flag_bytes = std::max<size_t>(calls.size(), 1) * sizeof(uint32_t);
   GPU_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&c->flags_host_), flag_bytes,
                                     cudaHostAllocMapped));
@@ -75,20 +78,17 @@ HostStagedCommunicator::~HostStagedCommunicator() {
     wake_.notify_one();
     thread_.join();
   }
-  // Every flag is now published (or aborted), so each call's last H2D, the
-  // last device work that reads staging or flags, completes.
-  for (CallState& state : calls_) {
-    if (state.done != nullptr) {
-      cudaEventSynchronize(state.done);
-      cudaEventDestroy(state.done);
-    }
+  // Every flag is now published (or aborted), so the last H2D, the last
+  // device work that reads staging or flags, completes; it follows every
+  // earlier one on the one stream, so done_'s latest record stands for all.
+  if (done_ != nullptr) {
+    cudaEventSynchronize(done_);
+    cudaEventDestroy(done_);
   }
   for (cudaEvent_t event : all_events_) cudaEventDestroy(event);
   if (flags_host_ != nullptr) cudaFreeHost(flags_host_);
   if (failed_) return;  // staging stays allocated: see the header
-  for (CallState& state : calls_) {
-    if (state.staging != nullptr) cudaFreeHost(state.staging);
-  }
+  if (staging_ != nullptr) cudaFreeHost(staging_);
 }
 
 absl::Status HostStagedCommunicator::EnqueueAllGather(const AllGatherCall& call,
@@ -97,6 +97,14 @@ absl::Status HostStagedCommunicator::EnqueueAllGather(const AllGatherCall& call,
   if (!found.ok()) return found.status();
   const int index = *found;
   CallState& state = calls_[index];
+  if (!stream_.has_value()) stream_ = stream;
+  if (stream != *stream_) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "all-gather %s: enqueued on another stream than the earlier all-gathers; the "
+        "host-staged communicator's all-gathers share one staging buffer and must all run "
+        "on one stream",
+        call.label));
+  }
   if (state.generation + 1 >= kWaitFlagAbort) {
     return absl::OutOfRangeError(
         absl::StrFormat("all-gather %s: ran out of generations", call.label));
@@ -116,7 +124,8 @@ absl::Status HostStagedCommunicator::EnqueueAllGather(const AllGatherCall& call,
   }
   const int64_t chunk = state.call.chunk_bytes;
   const int64_t mine = state.call.rank_in_group * chunk;
-  GPU_RETURN_IF_ERROR(cudaMemcpyAsync(state.staging + mine, state.call.device_recv + mine, chunk,
+  // Behind the previous all-gather's H2D copy on this stream: staging is free.
+  GPU_RETURN_IF_ERROR(cudaMemcpyAsync(staging_ + mine, state.call.device_recv + mine, chunk,
                                       cudaMemcpyDeviceToHost, stream));
   GPU_RETURN_IF_ERROR(cudaEventRecord(ready, stream));
   // Pushed only after the record: the thread must not wait on an event that
@@ -128,10 +137,10 @@ absl::Status HostStagedCommunicator::EnqueueAllGather(const AllGatherCall& call,
   }
   wake_.notify_one();
   GPU_RETURN_IF_ERROR(LaunchWaitFlag(flags_device_ + index, generation, kWaitFlagAbort, stream));
-  GPU_RETURN_IF_ERROR(cudaMemcpyAsync(state.call.device_recv, state.staging,
+  GPU_RETURN_IF_ERROR(cudaMemcpyAsync(state.call.device_recv, staging_,
                                       state.call.group.size() * chunk, cudaMemcpyHostToDevice,
                                       stream));
-  GPU_RETURN_IF_ERROR(cudaEventRecord(state.done, stream));
+  GPU_RETURN_IF_ERROR(cudaEventRecord(done_, stream));
   return absl::OkStatus();
 }
 
@@ -161,8 +170,10 @@ void HostStagedCommunicator::ThreadMain() {
 
 absl::Status HostStagedCommunicator::Gather(const Pending& pending) {
   const CallState& state = calls_[pending.call];
-  GPU_RETURN_IF_ERROR(cudaEventSynchronize(pending.ready));  // the chunk is in staging
-  return mpi_->AllGather(state.call.group, state.staging, state.call.chunk_bytes);
+  // The chunk is in staging, and the previous all-gather's H2D copy (before
+  // it on the stream) has finished reading staging.
+  GPU_RETURN_IF_ERROR(cudaEventSynchronize(pending.ready));
+  return mpi_->AllGather(state.call.group, staging_, state.call.chunk_bytes);
 }
 
 void HostStagedCommunicator::Process(const Pending& pending) {

@@ -4,8 +4,9 @@
 //
 // How one all-gather runs. EnqueueAllGather enqueues on the caller's stream,
 // and returns at once:
-//   1. cudaMemcpyAsync D2H of this rank's chunk into the call's pinned
-//      staging buffer (group.size() chunks, allocated once at Create);
+//   1. cudaMemcpyAsync D2H of this rank's chunk into the pinned staging
+//      buffer (one for all calls, of the largest call's group.size() chunks,
+//      allocated once at Create);
 //   2. cudaEventRecord of a "ready" event, then pushes {call, generation k,
 //      event} to the communicator thread's queue (k counts this call's
 //      enqueues from 1, so it increases across steps);
@@ -23,16 +24,26 @@
 // (cudaEventSynchronize waits for the latest record only), however many
 // steps the host enqueues ahead.
 //
+// One staging buffer serves every call because all of them run on one
+// stream, in enqueue order, and the thread takes them in that order too.
+// Call i's H2D copy, the last reader of staging for call i, comes before
+// call i+1's D2H copy on the stream, and call i+1's all-gather starts only
+// once call i+1's ready event (recorded behind that D2H copy) has completed;
+// call i's all-gather has returned before its flag is stored, so before
+// call i's H2D copy and call i+1's D2H copy run. So no two calls ever use
+// staging at once (until an error: see below).
+//
 // After the first error (a timeout, an MPI or CUDA error) the thread records
 // it, sets every flag to kWaitFlagAbort (so that every pending and later wait
 // kernel returns at once and the streams drain, with recv unspecified), and
-// keeps consuming the queue without MPI.
+// keeps consuming the queue without MPI. A timed-out all-gather may still
+// write into staging then, under later calls' copies.
 //
 // Requirements on the caller:
 // - one host thread at a time calls EnqueueAllGather (the device's executor
 //   thread), with the device of Create current;
-// - a call's successive enqueues are ordered on the device (the same stream
-//   each step, or streams ordered by events): they share one staging buffer;
+// - every enqueue is on one stream, that of the first (the ordering above
+//   rests on it; EnqueueAllGather refuses another stream);
 // - MPI was initialised with MPI_THREAD_MULTIPLE (the communicator thread
 //   calls MPI while other threads may), which Create checks.
 #pragma once
@@ -42,6 +53,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -56,14 +68,14 @@ namespace zosched {
 class HostStagedCommunicator : public DeviceCommunicator {
  public:
   // `calls`: every all-gather this device runs (each op once, not once per
-  // step); the pinned staging memory of each (group.size() * chunk_bytes) is
-  // allocated here with cudaHostAlloc, once. `mpi` must have a communicator
-  // for every call's group, outlives this, and is used only by the
-  // communicator thread while this lives; its timeout bounds each collective.
-  // Call with the device of the calls' buffers current. Errors:
-  // InvalidArgument for a malformed call or a repeated op_id,
-  // FailedPrecondition if MPI lacks MPI_THREAD_MULTIPLE, Internal for CUDA
-  // errors.
+  // step); the pinned staging buffer they share (the largest group.size() *
+  // chunk_bytes among them) is allocated here with cudaHostAlloc, once.
+  // `mpi` must have a communicator for every call's group, outlives this,
+  // and is used only by the communicator thread while this lives; its
+  // timeout bounds each collective. Call with the device of the calls'
+  // buffers current. Errors: InvalidArgument for a malformed call or a
+  // repeated op_id, FailedPrecondition if MPI lacks MPI_THREAD_MULTIPLE,
+  // Internal for CUDA errors.
   static absl::StatusOr<std::unique_ptr<HostStagedCommunicator>> Create(
       const std::vector<AllGatherCall>& calls, MpiCollectives* mpi);
 
@@ -74,16 +86,16 @@ class HostStagedCommunicator : public DeviceCommunicator {
   // be cancelled and may still write into it when a late rank arrives.
   ~HostStagedCommunicator() override;
 
+  // As DeviceCommunicator's, and FailedPrecondition when `stream` is not the
+  // stream of the first enqueue (see the file comment).
   absl::Status EnqueueAllGather(const AllGatherCall& call, cudaStream_t stream) override;
   absl::Status AsyncError() override;
 
  private:
-  // One registered call and its per-call resources.
+  // One registered call and its enqueue count.
   struct CallState {
     AllGatherCall call;
-    char* staging = nullptr;     // pinned, group.size() * chunk_bytes
-    uint32_t generation = 0;     // enqueues so far (host thread only)
-    cudaEvent_t done = nullptr;  // recorded after each H2D (for the destructor)
+    uint32_t generation = 0;  // enqueues so far (host thread only)
   };
   // One enqueued all-gather, waiting for the communicator thread.
   struct Pending {
@@ -102,6 +114,11 @@ class HostStagedCommunicator : public DeviceCommunicator {
   MpiCollectives* mpi_ = nullptr;
   std::vector<CallState> calls_;
   RegisteredCalls registered_;  // calls_[i].call is registered at index i
+  // Pinned, the largest group.size() * chunk_bytes among calls_; null when
+  // there are no calls.
+  char* staging_ = nullptr;
+  cudaEvent_t done_ = nullptr;          // recorded after each H2D (for the destructor)
+  std::optional<cudaStream_t> stream_;  // of the first enqueue (host thread only)
   // One flag word per call, in mapped pinned host memory: the last generation
   // gathered, or kWaitFlagAbort after an error. Written by the communicator
   // thread only.

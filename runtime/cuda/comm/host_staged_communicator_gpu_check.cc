@@ -15,8 +15,10 @@
 //   call's label and step within the 3 s timeout, and their streams drain.
 //   (A rank that really exits makes mpirun kill the job; here rank 1 posts
 //   its part late, after the others have reported, so that MPI ends cleanly.)
-// Prints "no GPU: skipped" and exits 0 when no GPU is visible, else
-// "rank R: ok" when every check passed; exits 1 at the first failure.
+// Prints "no GPU: skipped" and exits 0 when there is no GPU or no NVIDIA
+// driver, else "rank R: ok" when every check passed; exits 1 at the first
+// failure, and where CUDA cannot tell whether there is a GPU
+// (VisibleGpusOrExit).
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -28,6 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "runtime/cuda/comm/gpu_check_util.h"
 #include "runtime/cuda/comm/host_staged_communicator.h"
+#include "runtime/cuda/device_test_util.h"
 #include "runtime/mpi_world.h"
 #include "runtime/rank_check.h"
 
@@ -93,8 +96,7 @@ void MissingRank(int world) {
 }  // namespace zosched
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+  if (zosched::VisibleGpusOrExit("host_staged_communicator_gpu_check: cudaGetDeviceCount") == 0) {
     std::printf("no GPU: skipped\n");
     return 0;
   }

@@ -21,6 +21,24 @@ namespace {
 // stay out of the pool.
 constexpr std::chrono::milliseconds kPollInterval(1);
 
+// ncclCommAbort on every one of `comms` at once, one thread each (NCCL
+// allows calls on distinct communicators from distinct threads), and waits
+// for them all: an abort waits for its communicator's kernels, which may sit
+// on the collective stream behind another communicator's stuck kernel that
+// only that one's abort releases, so aborting them in turn could wait for
+// ever. The caller makes sure that no other NCCL call runs on them
+// meanwhile (NCCL requires that of ncclCommAbort).
+void AbortAtOnce(const std::vector<ncclComm_t>& comms, int device) {
+  std::vector<std::thread> aborts;
+  for (ncclComm_t comm : comms) {
+    aborts.emplace_back([comm, device] {
+      cudaSetDevice(device);  // the current device is per thread
+      ncclCommAbort(comm);
+    });
+  }
+  for (std::thread& abort : aborts) abort.join();
+}
+
 absl::Status MpiError(int code, const std::string& what) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
@@ -99,9 +117,11 @@ NcclCommunicator::~NcclCommunicator() {
       stopping_ = true;
     }
     wake_.notify_all();
+    // Also waits for the aborts, which the watchdog runs and joins.
     watchdog_.join();
   }
-  // Nothing is pending now: every collective completed, or all were aborted.
+  // Nothing is pending now: every collective completed, or all were aborted
+  // (and their communicators taken out of groups_).
   for (Group& group : groups_) {
     if (group.comm != nullptr) ncclCommDestroy(group.comm);
   }
@@ -138,11 +158,11 @@ absl::Status NcclCommunicator::EnqueueAllGather(const AllGatherCall& call, cudaS
   if (!found.ok()) return found.status();
   const int index = *found;
   CallState& state = calls_[index];
-  // Held across the NCCL call: the watchdog must not abort the communicator
-  // while it runs.
+  // Held across the NCCL call: the watchdog must not take the communicator
+  // out for aborting while it runs.
   std::lock_guard<std::mutex> lock(mu_);
   // After an error the collective completes at once, without data: nothing
-  // is enqueued (the communicators are gone).
+  // is enqueued (the communicators are being aborted, or gone).
   if (failed_) return absl::OkStatus();
   absl::StatusOr<cudaEvent_t> start = TakeEvent();
   if (!start.ok()) return start.status();
@@ -176,12 +196,21 @@ void NcclCommunicator::WatchdogMain() {
       wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
       continue;
     }
-    Poll();
+    const absl::Status error = Poll();
+    if (!error.ok()) {
+      const std::vector<ncclComm_t> comms = Fail(error);
+      // Not under mu_: AsyncError reports the error, and EnqueueAllGather
+      // returns, while the aborts run (however long they take).
+      lock.unlock();
+      AbortAtOnce(comms, device_);
+      lock.lock();
+      continue;
+    }
     if (!pending_.empty()) wake_.wait_for(lock, kPollInterval);
   }
 }
 
-void NcclCommunicator::Poll() {
+absl::Status NcclCommunicator::Poll() {
   const auto now = std::chrono::steady_clock::now();
   // NCCL's own errors (a network failure, a peer that died).
   for (size_t g = 0; g < groups_.size(); ++g) {
@@ -198,9 +227,8 @@ void NcclCommunicator::Poll() {
       what = absl::StrFormat("%s, step %d of this op", calls_[p.call].call.label, p.step);
       break;
     }
-    Fail(absl::InternalError(absl::StrFormat(
-        "%s: %s; every NCCL communicator of this rank was aborted", what, nccl.message())));
-    return;
+    return absl::InternalError(absl::StrFormat(
+        "%s: %s; every NCCL communicator of this rank was aborted", what, nccl.message()));
   }
   for (auto it = pending_.begin(); it != pending_.end();) {
     Pending& p = *it;
@@ -217,8 +245,7 @@ void NcclCommunicator::Poll() {
         p.started = true;
         p.started_at = now;
       } else if (e != cudaErrorNotReady) {
-        Fail(cuda_error(e));
-        return;
+        return cuda_error(e);
       }
     }
     if (p.started) {
@@ -229,47 +256,36 @@ void NcclCommunicator::Poll() {
         it = pending_.erase(it);
         continue;
       }
-      if (e != cudaErrorNotReady) {
-        Fail(cuda_error(e));
-        return;
-      }
+      if (e != cudaErrorNotReady) return cuda_error(e);
       if (now - p.started_at > timeout_) {
-        Fail(absl::DeadlineExceededError(absl::StrFormat(
+        return absl::DeadlineExceededError(absl::StrFormat(
             "%s, step %d of this op: did not complete within %d s (NCCL all-gather among "
             "ranks %s: a participant died or never reached it); every NCCL communicator of "
             "this rank was aborted",
-            call.label, p.step, timeout_.count(), absl::StrJoin(call.group, ","))));
-        return;
+            call.label, p.step, timeout_.count(), absl::StrJoin(call.group, ",")));
       }
     }
     ++it;
   }
+  return absl::OkStatus();
 }
 
-void NcclCommunicator::Fail(const absl::Status& status) {
-  if (failed_) return;
+std::vector<ncclComm_t> NcclCommunicator::Fail(const absl::Status& status) {
   failed_ = true;
   error_ = status;
-  // The enqueuing thread waits on mu_, so no other NCCL call runs now (NCCL
-  // requires that of ncclCommAbort). Aborting makes NCCL's pending kernels
-  // return: the streams drain. The communicators are aborted at once, one
-  // thread each (NCCL allows calls on distinct communicators from distinct
-  // threads): an abort waits for its communicator's kernels, which may sit
-  // on the collective stream behind another communicator's stuck kernel
-  // that only that one's abort releases, so aborting them in turn could
-  // wait for ever.
-  std::vector<std::thread> aborts;
-  for (Group& group : groups_) {
-    if (group.comm == nullptr) continue;
-    aborts.emplace_back([comm = group.comm, device = device_] {
-      cudaSetDevice(device);  // the current device is per thread
-      ncclCommAbort(comm);
-    });
-    group.comm = nullptr;
-  }
-  for (std::thread& abort : aborts) abort.join();
   // Their events are never re-recorded (they stay out of the pool).
   pending_.clear();
+  // Taken out under mu_, with failed_ set, no NCCL call but the aborts runs
+  // on them from now on: EnqueueAllGather holds mu_ across its NCCL call and
+  // sees failed_ once it gets mu_; Poll runs only while collectives are
+  // pending, and none are from now on; the destructor destroys only what is
+  // left in groups_. So the caller aborts them without mu_.
+  std::vector<ncclComm_t> comms;
+  for (Group& group : groups_) {
+    comms.push_back(group.comm);
+    group.comm = nullptr;
+  }
+  return comms;
 }
 
 }  // namespace zosched

@@ -27,12 +27,14 @@
 // their events and every communicator's ncclCommGetAsyncError. A collective
 // whose start event has completed (its stream reached it) but whose done
 // event has not within `timeout` is DeadlineExceeded; an asynchronous NCCL
-// error or a CUDA error is Internal. On the first error it aborts every
-// communicator of this rank (ncclCommAbort: NCCL's kernels return, so the
-// streams drain, leaving the recv buffers unspecified), records the error
-// for AsyncError, and forgets the pending collectives; later enqueues
-// enqueue nothing. Events come from a pool and go back once their
-// collective has completed, so an event is never re-recorded while pending.
+// error or a CUDA error is Internal. On the first error it records the
+// error for AsyncError, forgets the pending collectives (later enqueues
+// enqueue nothing) and takes every communicator of this rank out of use,
+// all under the lock; then, without the lock, so that AsyncError and
+// EnqueueAllGather need not wait for it, it aborts them (ncclCommAbort:
+// NCCL's kernels return, so the streams drain, leaving the recv buffers
+// unspecified). Events come from a pool and go back once their collective
+// has completed, so an event is never re-recorded while pending.
 //
 // Requirements on the caller:
 // - one host thread at a time calls EnqueueAllGather, with the device of
@@ -89,7 +91,7 @@ class NcclCommunicator : public DeviceCommunicator {
  private:
   struct Group {
     std::vector<int> ranks;     // world ranks in the group's order
-    ncclComm_t comm = nullptr;  // null once aborted
+    ncclComm_t comm = nullptr;  // null once taken out for aborting
   };
   struct CallState {
     AllGatherCall call;
@@ -111,16 +113,23 @@ class NcclCommunicator : public DeviceCommunicator {
   absl::Status Launch(const CallState& state, cudaStream_t stream, cudaEvent_t start,
                       cudaEvent_t done);
   void WatchdogMain();
-  void Poll();                            // with mu_ held
-  void Fail(const absl::Status& status);  // with mu_ held
+  // With mu_ held: the first error among the pending collectives and the
+  // communicators, or OK.
+  absl::Status Poll();
+  // With mu_ held, once, on the first error: records `status`, sets failed_,
+  // forgets the pending collectives, and takes every communicator out of
+  // groups_, returning them for the caller to abort after releasing mu_.
+  std::vector<ncclComm_t> Fail(const absl::Status& status);
 
   int device_ = 0;
   std::chrono::seconds timeout_{0};
-  std::vector<Group> groups_;  // aborted (comm reset) only with mu_ held
+  std::vector<Group> groups_;  // comm taken out for aborting only with mu_ held
   std::vector<CallState> calls_;
   RegisteredCalls registered_;  // calls_[i].call is registered at index i
 
-  std::mutex mu_;  // also keeps NCCL calls of the two threads apart
+  // Also keeps NCCL calls of the two threads apart; the aborts alone run
+  // without it, on communicators that Fail took out of groups_.
+  std::mutex mu_;
   std::condition_variable wake_;
   std::deque<Pending> pending_;           // guarded by mu_, in enqueue order
   std::vector<cudaEvent_t> free_events_;  // guarded by mu_

@@ -22,9 +22,10 @@
 //   timeout, after which their streams drain and later enqueues complete at
 //   once.
 // Otherwise rank 0 prints "fewer than 2 GPUs: skipped" for that part. With no
-// GPU it prints "fewer than 2 GPUs: skipped" and exits 0 without MPI. Prints
-// "rank R: ok" when every check that ran passed; exits 1 at the first
-// failure.
+// GPU or no NVIDIA driver it prints "fewer than 2 GPUs: skipped" and exits 0
+// without MPI. Prints "rank R: ok" when every check that ran passed; exits 1
+// at the first failure, and where CUDA cannot tell whether there is a GPU
+// (VisibleGpusOrExit).
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -37,6 +38,7 @@
 #include "runtime/cuda/comm/gpu_identity_gather.h"
 #include "runtime/cuda/comm/gpu_check_util.h"
 #include "runtime/cuda/comm/nccl_communicator.h"
+#include "runtime/cuda/device_test_util.h"
 #include "runtime/mpi_world.h"
 #include "runtime/rank_check.h"
 
@@ -114,8 +116,8 @@ void MissingRank(int world) {
 
 int main(int argc, char** argv) {
   using zosched::g_rank;
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+  const int devices = zosched::VisibleGpusOrExit("nccl_communicator_gpu_check: cudaGetDeviceCount");
+  if (devices == 0) {
     std::printf("fewer than 2 GPUs: skipped\n");
     return 0;
   }
