@@ -6,7 +6,10 @@
 //
 // The lowering flags (schedule/lower_flags.h) are train's too, with the same
 // defaults; one given for a strategy that does not read it is refused.
-// --out: text format for .pbtxt, binary otherwise. Command line and exit
+// --compute_profile names how the simulator costs the schedule's GPU compute
+// (schedule.proto's ComputeProfile: roofline, the default; zosched_cuda;
+// pytorch_mezo; pytorch_zo2). --out: text format for .pbtxt, binary
+// otherwise. Command line and exit
 // status as every tool's (base/command_line.h): 0 on success; 2 for bad
 // flags, an unknown model or cluster, a schedule that cannot be lowered or
 // does not fit, or an --out path that cannot be created (the message says
@@ -16,6 +19,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
 #include "base/command_line.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
@@ -28,6 +33,9 @@
 #include "schedule/schedule_stats.h"
 
 ABSL_FLAG(std::string, out, "", "output Schedule file (.pbtxt: text)");
+ABSL_FLAG(std::string, compute_profile, "roofline",
+          "how the simulator costs GPU compute: roofline, zosched_cuda, pytorch_mezo or "
+          "pytorch_zo2");
 
 namespace zosched {
 namespace {
@@ -37,9 +45,17 @@ absl::Status Run() {
     return absl::InvalidArgumentError("--out is required (the Schedule file to write)");
   }
   ASSIGN_OR_RETURN(const LowerOptions options, LowerOptionsFromFlags());
+  ComputeProfile profile = ROOFLINE;
+  const std::string profile_flag = absl::GetFlag(FLAGS_compute_profile);
+  if (!ComputeProfile_Parse(absl::AsciiStrToUpper(profile_flag), &profile)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--compute_profile='%s': expected roofline, zosched_cuda, pytorch_mezo or pytorch_zo2",
+        profile_flag));
+  }
   ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
   ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
   ASSIGN_OR_RETURN(Schedule schedule, LowerSchedule(model, cluster, options));
+  schedule.set_compute_profile(profile);
   const std::string out = ResolveUserPath(absl::GetFlag(FLAGS_out));
   RETURN_IF_ERROR(WriteProtoFile(out, schedule));
   int64_t peak = 0;

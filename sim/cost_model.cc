@@ -6,7 +6,9 @@
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "kernel_plans/profile_plan.h"
 #include "schedule/cluster_lookup.h"
+#include "sim/kernel_cost.h"
 
 namespace zosched {
 namespace {
@@ -89,7 +91,44 @@ absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
       }
     }
   }
+  if (schedule_->compute_profile() != ROOFLINE && !roofline.device->shares_host_cores()) {
+    return KernelsNs(op);
+  }
+  return RooflineNs(op);
+}
 
+absl::StatusOr<int64_t> CostModel::KernelsNs(const Op& op) const {
+  const ComputeOp& c = op.compute();
+  const PlanKey key{op.device(),          c.kind(),
+                    c.sign(),             c.examples(),
+                    c.seq_len(),          c.params().part(),
+                    c.params().elements(), c.cast_direction()};
+  auto cached = plan_ns_.find(key);
+  if (cached != plan_ns_.end()) return cached->second;
+  const Roofline& roofline = rooflines_[op.device()];
+  absl::StatusOr<KernelPlan> plan =
+      ProfilePlan(schedule_->compute_profile(), schedule_->model(), c,
+                  schedule_->training().compute_dtype());
+  if (!plan.ok()) {
+    return absl::Status(plan.status().code(),
+                        absl::StrFormat("%s: %s", Describe(op), plan.status().message()));
+  }
+  absl::StatusOr<PlanCost> cost = CostPlan(
+      *plan, *roofline.device, ProfileHostDispatchS(schedule_->compute_profile()));
+  if (!cost.ok()) {
+    return absl::Status(cost.status().code(),
+                        absl::StrFormat("%s (profile %s): %s", Describe(op),
+                                        ComputeProfile_Name(schedule_->compute_profile()),
+                                        cost.status().message()));
+  }
+  const int64_t ns = CeilNs(cost->seconds * roofline.time_scale);
+  plan_ns_.emplace(key, ns);
+  return ns;
+}
+
+absl::StatusOr<int64_t> CostModel::RooflineNs(const Op& op) const {
+  const ComputeOp& c = op.compute();
+  const Roofline& roofline = rooflines_[op.device()];
   double flops_s = 0;
   if (c.flops() > 0) {
     if (roofline.peak == nullptr) {

@@ -41,16 +41,27 @@ class CostModel {
   // Duration of compute op `op` (a compute op of the schedule) in ns: the
   // cluster's measured_compute entry for its shape (op class, model,
   // examples, seq_len, elements) and the schedule's compute dtype, else for
-  // that shape and any dtype (DTYPE_UNSPECIFIED), if there is one; else the
-  // roofline
+  // that shape and any dtype (DTYPE_UNSPECIFIED), if there is one; else,
+  // under a kernel ComputeProfile on a GPU (not a CPU testbed device), the
+  // profile's kernel plan costed by sim/kernel_cost.h (memoised per op
+  // shape; host dispatch as the profile's); else the roofline (RooflineNs)
   //   max(flops / (peak_tflops·1e12 · efficiency),
   //       bytes_accessed / (memory_bandwidth_gbps·1e9 · memory_efficiency))
   // for the schedule's compute dtype on the op's device, times the device's
   // compute_time_scale (when > 0), rounded up to ns.
   //
   // Errors: FailedPrecondition naming the device, the missing figure and the
-  // op when the cluster lacks a figure the op needs.
+  // op when the cluster lacks a figure the op needs; InvalidArgument naming
+  // the op when the profile's implementation does not run it.
   absl::StatusOr<int64_t> ComputeNs(const Op& op) const;
+
+  // The roofline of compute op `op` in ns (the floor every prediction is
+  // printed beside):
+  //   max(flops / (peak_tflops·1e12 · efficiency),
+  //       bytes_accessed / (memory_bandwidth_gbps·1e9 · memory_efficiency))
+  // for the schedule's compute dtype, times compute_time_scale. Errors as
+  // ComputeNs's.
+  absl::StatusOr<int64_t> RooflineNs(const Op& op) const;
 
   // How collective op `op` runs. `network` gives the ring edges' paths (whose
   // link class picks the per-step latency). Ring for every kind; for
@@ -92,6 +103,12 @@ class CostModel {
     double time_scale = 1;   // Device.compute_time_scale (0 taken as 1)
   };
 
+  absl::StatusOr<int64_t> KernelsNs(const Op& op) const;
+
+  // A compute op's shape as its kernel plan sees it: (device, kind, sign,
+  // examples, seq_len, part, elements, cast direction).
+  using PlanKey = std::tuple<int, int, int, int, int, int, int64_t, int>;
+
   const Schedule* schedule_;
   std::vector<int> cluster_index_;
   std::vector<Roofline> rooflines_;  // per schedule device
@@ -103,6 +120,7 @@ class CostModel {
   std::map<std::pair<std::string, int>, std::vector<std::pair<int64_t, double>>>
       measured_collectives_;
   mutable std::map<std::vector<int>, RingHops> rings_;  // Ring's memo
+  mutable std::map<PlanKey, int64_t> plan_ns_;          // KernelsNs's memo
 };
 
 }  // namespace zosched

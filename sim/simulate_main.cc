@@ -3,7 +3,9 @@
 //   bazel run //sim:simulate -- --schedule=/tmp/s.pbtxt
 //       [--trace_out=/tmp/s.json] [--timeline_out=/tmp/s.timeline.pb]
 //
-// Prints the step time, tokens/s, per device the compute time, communication
+// Prints the compute profile the GPU compute is costed by and the floor
+// (the step with every compute op at its roofline), the step time,
+// tokens/s, per device the compute time, communication
 // time, overlap, exposed communication, idle time and memory plan
 // (docs/ARCHITECTURE.md, 'Simulator', Metrics), and the utilisation of every
 // link that carried data. Writes the predicted Timeline (.pbtxt: text) and
@@ -45,8 +47,20 @@ absl::Status Run() {
   RETURN_IF_ERROR(ValidateSchedule(schedule));
   ASSIGN_OR_RETURN(SimResult result, Simulate(schedule));
   ASSIGN_OR_RETURN(StepMetrics m, ComputeStepMetrics(schedule, result.timeline, 0));
+  // The floor beside a kernel-level prediction: the same schedule with every
+  // GPU compute op at its roofline.
+  int64_t floor_ns = m.step_ns;
+  if (schedule.compute_profile() != ROOFLINE) {
+    Schedule roofline = schedule;
+    roofline.set_compute_profile(ROOFLINE);
+    ASSIGN_OR_RETURN(const SimResult floor, Simulate(roofline));
+    ASSIGN_OR_RETURN(const StepMetrics floor_m, ComputeStepMetrics(roofline, floor.timeline, 0));
+    floor_ns = floor_m.step_ns;
+  }
 
   std::printf("schedule: %s\n", schedule.name().c_str());
+  std::printf("compute profile: %s; floor (every compute op at its roofline): %.3f ms\n",
+              ComputeProfile_Name(schedule.compute_profile()).c_str(), Ms(floor_ns));
   std::printf("step time: %.3f ms   tokens/s: %.0f   bound by: %s\n", Ms(m.step_ns),
               m.tokens_per_s, BindingResourceName(m.binding));
   std::printf("\n%-7s %-10s %11s %11s %9s %12s %10s %9s %11s %11s %-10s %11s\n", "device", "name",

@@ -1,0 +1,38 @@
+#include "kernel_plans/profile_plan.h"
+
+#include "absl/strings/str_format.h"
+#include "kernel_plans/pytorch_zo_plan.h"
+#include "kernel_plans/zosched_cuda_plan.h"
+
+namespace zosched {
+namespace {
+
+// zosched's host issues a kernel through cudaLaunchKernel from C++: about
+// 3 µs a launch (U: ../shared/reference/hardware.md, "kernel launch ≈ 3 µs
+// host").
+constexpr double kZoschedDispatchS = 3e-6;
+
+}  // namespace
+
+absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& model,
+                                       const ComputeOp& op, DType compute_dtype) {
+  switch (profile) {
+    case ZOSCHED_CUDA:
+      return ZoschedCudaPlan(model, op, compute_dtype);
+    case PYTORCH_MEZO:
+      return PyTorchZoPlan(model, op, compute_dtype, PyTorchZoVariant::kMezoResident);
+    case PYTORCH_ZO2:
+      return PyTorchZoPlan(model, op, compute_dtype, PyTorchZoVariant::kZo2Offloaded);
+    default:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "compute profile %s has no kernel plan (ROOFLINE costs each op as one roofline)",
+          ComputeProfile_Name(profile)));
+  }
+}
+
+double ProfileHostDispatchS(ComputeProfile profile) {
+  return profile == PYTORCH_MEZO || profile == PYTORCH_ZO2 ? kPyTorchEagerDispatchS
+                                                           : kZoschedDispatchS;
+}
+
+}  // namespace zosched

@@ -1,0 +1,458 @@
+#include "kernel_plans/zosched_cuda_plan.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "models/accounting.h"
+#include "models/model_spec.h"
+#include "models/model_tensors.h"
+
+namespace zosched {
+namespace {
+
+// FLOPs per element of the elementwise and row-wise kernels, from the
+// formulas they evaluate (runtime/zo/zo_math.h, runtime/nn/element_math.h
+// and runtime/cuda/nn/row_math.h).
+constexpr double kPerturbFlops = 2;  // θ + (±ε)·z
+// θ - η·(g·z + λθ): g·z, +, η·, -; the λ·θ of the decaying elements is not
+// counted.
+constexpr double kUpdateFlops = 4;
+constexpr double kLayerNormFlops = 8;  // mean: +; variance: -, ·, +; (x - mean)·rstd·w + b
+constexpr double kRmsNormFlops = 4;    // mean square: ·, +; x·rstd·w
+constexpr double kAddFlops = 1;        // residual add, bias add, position add
+constexpr double kReluFlops = 1;
+constexpr double kGeluTanhFlops = 8;  // 0.5x(1 + tanh(√(2/π)(x + 0.044715x³))), tanh as one
+constexpr double kSwiGluFlops = 5;    // silu(g)·u = g / (1 + exp(-g)) · u
+constexpr double kRotaryFlops = 3;    // per element: a pair takes 4 multiplies and 2 adds
+constexpr double kSoftmaxFlops = 5;   // per visible score: max, subtract, exp, sum, scale
+constexpr double kGradientFlops = 5;  // per example: L+ - L-, its sum, L+ + L-, 0.5·, its sum
+
+constexpr int64_t kScoreBytes = 4;  // attention scores, losses: fp32
+constexpr int64_t kIndexBytes = 4;  // token ids, lengths, labels, loss indices: int32
+
+// The dimensions of one op of a model, in elements; c = bytes per element of
+// the compute dtype.
+struct Dims {
+  DType dtype = DTYPE_UNSPECIFIED;
+  int64_t c = 0;
+  int64_t examples = 0, seq = 0, tokens = 0;  // tokens = examples · seq
+  int64_t h = 0, f = 0, e = 0;                // hidden, ffn, EmbedDim
+  int64_t heads = 0, kv_heads = 0, d = 0;     // query heads, key/value heads, HeadDim
+  int64_t qw = 0, kvw = 0;                    // QueryWidth, KvWidth
+  bool layer_norm = false;                    // LayerNorm, else RMSNorm
+};
+
+Dims DimsOf(const ModelSpec& model, const ComputeOp& op, DType dtype) {
+  Dims s;
+  s.dtype = dtype;
+  s.c = DTypeBytes(dtype);
+  s.examples = op.examples();
+  s.seq = op.seq_len();
+  s.tokens = s.examples * s.seq;
+  s.h = model.hidden_size();
+  s.f = model.ffn_size();
+  s.e = EmbedDim(model);
+  s.heads = model.num_heads();
+  s.kv_heads = KvHeads(model);
+  s.d = HeadDim(model);
+  s.qw = QueryWidth(model);
+  s.kvw = KvWidth(model);
+  s.layer_norm = model.norm() == LAYER_NORM;
+  return s;
+}
+
+absl::Status CheckBatch(const ComputeOp& op) {
+  if (op.examples() < 1 || op.seq_len() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s op: examples %d and seq_len %d must be >= 1",
+                        ComputeKind_Name(op.kind()), op.examples(), op.seq_len()));
+  }
+  return absl::OkStatus();
+}
+
+// A pass that regenerates z for each of its `elements` (perturb.cu,
+// update.cu). Each thread draws a whole Philox group of four z, so a range
+// not aligned to 4 draws up to 3 more at each end: not counted.
+Kernel ZPass(const std::string& name, double bytes, double flops, int64_t elements, const Dims& s) {
+  Kernel k = MemoryPass(name, s.dtype, bytes, flops);
+  k.normal_elements = static_cast<double>(elements);
+  return k;
+}
+
+// LaunchPerturb (perturb.cu) of `elements` parameters: reads θ, writes
+// θ ± εz.
+Kernel Perturb(const std::string& what, int64_t elements, const Dims& s) {
+  return ZPass(absl::StrCat("perturb ", what), 2.0 * elements * s.c, kPerturbFlops * elements,
+               elements, s);
+}
+
+// LaunchPerturbRows (perturb.cu) of `rows` gathered rows of `width`
+// elements: reads the row indices (int32) and the rows, writes their
+// perturbed copies.
+Kernel PerturbRows(const std::string& what, int64_t rows, int64_t width, const Dims& s) {
+  return ZPass(absl::StrCat("perturb ", what), rows * kIndexBytes + 2.0 * rows * width * s.c,
+               kPerturbFlops * rows * width, rows * width, s);
+}
+
+// NormRows (row_norm.cu) over the op's T rows of h: reads x, the weight (and a
+// LayerNorm's bias), writes y. The LayerNorm reads a row twice (mean, then
+// variance) but from its block's cache: counted once.
+Kernel NormRows(const std::string& name, const Dims& s) {
+  const int64_t params = s.layer_norm ? 2 * s.h : s.h;
+  return MemoryPass(name, s.dtype, (2.0 * s.tokens * s.h + params) * s.c,
+                    (s.layer_norm ? kLayerNormFlops : kRmsNormFlops) * s.tokens * s.h);
+}
+
+// ResidualAdd (residual_add.cu): x += y over n elements: reads x and y,
+// writes x.
+Kernel ResidualAdd(const std::string& name, int64_t n, const Dims& s) {
+  return MemoryPass(name, s.dtype, 3.0 * n * s.c, kAddFlops * n);
+}
+
+// The pointwise activation after a projection (BiasActivation's), or none.
+enum class Activation { kNone, kRelu, kGeluTanh };
+
+// The block's tensor in `slot` (layer 0's: every block has the same
+// shapes), or nullptr when the model has none there.
+const TensorSpec* Find(const std::vector<TensorSpec>& block, TensorSlot slot) {
+  for (const TensorSpec& t : block) {
+    if (t.slot == slot) return &t;
+  }
+  return nullptr;
+}
+
+// A block tensor's checkpoint name without its layer's prefix: BlockTensors
+// names layer 0's tensors "<prefix>.0.<suffix>" ("model.decoder.layers.0.
+// fc1.weight", "h.0.attn.c_attn.weight") and no prefix holds ".0.".
+std::string BlockSuffix(const TensorSpec& t) {
+  const size_t at = t.name.find(".0.");
+  return at == std::string::npos ? t.name : t.name.substr(at + 3);
+}
+
+// BlockForwardGpu's `linear` (decoder_forward_gpu.cc): the weight perturbed
+// into the scratch's room (PerturbedBlockWeights::Get of a matrix), the
+// GEMM out[T, n_out] = in[T, n_in] · W (Gemm::Linear: reads in and W once,
+// writes out), then, with a bias or an activation, BiasActivation in place
+// (reads out and the bias, writes out). The bias, a vector, was perturbed
+// with the others up front.
+// Every GEMM's m, n, k are those of the cuBLAS call (column-major, the
+// shape its kernel selection and tiling see): a projection computes outᵀ
+// [n_out x T] = W [n_out x n_in] · inᵀ, so m = n_out, n = T, k = n_in.
+void AppendLinear(const std::vector<TensorSpec>& block, TensorSlot weight, TensorSlot bias,
+                  const std::string& name, int64_t n_in, int64_t n_out, Activation act,
+                  const Dims& s, KernelPlan* plan) {
+  const TensorSpec* w = Find(block, weight);
+  plan->push_back(Perturb(BlockSuffix(*w), w->elements(), s));
+  plan->push_back(Gemm(absl::StrCat(name, " projection"), s.dtype, s.c, n_out, s.tokens, n_in));
+  const bool has_bias = Find(block, bias) != nullptr;
+  if (!has_bias && act == Activation::kNone) return;
+  const double n = static_cast<double>(s.tokens) * n_out;
+  double flops = has_bias ? kAddFlops * n : 0;
+  std::string what = has_bias ? absl::StrCat(name, " bias") : name;
+  if (act == Activation::kRelu) {
+    flops += kReluFlops * n;
+    absl::StrAppend(&what, has_bias ? " + relu" : " relu");
+  } else if (act == Activation::kGeluTanh) {
+    flops += kGeluTanhFlops * n;
+    absl::StrAppend(&what, has_bias ? " + gelu" : " gelu");
+  }
+  plan->push_back(MemoryPass(what, s.dtype, (2.0 * n + (has_bias ? n_out : 0)) * s.c, flops));
+}
+
+// NormRotateHeads (head_norm_rotary.cu) of the q or k heads (`heads` of
+// them per token), in place: reads and writes the heads, reads the QK-norm
+// weight [d] and the rotary table's seq positions of [cos d/2 | sin d/2]
+// fp32. Launched only when the model has a QK-norm or rotary positions.
+void AppendNormRotate(const std::string& which, int64_t heads, bool qk_norm, bool rotary,
+                      const Dims& s, KernelPlan* plan) {
+  if (!qk_norm && !rotary) return;
+  const double n = static_cast<double>(s.tokens) * heads * s.d;
+  const double bytes =
+      2.0 * n * s.c + (qk_norm ? s.d * s.c : 0) + (rotary ? s.seq * s.d * kScoreBytes : 0);
+  const double flops = (qk_norm ? kRmsNormFlops * n : 0) + (rotary ? kRotaryFlops * n : 0);
+  const std::string name = qk_norm && rotary ? absl::StrCat(which, "-norm + rotary")
+                           : qk_norm         ? absl::StrCat(which, "-norm")
+                                             : absl::StrCat("rotary ", which);
+  plan->push_back(MemoryPass(name, s.dtype, bytes, flops));
+}
+
+// How CausalAttention splits its work, by the rule PlanAttentionTiling
+// (runtime/cuda/nn/attention_plan.cc) states: rows of fp32 scores padded to
+// a multiple of 4 floats; whole heads (every query row at once) when one
+// head's scores (seq rows) fit the scratch, as many as fit but at most
+// kv_heads; otherwise one head at a time in chunks of as many query rows as
+// fit.
+struct AttentionSplit {
+  int64_t heads_per_call = 0;
+  int64_t rows_per_chunk = 0;
+};
+
+absl::StatusOr<AttentionSplit> SplitAttention(const Dims& s, int64_t scratch_bytes) {
+  const int64_t row_floats = (s.seq + 3) / 4 * 4;
+  const int64_t scratch_floats = scratch_bytes / kScoreBytes;
+  if (scratch_floats < row_floats) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "BLOCK_FORWARD op: the attention scratch of %d bytes holds no row of scores (seq %d "
+        "needs %d bytes)",
+        scratch_bytes, s.seq, kScoreBytes * row_floats));
+  }
+  const int64_t head_floats = s.seq * row_floats;
+  AttentionSplit split;
+  if (scratch_floats >= head_floats) {
+    split.heads_per_call = std::min(s.kv_heads, scratch_floats / head_floats);
+    split.rows_per_chunk = s.seq;
+  } else {
+    split.heads_per_call = 1;
+    split.rows_per_chunk = scratch_floats / row_floats;
+  }
+  return split;
+}
+
+// CausalAttention's steps (ForEachAttentionStep, attention_plan.cc): for
+// each example, each of the `group` = heads / kv_heads query heads that
+// share a key/value head, each run of heads_per_call key/value heads and
+// each chunk of query rows [r0, r1) (keys 0 .. r1 - 1):
+//   scores:  a strided batch of S[rows, keys] = Q[rows, d] · K[keys, d]ᵀ,
+//            one product per head, called as Sᵀ [keys x rows] = K · Qᵀ (m
+//            keys, n rows, k d); reads Q and K at c, writes S in fp32
+//            (cuBLAS computes every score of the rectangle, the causal
+//            mask's zeros included)
+//   softmax: CausalSoftmaxRows, one thread block per (row, head): reads the
+//            scores a row can see (keys j <= i: Σ_i (i + 1)) and the
+//            example's length, writes the row's keys probabilities at c
+//            over the scores
+//   context: a strided batch of C[rows, d] = P[rows, keys] · V[keys, d],
+//            called as Cᵀ [d x rows] = Vᵀ · Pᵀ (m d, n rows, k keys); reads
+//            P and V, writes C over the queries
+// Listed once per distinct shape (the chunks; a last, narrower run of
+// heads when heads_per_call does not divide kv_heads) with launches = the
+// times that triple repeats.
+void AppendAttention(const Dims& s, const AttentionSplit& split, KernelPlan* plan) {
+  const int64_t group = s.heads / s.kv_heads;
+  // (heads in one call, calls of that width) over the whole batch.
+  std::vector<std::pair<int64_t, int64_t>> calls;
+  calls.emplace_back(split.heads_per_call,
+                     s.examples * group * (s.kv_heads / split.heads_per_call));
+  if (s.kv_heads % split.heads_per_call != 0) {
+    calls.emplace_back(s.kv_heads % split.heads_per_call, s.examples * group);
+  }
+  for (const auto& [heads, repeats] : calls) {
+    for (int64_t r0 = 0; r0 < s.seq; r0 += split.rows_per_chunk) {
+      const int64_t r1 = std::min(s.seq, r0 + split.rows_per_chunk);
+      const int64_t rows = r1 - r0, keys = r1;
+      Kernel scores = Gemm("attention scores", s.dtype, s.c, keys, rows, s.d, heads, repeats);
+      scores.bytes = static_cast<double>(heads) *
+                     ((rows + keys) * s.d * s.c + static_cast<double>(rows) * keys * kScoreBytes);
+      plan->push_back(scores);
+      // Σ_{i = r0}^{r1 - 1} (i + 1): the scores row i sees.
+      const double visible =
+          (static_cast<double>(r1) * (r1 + 1) - static_cast<double>(r0) * (r0 + 1)) / 2;
+      plan->push_back(MemoryPass(
+          "causal softmax", s.dtype,
+          heads * (visible * kScoreBytes + static_cast<double>(rows) * keys * s.c) + kIndexBytes,
+          heads * kSoftmaxFlops * visible, repeats));
+      plan->push_back(Gemm("attention context", s.dtype, s.c, s.d, rows, keys, heads, repeats));
+    }
+  }
+}
+
+// CudaBackend::EnqueueCompute's BLOCK_FORWARD: PerturbedBlockWeights
+// perturbs the block's vectors (its 1-D tensors: norms, biases, QK-norm
+// weights), one launch each in block order, then BlockForwardGpu
+// (decoder_forward_gpu.cc) runs, asking for each matrix just before its
+// GEMM.
+absl::StatusOr<KernelPlan> BlockForwardKernels(const ModelSpec& model, const ComputeOp& op,
+                                               const Dims& s) {
+  const std::vector<TensorSpec> block = BlockTensors(model, 0);
+  KernelPlan plan;
+  for (const TensorSpec& t : block) {
+    if (t.shape.size() == 1) plan.push_back(Perturb(BlockSuffix(t), t.elements(), s));
+  }
+  const bool fused_qkv = Find(block, TensorSlot::kQkvWeight) != nullptr;
+
+  // Attention: x += o_proj(attention(norm1(x))).
+  plan.push_back(NormRows("attention norm", s));
+  if (fused_qkv) {
+    AppendLinear(block, TensorSlot::kQkvWeight, TensorSlot::kQkvBias, "qkv", s.h, s.qw + 2 * s.kvw,
+                 Activation::kNone, s, &plan);
+  } else {
+    AppendLinear(block, TensorSlot::kQWeight, TensorSlot::kQBias, "q", s.h, s.qw, Activation::kNone,
+                 s, &plan);
+    AppendLinear(block, TensorSlot::kKWeight, TensorSlot::kKBias, "k", s.h, s.kvw,
+                 Activation::kNone, s, &plan);
+    AppendLinear(block, TensorSlot::kVWeight, TensorSlot::kVBias, "v", s.h, s.kvw,
+                 Activation::kNone, s, &plan);
+  }
+  const bool rotary = model.positional() == ROTARY;
+  AppendNormRotate("q", s.heads, Find(block, TensorSlot::kQNorm) != nullptr, rotary, s, &plan);
+  AppendNormRotate("k", s.kv_heads, Find(block, TensorSlot::kKNorm) != nullptr, rotary, s, &plan);
+  // The scratch (BlockForwardGpu): the workspace past q | k | v, whose size
+  // the backend takes from the model (BlockWorkspaceFloats, equal to
+  // BlockForwardWorkspaceElements), not from the op's range, less the skip
+  // to a 16-byte boundary of its start's address.
+  const int64_t workspace = BlockForwardWorkspaceElements(model, s.examples, s.seq);
+  const int64_t qkv_elements = s.tokens * (s.qw + 2 * s.kvw);
+  const int64_t skip = (16 - (op.workspace().offset_bytes() + qkv_elements * s.c) % 16) % 16;
+  absl::StatusOr<AttentionSplit> split = SplitAttention(s, (workspace - qkv_elements) * s.c - skip);
+  if (!split.ok()) return split.status();
+  AppendAttention(s, *split, &plan);
+  AppendLinear(block, TensorSlot::kOWeight, TensorSlot::kOBias, "o", s.qw, s.h, Activation::kNone,
+               s, &plan);
+  plan.push_back(ResidualAdd("attention residual add", s.tokens * s.h, s));
+
+  // FFN: x += down(act(up(x'))), or down(silu(gate(x')) · up(x')); x' = norm2(x).
+  plan.push_back(NormRows("ffn norm", s));
+  if (model.activation() == SWIGLU) {
+    AppendLinear(block, TensorSlot::kGateWeight, TensorSlot::kGateBias, "gate", s.h, s.f,
+                 Activation::kNone, s, &plan);
+    AppendLinear(block, TensorSlot::kUpWeight, TensorSlot::kUpBias, "up", s.h, s.f,
+                 Activation::kNone, s, &plan);
+    // SwiGluInPlace (swiglu.cu): reads gate and up, writes gate.
+    const double n = static_cast<double>(s.tokens) * s.f;
+    plan.push_back(MemoryPass("swiglu", s.dtype, 3.0 * n * s.c, kSwiGluFlops * n));
+  } else {
+    AppendLinear(block, TensorSlot::kUpWeight, TensorSlot::kUpBias, "up", s.h, s.f,
+                 model.activation() == GELU ? Activation::kGeluTanh : Activation::kRelu, s, &plan);
+  }
+  AppendLinear(block, TensorSlot::kDownWeight, TensorSlot::kDownBias, "down", s.f, s.h,
+               Activation::kNone, s, &plan);
+  plan.push_back(ResidualAdd("ffn residual add", s.tokens * s.h, s));
+  return plan;
+}
+
+// CudaBackend::EnqueueCompute's EMBED with PlanEmbed (runtime/ops/
+// embed_plan.cc), then EmbedRowsGpu (decoder_forward_gpu.cc).
+KernelPlan EmbedKernels(const ModelSpec& model, const Dims& s) {
+  const bool positions = model.positional() != ROTARY;  // a learned table
+  const bool project_in = s.e != s.h;
+  KernelPlan plan;
+  if (positions) plan.push_back(Perturb("position rows", s.seq * s.h, s));
+  if (project_in) plan.push_back(Perturb("project_in", s.h * s.e, s));
+  plan.push_back(PerturbRows("token rows", s.tokens, s.e, s));
+  // EmbedTokenRows rounds the rows up to a multiple of 4 when e != h (the
+  // CPU's GEMM panel); the backend zeroes the padding rows
+  // (cudaMemsetAsync: writes them), though the GPU's GEMM reads T rows.
+  const int64_t rows = project_in ? (s.tokens + 3) / 4 * 4 : s.tokens;
+  if (rows > s.tokens) {
+    plan.push_back(MemoryPass("zero padding token rows", s.dtype,
+                              static_cast<double>(rows - s.tokens) * s.e * s.c));
+  }
+  if (project_in) {
+    plan.push_back(Gemm("project_in", s.dtype, s.c, s.h, s.tokens, s.e));  // as a projection
+  }
+  const double n = static_cast<double>(s.tokens) * s.h;
+  if (positions) {
+    // EmbedAdd (embed_add.cu): reads the word rows and the seq position
+    // rows, writes the activations.
+    plan.push_back(
+        MemoryPass("embed add positions", s.dtype, (2.0 * n + s.seq * s.h) * s.c, kAddFlops * n));
+  } else if (!project_in) {
+    // No positions, no projection: the perturbed token rows are copied
+    // into the activations (cudaMemcpyAsync device to device).
+    plan.push_back(MemoryPass("copy token rows to activations", s.dtype, 2.0 * n * s.c));
+  }
+  return plan;
+}
+
+// CudaBackend::EnqueueCompute's HEAD_LOSS with PlanHeadLoss (runtime/ops/
+// head_loss_plan.cc), then HeadLossFromRowsGpu (decoder_forward_gpu.cc).
+absl::StatusOr<KernelPlan> HeadLossKernels(const ModelSpec& model, const ComputeOp& op,
+                                           const Dims& s) {
+  // The head part but an untied lm_head: the final norm and project_out,
+  // perturbed in one launch (none when the model has neither).
+  const int64_t final_norm = CountElements(FinalNormTensors(model));
+  const int64_t project_out = s.e != s.h ? s.h * s.e : 0;
+  const int64_t head = final_norm + project_out;
+  // The perturbed operand (PerturbedBytes, schedule/compute_op_model.h):
+  // those, then one row of e per label word.
+  const int64_t perturbed = op.perturbed().size_bytes() / s.c;
+  if (op.perturbed().size_bytes() % s.c != 0 || perturbed <= head ||
+      (perturbed - head) % s.e != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "HEAD_LOSS op: a perturbed range of %d bytes is not the head's %d elements then whole "
+        "label rows of %d elements of %d bytes",
+        op.perturbed().size_bytes(), head, s.e, s.c));
+  }
+  const int64_t labels = (perturbed - head) / s.e;
+  KernelPlan plan;
+  if (head > 0) plan.push_back(Perturb("head (final norm, project_out)", head, s));
+  plan.push_back(PerturbRows("label rows", labels, s.e, s));
+  // LabelHeadLoss (head_loss.cu), one thread block per example: reads the
+  // example's last hidden row, its length and label, the final norm,
+  // project_out and the label rows (each once, shared by the blocks),
+  // writes one fp32 loss; norm, projection, logits and the loss in fp32.
+  const double norm_flops = final_norm > 0 ? (s.layer_norm ? kLayerNormFlops : kRmsNormFlops) : 0;
+  const double bytes = (static_cast<double>(s.examples) * s.h + head + labels * s.e) * s.c +
+                       s.examples * (2 * kIndexBytes + kScoreBytes);
+  const double flops = s.examples * (norm_flops * s.h + 2.0 * project_out + 2.0 * labels * s.e);
+  plan.push_back(MemoryPass("label head loss", s.dtype, bytes, flops));
+  return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<KernelPlan> ZoschedCudaPlan(const ModelSpec& model, const ComputeOp& op,
+                                           DType compute_dtype) {
+  if (compute_dtype != FP32 && compute_dtype != FP16 && compute_dtype != BF16) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the compute dtype is %s; the CUDA backend runs FP32, FP16 and BF16",
+                        DType_Name(compute_dtype)));
+  }
+  const Dims s = DimsOf(model, op, compute_dtype);
+  const int64_t n = op.params().elements();
+  switch (op.kind()) {
+    case UPDATE:
+      // LaunchUpdate (update.cu), in place: reads θ and the pending ZoState,
+      // writes θ.
+      return KernelPlan{ZPass(absl::StrCat("zo update ", Part_Name(op.params().part())),
+                              2.0 * n * s.c + op.zo_state().size_bytes(), kUpdateFlops * n, n, s)};
+    case EMBED:
+      if (absl::Status status = CheckBatch(op); !status.ok()) return status;
+      return EmbedKernels(model, s);
+    case BLOCK_FORWARD:
+      if (absl::Status status = CheckBatch(op); !status.ok()) return status;
+      return BlockForwardKernels(model, op, s);
+    case HEAD_LOSS:
+      if (absl::Status status = CheckBatch(op); !status.ok()) return status;
+      return HeadLossKernels(model, op, s);
+    case PROJECTED_GRADIENT: {
+      if (op.examples() < 1) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "PROJECTED_GRADIENT op: examples (the batch) %d must be >= 1", op.examples()));
+      }
+      // LaunchProjectedGradient (projected_gradient.cu), one thread: reads
+      // each example's L+ and L- through the plus and minus index lists,
+      // writes the ZoState and the mean loss (a double). Then
+      // EnqueueCompute copies both to pinned host memory (two
+      // cudaMemcpyAsync across the host link: a launch each, no device
+      // traffic to speak of).
+      const double batch = op.examples();
+      constexpr double kMeanLossBytes = sizeof(double);
+      const double state = op.zo_state().size_bytes();
+      return KernelPlan{
+          MemoryPass("projected gradient", s.dtype,
+                     op.losses().size_bytes() + 2 * batch * kIndexBytes + state + kMeanLossBytes,
+                     kGradientFlops * batch),
+          MemoryPass("copy zo state to host", s.dtype, state),
+          MemoryPass("copy mean loss to host", s.dtype, kMeanLossBytes)};
+    }
+    case CAST: {
+      // LaunchCast (cast.cu): reads one side, writes the other (the wire
+      // side's element size from its range). Between equal dtypes it is a
+      // cudaMemcpyAsync moving the same bytes.
+      const bool widen = op.cast_direction() == WIRE_TO_COMPUTE;
+      return KernelPlan{MemoryPass(widen ? "cast wire to compute" : "cast compute to wire", s.dtype,
+                                   op.wire().size_bytes() + static_cast<double>(n) * s.c)};
+    }
+    default:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "compute kind %s is not run by the CUDA backend", ComputeKind_Name(op.kind())));
+  }
+}
+
+}  // namespace zosched
