@@ -28,6 +28,8 @@ expect_exit2() {  # expect_exit2 "message regex" args...
   [ "$code" -eq 2 ] || fail "$* exited $code, want 2"
   grep -q -- "$want" <<<"$err" || fail "$*: message '$err' lacks '$want'"
 }
+expect_exit2 "compute_profile='flash': expected roofline, zosched_cuda, pytorch_mezo or pytorch_zo2" \
+  --model=opt-1.3b --cluster=h100_sxm_x1 --strategy=zo2 --compute_profile=flash
 expect_exit2 "needs 4 (P·D = 2·2)" --model=opt-1.3b --cluster=dgx_a100 \
   --strategy=distzo2 --pertp=2 --dp=2 --devices=gpu0,gpu1
 expect_exit2 "expected mezo, zo2, distzo2, single_device, ddp" --model=opt-1.3b --cluster=dgx_a100 --strategy=zo3
