@@ -279,6 +279,17 @@ class ClusterChecker {
     RETURN_IF_ERROR(NonNegative(where, "compute_time_scale", device.compute_time_scale()));
     RETURN_IF_ERROR(NonNegative(where, "speed_probe_s", device.speed_probe_s()));
     RETURN_IF_ERROR(NonNegative(where, "interrupt_cpu_s", device.interrupt_cpu_s()));
+    if (device.has_kernel_model()) {
+      const KernelModel& k = device.kernel_model();
+      RETURN_IF_ERROR(Positive(where, "kernel_model.sms", k.sms()));
+      RETURN_IF_ERROR(Positive(where, "kernel_model.gemm_tile_m", k.gemm_tile_m()));
+      RETURN_IF_ERROR(Positive(where, "kernel_model.gemm_tile_n", k.gemm_tile_n()));
+      RETURN_IF_ERROR(NonNegative(where, "kernel_model.launch_gap_s", k.launch_gap_s()));
+      RETURN_IF_ERROR(
+          NonNegative(where, "kernel_model.normal_elements_per_s", k.normal_elements_per_s()));
+      RETURN_IF_ERROR(NonNegative(where, "kernel_model.torch_normal_elements_per_s",
+                                  k.torch_normal_elements_per_s()));
+    }
     RETURN_IF_ERROR(
         CheckLink(where, "host_link", device.has_host_link(), device.host_link()));
     if (!device.pcie_switch().empty()) {

@@ -202,6 +202,20 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        "device 'gpu0': speed_probe_s is -0.0002 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_devices(1)->set_interrupt_cpu_s(-4e-5); },
        "device 'gpu1': interrupt_cpu_s is -4e-05 (expected >= 0)"},
+      {[](Cluster* c) {
+         KernelModel* k = c->mutable_devices(0)->mutable_kernel_model();
+         k->set_sms(132);
+         k->set_gemm_tile_m(128);
+       },
+       "device 'gpu0': kernel_model.gemm_tile_n is 0 (expected > 0)"},
+      {[](Cluster* c) {
+         KernelModel* k = c->mutable_devices(1)->mutable_kernel_model();
+         k->set_sms(132);
+         k->set_gemm_tile_m(128);
+         k->set_gemm_tile_n(256);
+         k->set_normal_elements_per_s(-1);
+       },
+       "device 'gpu1': kernel_model.normal_elements_per_s is -1 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->set_gbps_per_device(0); },
        "peer_domain 'nvl': gbps_per_device is 0 (expected > 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->clear_link_class(); },

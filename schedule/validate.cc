@@ -21,6 +21,11 @@ absl::Status ValidateSchedule(const Schedule& schedule) {
         source, ": strategy.kind is ", schedule.strategy().kind(),
         ", not a StrategyKind (MEZO, ZO2, DISTZO2, SINGLE_DEVICE, DDP, ZERO_1, ZERO_2 or ZERO_3)"));
   }
+  if (!ComputeProfile_IsValid(schedule.compute_profile())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": compute_profile is ", schedule.compute_profile(),
+        ", not a ComputeProfile (ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO or PYTORCH_ZO2)"));
+  }
   if (absl::Status s = ValidateTrainingSettings(schedule.model(), schedule.training()); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));
   }

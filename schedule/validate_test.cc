@@ -141,6 +141,9 @@ TEST(ValidateSchedule, RejectsEnumNumbersThatNameNoValue) {
   s.mutable_strategy()->set_kind(static_cast<StrategyKind>(99));
   ExpectInvalid(s, {"strategy.kind is 99, not a StrategyKind"});
   s = Zo2();
+  s.set_compute_profile(static_cast<ComputeProfile>(9));
+  ExpectInvalid(s, {"compute_profile is 9, not a ComputeProfile"});
+  s = Zo2();
   s.mutable_cluster()->mutable_devices(0)->mutable_host_link()->set_link_class(
       static_cast<LinkClass>(42));
   ExpectInvalid(s, {"host_link.link_class is 42, not a value of its enum"});
