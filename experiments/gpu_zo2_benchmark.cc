@@ -18,7 +18,10 @@
 //     equal bytes each way move at 45 GB/s each); compute = the simulator's
 //     predicted compute time of the step (the union of its compute ops);
 //     target = 1.10 x floor;
-//   - the simulator's predicted step time;
+//   - the simulator's predicted step time, and the kernel-level one (its
+//     compute as zosched's own CUDA kernels, ComputeProfile ZOSCHED_CUDA)
+//     with the costliest kernels of a block: what keeps the step from the
+//     floor;
 //   - when a GPU is visible (only a --config=cuda build can see one):
 //     `train --backend=cuda` for warm-up + repeats steps, the median (min,
 //     max) step time of the measured timeline without the warm-up steps, and
@@ -44,6 +47,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <limits>
 #include <string>
 #include <thread>
@@ -61,10 +65,14 @@
 #include "base/status_macros.h"
 #include "base/user_path.h"
 #include "experiments/testbed_cycle.h"
+#include "kernel_plans/profile_plan.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/schedule_stats.h"
+#include "schedule/timeline_metrics.h"
 #include "schedule/training_settings.h"
+#include "sim/kernel_cost.h"
+#include "sim/simulator.h"
 #ifdef ZOSCHED_WITH_CUDA
 #include <cuda_runtime.h>
 
@@ -148,6 +156,11 @@ struct Row {
   double shared_gbps = 0;    // each way, both directions running
   double transfer_s = 0, compute_s = 0, floor_s = 0, predicted_s = 0;
   std::string binding;
+  // The step with zosched's own kernels costed one by one
+  // (ComputeProfile ZOSCHED_CUDA), and the costliest of them in one block's
+  // forwards and update: what keeps the step from its floor.
+  double kernel_s = 0;
+  std::string costliest_kernels;
   // Measured: `measured` says whether the numbers are there; else
   // `not_measured` says why.
   bool measured = false;
@@ -269,6 +282,45 @@ absl::Status FillPrediction(const CyclePrediction& prediction, Row* row) {
   return absl::OkStatus();
 }
 
+// Kernels of the same kind, added up: every "perturb <tensor>" is one.
+std::string KernelKind(const std::string& name) {
+  return name.rfind("perturb ", 0) == 0 ? "perturb (z)" : name;
+}
+
+// The kernel-level prediction of `prediction`'s ZO2 step and the costliest
+// kernels of block 0 (its UPDATE and its two forwards).
+absl::Status FillKernelPrediction(const CyclePrediction& prediction, Row* row) {
+  Schedule s = prediction.schedule;
+  s.set_compute_profile(ZOSCHED_CUDA);
+  ASSIGN_OR_RETURN(const SimResult result, Simulate(s));
+  ASSIGN_OR_RETURN(const StepMetrics m, ComputeStepMetrics(s, result.timeline, 0));
+  row->kernel_s = m.step_ns / 1e9;
+  const Device* device = FindDevice(s.cluster(), s.devices(0).cluster_device());
+  std::map<std::string, double> by_kind;
+  for (const Op& op : s.ops()) {
+    if (!op.has_compute() || op.compute().params().part() != DECODER_BLOCK ||
+        op.compute().params().block() != 0) {
+      continue;
+    }
+    ASSIGN_OR_RETURN(const KernelPlan plan, ProfilePlan(ZOSCHED_CUDA, s.model(), op.compute(),
+                                                        s.training().compute_dtype()));
+    for (const Kernel& k : plan) {
+      ASSIGN_OR_RETURN(const PlanCost cost,
+                       CostPlan({k}, *device, ProfileHostDispatchS(ZOSCHED_CUDA)));
+      by_kind[KernelKind(k.name)] += cost.seconds;
+    }
+  }
+  std::vector<std::pair<double, std::string>> costliest;
+  for (const auto& [kind, seconds] : by_kind) costliest.push_back({seconds, kind});
+  std::sort(costliest.rbegin(), costliest.rend());
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < costliest.size() && i < 4; ++i) {
+    parts.push_back(absl::StrFormat("%s %.3f ms", costliest[i].second, costliest[i].first * 1e3));
+  }
+  row->costliest_kernels = absl::StrJoin(parts, ", ");
+  return absl::OkStatus();
+}
+
 std::string Ms(double s) { return absl::StrFormat("%.1f", s * 1e3); }
 std::string Gb(int64_t bytes) { return absl::StrFormat("%.2f", bytes / 1e9); }
 
@@ -283,22 +335,22 @@ absl::Status Write(const std::string& out, const std::string& cluster,
                       kBlockSlots, cluster),
       "",
       "| model | plan peak GB | block GB each way | GB/s each way | transfer ms | compute ms "
-      "(sim) | floor ms | target ms (1.10 x floor) | predicted ms | measured ms: median "
-      "(min-max) | measured ms start to start | measured / floor | GPU memory held by train GB "
-      "| ZO2 ms | ZO2 peak GB (torch allocated) |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"};
+      "(sim) | floor ms | target ms (1.10 x floor) | predicted ms | kernel-level ms | measured "
+      "ms: median (min-max) | measured ms start to start | measured / floor | GPU memory held "
+      "by train GB | ZO2 ms | ZO2 peak GB (torch allocated) |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"};
   std::vector<std::string> csv = {
       "model,plan_peak_gb,block_gb,shared_link_gbps,transfer_ms,compute_ms,floor_ms,target_ms,"
-      "predicted_ms,binding,measured_ms,measured_min_ms,measured_max_ms,measured_period_ms,"
+      "predicted_ms,kernel_level_ms,binding,measured_ms,measured_min_ms,measured_max_ms,measured_period_ms,"
       "measured_steps,"
       "measured_gpu_memory_gb,zo2_ms,zo2_peak_gb,note"};
   for (const Row& r : rows) {
     const Model& m = *r.model;
     if (!r.does_not_fit.empty()) {
-      md.push_back(absl::StrFormat("| %s | does not fit: %s | | | | | | | | | | | | %s | %s |",
+      md.push_back(absl::StrFormat("| %s | does not fit: %s | | | | | | | | | | | | | %s | %s |",
                                    m.name, r.does_not_fit, Zo2Figure(m.zo2_ms, 1, "-"),
                                    Zo2Figure(m.zo2_peak_gb, 2, "-")));
-      csv.push_back(absl::StrFormat("%s,,,,,,,,,,,,,,,,%s,%s,\"does not fit: %s\"", m.name,
+      csv.push_back(absl::StrFormat("%s,,,,,,,,,,,,,,,,,%s,%s,\"does not fit: %s\"", m.name,
                                     Zo2Figure(m.zo2_ms, 1, ""), Zo2Figure(m.zo2_peak_gb, 2, ""),
                                     r.does_not_fit));
       continue;
@@ -313,21 +365,32 @@ absl::Status Write(const std::string& out, const std::string& cluster,
     const std::string ratio = r.measured ? absl::StrFormat("%.2f", per_step_s / r.floor_s) : "-";
     const std::string memory = r.gpu_memory_bytes >= 0 ? Gb(r.gpu_memory_bytes) : "-";
     md.push_back(absl::StrFormat(
-        "| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+        "| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
         m.name, Gb(r.plan_bytes), Gb(r.block_bytes), r.shared_gbps, Ms(r.transfer_s),
         Ms(r.compute_s), Ms(r.floor_s), Ms(kTargetOverFloor * r.floor_s), Ms(r.predicted_s),
-        measured, period, ratio,
+        Ms(r.kernel_s), measured, period, ratio,
         memory, Zo2Figure(m.zo2_ms, 1, "-"), Zo2Figure(m.zo2_peak_gb, 2, "-")));
     csv.push_back(absl::StrFormat(
-        "%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", m.name, Gb(r.plan_bytes),
-        Gb(r.block_bytes), r.shared_gbps, Ms(r.transfer_s), Ms(r.compute_s), Ms(r.floor_s),
-        Ms(kTargetOverFloor * r.floor_s), Ms(r.predicted_s), r.binding,
+        "%s,%s,%s,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", m.name,
+        Gb(r.plan_bytes), Gb(r.block_bytes), r.shared_gbps, Ms(r.transfer_s), Ms(r.compute_s),
+        Ms(r.floor_s), Ms(kTargetOverFloor * r.floor_s), Ms(r.predicted_s), Ms(r.kernel_s),
+        r.binding,
         r.measured ? Ms(r.median_s) : "", r.measured ? Ms(r.min_s) : "",
         r.measured ? Ms(r.max_s) : "", r.measured && r.period_s > 0 ? Ms(r.period_s) : "",
         r.measured ? absl::StrCat(r.steps) : "",
         r.gpu_memory_bytes >= 0 ? Gb(r.gpu_memory_bytes) : "",
         Zo2Figure(m.zo2_ms, 1, ""), Zo2Figure(m.zo2_peak_gb, 2, ""),
         r.measured ? "" : "\"" + r.not_measured + "\""));
+  }
+  md.push_back("");
+  md.push_back(
+      "Kernel-level: the same schedule with zosched's own CUDA kernels costed one by one "
+      "(lower --compute_profile=zosched_cuda; sim/kernel_cost.h). The costliest kernels of "
+      "block 0 (its update and both forwards), what keeps each step from its floor:");
+  for (const Row& r : rows) {
+    if (r.does_not_fit.empty()) {
+      md.push_back(absl::StrFormat("- %s: %s", r.model->name, r.costliest_kernels));
+    }
   }
   md.push_back("");
   if (!no_gpu.empty()) md.push_back("measured: not run (no GPU): " + no_gpu);
@@ -381,8 +444,10 @@ absl::Status Run(bool* measurement_failed) {
     }
     RETURN_IF_ERROR(prediction.status());
     RETURN_IF_ERROR(FillPrediction(*prediction, &row));
-    std::printf("%s: plan %.2f GB, floor %.1f ms, predicted %.1f ms", m.name.c_str(),
-                row.plan_bytes / 1e9, row.floor_s * 1e3, row.predicted_s * 1e3);
+    RETURN_IF_ERROR(FillKernelPrediction(*prediction, &row));
+    std::printf("%s: plan %.2f GB, floor %.1f ms, predicted %.1f ms, kernel-level %.1f ms (%s)",
+                m.name.c_str(), row.plan_bytes / 1e9, row.floor_s * 1e3, row.predicted_s * 1e3,
+                row.kernel_s * 1e3, row.costliest_kernels.c_str());
     if (!gpu.ok()) {
       row.not_measured = "not run (no GPU)";
       std::printf("; measured: not run (no GPU)\n");

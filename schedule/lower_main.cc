@@ -19,8 +19,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_format.h"
 #include "base/command_line.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
@@ -28,6 +26,7 @@
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/compute_profile_flag.h"
 #include "schedule/lower_flags.h"
 #include "schedule/lowering.h"
 #include "schedule/schedule_stats.h"
@@ -45,13 +44,8 @@ absl::Status Run() {
     return absl::InvalidArgumentError("--out is required (the Schedule file to write)");
   }
   ASSIGN_OR_RETURN(const LowerOptions options, LowerOptionsFromFlags());
-  ComputeProfile profile = ROOFLINE;
-  const std::string profile_flag = absl::GetFlag(FLAGS_compute_profile);
-  if (!ComputeProfile_Parse(absl::AsciiStrToUpper(profile_flag), &profile)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--compute_profile='%s': expected roofline, zosched_cuda, pytorch_mezo or pytorch_zo2",
-        profile_flag));
-  }
+  ASSIGN_OR_RETURN(const ComputeProfile profile,
+                   ParseComputeProfileFlag(absl::GetFlag(FLAGS_compute_profile)));
   ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
   ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
   ASSIGN_OR_RETURN(Schedule schedule, LowerSchedule(model, cluster, options));

@@ -1,6 +1,6 @@
 // Simulator speed: simulated ops per second and whole schedules per second.
 //
-//   bazel run //sim:sim_benchmark [-- --repeats=200]
+//   bazel run //sim:sim_benchmark [-- --repeats=200 --compute_profile=zosched_cuda]
 //
 // For each case: lower once, then simulate as a sweep's thread does, with
 // one Simulator and one SimResult reused: `--warmup` times untimed, then time
@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -35,12 +36,15 @@
 #include "base/status_macros.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/compute_profile_flag.h"
 #include "schedule/lowering.h"
 #include "schedule/strategy_grid.h"
 #include "sim/simulator.h"
 
 ABSL_FLAG(int, warmup, 5, "untimed simulations per case");
 ABSL_FLAG(int, repeats, 100, "timed simulations per case");
+ABSL_FLAG(std::string, compute_profile, "roofline",
+          "how GPU compute is costed: roofline, zosched_cuda, pytorch_mezo or pytorch_zo2");
 
 namespace zosched {
 namespace {
@@ -54,7 +58,7 @@ struct Case {
   bool slicing;
 };
 
-absl::Status Run() {
+absl::Status Run(ComputeProfile profile) {
   const Case cases[] = {
       {"OPT-175B distzo2 P2xD4 sliced, DGX A100 (target 0.5 ms)", "opt-175b", "dgx_a100", DISTZO2,
        2, 4, true},
@@ -69,7 +73,8 @@ absl::Status Run() {
     ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(c.cluster));
     LowerOptions options = GridLowerOptions({c.strategy, c.pertp, c.dp, c.slicing});
     options.training.set_seq_len(2048);  // MeZO's longest prompts
-    ASSIGN_OR_RETURN(const Schedule schedule, LowerSchedule(model, cluster, options));
+    ASSIGN_OR_RETURN(Schedule schedule, LowerSchedule(model, cluster, options));
+    schedule.set_compute_profile(profile);
     // As a sweep's thread simulates: one Simulator, one result reused.
     Simulator simulator;
     SimResult result;
@@ -109,7 +114,9 @@ int main(int argc, char** argv) {
                                 "timed simulations")}) {
     if (!s.ok()) return zosched::ReportError("sim_benchmark", s);
   }
-  const absl::Status status = zosched::Run();
+  const absl::StatusOr<zosched::ComputeProfile> profile = zosched::ParseComputeProfileFlag(absl::GetFlag(FLAGS_compute_profile));
+  if (!profile.ok()) return zosched::ReportError("sim_benchmark", profile.status());
+  const absl::Status status = zosched::Run(*profile);
   if (status.ok()) return 0;
   zosched::ReportError("sim_benchmark", status);
   return 1;  // the cases are built in: whatever the error, the run failed
