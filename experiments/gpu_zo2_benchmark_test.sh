@@ -2,7 +2,8 @@
 # The ZO2 GPU benchmark without a GPU (CUDA_VISIBLE_DEVICES is emptied, so a
 # --config=cuda build on a GPU machine takes this path too): it lowers and
 # predicts OPT-1.3B, 6.7B, 13B and 30B and Qwen3-1.7B, 8B and 32B, prints a table with the plan, the
-# floor and the prediction for each, says "not run (no GPU)" in place of
+# floor, the prediction and the kernel-level prediction for each (with the
+# costliest kernels of a block), says "not run (no GPU)" in place of
 # every measurement (no number is made up), runs the --models subset, and
 # refuses a bad flag.
 set -uo pipefail
@@ -22,9 +23,15 @@ grep -q "^measured: not run (no GPU)" "$md" || fail "no 'measured: not run (no G
 [ "$(($(wc -l <"$csv") - 1))" -eq 7 ] || fail "want 7 rows: $(cat "$csv")"
 # No ZO2 figure is made up for the Qwen3 rows: its measurement covers OPT only.
 grep -q "^| qwen3-32b .*| - | - |$" "$md" || fail "qwen3-32b's ZO2 columns: $(cat "$md")"
-# plan, floor and predicted step are numbers > 0; the measured columns are empty.
-awk -F, 'NR > 1 && !($2 > 0 && $7 > 0 && $8 > $7 && $9 > 0 && $11 == "" && $15 == "") { bad = 1 }
+# plan, floor and predicted step are numbers > 0, the kernel-level step at
+# least the floor; the measured columns are empty.
+awk -F, 'NR > 1 && !($2 > 0 && $7 > 0 && $8 > $7 && $9 > 0 && $10 >= $7 && $12 == "" &&
+                     $16 == "") { bad = 1 }
          END { exit bad }' "$csv" || fail "bad numbers: $(cat "$csv")"
+# Each step names the kernels that keep it from its floor.
+for m in opt-1.3b qwen3-32b; do
+  grep -q "^- $m: perturb (z) [0-9.]* ms, " "$md" || fail "$m: no costliest kernels: $(cat "$md")"
+done
 # The floor of OPT-30B FP16 on the H100 is its transfer: 59.2 GB each way at 45 GB/s.
 awk -F, '$1 == "opt-30b" { found = 1; if ($5 < 1250 || $5 > 1400) bad = 1 } END { exit !found || bad }' \
   "$csv" || fail "opt-30b transfer floor off: $(cat "$csv")"
