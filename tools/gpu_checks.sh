@@ -218,7 +218,7 @@ source "$top/$packed/env.sh"
 # Where the machine's loader lacks a library the binaries need (NCCL and
 # cuBLAS can come with Python's packages rather than the CUDA toolkit),
 # take the packages' copies; the machine phase names them.
-if ldd "$top/$packed/bin/train" | grep -q 'not found'; then
+if grep -q 'not found' <<<"$(ldd "$top/$packed/bin/train" 2>&1)"; then
   while read -r dir; do
     export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$dir"
     echo "gpu_checks: libraries also from $dir"

@@ -13,7 +13,9 @@ cp tools/gpu_checks.sh "$top/tools/"
 # The binary without the solib Bazel linked it against: its library is
 # "not found" where it was packed.
 cp tools/gpu_checks_test_binary "$top/out/device/bin/train"
-ldd "$top/out/device/bin/train" | grep -q 'not found' || fail "the packed binary finds its library"
+# (ldd's output first: grep -q may close the pipe under pipefail.)
+libs=$(ldd "$top/out/device/bin/train" 2>&1)
+grep -q 'not found' <<<"$libs" || fail "the packed binary finds its library: $libs"
 # A cc test of the packed set that reports a skipped test (gpu_check_test
 # is one of the packed cc tests).
 cat >"$top/out/device/bin/gpu_check_test" <<'SKIP'
