@@ -1,6 +1,7 @@
 #include "kernel_plans/profile_plan.h"
 
 #include "absl/strings/str_format.h"
+#include "kernel_plans/pytorch_first_order_plan.h"
 #include "kernel_plans/pytorch_zo_plan.h"
 #include "kernel_plans/zosched_cuda_plan.h"
 
@@ -23,6 +24,8 @@ absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& 
       return PyTorchZoPlan(model, op, compute_dtype, PyTorchZoVariant::kMezoResident);
     case PYTORCH_ZO2:
       return PyTorchZoPlan(model, op, compute_dtype, PyTorchZoVariant::kZo2Offloaded);
+    case PYTORCH_FIRST_ORDER:
+      return PyTorchFirstOrderPlan(model, op, compute_dtype);
     default:
       return absl::InvalidArgumentError(absl::StrFormat(
           "compute profile %s has no kernel plan (ROOFLINE costs each op as one roofline)",
@@ -31,8 +34,9 @@ absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& 
 }
 
 double ProfileHostDispatchS(ComputeProfile profile) {
-  return profile == PYTORCH_MEZO || profile == PYTORCH_ZO2 ? kPyTorchEagerDispatchS
-                                                           : kZoschedDispatchS;
+  return profile == PYTORCH_MEZO || profile == PYTORCH_ZO2 || profile == PYTORCH_FIRST_ORDER
+             ? kPyTorchEagerDispatchS
+             : kZoschedDispatchS;
 }
 
 }  // namespace zosched

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
+#include "kernel_plans/op_shape.h"
 
 namespace zosched {
 namespace {
@@ -31,23 +32,14 @@ constexpr double kLogSoftmaxFlops = 4;  // per logit: max, subtract, exp, sum
 
 // The dimensions of one op, in elements; c = bytes per element of the
 // compute dtype.
-struct Dims {
-  DType dtype = DTYPE_UNSPECIFIED;
-  int64_t c = 0;
-  int64_t examples = 0, seq = 0, tokens = 0;  // tokens = examples · seq
-  int64_t h = 0, heads = 0, d = 0;            // n_embd, n_head, n_embd / n_head
+struct Dims : OpShape {
+  int64_t d = 0;                              // n_embd / n_head
   int64_t positions = 0;                      // block_size: wpe's rows
 };
 
 Dims DimsOf(const ModelSpec& model, const ComputeOp& op, DType dtype) {
   Dims s;
-  s.dtype = dtype;
-  s.c = DTypeBytes(dtype);
-  s.examples = op.examples();
-  s.seq = op.seq_len();
-  s.tokens = s.examples * s.seq;
-  s.h = model.hidden_size();
-  s.heads = model.num_heads();
+  static_cast<OpShape&>(s) = ShapeOf(model, op, dtype);
   s.d = s.h / s.heads;
   s.positions = model.max_positions();
   return s;

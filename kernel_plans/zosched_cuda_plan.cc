@@ -11,6 +11,7 @@
 #include "models/accounting.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
+#include "kernel_plans/op_shape.h"
 
 namespace zosched {
 namespace {
@@ -37,27 +38,17 @@ constexpr int64_t kIndexBytes = 4;  // token ids, lengths, labels, loss indices:
 
 // The dimensions of one op of a model, in elements; c = bytes per element of
 // the compute dtype.
-struct Dims {
-  DType dtype = DTYPE_UNSPECIFIED;
-  int64_t c = 0;
-  int64_t examples = 0, seq = 0, tokens = 0;  // tokens = examples · seq
-  int64_t h = 0, f = 0, e = 0;                // hidden, ffn, EmbedDim
-  int64_t heads = 0, kv_heads = 0, d = 0;     // query heads, key/value heads, HeadDim
+struct Dims : OpShape {
+  int64_t e = 0;                              // EmbedDim
+  int64_t kv_heads = 0, d = 0;                // key/value heads, HeadDim
   int64_t qw = 0, kvw = 0;                    // QueryWidth, KvWidth
   bool layer_norm = false;                    // LayerNorm, else RMSNorm
 };
 
 Dims DimsOf(const ModelSpec& model, const ComputeOp& op, DType dtype) {
   Dims s;
-  s.dtype = dtype;
-  s.c = DTypeBytes(dtype);
-  s.examples = op.examples();
-  s.seq = op.seq_len();
-  s.tokens = s.examples * s.seq;
-  s.h = model.hidden_size();
-  s.f = model.ffn_size();
+  static_cast<OpShape&>(s) = ShapeOf(model, op, dtype);
   s.e = EmbedDim(model);
-  s.heads = model.num_heads();
   s.kv_heads = KvHeads(model);
   s.d = HeadDim(model);
   s.qw = QueryWidth(model);

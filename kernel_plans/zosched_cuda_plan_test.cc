@@ -1,13 +1,12 @@
 #include "kernel_plans/zosched_cuda_plan.h"
 
-#include <google/protobuf/text_format.h>
-
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "kernel_plans/one_gpu_cluster_for_test.h"
 #include "models/family_for_test.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
@@ -324,29 +323,10 @@ TEST(ZoschedCudaPlan, RefusesWhatTheBackendDoesNotRun) {
             absl::StatusCode::kInvalidArgument);
 }
 
-// One GPU with peaks for every compute dtype and room for the models below.
-constexpr char kCluster[] = R"pb(
-  name: "one-gpu"
-  hosts { name: "h" memory_bytes: 1000000000000 memory_bandwidth_gbps: 100 cores: 8 }
-  devices {
-    name: "gpu0" model: "test-gpu" host: "h" memory_bytes: 80000000000
-    peaks { dtype: FP32 peak_tflops: 60 efficiency: 0.8 }
-    peaks { dtype: FP16 peak_tflops: 900 efficiency: 0.7 }
-    peaks { dtype: BF16 peak_tflops: 900 efficiency: 0.7 }
-    memory_bandwidth_gbps: 3000 memory_efficiency: 0.85 copy_engines: 2
-    host_link { link_class: PCIE down_gbps: 50 up_gbps: 50 latency_s: 5e-6 }
-  }
-  collectives {
-    source: "test"
-    step_latencies { link_class: NVLINK ring_s: 3e-6 tree_s: 4e-6 }
-    bus_bandwidth_efficiency: 0.8
-  }
-)pb";
 
 Schedule Lower(const ModelSpec& model, StrategyKind strategy, int batch, int seq,
                DType compute, DType wire) {
-  Cluster cluster;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(kCluster, &cluster));
+  const Cluster cluster = OneGpuClusterForTest();
   LowerOptions options;
   options.strategy = strategy;
   TrainingSettings& t = options.training;

@@ -24,7 +24,8 @@ absl::Status ValidateSchedule(const Schedule& schedule) {
   if (!ComputeProfile_IsValid(schedule.compute_profile())) {
     return absl::InvalidArgumentError(absl::StrCat(
         source, ": compute_profile is ", schedule.compute_profile(),
-        ", not a ComputeProfile (ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO or PYTORCH_ZO2)"));
+        ", not a ComputeProfile (ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2 or "
+        "PYTORCH_FIRST_ORDER)"));
   }
   if (absl::Status s = ValidateTrainingSettings(schedule.model(), schedule.training()); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));
