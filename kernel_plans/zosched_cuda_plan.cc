@@ -8,10 +8,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "kernel_plans/attention_plan.h"
+#include "kernel_plans/op_shape.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
-#include "kernel_plans/op_shape.h"
 
 namespace zosched {
 namespace {
@@ -172,84 +174,85 @@ void AppendNormRotate(const std::string& which, int64_t heads, bool qk_norm, boo
   plan->push_back(MemoryPass(name, s.dtype, bytes, flops));
 }
 
-// How CausalAttention splits its work, by the rule PlanAttentionTiling
-// (runtime/cuda/nn/attention_plan.cc) states: rows of fp32 scores padded to
-// a multiple of 4 floats; whole heads (every query row at once) when one
-// head's scores (seq rows) fit the scratch, as many as fit but at most
-// kv_heads; otherwise one head at a time in chunks of as many query rows as
-// fit.
-struct AttentionSplit {
-  int64_t heads_per_call = 0;
-  int64_t rows_per_chunk = 0;
-};
-
-absl::StatusOr<AttentionSplit> SplitAttention(const Dims& s, int64_t scratch_bytes) {
-  const int64_t row_floats = (s.seq + 3) / 4 * 4;
-  const int64_t scratch_floats = scratch_bytes / kScoreBytes;
-  if (scratch_floats < row_floats) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "BLOCK_FORWARD op: the attention scratch of %d bytes holds no row of scores (seq %d "
-        "needs %d bytes)",
-        scratch_bytes, s.seq, kScoreBytes * row_floats));
-  }
-  const int64_t head_floats = s.seq * row_floats;
-  AttentionSplit split;
-  if (scratch_floats >= head_floats) {
-    split.heads_per_call = std::min(s.kv_heads, scratch_floats / head_floats);
-    split.rows_per_chunk = s.seq;
-  } else {
-    split.heads_per_call = 1;
-    split.rows_per_chunk = scratch_floats / row_floats;
-  }
-  return split;
-}
-
-// CausalAttention's steps (ForEachAttentionStep, attention_plan.cc): for
-// each example, each of the `group` = heads / kv_heads query heads that
-// share a key/value head, each run of heads_per_call key/value heads and
-// each chunk of query rows [r0, r1) (keys 0 .. r1 - 1):
-//   scores:  a strided batch of S[rows, keys] = Q[rows, d] · K[keys, d]ᵀ,
-//            one product per head, called as Sᵀ [keys x rows] = K · Qᵀ (m
-//            keys, n rows, k d); reads Q and K at c, writes S in fp32
-//            (cuBLAS computes every score of the rectangle, the causal
-//            mask's zeros included)
+// CausalAttention's steps, as ForEachAttentionStep (attention_plan.h) hands
+// them to the backend: for each example, each of the heads / kv_heads query
+// heads that share a key/value head, each run of key/value heads and each
+// chunk of query rows [r0, r1) (keys 0 .. r1 - 1):
+//   scores:  a strided batch of Sᵀ [keys x rows] = K · Qᵀ (m keys, n rows,
+//            k d); reads Q and K at c, writes S in fp32 (cuBLAS computes
+//            every score of the rectangle, the causal mask's zeros
+//            included)
 //   softmax: CausalSoftmaxRows, one thread block per (row, head): reads the
 //            scores a row can see (keys j <= i: Σ_i (i + 1)) and the
 //            example's length, writes the row's keys probabilities at c
 //            over the scores
-//   context: a strided batch of C[rows, d] = P[rows, keys] · V[keys, d],
-//            called as Cᵀ [d x rows] = Vᵀ · Pᵀ (m d, n rows, k keys); reads
-//            P and V, writes C over the queries
-// Listed once per distinct shape (the chunks; a last, narrower run of
-// heads when heads_per_call does not divide kv_heads) with launches = the
-// times that triple repeats.
-void AppendAttention(const Dims& s, const AttentionSplit& split, KernelPlan* plan) {
-  const int64_t group = s.heads / s.kv_heads;
-  // (heads in one call, calls of that width) over the whole batch.
-  std::vector<std::pair<int64_t, int64_t>> calls;
-  calls.emplace_back(split.heads_per_call,
-                     s.examples * group * (s.kv_heads / split.heads_per_call));
-  if (s.kv_heads % split.heads_per_call != 0) {
-    calls.emplace_back(s.kv_heads % split.heads_per_call, s.examples * group);
+//   context: a strided batch of Cᵀ [d x rows] = Vᵀ · Pᵀ (m d, n rows, k
+//            keys); reads P and V, writes C over the queries
+// Each distinct step is listed once, in first-seen order, with launches =
+// the times it repeats over the batch.
+class AttentionKernels : public AttentionSteps {
+ public:
+  AttentionKernels(const Dims& s, KernelPlan* plan) : s_(s), plan_(plan) {}
+
+  absl::Status Product(const AttentionProduct& p) override {
+    Kernel k = Gemm(p.c_fp32 ? "attention scores" : "attention context", s_.dtype, s_.c, p.m,
+                    p.n, p.k, p.batch);
+    k.bytes = static_cast<double>(p.batch) *
+              ((p.m * p.k + p.k * p.n) * s_.c +
+               static_cast<double>(p.m) * p.n * (p.c_fp32 ? kScoreBytes : s_.c));
+    Add(std::move(k));
+    return absl::OkStatus();
   }
-  for (const auto& [heads, repeats] : calls) {
-    for (int64_t r0 = 0; r0 < s.seq; r0 += split.rows_per_chunk) {
-      const int64_t r1 = std::min(s.seq, r0 + split.rows_per_chunk);
-      const int64_t rows = r1 - r0, keys = r1;
-      Kernel scores = Gemm("attention scores", s.dtype, s.c, keys, rows, s.d, heads, repeats);
-      scores.bytes = static_cast<double>(heads) *
-                     ((rows + keys) * s.d * s.c + static_cast<double>(rows) * keys * kScoreBytes);
-      plan->push_back(scores);
-      // Σ_{i = r0}^{r1 - 1} (i + 1): the scores row i sees.
-      const double visible =
-          (static_cast<double>(r1) * (r1 + 1) - static_cast<double>(r0) * (r0 + 1)) / 2;
-      plan->push_back(MemoryPass(
-          "causal softmax", s.dtype,
-          heads * (visible * kScoreBytes + static_cast<double>(rows) * keys * s.c) + kIndexBytes,
-          heads * kSoftmaxFlops * visible, repeats));
-      plan->push_back(Gemm("attention context", s.dtype, s.c, s.d, rows, keys, heads, repeats));
+
+  absl::Status Softmax(const SoftmaxPass& pass) override {
+    const int64_t r0 = pass.first_row, r1 = pass.first_row + pass.rows;
+    // Σ_{i = r0}^{r1 - 1} (i + 1): the scores row i sees.
+    const double visible =
+        (static_cast<double>(r1) * (r1 + 1) - static_cast<double>(r0) * (r0 + 1)) / 2;
+    Add(MemoryPass("causal softmax", s_.dtype,
+                   pass.heads * (visible * kScoreBytes +
+                                 static_cast<double>(pass.rows) * pass.keys * s_.c) +
+                       kIndexBytes,
+                   pass.heads * kSoftmaxFlops * visible));
+    return absl::OkStatus();
+  }
+
+ private:
+  // A step seen before (same name and shape) counts one more launch.
+  void Add(Kernel k) {
+    for (size_t i = first_; i < plan_->size(); ++i) {
+      Kernel& seen = (*plan_)[i];
+      if (seen.name == k.name && seen.m == k.m && seen.n == k.n && seen.k == k.k &&
+          seen.batch == k.batch && seen.bytes == k.bytes && seen.flops == k.flops) {
+        ++seen.launches;
+        return;
+      }
     }
+    plan_->push_back(std::move(k));
   }
+
+  const Dims& s_;
+  KernelPlan* plan_;
+  const size_t first_ = plan_->size();  // the attention's first kernel in the plan
+};
+
+absl::Status AppendAttention(const Dims& s, int64_t scratch_bytes, KernelPlan* plan) {
+  AttentionShape shape;
+  shape.examples = s.examples;
+  shape.seq = s.seq;
+  shape.heads = s.heads;
+  shape.kv_heads = s.kv_heads;
+  shape.head_dim = s.d;
+  shape.q_ld = s.qw;
+  shape.kv_ld = s.kvw;
+  shape.element_bytes = static_cast<int>(s.c);
+  shape.scratch_bytes = scratch_bytes;
+  AttentionKernels kernels(s, plan);
+  const absl::Status status = ForEachAttentionStep(shape, kernels);
+  if (!status.ok()) {
+    return absl::Status(status.code(), absl::StrCat("BLOCK_FORWARD op: ", status.message()));
+  }
+  return absl::OkStatus();
 }
 
 // CudaBackend::EnqueueCompute's BLOCK_FORWARD: PerturbedBlockWeights
@@ -289,9 +292,7 @@ absl::StatusOr<KernelPlan> BlockForwardKernels(const ModelSpec& model, const Com
   const int64_t workspace = BlockForwardWorkspaceElements(model, s.examples, s.seq);
   const int64_t qkv_elements = s.tokens * (s.qw + 2 * s.kvw);
   const int64_t skip = (16 - (op.workspace().offset_bytes() + qkv_elements * s.c) % 16) % 16;
-  absl::StatusOr<AttentionSplit> split = SplitAttention(s, (workspace - qkv_elements) * s.c - skip);
-  if (!split.ok()) return split.status();
-  AppendAttention(s, *split, &plan);
+  RETURN_IF_ERROR(AppendAttention(s, (workspace - qkv_elements) * s.c - skip, &plan));
   AppendLinear(block, TensorSlot::kOWeight, TensorSlot::kOBias, "o", s.qw, s.h, Activation::kNone,
                s, &plan);
   plan.push_back(ResidualAdd("attention residual add", s.tokens * s.h, s));

@@ -73,7 +73,7 @@ DualForwardActivationBytes DualForwardActivationBytesPerToken(
 // this (runtime/nn/decoder_forward.h). The GPU kernels keep q, k and v and use
 // the attention phase's remaining T · h + seq² elements (or more) as the
 // scratch of their cuBLAS attention: the fp32 scores of as many heads as
-// fit, else of as many query rows as fit (runtime/cuda/nn/attention_plan.h).
+// fit, else of as many query rows as fit (kernel_plans/attention_plan.h).
 // A schedule's WORKSPACE for a block forward is this many elements of the
 // compute dtype.
 // Less than DualForwardActivationBytesPerToken's workspace, which counts

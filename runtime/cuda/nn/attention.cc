@@ -5,7 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "base/gpu_check.h"
 #include "base/status_macros.h"
-#include "runtime/cuda/nn/attention_plan.h"
+#include "kernel_plans/attention_plan.h"
 #include "runtime/cuda/nn/causal_softmax.h"
 
 namespace zosched {

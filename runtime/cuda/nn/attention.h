@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "runtime/cuda/nn/attention_plan.h"
+#include "kernel_plans/attention_plan.h"
 #include "runtime/cuda/nn/gemm.h"
 #include "runtime/dtype/element.h"
 

@@ -8,7 +8,7 @@
 // attention (several query heads per key/value head, one key/value head),
 // query and key/value rows wider than their heads (GPT-2's fused q | k | v),
 // and padded, length-1 and invalid examples.
-#include "runtime/cuda/nn/attention_plan.h"
+#include "kernel_plans/attention_plan.h"
 
 #include <cmath>
 #include <cstdint>

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/cuda/nn/attention_plan.h"
+#include "kernel_plans/attention_plan.h"
 
 namespace zosched {
 

@@ -1,4 +1,4 @@
-#include "runtime/cuda/nn/attention_plan.h"
+#include "kernel_plans/attention_plan.h"
 
 #include <algorithm>
 #include <limits>

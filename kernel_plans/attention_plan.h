@@ -1,7 +1,7 @@
-// How the GPU's causal attention (attention.h) splits a batch into cuBLAS
+// How the GPU's causal attention (runtime/cuda/nn/attention.h) splits a batch into cuBLAS
 // products and softmax passes that fit its scratch: host arithmetic only,
 // so that the CPU tests check every offset, leading dimension and stride
-// by running the steps with a reference GEMM (attention_plan_test.cc).
+// by running the steps with a reference GEMM (runtime/cuda/nn/attention_plan_test.cc).
 //
 // The buffers, row-major with row e · seq + i for position i of example e,
 // of the compute type T except the scratch:
