@@ -43,5 +43,6 @@ deep=$(find "$OUT" -mindepth 4 | head -1)
 [ -z "$deep" ] || fail "more than two folders down: $deep"
 big=$(find "$OUT" -type f -size +16M | head -1)
 [ -z "$big" ] || fail "over 16 MiB: $big"
-tar tzf "$OUT/logs.tar.gz" | grep -q 'logs/test_gpu_check_test.log' || fail "the test's log is not in logs.tar.gz"
+listing=$(tar tzf "$OUT/logs.tar.gz")
+grep -q 'logs/test_gpu_check_test.log' <<<"$listing" || fail "the test's log is not in logs.tar.gz: $listing"
 echo PASS
