@@ -223,6 +223,9 @@ void Simulator::Engine::Ready(int op, int64_t now) {
     Start(op, now);
     return;
   }
+  // A member's interval starts when its stream reaches it, as a measured
+  // one does: the wait for the other members is part of it.
+  ops_[op].start = now;
   CollectiveInstance& c = collectives_[instance];
   if (++c.arrived < static_cast<int>(c.ops.size())) return;
   for (int member : c.ops) StartTransfer(member, schedule_->ops(member).collective().bytes(), now);
@@ -262,7 +265,7 @@ void Simulator::Engine::Start(int op, int64_t now) {
 }
 
 void Simulator::Engine::StartTransfer(int op, double bytes, int64_t now) {
-  ops_[op].start = now;
+  if (ops_[op].collective < 0) ops_[op].start = now;
   const int device = graph_.device(op);
   SetCommActive(device, +1, now);
   if (!host_cores_) return;
