@@ -37,52 +37,88 @@ TEST(HostCores, CoreSharingDevicesComputeOnTheirOwnCoresAndSlowEachOther) {
   ASSERT_TRUE(cores.ok()) << cores.status();
   EXPECT_TRUE(cores->SharesCores(0));
   EXPECT_EQ(cores->CoreMates(0), (std::vector<int>{0, 1}));
-  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_TRUE(cores->ComputeStarted(0, 0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);  // alone: a whole core
-  EXPECT_TRUE(cores->ComputeStarted(1));
+  EXPECT_TRUE(cores->ComputeStarted(1, 0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);  // each on its core, sharing caches
-  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_TRUE(cores->ComputeStarted(0, 0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0.5 / 1.25);  // two ops on core 0
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1 / 1.25);    // core 1 is device 1's alone
-  EXPECT_TRUE(cores->ComputeEnded(0));
-  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_TRUE(cores->ComputeEnded(0, 10));
+  EXPECT_TRUE(cores->ComputeEnded(0, 10));
+  EXPECT_EQ(cores->Reschedule(10), nullptr);  // nobody waits for core 0
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1);
 }
 
-TEST(HostCores, MoreDevicesThanCoresShareCoresRoundRobin) {
+// Devices 0 and 2 compute on core 0 of 2.
+Schedule ThreeDevicesOnTwoCores() {
   Schedule s = FourDevices();
   s.mutable_cluster()->mutable_devices(2)->set_host("cpu");
   s.mutable_cluster()->mutable_devices(2)->set_shares_host_cores(true);
-  absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
+  return s;
+}
+
+TEST(HostCores, DevicesOnOneCoreTakeTurnsWhereTheSchedulerDecides) {
+  absl::StatusOr<HostCores> cores = HostCores::Build(ThreeDevicesOnTwoCores(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
   EXPECT_EQ(cores->CoreMates(2), (std::vector<int>{0, 1, 2}));
-  EXPECT_TRUE(cores->ComputeStarted(0));
-  EXPECT_TRUE(cores->ComputeStarted(2));  // core 0 again: the later op runs
+  EXPECT_TRUE(cores->ComputeStarted(0, 0));  // an idle core runs it at once
+  EXPECT_TRUE(cores->ComputeStarted(2, 0));  // it waits: no preemption on waking
+  EXPECT_EQ(cores->Reschedule(0), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
+  // Device 0's copy takes core 0 at 100 (compute stalls) and gives it back
+  // at 150: the scheduler decides at both, and device 2, which had none of
+  // the core, runs.
+  EXPECT_TRUE(cores->TransferCpuChanged(0, +1, 100));
+  const std::vector<int>* changed = cores->Reschedule(100);
+  ASSERT_NE(changed, nullptr);
+  EXPECT_EQ(*changed, (std::vector<int>{0, 1, 2}));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1 / 1.25);
-  EXPECT_TRUE(cores->ComputeEnded(2));
-  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);  // device 0 resumes, alone on the host
-  EXPECT_TRUE(cores->ComputeStarted(2));
-  EXPECT_TRUE(cores->ComputeEnded(0));
-  EXPECT_TRUE(cores->ComputeStarted(1));  // core 1: no help for device 2
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1 / 1.25);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
+  EXPECT_TRUE(cores->TransferCpuChanged(0, -1, 150));
+  EXPECT_EQ(cores->Reschedule(150), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+  // Device 2 has had 250 ns of the core by 400 (device 0: 100). Its op ends
+  // and its next starts at once: it goes straight on.
+  EXPECT_TRUE(cores->ComputeEnded(2, 400));
+  EXPECT_TRUE(cores->ComputeStarted(2, 400));
+  EXPECT_EQ(cores->Reschedule(400), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+  // It blocks: device 0 runs; device 1 on core 1 computes beside it.
+  EXPECT_TRUE(cores->ComputeEnded(2, 500));
+  ASSERT_NE(cores->Reschedule(500), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_TRUE(cores->ComputeStarted(1, 500));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
+  // Device 2 wakes at 600 with no credit for its sleep (device 0 has had
+  // 200 ns by then, device 2 350): device 0 keeps the core at the next
+  // decision.
+  EXPECT_TRUE(cores->ComputeStarted(2, 600));
+  EXPECT_TRUE(cores->TransferCpuChanged(2, +1, 600));
+  EXPECT_TRUE(cores->TransferCpuChanged(2, -1, 610));
+  EXPECT_EQ(cores->Reschedule(610), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
 }
 
 TEST(HostCores, CopiesTakeHostCpuFromTheirDevicesCore) {
   absl::StatusOr<HostCores> cores = HostCores::Build(FourDevices(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(0));
-  EXPECT_TRUE(cores->TransferCpuChanged(1, +1));  // device 1's core: no change here
+  EXPECT_TRUE(cores->ComputeStarted(0, 0));
+  EXPECT_TRUE(cores->TransferCpuChanged(1, +1, 0));  // device 1's core: no change here
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
-  EXPECT_TRUE(cores->ComputeStarted(1));
+  EXPECT_TRUE(cores->ComputeStarted(1, 0));
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 0);  // its copy takes its core: compute stalls
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
-  EXPECT_TRUE(cores->TransferCpuChanged(0, +1));
+  EXPECT_TRUE(cores->TransferCpuChanged(0, +1, 0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
-  EXPECT_TRUE(cores->TransferCpuChanged(0, -1));
-  EXPECT_TRUE(cores->TransferCpuChanged(1, -1));
+  EXPECT_TRUE(cores->TransferCpuChanged(0, -1, 10));
+  EXPECT_TRUE(cores->TransferCpuChanged(1, -1, 10));
+  EXPECT_EQ(cores->Reschedule(10), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1 / 1.25);
-  EXPECT_FALSE(cores->TransferCpuChanged(2, +1));  // not core-sharing
+  EXPECT_FALSE(cores->TransferCpuChanged(2, +1, 10));  // not core-sharing
 }
 
 TEST(HostCores, WithACoreToSpareCopiesTakeNothingFromCompute) {
@@ -90,8 +126,8 @@ TEST(HostCores, WithACoreToSpareCopiesTakeNothingFromCompute) {
   s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
   absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(0));
-  EXPECT_FALSE(cores->TransferCpuChanged(0, +1));
+  EXPECT_TRUE(cores->ComputeStarted(0, 0));
+  EXPECT_FALSE(cores->TransferCpuChanged(0, +1, 0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
 }
 
@@ -99,26 +135,24 @@ TEST(HostCores, WithACoreToSpareCopiesTakeNothingFromCompute) {
 // device's compute core even with cores to spare (the mates computing
 // there stall), a copy stream's only where transfers take compute cores.
 TEST(HostCores, WakingAStreamTakesTheWakingThreadsCore) {
-  Schedule s = FourDevices();  // 2 cores: devices 0 and 2 compute on core 0
-  s.mutable_cluster()->mutable_devices(2)->set_host("cpu");
-  s.mutable_cluster()->mutable_devices(2)->set_shares_host_cores(true);
-  absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
+  absl::StatusOr<HostCores> cores = HostCores::Build(ThreeDevicesOnTwoCores(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(2));
-  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1));
+  EXPECT_TRUE(cores->ComputeStarted(2, 0));
+  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1, 0));
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);  // device 0's wake-up call holds core 0
-  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, -1));
+  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, -1, 10));
+  EXPECT_EQ(cores->Reschedule(10), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
-  EXPECT_FALSE(cores->SignalCpuChanged(3, /*compute=*/true, +1));  // a GPU: no host core
+  EXPECT_FALSE(cores->SignalCpuChanged(3, /*compute=*/true, +1, 10));  // a GPU: no host core
 
   Schedule spare = FourDevices();
   spare.mutable_cluster()->mutable_hosts(0)->set_cores(3);
   cores = HostCores::Build(spare, {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(0));
-  EXPECT_FALSE(cores->SignalCpuChanged(0, /*compute=*/false, +1));  // a copy's: spare core
+  EXPECT_TRUE(cores->ComputeStarted(0, 0));
+  EXPECT_FALSE(cores->SignalCpuChanged(0, /*compute=*/false, +1, 0));  // a copy's: spare core
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
-  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1));
+  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1, 0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
 }
 
@@ -130,7 +164,7 @@ TEST(ComputeSpeed, CommunicationSlowsOnlyTheDevicesItIsSetFor) {
   absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
   EXPECT_EQ(cores->CoreMates(2), (std::vector<int>{2}));
-  EXPECT_FALSE(cores->ComputeStarted(2));  // no core group
+  EXPECT_FALSE(cores->ComputeStarted(2, 0));  // no core group
   EXPECT_TRUE(speed.CommChanged(2, +1));
   EXPECT_DOUBLE_EQ(speed.Speed(2), 0.5);
   EXPECT_FALSE(speed.CommChanged(2, +1));  // a second transfer changes nothing

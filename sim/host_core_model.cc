@@ -55,40 +55,40 @@ absl::StatusOr<std::optional<HostCoreModel>> HostCoreModel::Build(
   return m;
 }
 
-const std::vector<int>& HostCoreModel::ComputeStarted(int device) {
-  cores_.ComputeStarted(device);
+const std::vector<int>& HostCoreModel::ComputeStarted(int device, int64_t now) {
+  cores_.ComputeStarted(device, now);
   return cores_.CoreMates(device);
 }
 
-const std::vector<int>& HostCoreModel::ComputeEnded(int device) {
-  cores_.ComputeEnded(device);
+const std::vector<int>& HostCoreModel::ComputeEnded(int device, int64_t now) {
+  cores_.ComputeEnded(device, now);
   return cores_.CoreMates(device);
 }
 
-HostCoreModel::Change HostCoreModel::TakeTransferCpu(int device, double bytes) {
+HostCoreModel::Change HostCoreModel::TakeTransferCpu(int device, double bytes, int64_t now) {
   const double cpu_ns = transfer_cpu_ns_[device] + bytes * transfer_cpu_ns_per_byte_[device];
-  if (cpu_ns <= 0 || !cores_.TransferCpuChanged(device, +1)) return {};
+  if (cpu_ns <= 0 || !cores_.TransferCpuChanged(device, +1, now)) return {};
   return Hold(device, kTransferCpu, static_cast<int64_t>(std::ceil(cpu_ns - 1e-9)));
 }
 
-HostCoreModel::Change HostCoreModel::WakeTransferThread(int device) {
+HostCoreModel::Change HostCoreModel::WakeTransferThread(int device, int64_t now) {
   if (interrupt_ns_[device] <= 0 || !cores_.ComputesOnTransferCore(device)) return {};
-  cores_.TransferCpuChanged(device, +1);
+  cores_.TransferCpuChanged(device, +1, now);
   return Hold(device, kTransferCpu, interrupt_ns_[device]);
 }
 
-HostCoreModel::Change HostCoreModel::Signal(int device, bool compute) {
-  if (signal_ns_[device] <= 0 || !cores_.SignalCpuChanged(device, compute, +1)) return {};
+HostCoreModel::Change HostCoreModel::Signal(int device, bool compute, int64_t now) {
+  if (signal_ns_[device] <= 0 || !cores_.SignalCpuChanged(device, compute, +1, now)) return {};
   return Hold(device, compute ? kComputeSignal : kTransferSignal, signal_ns_[device]);
 }
 
-const std::vector<int>& HostCoreModel::Release(int hold) {
+const std::vector<int>& HostCoreModel::Release(int hold, int64_t now) {
   const int device = hold / kHoldKinds;
   const HoldKind kind = static_cast<HoldKind>(hold % kHoldKinds);
   if (kind == kTransferCpu) {
-    cores_.TransferCpuChanged(device, -1);
+    cores_.TransferCpuChanged(device, -1, now);
   } else {
-    cores_.SignalCpuChanged(device, kind == kComputeSignal, -1);
+    cores_.SignalCpuChanged(device, kind == kComputeSignal, -1, now);
   }
   return cores_.CoreMates(device);
 }

@@ -59,16 +59,19 @@ class HostCoreModel {
   // cores starts or ends: the devices whose speed changed.
   bool SharesCores(int device) const { return cores_.SharesCores(device); }
   double Speed(int device, double alone) const { return cores_.Speed(device, alone); }
-  const std::vector<int>& ComputeStarted(int device);
-  const std::vector<int>& ComputeEnded(int device);
+  const std::vector<int>& ComputeStarted(int device, int64_t now);
+  const std::vector<int>& ComputeEnded(int device, int64_t now);
+  // Once everything at `now` has happened: the devices whose speed changed
+  // because a core changed hands (HostCores::Reschedule), or nullptr.
+  const std::vector<int>* Reschedule(int64_t now) { return cores_.Reschedule(now); }
 
   // A copy or collective of `device` moving `bytes` starts: the CPU its
   // thread takes for it.
-  Change TakeTransferCpu(int device, double bytes);
+  Change TakeTransferCpu(int device, double bytes, int64_t now);
   // A copy's or collective's thread of `device` wakes (to start one, or at
   // its end): the compute op it preempts on its core, if any, loses the
   // device's interrupt CPU.
-  Change WakeTransferThread(int device);
+  Change WakeTransferThread(int device, int64_t now);
 
   // Whether ends of ops wake streams late (any wake-up latency or
   // signalling cost); when not, the calls below change nothing.
@@ -80,10 +83,10 @@ class HostCoreModel {
   int64_t SignalCostNs(int device) const { return signal_ns_[device]; }
   // A stream of `device` (its compute stream if `compute`, else a copy or
   // collective stream) wakes another: the call holds its thread's core.
-  Change Signal(int device, bool compute);
+  Change Signal(int device, bool compute, int64_t now);
 
   // A hold that a Change set ends: the devices whose speed changed.
-  const std::vector<int>& Release(int hold);
+  const std::vector<int>& Release(int hold, int64_t now);
 
  private:
   // What a hold takes: a transfer's CPU or interrupt (its device's

@@ -17,6 +17,7 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
   s.host_.assign(devices, -1);
   s.core_.assign(devices, -1);
   s.transfer_core_.assign(devices, -1);
+  s.had_ns_.assign(devices, 0);
   // Per host (in order of first appearance): its core-sharing devices, in
   // schedule device order (the runtime's node ranks).
   absl::flat_hash_map<std::string, int> host_index;
@@ -36,7 +37,6 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
       hosts.push_back(host);
       host_devices.emplace_back();
       s.host_slowdown_.push_back(std::max(1.0, host->shared_core_slowdown()));
-      s.host_computing_.push_back(0);
     }
     s.host_[d] = it->second;
     host_devices[it->second].push_back(d);
@@ -48,8 +48,15 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
     const int cores = hosts[h]->cores();
     const int first_core = s.core_computing_.size();
     const int used = std::min<int>(cores, members.size());
+    s.host_first_core_.push_back(first_core);
+    s.host_core_count_.push_back(used);
+    s.core_host_.resize(first_core + used, h);
     s.core_computing_.resize(first_core + used);
+    s.core_runner_.resize(first_core + used, -1);
     s.core_transferring_.resize(first_core + used, 0);
+    s.core_since_.resize(first_core + used, 0);
+    s.core_undecided_.resize(first_core + used, false);
+    s.core_preempted_.resize(first_core + used, false);
     for (size_t i = 0; i < members.size(); ++i) {
       const int d = members[i];
       s.core_[d] = first_core + static_cast<int>(i) % cores;
@@ -62,48 +69,115 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
   return s;
 }
 
-bool HostCores::ComputeStarted(int device) {
-  if (core_[device] < 0) return false;
-  core_computing_[core_[device]].push_back(device);
-  ++host_computing_[host_[device]];
+double HostCores::ComputeShare(int core) const {
+  return std::clamp(1.0 - core_transferring_[core], 0.0, 1.0);
+}
+
+int HostCores::OpsOn(int device) const {
+  const std::vector<int>& computing = core_computing_[core_[device]];
+  return std::count(computing.begin(), computing.end(), device);
+}
+
+void HostCores::Settle(int core, int64_t now) {
+  const int runner = core_runner_[core];
+  if (runner >= 0) had_ns_[runner] += (now - core_since_[core]) * ComputeShare(core);
+  core_since_[core] = now;
+}
+
+bool HostCores::ComputeStarted(int device, int64_t now) {
+  const int core = core_[device];
+  if (core < 0) return false;
+  Settle(core, now);
+  std::vector<int>& computing = core_computing_[core];
+  if (std::find(computing.begin(), computing.end(), device) == computing.end()) {
+    // It starts computing: no credit for the time it slept.
+    for (int other : computing) had_ns_[device] = std::max(had_ns_[device], had_ns_[other]);
+  }
+  computing.push_back(device);
+  if (core_runner_[core] < 0) core_runner_[core] = device;  // an idle core runs it at once
   return true;
 }
 
-bool HostCores::ComputeEnded(int device) {
-  if (core_[device] < 0) return false;
-  std::vector<int>& computing = core_computing_[core_[device]];
+bool HostCores::ComputeEnded(int device, int64_t now) {
+  const int core = core_[device];
+  if (core < 0) return false;
+  Settle(core, now);
+  std::vector<int>& computing = core_computing_[core];
   const auto op = std::find(computing.begin(), computing.end(), device);
   if (op != computing.end()) computing.erase(op);
-  --host_computing_[host_[device]];
+  if (core_runner_[core] == device && OpsOn(device) == 0 && !core_undecided_[core]) {
+    core_undecided_[core] = true;
+    undecided_cores_.push_back(core);
+  }
   return true;
 }
 
-bool HostCores::TakeCore(int core, int delta) {
+bool HostCores::TakeCore(int core, int delta, int64_t now) {
   if (core < 0) return false;
+  Settle(core, now);
   core_transferring_[core] += delta;
+  // Taken or given back: the scheduler picks who runs next.
+  core_preempted_[core] = true;
+  if (!core_undecided_[core]) {
+    core_undecided_[core] = true;
+    undecided_cores_.push_back(core);
+  }
   return true;
 }
 
-bool HostCores::TransferCpuChanged(int device, int delta) {
-  return TakeCore(transfer_core_[device], delta);
+bool HostCores::TransferCpuChanged(int device, int delta, int64_t now) {
+  return TakeCore(transfer_core_[device], delta, now);
 }
 
-bool HostCores::SignalCpuChanged(int device, bool compute, int delta) {
-  return TakeCore(compute ? core_[device] : transfer_core_[device], delta);
+bool HostCores::SignalCpuChanged(int device, bool compute, int delta, int64_t now) {
+  return TakeCore(compute ? core_[device] : transfer_core_[device], delta, now);
+}
+
+const std::vector<int>* HostCores::Reschedule(int64_t now) {
+  changed_.clear();
+  int changed_host = -1;
+  for (int core : undecided_cores_) {
+    core_undecided_[core] = false;
+    const bool preempted = core_preempted_[core];
+    core_preempted_[core] = false;
+    Settle(core, now);
+    const int runner = core_runner_[core];
+    // A runner whose next op started as its last one ended went straight on.
+    if (runner >= 0 && OpsOn(runner) > 0 && !preempted) continue;
+    // The device that has had the least of the core; ties keep the runner.
+    int next = runner >= 0 && OpsOn(runner) > 0 ? runner : -1;
+    for (int d : core_computing_[core]) {
+      if (next < 0 || had_ns_[d] < had_ns_[next]) next = d;
+    }
+    if (next == runner) continue;
+    core_runner_[core] = next;
+    if (next < 0) continue;  // the runner's ops ended: speeds changed then
+    // The host's devices change speed (shared_core_slowdown), once a host.
+    if (core_host_[core] != changed_host) {
+      changed_host = core_host_[core];
+      const std::vector<int>& mates = mates_[next >= 0 ? next : runner];
+      changed_.insert(changed_.end(), mates.begin(), mates.end());
+    }
+  }
+  undecided_cores_.clear();
+  return changed_.empty() ? nullptr : &changed_;
 }
 
 double HostCores::Speed(int device, double alone) const {
   double speed = alone;
   const int core = core_[device];
   if (core < 0) return speed;
-  // Waiting behind the core's latest op; or running, with the device's other
-  // ops there (compute streams of one device share its core evenly), on
-  // what transfers and wake-ups leave of the core.
-  const std::vector<int>& computing = core_computing_[core];
-  if (!computing.empty() && computing.back() != device) return 0;
-  const double left = std::clamp(1.0 - core_transferring_[core], 0.0, 1.0);
-  speed *= left / std::max<int64_t>(1, std::count(computing.begin(), computing.end(), device));
-  if (host_computing_[host_[device]] >= 2) speed /= host_slowdown_[host_[device]];
+  // Waiting while another device runs on the core; or running, with the
+  // device's other ops there (compute streams of one device share its core
+  // evenly), on what transfers and wake-ups leave of the core.
+  if (core_runner_[core] != device) return 0;
+  speed *= ComputeShare(core) / std::max(1, OpsOn(device));
+  const int host = core_host_[core];
+  int running = 0;
+  for (int c = host_first_core_[host]; c < host_first_core_[host] + host_core_count_[host]; ++c) {
+    running += core_runner_[c] >= 0 && OpsOn(core_runner_[c]) > 0;
+  }
+  if (running >= 2) speed /= host_slowdown_[host];
   return speed;
 }
 

@@ -3,15 +3,22 @@
 // (docs/ARCHITECTURE.md, 'Simulator'). Devices that share their host's
 // cores (Device.shares_host_cores) compute on the cores the runtime pins
 // them to (runtime/cpu_backend.h): the i-th such device of a host (in
-// schedule device order) on core i mod Host.cores. Of the devices computing
-// on one core, the one whose op started last runs (its ops, if several,
-// share the core evenly) and the others wait until it stops (a thread that
-// wakes with work preempts the one running and keeps the core while it has
-// more: the Linux scheduler favours the thread that slept; P2xD2 timelines
-// showed one device's update taking 1.1 ms of wall time for 0.2 ms of CPU
-// while its core mate ran its update and forward whole); while two or more
-// of the host's devices compute, each is also slower by
-// Host.shared_core_slowdown. The host CPU a device's copies and collectives
+// schedule device order) on core i mod Host.cores. One device at a time
+// runs on a core (its ops, if several, share it evenly); the others wait,
+// and their waiting ops have not started (a measured op starts when its
+// thread first runs it). The core changes hands only where the Linux
+// scheduler decides again: when the device running blocks (its last op
+// ends with no next one ready at once), and when a transfer thread or a
+// wake-up call takes the core or gives it back (the testbed's compute
+// threads are SCHED_IDLE: a woken one does not preempt its core mate, it
+// waits for the next decision; a transfer thread outranks both). There,
+// of the devices with ops, the one that has had the least of the core
+// runs, as the fair scheduler's virtual runtime keeps them even; a device
+// that starts computing after it slept is credited with the least of its
+// waiting core mates' share, no more (no credit for its sleep), and ties
+// keep the device running. An idle core runs a device that starts at once.
+// While two or more of the host's devices run, each is also slower by
+// // Host.shared_core_slowdown. The host CPU a device's copies and collectives
 // take (Device.transfer_cpu_s) comes out of its own core first when the
 // host has no core to spare (as many devices as cores, or more): while k of
 // them take theirs, the core's compute ops share 1 - k of it (none left:
@@ -26,6 +33,7 @@
 // and for how long. Devices are schedule device indices.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -48,48 +56,78 @@ class HostCores {
   // its host's core-sharing devices in device order, or just `device`.
   const std::vector<int>& CoreMates(int device) const { return mates_[device]; }
 
-  // A compute op of `device` started or ended. Returns true when the device
-  // shares its host's cores: its mates' speeds then change with the count.
-  bool ComputeStarted(int device);
-  bool ComputeEnded(int device);
+  // Every call below that changes the state takes `now` (ns), the time of
+  // the simulation it happens at, never earlier than a previous call's.
+
+  // A compute op of `device` started or ended at `now`. Returns true when
+  // the device shares its host's cores: its mates' speeds then change.
+  bool ComputeStarted(int device, int64_t now);
+  bool ComputeEnded(int device, int64_t now);
   // A copy or collective of `device` started (+1) or stopped (-1) taking
   // host CPU. Returns true when that CPU comes out of the device's compute
   // core (its mates' speeds then change); false when nothing is charged.
-  bool TransferCpuChanged(int device, int delta);
+  bool TransferCpuChanged(int device, int delta, int64_t now);
   // A stream of `device` (its compute stream if `compute`, else a copy or
   // collective stream) started (+1) or stopped (-1) waking another. Returns
   // true when that takes CPU from a core the host's devices compute on.
-  bool SignalCpuChanged(int device, bool compute, int delta);
+  bool SignalCpuChanged(int device, bool compute, int delta, int64_t now);
+  // Decides again who runs on each core where the scheduler would, once
+  // everything that happens at `now` has (a device whose op ends and whose
+  // next op starts at the same time keeps its core). Returns the devices
+  // whose speed changed (a host's core mates), or nullptr.
+  const std::vector<int>* Reschedule(int64_t now);
   // Whether a compute op runs on the core `device`'s transfers take CPU
   // from (false when they take none).
   bool ComputesOnTransferCore(int device) const {
-    return transfer_core_[device] >= 0 && !core_computing_[transfer_core_[device]].empty();
+    const int core = transfer_core_[device];
+    return core >= 0 && core_runner_[core] >= 0;
   }
 
   // The speed of the device's running compute ops, as a fraction of their
   // undisturbed speed, given `alone`: the speed they would have on a core
   // of their own (ComputeSpeed::Speed). `alone` for a device that does not
-  // share cores; 0 while transfers take the whole of its core, or while it
-  // waits behind another device there.
+  // share cores; 0 while transfers take the whole of its core, or while
+  // another device runs there.
   double Speed(int device, double alone) const;
 
  private:
   // Work other than compute starts (+1) or stops (-1) taking `core` (-1:
-  // no core the host's devices compute on). Returns whether one was taken.
-  bool TakeCore(int core, int delta);
+  // no core the host's devices compute on) at `now`. Returns whether one
+  // was taken.
+  bool TakeCore(int core, int delta, int64_t now);
+  // Credits the device running on `core` with its share of the core since
+  // the last settlement, up to `now`.
+  void Settle(int core, int64_t now);
+  // The share of `core` that transfers and wake-ups leave to compute.
+  double ComputeShare(int core) const;
+  // Ops of `device` computing on its core.
+  int OpsOn(int device) const;
 
   // Per device: its host and core (indices into the vectors below; -1 for
   // a device that does not share host cores), the core its transfers take
   // CPU from (-1: none, spare cores), and the devices its speed moves with.
   std::vector<int> host_, core_, transfer_core_;
   std::vector<std::vector<int>> mates_;
-  // Per host: shared_core_slowdown (>= 1) and the compute ops running.
+  // Per device that shares cores: the share of its core it has had while
+  // running, ns (the scheduler's virtual runtime, as this model keeps it).
+  std::vector<double> had_ns_;
+  // Per host: shared_core_slowdown (>= 1) and its cores [first, first + n).
   std::vector<double> host_slowdown_;
-  std::vector<int> host_computing_;
-  // Per core: the devices with a compute op on it, in the order the ops
-  // started (the last one runs), and the transfers and wake-ups taking it.
+  std::vector<int> host_first_core_, host_core_count_;
+  // Per core: its host; the devices with a compute op on it (a device once
+  // per op); the device running (-1: none); the transfers and wake-ups
+  // taking it; since when the running device's share is not yet credited;
+  // whether to decide again at the end of the current time, and whether
+  // other work took or gave back the core (else only the runner's op ended).
+  std::vector<int> core_host_;
   std::vector<std::vector<int>> core_computing_;
+  std::vector<int> core_runner_;
   std::vector<int> core_transferring_;
+  std::vector<int64_t> core_since_;
+  std::vector<bool> core_undecided_, core_preempted_;
+  std::vector<int> undecided_cores_;
+  // Reschedule's answer.
+  std::vector<int> changed_;
 };
 
 }  // namespace zosched

@@ -244,10 +244,12 @@ void Simulator::Engine::Start(int op, int64_t now) {
     StartFlowsAfter(op, s.path->latency_ns, now);
     return;
   }
-  s.start = now;
+  const int device = graph_.device(op);
+  // On a shared core the op starts when its thread first gets the core (a
+  // measured op starts when its thread runs it): Retime records it.
+  s.start = SharesCores(device) ? -1 : now;
   s.speed = 1;
   s.work_since = now;
-  const int device = graph_.device(op);
   if (!SpeedVaries(device)) {
     // The common case (a GPU): nothing changes its speed, so nothing
     // retimes it and it need not be in computing_.
@@ -258,7 +260,7 @@ void Simulator::Engine::Start(int op, int64_t now) {
   }
   computing_[device].push_back(op);
   if (SharesCores(device)) {
-    Retime(host_cores_->ComputeStarted(device), now);  // this op, and its core mates
+    Retime(host_cores_->ComputeStarted(device, now), now);  // this op, and its core mates
   } else {
     Retime(device, now);
   }
@@ -269,12 +271,12 @@ void Simulator::Engine::StartTransfer(int op, double bytes, int64_t now) {
   const int device = graph_.device(op);
   SetCommActive(device, +1, now);
   if (!host_cores_) return;
-  Apply(host_cores_->TakeTransferCpu(device, bytes), now);
+  Apply(host_cores_->TakeTransferCpu(device, bytes, now), now);
   // Its thread wakes for it unless its stream's previous op ended just now
   // (the thread goes straight on).
   const int previous = graph_.previous_on_stream(op);
   if (previous < 0 || ops_[previous].end < now) {
-    Apply(host_cores_->WakeTransferThread(device), now);
+    Apply(host_cores_->WakeTransferThread(device, now), now);
   }
 }
 
@@ -299,11 +301,11 @@ void Simulator::Engine::Finish(int op, int64_t now) {
     ++finished_;
     if (IsComm(m)) {
       SetCommActive(device, -1, now);
-      if (host_cores_) Apply(host_cores_->WakeTransferThread(device), now);
+      if (host_cores_) Apply(host_cores_->WakeTransferThread(device, now), now);
     } else if (SpeedVaries(device)) {
       auto& running = computing_[device];
       running.erase(std::find(running.begin(), running.end(), m));
-      if (SharesCores(device)) Retime(host_cores_->ComputeEnded(device), now);
+      if (SharesCores(device)) Retime(host_cores_->ComputeEnded(device, now), now);
     }
   }
   for (int k = 0; k < count; ++k) ReleaseSuccessors(members[k], now);
@@ -327,7 +329,7 @@ void Simulator::Engine::ReleaseSuccessorsLate(int op, int64_t now) {
   for (int next : graph_.successors(op)) wakes |= graph_.stream(next) != stream && Asleep(next);
   // The wake-up call runs on the waking thread's core: on the testbed a
   // core that other devices may be computing on.
-  if (wakes) Apply(host_cores_->Signal(device, !IsComm(op)), now);
+  if (wakes) Apply(host_cores_->Signal(device, !IsComm(op), now), now);
   for (int next : graph_.successors(op)) {
     int64_t delay = 0;
     if (graph_.stream(next) != stream) {
@@ -350,6 +352,7 @@ void Simulator::Engine::Retime(int device, int64_t now) {
     OpState& s = ops_[op];
     s.work_left -= (now - s.work_since) * s.speed;
     s.work_since = now;
+    if (s.start < 0 && speed > 0) s.start = now;
     if (s.speed == speed && s.version > 0) continue;  // its end event stands
     s.speed = speed;
     ++s.version;
@@ -399,6 +402,10 @@ void Simulator::Engine::Loop() {
       if (--ops_[op].parts_left == 0) Finish(op, now);
     }
     if (flows_.changed()) flows_.Reshare(now);
+    // Cores change hands once everything at `now` has happened.
+    if (host_cores_) {
+      if (const std::vector<int>* changed = host_cores_->Reschedule(now)) Retime(*changed, now);
+    }
   }
 }
 
@@ -416,7 +423,7 @@ void Simulator::Engine::Process(const EventPayload& event, int64_t now) {
       DependencyMet(event.index, now);
       break;
     case EventType::kSpeedChange:
-      Retime(host_cores_->Release(event.index), now);
+      Retime(host_cores_->Release(event.index, now), now);
       break;
   }
 }

@@ -219,8 +219,9 @@ TEST(Simulate, ComputeSlowsDownWhileTheDeviceCommunicates) {
 
 TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
   // One core, two CPU-testbed devices computing 1,000,000 and 500,000 ns of
-  // work, both ready at 0: the op that started last (device 1's) runs
-  // first and whole; device 0's waits for it, then runs alone.
+  // work, both ready at 0: device 0's op takes the idle core and runs
+  // whole (nothing makes the scheduler decide again until it ends); device
+  // 1's waits, and starts when it gets the core.
   Schedule s = Tiny(2, R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
@@ -228,16 +229,14 @@ TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
   s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
   for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
   auto t = Times(s);
-  EXPECT_EQ(t[2], Interval(0, 500000));
-  EXPECT_EQ(t[1], Interval(0, 1500000));
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+  EXPECT_EQ(t[2], Interval(1000000, 1500000));
   absl::StatusOr<SimResult> r = Simulate(s);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->timeline.steps(0).end_ns(), 1500000);
-  // A device that becomes ready later takes the core from the one running
-  // (the scheduler favours the thread that slept) and keeps it while it has
-  // work: device 1's op, ready when its small copy ends (at `copied`),
-  // preempts device 0's, which resumes 500,000 ns later and ends at
-  // 1,500,000.
+  // A device that becomes ready later does not preempt the one running (the
+  // testbed's compute threads are SCHED_IDLE): device 1's op, ready when
+  // its small copy ends, waits until device 0's ends.
   s = Tiny(2, R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
@@ -248,8 +247,8 @@ TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
   for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
   t = Times(s);
   const int64_t copied = t[2].second;
-  EXPECT_EQ(t[3], Interval(copied, copied + 500000));
-  EXPECT_EQ(t[1], Interval(0, 1500000));
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+  EXPECT_EQ(t[3], Interval(1000000, 1500000));
   // With two cores neither waits.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
   t = Times(s);
@@ -265,12 +264,12 @@ TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
 
 TEST(Simulate, AWakeUpCallStallsTheComputeSharingTheWakersCore) {
   // One core. Device 1's 1,000,000 ns op waits behind device 0's 100,000 ns
-  // one (started later) until it ends at 100,000 ns. Its end wakes device
-  // 0's copy stream (asleep on it): the 5 µs call holds the core, so device
-  // 1's op stalls for it and runs from 105,000 to 1,105,000.
+  // one (which took the core first) until it ends at 100,000 ns. Its end
+  // wakes device 0's copy stream (asleep on it): the 5 µs call holds the
+  // core, so device 1's op gets it at 105,000 and runs to 1,105,000.
   Schedule s = Tiny(2, R"pb(
-    ops { id: 1 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 100000000 } }
+    ops { id: 1 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 3 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
     edges { from: 2 to: 3 }
   )pb");
@@ -281,7 +280,7 @@ TEST(Simulate, AWakeUpCallStallsTheComputeSharingTheWakersCore) {
   }
   auto t = Times(s);
   EXPECT_EQ(t[2], Interval(0, 100000));
-  EXPECT_EQ(t[1], Interval(0, 1105000));
+  EXPECT_EQ(t[1], Interval(105000, 1105000));
   // On its own core, device 1 does not notice.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
   t = Times(s);
@@ -324,15 +323,16 @@ TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
   t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
-  // Two cores, both devices computing: device 1's compute stalls for the
-  // copy's 100,000 ns on its core; device 0's runs on (the runtime pins
-  // each device's threads to its core).
+  // Two cores, both devices computing: device 1's compute waits for the
+  // copy's 100,000 ns on its core (its op starts when its thread gets the
+  // core); device 0's runs on (the runtime pins each device's threads to
+  // its core).
   *s.add_ops() = s.ops(0);
   s.mutable_ops(2)->set_id(3);
   s.mutable_ops(2)->set_device(1);
   t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
-  EXPECT_EQ(t[3], Interval(0, 1100000));
+  EXPECT_EQ(t[3], Interval(100000, 1100000));
   // Three cores: the transfer threads run on the one to spare.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
   t = Times(s);
