@@ -14,11 +14,12 @@
 // waits for the next decision; a transfer thread outranks both). There,
 // of the devices with ops, the one that has had the least of the core
 // runs, as the fair scheduler's virtual runtime keeps them even; a device
-// that starts computing after it slept is credited with the least of its
-// waiting core mates' share, no more (no credit for its sleep), and ties
+// that starts computing after it slept counts as having had as much as the
+// most of the devices computing there (no credit for its sleep), and ties
 // keep the device running. An idle core runs a device that starts at once.
-// While two or more of the host's devices run, each is also slower by
-// // Host.shared_core_slowdown. The host CPU a device's copies and collectives
+// (Other decisions, the scheduler's tick every 4 ms among them, are left
+// out: they are rarer than these on the testbed.) While two or more of the
+// host's devices run, each is also slower by Host.shared_core_slowdown. The host CPU a device's copies and collectives
 // take (Device.transfer_cpu_s) comes out of its own core first when the
 // host has no core to spare (as many devices as cores, or more): while k of
 // them take theirs, the core's compute ops share 1 - k of it (none left:
