@@ -56,6 +56,11 @@ struct CycleResult {
   Schedule schedule;
   StepMetrics predicted;      // the simulated step
   StepMetrics measured;       // the measured step with the median step time
+  // Device 0's overlap (a fraction) and exposed communication (ns): the
+  // medians over the measured steps after warm-up (one step's vary by tens
+  // of points where devices take turns on a core).
+  double measured_overlap = 0;
+  int64_t measured_exposed_ns = 0;
   TimelineComparison comparison;
   // Mean training loss of the first and of the last `loss_window` steps
   // (train.csv).
