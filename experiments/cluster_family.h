@@ -31,9 +31,10 @@
 // - gpu_types: every device takes the gpu type cluster's first device's
 //   model, peaks, memory_bytes, memory_bandwidth_gbps, memory_efficiency,
 //   copy_engines, compute_slowdown_under_comm, stream_wake_latency_s,
-//   stream_signal_cost_s, transfer_cpu_s, transfer_cpu_gbps and
-//   interrupt_cpu_s; host links, switches, NVLink and NICs stay the base's
-//   (the platform).
+//   stream_signal_cost_s, transfer_cpu_s, transfer_cpu_gbps,
+//   interrupt_cpu_s and kernel_model (what kernel-level compute profiles
+//   cost kernels with); host links, switches, NVLink and NICs stay the
+//   base's (the platform).
 // - host_link_gbps: down_gbps and up_gbps of every device's host link and of
 //   every PCIe switch uplink. Each link's duplex cap keeps its ratio to
 //   down_gbps (0, full duplex, stays 0) unless host_link_duplex_gbps is set.

@@ -259,6 +259,7 @@ TEST(ExpandClusterFamily, GpuTypeLendsTheGpuAndKeepsThePlatform) {
     EXPECT_EQ(device.model(), "H100-SXM5-80GB");
     EXPECT_DOUBLE_EQ(PeakTflops(device, BF16), 989);
     EXPECT_DOUBLE_EQ(device.memory_bandwidth_gbps(), 3350);
+    EXPECT_EQ(device.kernel_model().sms(), 132);  // the H100's kernels, not the A100's 108 SMs
     // The A100 platform: its PCIe Gen4 host link, switches and NVLink.
     EXPECT_DOUBLE_EQ(device.host_link().down_gbps(), 25);
     EXPECT_DOUBLE_EQ(device.host_link().duplex_gbps(), 37);

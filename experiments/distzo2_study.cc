@@ -15,6 +15,10 @@
 //      and strong scaling: host-link and peer bytes per device, overlap.
 //   5. OPT-175B: ZO2 on one GPU vs the best DistZO2 grid on all 8 GPUs of a
 //      DGX A100 and of an HGX H100: step time, tokens/s, speedup, binding.
+// Every case is predicted kernel by kernel under zosched's own CUDA
+// kernels (compute profile zosched_cuda), with its roofline floor beside it
+// (the same schedule with every compute op at its roofline); speed-ups and
+// the best grid are of the kernel-level steps.
 // Per-device columns report the device with the most exposed communication.
 // The default sequence length, 256, is a prompt-classification regime
 // (MeZO's SST-2 prompts fit), where transfers matter; at 2048 every case is
@@ -41,6 +45,7 @@
 #include "schedule/cluster_catalog.h"
 #include "schedule/schedule_stats.h"
 #include "schedule/strategy_grid.h"
+#include "sim/roofline_floor.h"
 
 ABSL_FLAG(std::string, out_dir, "",
           "where to write the table, traces and pictures (default: out/distzo2_study "
@@ -179,37 +184,43 @@ absl::Status Study::Run() {
 
 absl::Status Study::Write(const std::vector<Row>& rows) {
   const std::string header =
-      "case,schedule,step_ms,tokens_per_s,overlap_pct,exposed_comm_ms,idle_ms,compute_ms,"
-      "host_link_ms,peer_link_ms,binding,host_link_GB_per_device,peer_GB_per_device,"
-      "memory_GB,speedup";
+      "case,schedule,compute_profile,step_ms,roofline_step_ms,tokens_per_s,overlap_pct,"
+      "exposed_comm_ms,idle_ms,compute_ms,host_link_ms,peer_link_ms,binding,"
+      "host_link_GB_per_device,peer_GB_per_device,memory_GB,speedup";
   std::vector<std::string> csv = {header};
   std::vector<std::string> md = {
       "# DistZO2 study (predicted)",
       "",
       absl::StrFormat("Batch %d, sequence length %d; every figure from the cluster catalog "
-                      "(clusters/*.pbtxt). Per-device columns: the device with the most "
-                      "exposed communication. Host link GB: host<->device bytes per step, "
-                      "both directions. Peer GB: bytes received through collectives.",
+                      "(clusters/*.pbtxt). Step ms: predicted kernel by kernel under the "
+                      "compute profile named (zosched_cuda: zosched's CUDA kernels); floor ms: "
+                      "the same schedule with every compute op at its roofline. Per-device "
+                      "columns: the device with the most exposed communication. Host link GB: "
+                      "host<->device bytes per step, both directions. Peer GB: bytes received "
+                      "through collectives.",
                       absl::GetFlag(FLAGS_batch), absl::GetFlag(FLAGS_seq)),
       "",
-      "| case | schedule | step ms | tokens/s | overlap % | exposed comm ms | binding | "
-      "host link GB/dev | peer GB/dev | speedup |",
-      "|---|---|---|---|---|---|---|---|---|---|"};
+      "| case | schedule | profile | step ms | floor ms | tokens/s | overlap % | exposed comm "
+      "ms | binding | host link GB/dev | peer GB/dev | speedup |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|"};
   for (const Row& r : rows) {
     const StepMetrics& metrics = r.metrics();
     const DeviceMetrics& d = metrics.devices[r.worst];
     const double host_gb = (r.traffic.h2d_bytes + r.traffic.d2h_bytes) / 1e9;
     const double peer_gb = r.traffic.collective_bytes / 1e9;
     const std::string speedup = r.speedup > 0 ? absl::StrFormat("%.2f", r.speedup) : "";
+    const std::string profile = ComputeProfileFlagName(r.schedule().compute_profile());
+    const double floor_ms = r.predicted.floor_ns / 1e6;
     csv.push_back(absl::StrFormat(
-        "\"%s\",\"%s\",%.3f,%.0f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,%s", r.section,
-        r.label, metrics.step_ns / 1e6, metrics.tokens_per_s, 100 * d.overlap,
-        d.exposed_comm_ns / 1e6, d.idle_ns / 1e6, d.compute_ns / 1e6, d.host_link_ns / 1e6,
-        d.peer_link_ns / 1e6, BindingResourceName(metrics.binding), host_gb, peer_gb,
-        d.memory_bytes / 1e9, speedup));
-    md.push_back(absl::StrFormat("| %s | %s | %.3f | %.0f | %.1f | %.3f | %s | %.3f | %.3f | %s |",
-                                 r.section, r.label, metrics.step_ns / 1e6, metrics.tokens_per_s,
-                                 100 * d.overlap, d.exposed_comm_ns / 1e6,
+        "\"%s\",\"%s\",%s,%.3f,%.3f,%.0f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%.3f,%.3f,%.3f,%s",
+        r.section, r.label, profile, metrics.step_ns / 1e6, floor_ms, metrics.tokens_per_s,
+        100 * d.overlap, d.exposed_comm_ns / 1e6, d.idle_ns / 1e6, d.compute_ns / 1e6,
+        d.host_link_ns / 1e6, d.peer_link_ns / 1e6, BindingResourceName(metrics.binding),
+        host_gb, peer_gb, d.memory_bytes / 1e9, speedup));
+    md.push_back(absl::StrFormat("| %s | %s | %s | %.3f | %.3f | %.0f | %.1f | %.3f | %s | %.3f | "
+                                 "%.3f | %s |",
+                                 r.section, r.label, profile, metrics.step_ns / 1e6, floor_ms,
+                                 metrics.tokens_per_s, 100 * d.overlap, d.exposed_comm_ns / 1e6,
                                  BindingResourceName(metrics.binding), host_gb, peer_gb,
                                  speedup.empty() ? "" : speedup + "x"));
     RETURN_IF_ERROR(WriteCaseArtifacts(r.predicted, out_dir_, Slug(r.section + "_" + r.label),

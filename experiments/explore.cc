@@ -1,7 +1,10 @@
 // The schedule explorer: sweeps models, training settings, clusters you may
 // not own (catalog clusters rewritten along axes) and strategies with their
-// knobs; lowers, validates and simulates every configuration on all cores;
-// ranks them by an objective under constraints.
+// knobs; lowers, validates and simulates every configuration on all cores,
+// under its compute profile (the sweep's compute_profile, else each
+// strategy's kernel-level one: zosched_cuda for ZO, pytorch_first_order for
+// first-order) and again at the roofline for its floor; ranks them by an
+// objective (of the profiled step) under constraints.
 //
 //   bazel run //experiments:explore -- --sweep=experiments/sweeps/NAME.pbtxt
 //       [--out_dir=out/explore/NAME] [--overwrite] [--threads=0] [--prune]
@@ -10,14 +13,18 @@
 // checked whole, and its configurations counted, before any is built
 // (experiments/sweep_space.h says what is refused). Writes, under the
 // output directory (experiments/explore_outputs.h):
-//   configurations.csv   every configuration: knobs, state (fits, does not
-//                        fit and why, invalid, pruned), step time, tokens/s,
-//                        cost, memory, overlap, exposed communication,
-//                        binding, and the constraints one misses
-//   best.md              the best `best` configurations, counts, throughput;
+//   configurations.csv   every configuration: knobs and compute profile,
+//                        state (fits, does not fit and why, invalid,
+//                        pruned), step time and its roofline floor,
+//                        tokens/s, cost, memory, overlap, exposed
+//                        communication, binding, and the constraints one
+//                        misses
+//   best.md              the best `best` configurations with their profile,
+//                        step and floor, counts, throughput;
 //                        when none fits and meets the constraints, the most
 //                        common reasons, each with an example
-//   best/NN_*.pb         their schedules, ready for simulate (and train)
+//   best/NN_*.pb         their schedules, with their compute profile, ready
+//                        for simulate (and train)
 //   clusters/*.pbtxt     every cluster the sweep built, for lower and simulate
 //   pareto_gpus.png      tokens/s against GPUs used; pareto_cost.png against
 //                        dollars per hour (priced sweeps); .csv and .gp beside
@@ -112,9 +119,10 @@ absl::StatusOr<std::vector<std::string>> WriteBestSchedules(const SweepSpace& sp
   std::vector<std::string> files;
   for (size_t k = 0; k < ranked.size(); ++k) {
     const SweepConfig& c = space.configs[ranked[k]];
-    ASSIGN_OR_RETURN(const Schedule schedule,
+    ASSIGN_OR_RETURN(Schedule schedule,
                      LowerSchedule(space.models[c.model], space.members[c.member].cluster,
                                    c.options));
+    schedule.set_compute_profile(c.profile);
     const std::string file =
         BestScheduleFile(static_cast<int>(k) + 1, space.sweep.models(c.model) + " " +
                                     space.members[c.member].label + " " + StrategyLabel(c));

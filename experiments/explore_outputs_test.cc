@@ -18,7 +18,8 @@ TEST(ExploreOutputsTest, NamesWhatARunWritesAndNothingElse) {
   for (const char* path :
        {"configurations.csv", "best.md", "best/01_x.pb", "best/123_opt_zo2.pb",
         "clusters/dgx_a100.pbtxt", "pareto_gpus.png", "pareto_cost.csv", "pareto_gpus.gp.log",
-        "heatmap_host_link_gbps_by_strategy.dat", "heatmap_model_by_cluster.png"}) {
+        "heatmap_host_link_gbps_by_strategy.dat", "heatmap_model_by_cluster.png",
+        "heatmap_compute_profile_by_strategy.png"}) {
     EXPECT_TRUE(IsExploreOutput(path)) << path;
   }
   for (const char* path :

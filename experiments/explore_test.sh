@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # explore end to end on a small sweep: every row of configurations.csv
-# agrees with `lower` and `simulate` run one by one on the same flags and the
-# cluster file explore wrote (the step time to the microsecond; a plan that
-# does not fit, with lower's own reason); pruning keeps the best; the
+# agrees with `lower` and `simulate` run one by one on the same flags, its
+# compute profile and the cluster file explore wrote (the step time and its
+# roofline floor to the microsecond; a plan that does not fit, with lower's
+# own reason); a roofline sweep's steps are their floors; pruning keeps the
+# best; the
 # pictures and best schedules exist; a bad sweep is refused with its place;
 # a sweep nothing of which is ranked says why and draws nothing; a used
 # output directory is refused, or cleared of the earlier run with
@@ -20,12 +22,16 @@ rows=$(($(wc -l <"$csv") - 1))
 checked=0 refused=0
 while IFS= read -r line; do
   IFS=, read -r model batch seq micro cluster _ _ _ _ _ _ _ _ _ _ strategy pertp dp slicing \
-    slots wire precision recompute _ state _ step_ms _ <<<"$line"
-  reason=$(cut -d, -f38- <<<"$line" | sed 's/^"//; s/"$//; s/""/"/g')
+    slots wire precision recompute _ profile state _ step_ms roofline_ms _ <<<"$line"
+  reason=$(cut -d, -f40- <<<"$line" | sed 's/^"//; s/"$//; s/""/"/g')
   file="$out/clusters/$(sed -E 's/[^A-Za-z0-9.-]+/_/g; s/_$//' <<<"$cluster").pbtxt"
   [ -f "$file" ] || fail "no cluster file $file"
   flags=(--model="$model" --cluster="$file" --strategy="$strategy" --batch="$batch" --seq="$seq"
-         --micro_batch="$micro")
+         --micro_batch="$micro" --compute_profile="$profile")
+  case "$strategy" in
+    mezo | zo2 | distzo2) [ "$profile" = zosched_cuda ] || fail "$model $strategy: profile $profile" ;;
+    *) [ "$profile" = pytorch_first_order ] || fail "$model $strategy: profile $profile" ;;
+  esac
   [ -n "$pertp" ] && flags+=(--pertp="$pertp")
   [ -n "$dp" ] && [ "$strategy" != zo2 ] && [ "$strategy" != mezo ] && flags+=(--dp="$dp")
   [ "$slicing" = naive ] && flags+=(--slicing=false)
@@ -35,9 +41,16 @@ while IFS= read -r line; do
   [ "$recompute" = on ] && flags+=(--recompute)
   if schedule/lower "${flags[@]}" --out="$TEST_TMPDIR/s.pb" >/dev/null 2>"$TEST_TMPDIR/err"; then
     [ "$state" = fits ] || fail "$model $cluster $strategy: lower fits, explore says $state"
-    sim=$(sim/simulate --schedule="$TEST_TMPDIR/s.pb" | sed -n 's/^step time: \([0-9.]*\) ms.*/\1/p')
+    sim/simulate --schedule="$TEST_TMPDIR/s.pb" >"$TEST_TMPDIR/sim.out" || fail "simulate exited $?"
+    sim=$(sed -n 's/^step time: \([0-9.]*\) ms.*/\1/p' "$TEST_TMPDIR/sim.out")
     want=$(awk -v v="$step_ms" 'BEGIN { printf "%.3f", v }')
     [ "$sim" = "$want" ] || fail "$model $cluster $strategy ${flags[*]}: simulate $sim ms, csv $want"
+    sim=$(sed -n 's/^compute profile: .*; floor (every compute op at its roofline): \([0-9.]*\) ms$/\1/p' \
+      "$TEST_TMPDIR/sim.out")
+    want=$(awk -v v="$roofline_ms" 'BEGIN { printf "%.3f", v }')
+    [ "$sim" = "$want" ] || fail "$model $cluster $strategy: simulate's floor $sim ms, csv $want"
+    awk -v s="$step_ms" -v f="$roofline_ms" 'BEGIN { exit !(s >= f && f > 0) }' ||
+      fail "$model $cluster $strategy: step $step_ms ms below its floor $roofline_ms ms"
     checked=$((checked + 1))
   else
     [ "$state" = "does not fit" ] || fail "$model $cluster $strategy: lower refused, csv $state"
@@ -48,8 +61,12 @@ done < <(tail -n +2 "$csv")
 [ "$checked" -eq 37 ] && [ "$refused" -eq 3 ] || fail "checked $checked fits, $refused refusals"
 
 grep -q "^| 1 | " "$out/best.md" || fail "no best table"
+grep -qF "| GPUs | profile | step ms | floor ms | tokens/s |" "$out/best.md" || fail "best.md columns"
+grep -qF "Compute: each configuration's kernel-level profile" "$out/best.md" || fail "best.md profile"
 [ "$(ls "$out"/best/*.pb | wc -l)" -eq 4 ] || fail "expected 4 best schedules"
-sim/simulate --schedule="$(ls "$out"/best/01_*.pb)" >/dev/null || fail "best schedule 1 does not simulate"
+sim/simulate --schedule="$(ls "$out"/best/01_*.pb)" >"$TEST_TMPDIR/best.out" || fail "best schedule 1 does not simulate"
+grep -q "^compute profile: ZOSCHED_CUDA\|^compute profile: PYTORCH_FIRST_ORDER" "$TEST_TMPDIR/best.out" ||
+  fail "best schedule 1 lost its profile: $(head -3 "$TEST_TMPDIR/best.out")"
 for png in pareto_gpus pareto_cost heatmap_device_memory_gib_by_strategy; do
   head -c 4 "$out/$png.png" | od -An -c | grep -q "P   N   G" || fail "no $png.png"
 done
@@ -59,6 +76,16 @@ experiments/explore --sweep="$sweep" --out_dir="$out.pruned" --threads=2 --prune
   >"$TEST_TMPDIR/stdout.pruned" || fail "explore --prune exited $?"
 diff <(grep "^| [0-9]" "$out/best.md") <(grep "^| [0-9]" "$out.pruned/best.md") \
   || fail "pruning changed the best configurations"
+
+# A roofline sweep: every step is its own floor, and the ranking is the
+# roofline's.
+sed 's/^best: 4/best: 4\ncompute_profile: "roofline"/' "$sweep" >"$TEST_TMPDIR/roofline.pbtxt"
+experiments/explore --sweep="$TEST_TMPDIR/roofline.pbtxt" --out_dir="$out.roofline" --threads=2 \
+  >/dev/null || fail "roofline sweep exited $?"
+grep -qF "Compute: roofline for every configuration" "$out.roofline/best.md" || fail "roofline best.md"
+tail -n +2 "$out.roofline/configurations.csv" | awk -F, '
+  $26 == "fits" && ($25 != "roofline" || $28 != $29) { print; bad = 1 } END { exit bad }' ||
+  fail "a roofline step that is not its floor"
 
 # A knob a strategy has no use for is refused, naming the file and the place.
 sed 's/strategies { kind: MEZO }/strategies { kind: MEZO block_slots: 2 }/' "$sweep" >"$TEST_TMPDIR/bad.pbtxt"
@@ -81,6 +108,12 @@ expect_refusal 's/max_gpus: 2/max_gpus: 2 min_tokens_per_s: nan/' \
 expect_refusal 's/^name: "small"//' "bad.pbtxt: name is missing"
 expect_refusal 's/models: \["opt-1.3b", "opt-13b"\]/models: ["opt-1.3b", "opt-13b", "opt-1.3b"]/' \
   "bad.pbtxt: models[2]: 'opt-1.3b' is models[0] again"
+expect_refusal 's/^best: 4/best: 4\ncompute_profile: "flash"/' \
+  "bad.pbtxt: compute_profile 'flash' is not a compute profile (expected roofline, zosched_cuda, pytorch_mezo, pytorch_zo2 or pytorch_first_order"
+expect_refusal 's/^best: 4/best: 4\ncompute_profile: "pytorch_first_order"/' \
+  "bad.pbtxt: compute_profile 'pytorch_first_order' cannot cost strategies[0] (MEZO) of models[0] 'opt-1.3b': pytorch_first_order (PyTorch eager training) runs the first-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not MEZO (expected zosched_cuda, pytorch_mezo, pytorch_zo2 or roofline)"
+expect_refusal 's/strategies { kind: DDP }/strategies { kind: DDP recompute: [false, true] }/' \
+  "bad.pbtxt: strategies[3] (DDP, precision AMP_FP32_MASTER, recompute) of models[0] 'opt-1.3b' has no kernel-level compute profile: pytorch_first_order (PyTorch eager training) trains without activation recomputation"
 axis=$(seq -s, 1 100)
 expect_refusal "s/device_memory_gib: \[80, 24\]/host_link_gbps: [$axis] nvlink_gbps: [$axis] device_memory_gib: [$axis]/" \
   "bad.pbtxt: the cluster families have 1000000 members in all, above the limit of 10000: clusters[0] 1000000 (100 host_link_gbps × 100 nvlink_gbps × 100 device_memory_gib)"

@@ -3,7 +3,8 @@
 # case, and the predictions keep what the published setups found: sharding
 # lowers the per-GPU memory stage by stage, 2 GPUs nearly halve the step,
 # FSDP FULL_SHARD moves more bytes than SHARD_GRAD_OP, and DP = 4's
-# all-reduce costs gpt2-xl step time at batch 1 per GPU.
+# all-reduce costs gpt2-xl step time at batch 1 per GPU; each step is
+# printed with its profile and its roofline floor.
 set -uo pipefail
 out="$TEST_TMPDIR/study"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -28,4 +29,13 @@ grep -q "146 ALL_GATHER" "$out/study.md" || fail "FULL_SHARD all-gathers: 2 micr
 grep -q "37 ALL_REDUCE" "$out/study.md" || fail "DDP buckets"
 less "$(field step_ms "DP 1")" "$(field step_ms "DP 4")" || fail "DP 4's all-reduce costs nothing"
 less "$(field peak_GB "ZeRO-2 DP 8")" "$(field peak_GB "ZeRO-2 DP 2")" || fail "ZeRO-2 memory with DP"
+# The profile, the kernel-level step and the floor beside it: setup A as
+# PyTorch eager runs it, setup B (Megatron's recipe, which no kernel profile
+# runs) at the roofline; no step below its floor.
+grep -qF "| peak | profile | step ms | floor ms | speed-up |" "$out/study.md" || fail "setup A columns"
+grep -qF "| peak GB | profile | step ms | floor ms |" "$out/study.md" || fail "setup B columns"
+[ "$(field compute_profile DDP)" = pytorch_first_order ] || fail "DDP's profile $(field compute_profile DDP)"
+[ "$(field compute_profile "DP 4")" = roofline ] || fail "Megatron's profile $(field compute_profile "DP 4")"
+check_floors "$out/study.csv"
+less "$(field roofline_step_ms DDP)" "$(field step_ms DDP)" || fail "DDP's kernel-level step at its floor"
 echo PASS

@@ -1,6 +1,7 @@
 #include "experiments/predicted_case.h"
 
 #include <map>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "base/files.h"
@@ -12,6 +13,7 @@
 #include "schedule/chrome_trace.h"
 #include "schedule/lowering.h"
 #include "schedule/training_settings.h"
+#include "sim/roofline_floor.h"
 
 namespace zosched {
 
@@ -20,8 +22,15 @@ absl::StatusOr<PredictedCase> PredictCase(const std::string& model_name, const C
   ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(model_name));
   PredictedCase c;
   ASSIGN_OR_RETURN(c.schedule, LowerSchedule(model, cluster, options));
-  ASSIGN_OR_RETURN(c.result, Simulate(c.schedule));
-  ASSIGN_OR_RETURN(c.metrics, ComputeStepMetrics(c.schedule, c.result.timeline, 0));
+  ProfiledConfig profiled;
+  profiled.strategy = options.strategy;
+  profiled.precision = options.precision;
+  profiled.recompute = options.recompute;
+  profiled.family = model.family();
+  c.schedule.set_compute_profile(KernelProfileFor(profiled));
+  ASSIGN_OR_RETURN(StepWithFloor step, SimulateWithFloor(c.schedule, &c.result));
+  c.metrics = std::move(step.metrics);
+  c.floor_ns = step.floor_ns;
   return c;
 }
 

@@ -17,14 +17,20 @@
 namespace zosched {
 
 struct PredictedCase {
-  Schedule schedule;
-  SimResult result;
-  StepMetrics metrics;  // of the simulated step
+  Schedule schedule;    // with the compute profile it was predicted under
+  SimResult result;     // the step under that profile
+  StepMetrics metrics;  // of that step: the kernel-level prediction
+  int64_t floor_ns = 0;  // the same schedule with every compute op at its
+                         // roofline (sim/roofline_floor.h)
 };
 
-// Lowers `options` for `model` (a zoo name or file) on `cluster` and
-// simulates one step. Errors: those of LoadModelSpec, LowerSchedule (a plan
-// that does not fit: ResourceExhausted with the shortfall) and Simulate.
+// Lowers `options` for `model` (a zoo name or file) on `cluster`, names its
+// kernel-level compute profile in the schedule (KernelProfileFor:
+// zosched_cuda for ZO; pytorch_first_order for first-order AMP training of
+// OPT and GPT-2 without recomputation; else the roofline) and
+// simulates one step under it and its roofline floor (SimulateWithFloor).
+// Errors: those of LoadModelSpec, LowerSchedule (a plan that does not fit:
+// ResourceExhausted with the shortfall) and SimulateWithFloor.
 absl::StatusOr<PredictedCase> PredictCase(const std::string& model, const Cluster& cluster,
                                           const LowerOptions& options);
 

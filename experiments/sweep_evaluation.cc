@@ -23,6 +23,7 @@
 #include "google/protobuf/arena.h"
 #include "schedule/lowering.h"
 #include "schedule/timeline_metrics.h"
+#include "sim/roofline_floor.h"
 #include "sim/simulator.h"
 #include "sim/step_floor.h"
 
@@ -186,6 +187,8 @@ ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool p
     return r;
   }
   FillMemory(*schedule, r);
+  // The step floor and the simulation cost compute under the profile.
+  schedule->set_compute_profile(config.profile);
 
   start = std::chrono::steady_clock::now();
   const absl::StatusOr<int64_t> floor_ns = StepFloorNs(*schedule);
@@ -219,16 +222,15 @@ ConfigResult Evaluate(const SweepSpace& space, const SweepConfig& config, bool p
       return r;
     }
   }
-  const absl::Status simulated = simulator.Simulate(*schedule, &sim);
-  absl::StatusOr<StepMetrics> metrics =
-      simulated.ok() ? ComputeStepMetrics(*schedule, sim.timeline, 0) : simulated;
+  const absl::StatusOr<StepWithFloor> step = SimulateWithFloor(schedule, simulator, &sim);
   r.simulate_s = SecondsSince(start);
-  if (!metrics.ok()) {
-    r.reason = absl::StrCat("simulation: ", metrics.status().message());
+  if (!step.ok()) {
+    r.reason = absl::StrCat("simulation: ", step.status().message());
     return r;
   }
   r.state = ConfigState::kFits;
-  FillMetrics(*metrics, r);
+  FillMetrics(step->metrics, r);
+  r.roofline_step_ms = step->floor_ns / 1e6;
   if (r.dollars_per_hour > 0) r.tokens_per_dollar = r.tokens_per_s * 3600 / r.dollars_per_hour;
   if (min_tokens > 0 && r.tokens_per_s < min_tokens) {
     misses.push_back(absl::StrFormat("%.0f tokens/s below min_tokens_per_s %g", r.tokens_per_s,

@@ -1,6 +1,8 @@
 // Evaluating a sweep's configurations: each is lowered and validated
 // (LowerSchedule validates every schedule it returns, completely) and
-// simulated (or pruned by its step floor), on all cores.
+// simulated under its compute profile, and again with every compute op at
+// its roofline for its floor (sim/roofline_floor.h), or pruned by its step
+// floor (sim/step_floor.h), on all cores.
 #pragma once
 
 #include <functional>
@@ -30,9 +32,10 @@ struct ConfigResult {
   double peak_device_gib = 0;  // the fullest device's plan
   double headroom_gib = 0;     // the least free memory over the devices used
   double host_gib = 0;         // host buffers on the busiest host
-  double floor_ms = 0;         // StepFloorNs (kFits, kPruned)
+  double floor_ms = 0;         // StepFloorNs under its compute profile (kFits, kPruned)
   // From the simulation (kFits):
-  double step_ms = 0;
+  double step_ms = 0;           // under its compute profile (SweepConfig::profile)
+  double roofline_step_ms = 0;  // its floor: every compute op at its roofline
   double tokens_per_s = 0;
   double overlap = 0;          // Σ overlap / Σ communication over the devices (0: none)
   double exposed_comm_ms = 0;  // the most exposed communication of one device
@@ -44,7 +47,7 @@ struct ConfigResult {
   double score = 0;  // the objective, higher is better (step time negated); kFits only
   // Seconds spent, for the throughput report:
   double lower_s = 0;     // lowering and its validation
-  double simulate_s = 0;  // the step floor and the simulation
+  double simulate_s = 0;  // the step floor and the simulations (the step and its floor)
 };
 
 struct EvaluationOptions {
@@ -54,13 +57,16 @@ struct EvaluationOptions {
   std::function<void(int done, int total)> progress;
 };
 
-// Evaluates every configuration of `space`, results in configuration order
+// Evaluates every configuration of `space`, each under its compute profile
+// (SweepConfig::profile), results in configuration order
 // (whatever the thread count; the threads take the configurations with the
 // most devices × layers first, so that a large one does not finish alone
 // at the end). With `prune`, a configuration is not
-// simulated when its optimistic objective (from StepFloorNs) is worse than
-// the `best`-th best found so far, or it cannot meet a constraint; the best
-// `best` configurations are the same as without pruning.
+// simulated when its optimistic objective (from StepFloorNs, which costs
+// each compute op as the simulation under the same profile does, so bounds
+// its step) is worse than the `best`-th best found so far, or it cannot
+// meet a constraint; the best `best` configurations are the same as without
+// pruning.
 std::vector<ConfigResult> EvaluateSweep(const SweepSpace& space,
                                         const EvaluationOptions& options);
 

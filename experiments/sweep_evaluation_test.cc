@@ -59,21 +59,47 @@ TEST(SweepEvaluationTest, ThreadsGiveTheSameResults) {
   EXPECT_GT(too_big, 0);  // OPT-1.3B MeZO on 4 GiB
 }
 
-// A row agrees with lowering and simulating the configuration by hand.
-TEST(SweepEvaluationTest, ResultIsTheSimulatedStep) {
+// The step of `schedule` simulated by hand, in ms.
+double StepMs(const Schedule& schedule) {
+  absl::StatusOr<SimResult> sim = Simulate(schedule);
+  EXPECT_TRUE(sim.ok()) << sim.status();
+  return (sim->timeline.steps(0).end_ns() - sim->timeline.steps(0).start_ns()) / 1e6;
+}
+
+// A row agrees with lowering and simulating the configuration by hand:
+// under its kernel-level profile (ZO: zosched_cuda; DDP: pytorch_first_order)
+// for the step, at the roofline for its floor; the pruning bound is below
+// both.
+TEST(SweepEvaluationTest, ResultIsTheSimulatedStepAndItsFloor) {
   const SweepSpace space = Space(TOKENS_PER_S);
   const std::vector<ConfigResult> results = Evaluate(space, 2, false);
+  int checked = 0;
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i].state != ConfigState::kFits) continue;
     const SweepConfig& c = space.configs[i];
+    EXPECT_EQ(c.profile, c.options.strategy == DDP ? PYTORCH_FIRST_ORDER : ZOSCHED_CUDA);
     absl::StatusOr<Schedule> s =
         LowerSchedule(space.models[c.model], space.members[c.member].cluster, c.options);
     ASSERT_TRUE(s.ok()) << s.status();
-    absl::StatusOr<SimResult> sim = Simulate(*s);
-    ASSERT_TRUE(sim.ok()) << sim.status();
-    const int64_t step_ns = sim->timeline.steps(0).end_ns() - sim->timeline.steps(0).start_ns();
-    EXPECT_DOUBLE_EQ(results[i].step_ms, step_ns / 1e6) << StrategyLabel(c);
+    EXPECT_DOUBLE_EQ(results[i].roofline_step_ms, StepMs(*s)) << StrategyLabel(c);
+    s->set_compute_profile(c.profile);
+    EXPECT_DOUBLE_EQ(results[i].step_ms, StepMs(*s)) << StrategyLabel(c);
+    EXPECT_GT(results[i].step_ms, results[i].roofline_step_ms) << StrategyLabel(c);
     EXPECT_LE(results[i].floor_ms, results[i].step_ms) << StrategyLabel(c);
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
+}
+
+// Under a sweep's roofline profile the step is its own floor.
+TEST(SweepEvaluationTest, AtTheRooflineTheStepIsItsFloor) {
+  SweepSpace space = Space(TOKENS_PER_S);
+  for (SweepConfig& c : space.configs) c.profile = ROOFLINE;
+  const std::vector<ConfigResult> results = Evaluate(space, 2, false);
+  for (const ConfigResult& r : results) {
+    if (r.state != ConfigState::kFits) continue;
+    EXPECT_EQ(r.step_ms, r.roofline_step_ms);
+    EXPECT_LE(r.floor_ms, r.step_ms);
   }
 }
 

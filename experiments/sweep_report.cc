@@ -15,6 +15,7 @@
 #include "base/files.h"
 #include "base/status_macros.h"
 #include "experiments/gnuplot.h"
+#include "sim/roofline_floor.h"
 
 namespace zosched {
 namespace {
@@ -46,6 +47,25 @@ bool EveryMemberPriced(const SweepSpace& space) {
     if (m.price_per_gpu_hour <= 0) return false;
   }
   return true;
+}
+
+// How the sweep's steps are predicted, for best.md.
+std::string ProfileText(const Sweep& sweep) {
+  const std::string profile = absl::AsciiStrToLower(sweep.compute_profile());
+  if (profile == "roofline") {
+    return "Compute: roofline for every configuration (the sweep's compute_profile): each step "
+           "has every compute op at its roofline, so it is its own floor.";
+  }
+  constexpr char kColumns[] =
+      "Step ms: predicted kernel by kernel under the profile named; floor ms: the same schedule "
+      "with every compute op at its roofline.";
+  if (profile.empty()) {
+    return absl::StrCat("Compute: each configuration's kernel-level profile (zosched_cuda for "
+                        "ZO; pytorch_first_order for first-order training). ",
+                        kColumns);
+  }
+  return absl::StrCat("Compute: ", profile, " for every configuration (the sweep's "
+                      "compute_profile). ", kColumns);
 }
 
 std::string ConstraintsText(const Constraints& c) {
@@ -293,7 +313,8 @@ std::string ObjectiveName(Objective objective) {
 std::string ConfigurationsCsv(const SweepSpace& space, const std::vector<ConfigResult>& results) {
   std::vector<std::string> header = SweepKnobColumns();
   for (const char* column :
-       {"state", "meets_constraints", "step_ms", "tokens_per_s", "dollars_per_hour",
+       {"state", "meets_constraints", "step_ms", "roofline_step_ms", "tokens_per_s",
+        "dollars_per_hour",
         "tokens_per_dollar", "peak_device_gib", "headroom_gib", "host_gib", "overlap",
         "exposed_comm_ms", "binding", "floor_ms", "reason"}) {
     header.push_back(column);
@@ -311,6 +332,7 @@ std::string ConfigurationsCsv(const SweepSpace& space, const std::vector<ConfigR
     row.push_back(ConfigStateName(r.state));
     row.push_back(fits ? (r.meets_constraints ? "yes" : "no") : "");
     row.push_back(figure(fits, "%.6f", r.step_ms));
+    row.push_back(figure(fits, "%.6f", r.roofline_step_ms));
     row.push_back(figure(fits, "%.3f", r.tokens_per_s));
     row.push_back(figure(r.dollars_per_hour > 0, "%.4f", r.dollars_per_hour));
     row.push_back(figure(fits && r.dollars_per_hour > 0, "%.1f", r.tokens_per_dollar));
@@ -339,6 +361,8 @@ std::string BestMarkdown(const SweepSpace& space, const std::vector<ConfigResult
   if (!sweep.description().empty()) md.insert(md.end(), {sweep.description(), ""});
   md.push_back(absl::StrFormat("Objective: %s. Constraints: %s.", ObjectiveName(sweep.objective()),
                                ConstraintsText(sweep.constraints())));
+  md.push_back("");
+  md.push_back(ProfileText(sweep));
   md.push_back("");
   int meet = 0;
   for (const ConfigResult& r : results) meet += Ranked(r);
@@ -377,16 +401,19 @@ std::string BestMarkdown(const SweepSpace& space, const std::vector<ConfigResult
   }
   md.insert(md.end(),
             {"",
-             "| rank | model | cluster | strategy | GPUs | step ms | tokens/s | $/h | "
-             "tokens/$ | peak GiB | headroom GiB | overlap | exposed ms | bound by | schedule |",
-             "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"});
+             "| rank | model | cluster | strategy | GPUs | profile | step ms | floor ms | tokens/s "
+             "| $/h | tokens/$ | peak GiB | headroom GiB | overlap | exposed ms | bound by | "
+             "schedule |",
+             "|---:|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"});
   for (size_t k = 0; k < ranked.size(); ++k) {
     const ConfigResult& r = results[ranked[k]];
     const SweepConfig& c = space.configs[ranked[k]];
     md.push_back(absl::StrFormat(
-        "| %d | %s | %s | %s | %d | %.2f | %.0f | %s | %s | %.1f | %.1f | %.0f%% | %.2f | %s | %s |",
+        "| %d | %s | %s | %s | %d | %s | %.2f | %.2f | %.0f | %s | %s | %.1f | %.1f | %.0f%% | "
+        "%.2f | %s | %s |",
         k + 1, MdCell(sweep.models(c.model)), MdCell(space.members[c.member].label),
-        MdCell(StrategyLabel(c)), c.gpus, r.step_ms, r.tokens_per_s,
+        MdCell(StrategyLabel(c)), c.gpus, ComputeProfileFlagName(c.profile), r.step_ms,
+        r.roofline_step_ms, r.tokens_per_s,
         r.dollars_per_hour > 0 ? absl::StrFormat("%.2f", r.dollars_per_hour) : "-",
         r.dollars_per_hour > 0 ? absl::StrFormat("%.0f", r.tokens_per_dollar) : "-",
         r.peak_device_gib, r.headroom_gib, 100 * r.overlap, r.exposed_comm_ms, r.binding,

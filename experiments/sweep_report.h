@@ -19,16 +19,19 @@ double ObjectiveValue(Objective objective, const ConfigResult& r);
 std::string ObjectiveName(Objective objective);
 
 // configurations.csv: a header, then one row per configuration in order:
-// SweepKnobColumns(), then state, meets_constraints, step_ms, tokens_per_s,
-// dollars_per_hour, tokens_per_dollar, peak_device_gib, headroom_gib,
-// host_gib, overlap, exposed_comm_ms, binding, floor_ms (empty where a state
-// has no such figure) and, last, the free-text reason. Fields with a comma
-// or a quote are quoted (RFC 4180).
+// SweepKnobColumns() (compute_profile last), then state, meets_constraints,
+// step_ms (under the compute profile), roofline_step_ms (its floor: every
+// compute op at its roofline), tokens_per_s, dollars_per_hour,
+// tokens_per_dollar, peak_device_gib, headroom_gib, host_gib, overlap,
+// exposed_comm_ms, binding, floor_ms (the pruning bound, StepFloorNs; empty
+// where a state has no such figure) and, last, the free-text reason. Fields
+// with a comma or a quote are quoted (RFC 4180).
 std::string ConfigurationsCsv(const SweepSpace& space, const std::vector<ConfigResult>& results);
 
-// best.md: the sweep, its objective and constraints, the counts per state,
-// `summary` lines (throughput), the price sources, and a table of `ranked`
-// (RankConfigs) with `schedule_files[i]` beside row i; when `ranked` is
+// best.md: the sweep, its objective and constraints, the compute profile,
+// the counts per state, `summary` lines (throughput), the price sources, and
+// a table of `ranked` (RankConfigs: each with its profile, its step and the
+// step's roofline floor) with `schedule_files[i]` beside row i; when `ranked` is
 // empty, instead of the table, that no configuration fits and meets the
 // constraints and the most common reasons why (CommonReasons).
 std::string BestMarkdown(const SweepSpace& space, const std::vector<ConfigResult>& results,

@@ -73,6 +73,39 @@ TEST(SweepReportTest, BestMarkdownExplainsAnEmptyRanking) {
   EXPECT_FALSE(absl::StrContains(md, "| rank |")) << md;
 }
 
+// Every configuration that fits: its profile, its step and the step's
+// roofline floor, in the CSV and the best table.
+TEST(SweepReportTest, ProfileStepAndFloorAreReported) {
+  const SweepSpace space = Space();
+  std::vector<ConfigResult> results(4);
+  for (int i = 0; i < 4; ++i) {
+    results[i].state = ConfigState::kFits;
+    results[i].meets_constraints = true;
+    results[i].step_ms = 20 + i;
+    results[i].roofline_step_ms = 10 + i;
+    results[i].floor_ms = 5;
+    results[i].tokens_per_s = 1000 - i;
+    results[i].score = 1000 - i;
+  }
+  const std::string csv = ConfigurationsCsv(space, results);
+  EXPECT_TRUE(absl::StrContains(csv, ",gpus,compute_profile,state,meets_constraints,step_ms,"
+                                     "roofline_step_ms,tokens_per_s,"))
+      << csv;
+  EXPECT_TRUE(absl::StrContains(csv, ",1,zosched_cuda,fits,yes,20.000000,10.000000,1000.000,"))
+      << csv;
+  const std::string md = BestMarkdown(space, results, {1, 0}, {}, {});
+  EXPECT_TRUE(absl::StrContains(md, "Compute: each configuration's kernel-level profile "
+                                    "(zosched_cuda for ZO;"))
+      << md;
+  EXPECT_TRUE(absl::StrContains(md, "| GPUs | profile | step ms | floor ms | tokens/s |")) << md;
+  EXPECT_TRUE(absl::StrContains(md, "| 1 | opt-125m | h100_sxm_x2 | zo2, 3 slots | 1 | "
+                                    "zosched_cuda | 21.00 | 11.00 | 999 |"))
+      << md;
+  EXPECT_TRUE(absl::StrContains(md, "| 2 | opt-125m | h100_sxm_x2 | mezo | 1 | zosched_cuda | "
+                                    "20.00 | 10.00 | 1000 |"))
+      << md;
+}
+
 // With nothing to draw, no chart is drawn (gnuplot would fail on an empty
 // range) and none of its files is written; the caller learns which.
 TEST(SweepReportTest, PicturesWithNothingToDrawAreSkipped) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -17,6 +18,7 @@
 #include "google/protobuf/descriptor.h"
 #include "models/model_zoo.h"
 #include "schedule/training_settings.h"
+#include "sim/roofline_floor.h"
 
 namespace zosched {
 namespace {
@@ -304,6 +306,80 @@ absl::Status CheckObjectiveAndReport(const Sweep& sweep, const std::string& sour
       "a repeated heat map would be drawn twice");
 }
 
+// The sweep's compute_profile, or nullopt when it names none (each
+// configuration's own kernel-level profile).
+// Errors: InvalidArgument for a name that is no profile.
+absl::StatusOr<std::optional<ComputeProfile>> NamedProfile(const Sweep& sweep,
+                                                           const std::string& source) {
+  if (sweep.compute_profile().empty()) return std::nullopt;
+  ComputeProfile profile = ROOFLINE;
+  if (!ComputeProfile_Parse(absl::AsciiStrToUpper(sweep.compute_profile()), &profile)) {
+    return Invalid(source, absl::StrFormat("compute_profile '%s' is not a compute profile "
+                                           "(expected roofline, zosched_cuda, pytorch_mezo, "
+                                           "pytorch_zo2 or pytorch_first_order, in any case; "
+                                           "or leave it out for each configuration's "
+                                           "kernel-level profile)",
+                                           sweep.compute_profile()));
+  }
+  return profile;
+}
+
+// "DDP, precision AMP_FP32_MASTER, recompute" or "ZO2": a strategy entry's
+// configuration, for error messages.
+std::string ProfiledText(const ProfiledConfig& config) {
+  if (!IsFirstOrder(config.strategy)) return StrategyKind_Name(config.strategy);
+  return absl::StrFormat("%s, precision %s%s", StrategyKind_Name(config.strategy),
+                         PrecisionRecipe_Name(config.precision),
+                         config.recompute ? ", recompute" : "");
+}
+
+// Checks that every configuration is predicted with the same realism: under
+// `named` (the sweep's compute_profile), which must run them all, or, with
+// none named, under a kernel-level profile of its own (KernelProfileFor),
+// so that no step at the roofline is ranked beside kernel-level ones. Each
+// strategy entry with each of its precisions and recompute settings, on
+// each model.
+absl::Status CheckProfiles(const std::optional<ComputeProfile>& named, const SweepSpace& space,
+                           const std::string& source) {
+  const Sweep& sweep = space.sweep;
+  for (int i = 0; i < sweep.strategies_size(); ++i) {
+    const StrategyChoice& s = sweep.strategies(i);
+    for (int precision : OrDefault<int>(s.precision(), {AMP_FP32_MASTER})) {
+      for (bool recompute : OrDefault<bool>(s.recompute(), {false})) {
+        for (int m = 0; m < sweep.models_size(); ++m) {
+          ProfiledConfig config;
+          config.strategy = s.kind();
+          config.precision = static_cast<PrecisionRecipe>(precision);
+          config.recompute = recompute;
+          config.family = space.models[m].family();
+          const std::string where = absl::StrFormat(
+              "strategies[%d] (%s) of models[%d] '%s'", i, ProfiledText(config), m,
+              sweep.models(m));
+          if (named.has_value()) {
+            const absl::Status runs = CheckProfileRuns(*named, config);
+            if (runs.ok()) continue;
+            return Invalid(source, absl::StrFormat("compute_profile '%s' cannot cost %s: %s; or "
+                                                   "leave compute_profile out for each "
+                                                   "configuration's kernel-level profile",
+                                                   sweep.compute_profile(), where,
+                                                   runs.message()));
+          }
+          if (KernelProfileFor(config) != ROOFLINE) continue;
+          const absl::Status why = CheckProfileRuns(PYTORCH_FIRST_ORDER, config);
+          return Invalid(source, absl::StrFormat(
+                                     "%s has no kernel-level compute profile: %s. A step at the "
+                                     "roofline ranked beside kernel-level ones would mislead: "
+                                     "set compute_profile: \"roofline\" to predict every "
+                                     "configuration at the roofline, or leave this one out of "
+                                     "the sweep",
+                                     where, why.message()));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The members of `family`, counted without building any: the product of the
 // lengths of the axes it sets (every repeated field of ClusterFamily is an
 // axis), in a double so that no list makes it overflow. `axes` gets the
@@ -484,7 +560,8 @@ const std::vector<std::string>& SweepKnobColumns() {
       "host_link_gbps", "host_link_duplex_gbps", "nvlink_gbps", "gpus_per_pcie_switch",
       "host_memory_gib", "device_memory_gib", "price_per_gpu_hour", "strategy",
       "pertp",        "dp",             "slicing",         "block_slots",
-      "wire_dtype",   "precision",      "recompute",       "gpus"};
+      "wire_dtype",   "precision",      "recompute",       "gpus",
+      "compute_profile"};
   return *columns;
 }
 
@@ -521,7 +598,8 @@ std::vector<std::string> SweepKnobValues(const SweepSpace& space, const SweepCon
                                            : DType_Name(t.wire_dtype())),
           if_applies(IsFirstOrder(k), o.precision == AMP_FP32_MASTER ? "amp" : "bf16"),
           if_applies(IsFirstOrder(k), o.recompute ? "on" : "off"),
-          absl::StrCat(config.gpus)};
+          absl::StrCat(config.gpus),
+          ComputeProfileFlagName(config.profile)};
 }
 
 std::string StrategyLabel(const SweepConfig& config) {
@@ -563,16 +641,27 @@ absl::StatusOr<SweepSpace> ExpandSweep(const Sweep& sweep, const std::string& so
                                         sweep.strategies(i)));
   }
   RETURN_IF_ERROR(CheckObjectiveAndReport(space.sweep, source));
+  ASSIGN_OR_RETURN(const std::optional<ComputeProfile> named, NamedProfile(sweep, source));
   RETURN_IF_ERROR(CheckClusterCount(sweep, source));
 
   RETURN_IF_ERROR(LoadModels(sweep, source, space));
+  RETURN_IF_ERROR(CheckProfiles(named, space, source));
   RETURN_IF_ERROR(ExpandClusters(sweep, source, space));
   RETURN_IF_ERROR(CheckPrices(space, source));
   ASSIGN_OR_RETURN(const double count, CountConfigs(space, source));
   RETURN_IF_ERROR(CheckConfigCount(space, count, source));
 
   space.configs.reserve(static_cast<size_t>(count));
-  auto keep = [&space](const SweepConfig& c) { space.configs.push_back(c); };
+  auto keep = [&space, &named](const SweepConfig& c) {
+    space.configs.push_back(c);
+    SweepConfig& kept = space.configs.back();
+    ProfiledConfig profiled;
+    profiled.strategy = c.options.strategy;
+    profiled.precision = c.options.precision;
+    profiled.recompute = c.options.recompute;
+    profiled.family = space.models[c.model].family();
+    kept.profile = named.has_value() ? *named : KernelProfileFor(profiled);
+  };
   for (int model = 0; model < sweep.models_size(); ++model) {
     for (int batch : OrDefault<int>(sweep.batch(), {16})) {
       for (int seq : OrDefault<int>(sweep.seq_len(), {2048})) {

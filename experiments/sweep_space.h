@@ -21,6 +21,10 @@ struct SweepConfig {
   int member = 0;
   LowerOptions options;  // strategy, knobs and training settings
   int gpus = 0;          // devices the strategy uses
+  // How its GPU compute is costed: the sweep's compute_profile, else the
+  // configuration's kernel-level profile (KernelProfileFor; ExpandSweep
+  // refuses a configuration that has none).
+  ComputeProfile profile = ROOFLINE;
 };
 
 struct SweepSpace {
@@ -44,8 +48,9 @@ absl::StatusOr<SweepSpace> LoadSweep(const std::string& path);
 
 // Every configuration of `sweep`, in the order models, batch, seq_len,
 // micro_batch, cluster members, strategies, then each strategy's knobs
-// (SweepConfig). A knob that does not apply to a strategy is an error, so a
-// typo never silently sweeps nothing. DISTZO2 and the first-order strategies
+// (SweepConfig), each with the compute profile it is predicted under. A
+// knob that does not apply to a strategy is an error, so a typo never
+// silently sweeps nothing. DISTZO2 and the first-order strategies
 // without `dp` try every D (P·D within the member's devices; first-order D
 // from 2, SINGLE_DEVICE 1) whose share of the batch the micro-batch divides.
 //
@@ -55,6 +60,13 @@ absl::StatusOr<SweepSpace> LoadSweep(const std::string& path);
 //   '.'; not starting with '.'; at most 100 characters);
 // - no models, clusters or strategies; an unknown model (LoadModelSpec's
 //   message); a family ExpandClusterFamily refuses;
+// - a compute_profile that names no profile, or one that does not run
+//   every configuration (CheckProfileRuns: e.g. pytorch_first_order with a
+//   ZO strategy); with none named, a configuration no kernel-level profile
+//   runs (KernelProfileFor gives ROOFLINE: Megatron's recipe,
+//   recomputation, first-order training beyond OPT and GPT-2), whose step
+//   at the roofline would be ranked beside kernel-level ones; each naming
+//   the strategy entry, its precision and recompute setting and the model;
 // - a number out of range: batch (1 to kMaxBatchSize), seq_len (>= 1),
 //   micro_batch (0 to kMaxBatchSize), block_slots (1 to 1024), dp (1 to
 //   4096), pertp (1 or 2), best (1 to 1000), a constraint negative or not

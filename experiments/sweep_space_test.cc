@@ -37,6 +37,7 @@ TEST(SweepSpaceTest, EnumeratesGridsThatFit) {
         strategies { kind: DISTZO2 }
         strategies { kind: DDP }
         strategies { kind: SINGLE_DEVICE recompute: [ false, true ] }
+        compute_profile: "roofline"  # (no kernel-level profile runs recompute)
       )pb"),
       "sweep.pbtxt");
   ASSERT_TRUE(space.ok()) << space.status();
@@ -92,6 +93,125 @@ TEST(SweepSpaceTest, KnobValuesFollowTheColumns) {
   EXPECT_EQ(value("pertp"), "");  // not a ZO2 knob
   EXPECT_EQ(value("price_per_gpu_hour"), "3");
   EXPECT_EQ(value("gpus"), "1");
+  EXPECT_EQ(value("compute_profile"), "zosched_cuda");
+}
+
+// Without a compute_profile, each configuration takes its kernel-level
+// profile: zosched's CUDA kernels for ZO (every family), PyTorch eager for
+// first-order AMP training of OPT and GPT-2.
+TEST(SweepSpaceTest, EachConfigurationHasItsKernelLevelProfile) {
+  absl::StatusOr<SweepSpace> space = ExpandSweep(
+      Parse(R"pb(
+        name: "test"
+        models: [ "opt-1.3b", "llama3.2-1b" ]
+        batch: 16 seq_len: 512
+        clusters { base: "h100_sxm_x2" }
+        strategies { kind: MEZO }
+        strategies { kind: DISTZO2 pertp: 2 }
+      )pb"),
+      "sweep.pbtxt");
+  ASSERT_TRUE(space.ok()) << space.status();
+  absl::StatusOr<SweepSpace> first_order = ExpandSweep(
+      Parse(std::string(kBase) + R"pb(strategies { kind: DDP dp: 2 })pb"), "sweep.pbtxt");
+  ASSERT_TRUE(first_order.ok()) << first_order.status();
+  space->configs.push_back(first_order->configs[0]);
+  std::vector<std::string> profiles;
+  for (const SweepConfig& c : space->configs) {
+    profiles.push_back(space->sweep.models(c.model) + " " + StrategyLabel(c) + ": " +
+                       ComputeProfile_Name(c.profile));
+  }
+  const std::vector<std::string> expected = {
+      "opt-1.3b mezo: ZOSCHED_CUDA",
+      "opt-1.3b distzo2 P2xD1 sliced, 3 slots: ZOSCHED_CUDA",
+      "llama3.2-1b mezo: ZOSCHED_CUDA",
+      "llama3.2-1b distzo2 P2xD1 sliced, 3 slots: ZOSCHED_CUDA",
+      "opt-1.3b ddp x2, amp: PYTORCH_FIRST_ORDER"};
+  EXPECT_EQ(profiles, expected);
+}
+
+// A named profile, in any case, costs every configuration.
+TEST(SweepSpaceTest, ANamedProfileCostsEveryConfiguration) {
+  for (const char* name : {"roofline", "ROOFLINE"}) {
+    absl::StatusOr<SweepSpace> space = ExpandSweep(
+        Parse(std::string(kBase) + "strategies { kind: ZO2 } strategies { kind: DDP dp: 2 " +
+              "recompute: [ false, true ] precision: [ AMP_FP32_MASTER, BF16_FP32_GRADS ] } " +
+              "compute_profile: \"" + name + "\""),
+        "sweep.pbtxt");
+    ASSERT_TRUE(space.ok()) << space.status();
+    for (const SweepConfig& c : space->configs) EXPECT_EQ(c.profile, ROOFLINE);
+  }
+  absl::StatusOr<SweepSpace> space = ExpandSweep(
+      Parse(std::string(kBase) + R"pb(strategies { kind: ZO2 } compute_profile: "pytorch_zo2")pb"),
+      "sweep.pbtxt");
+  ASSERT_TRUE(space.ok()) << space.status();
+  EXPECT_EQ(space->configs[0].profile, PYTORCH_ZO2);
+}
+
+// A profile that names none, or that does not run every configuration, is
+// refused naming the file, the field, the strategy and model it cannot cost
+// and what would.
+TEST(SweepSpaceTest, RefusesAProfileThatDoesNotFit) {
+  const std::string base = kBase;
+  const struct {
+    std::string text, message;
+  } cases[] = {
+      {base + R"pb(strategies { kind: ZO2 } compute_profile: "flash")pb",
+       "sweep.pbtxt: compute_profile 'flash' is not a compute profile (expected roofline, "
+       "zosched_cuda, pytorch_mezo, pytorch_zo2 or pytorch_first_order, in any case; or leave "
+       "it out for each configuration's kernel-level profile)"},
+      {base + R"pb(strategies { kind: MEZO } compute_profile: "pytorch_first_order")pb",
+       "sweep.pbtxt: compute_profile 'pytorch_first_order' cannot cost strategies[0] (MEZO) of "
+       "models[0] 'opt-1.3b': pytorch_first_order (PyTorch eager training) runs the first-order "
+       "strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not MEZO (expected zosched_cuda, "
+       "pytorch_mezo, pytorch_zo2 or roofline); or leave compute_profile out for each "
+       "configuration's kernel-level profile"},
+      {base + R"pb(strategies { kind: ZO2 }
+                   strategies { kind: DDP }
+                   compute_profile: "zosched_cuda")pb",
+       "compute_profile 'zosched_cuda' cannot cost strategies[1] (DDP, precision "
+       "AMP_FP32_MASTER) of models[0] 'opt-1.3b': zosched_cuda (zosched's CUDA backend) runs "
+       "the ZO strategies (MEZO, ZO2, DISTZO2), not DDP (expected pytorch_first_order or "
+       "roofline)"},
+      {base + R"pb(strategies { kind: DDP precision: [ AMP_FP32_MASTER, BF16_FP32_GRADS ] }
+                   compute_profile: "pytorch_first_order")pb",
+       "cannot cost strategies[0] (DDP, precision BF16_FP32_GRADS) of models[0] 'opt-1.3b': "
+       "pytorch_first_order (PyTorch eager training) trains FP32 parameters (precision "
+       "AMP_FP32_MASTER), not BF16_FP32_GRADS (expected roofline)"},
+      {R"pb(name: "t" models: [ "opt-1.3b", "qwen3-0.6b" ] clusters { base: "hgx_h100" }
+            strategies { kind: ZO2 } compute_profile: "pytorch_zo2")pb",
+       "cannot cost strategies[0] (ZO2) of models[1] 'qwen3-0.6b': pytorch_zo2 (ZO2's PyTorch "
+       "code) runs OPT and GPT-2 models, not QWEN3 (expected zosched_cuda or roofline)"},
+      {base + R"pb(strategies { kind: ZERO_3 recompute: [ false, true ] }
+                   compute_profile: "pytorch_first_order")pb",
+       "cannot cost strategies[0] (ZERO_3, precision AMP_FP32_MASTER, recompute) of models[0] "
+       "'opt-1.3b': pytorch_first_order (PyTorch eager training) trains without activation "
+       "recomputation, not with recompute (expected roofline)"},
+      // With none named, what no kernel-level profile runs: its roofline step
+      // would be ranked beside kernel-level ones.
+      {base + R"pb(strategies { kind: ZO2 } strategies { kind: DDP recompute: [ false, true ] })pb",
+       "sweep.pbtxt: strategies[1] (DDP, precision AMP_FP32_MASTER, recompute) of models[0] "
+       "'opt-1.3b' has no kernel-level compute profile: pytorch_first_order (PyTorch eager "
+       "training) trains without activation recomputation, not with recompute (expected "
+       "roofline). A step at the roofline ranked beside kernel-level ones would mislead: set "
+       "compute_profile: \"roofline\" to predict every configuration at the roofline, or "
+       "leave this one out of the sweep"},
+      {base + R"pb(strategies { kind: ZERO_2 precision: BF16_FP32_GRADS })pb",
+       "strategies[0] (ZERO_2, precision BF16_FP32_GRADS) of models[0] 'opt-1.3b' has no "
+       "kernel-level compute profile: pytorch_first_order (PyTorch eager training) trains FP32 "
+       "parameters (precision AMP_FP32_MASTER), not BF16_FP32_GRADS"},
+      {R"pb(name: "t" models: "qwen3-0.6b" clusters { base: "hgx_h100" }
+            strategies { kind: DDP })pb",
+       "strategies[0] (DDP, precision AMP_FP32_MASTER) of models[0] 'qwen3-0.6b' has no "
+       "kernel-level compute profile: pytorch_first_order (PyTorch eager training) runs OPT and "
+       "GPT-2 models, not QWEN3"},
+      {base + R"pb(strategies { kind: DISTZO2 } compute_profile: "pytorch_mezo")pb",
+       "pytorch_mezo (ZO2's PyTorch code) runs MEZO and ZO2 on one GPU, not DISTZO2"},
+  };
+  for (const auto& c : cases) {
+    const absl::Status s = ExpandError(c.text);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << c.text << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), c.message)) << s.message();
+  }
 }
 
 // Every mistake names the file and the place, and says what would be right.

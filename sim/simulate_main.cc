@@ -27,6 +27,7 @@
 #include "schedule/chrome_trace.h"
 #include "schedule/timeline_metrics.h"
 #include "schedule/validate.h"
+#include "sim/roofline_floor.h"
 #include "sim/simulator.h"
 
 ABSL_FLAG(std::string, schedule, "", "Schedule file from //schedule:lower (.pbtxt: text)");
@@ -45,18 +46,12 @@ absl::Status Run() {
   Schedule schedule;
   RETURN_IF_ERROR(ReadProtoFile(ResolveUserPath(absl::GetFlag(FLAGS_schedule)), &schedule));
   RETURN_IF_ERROR(ValidateSchedule(schedule));
-  ASSIGN_OR_RETURN(SimResult result, Simulate(schedule));
-  ASSIGN_OR_RETURN(StepMetrics m, ComputeStepMetrics(schedule, result.timeline, 0));
-  // The floor beside a kernel-level prediction: the same schedule with every
-  // GPU compute op at its roofline.
-  int64_t floor_ns = m.step_ns;
-  if (schedule.compute_profile() != ROOFLINE) {
-    Schedule roofline = schedule;
-    roofline.set_compute_profile(ROOFLINE);
-    ASSIGN_OR_RETURN(const SimResult floor, Simulate(roofline));
-    ASSIGN_OR_RETURN(const StepMetrics floor_m, ComputeStepMetrics(roofline, floor.timeline, 0));
-    floor_ns = floor_m.step_ns;
-  }
+  // The prediction under the schedule's compute profile, and the floor
+  // beside it: the same schedule with every GPU compute op at its roofline.
+  SimResult result;
+  ASSIGN_OR_RETURN(const StepWithFloor step, SimulateWithFloor(schedule, &result));
+  const StepMetrics& m = step.metrics;
+  const int64_t floor_ns = step.floor_ns;
 
   std::printf("schedule: %s\n", schedule.name().c_str());
   std::printf("compute profile: %s; floor (every compute op at its roofline): %.3f ms\n",

@@ -1,0 +1,120 @@
+#include "sim/roofline_floor.h"
+
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "schedule/first_order_model.h"
+
+namespace zosched {
+namespace {
+
+bool IsZo(StrategyKind kind) { return kind == MEZO || kind == ZO2 || kind == DISTZO2; }
+
+// Why `profile` cannot cost `config` ("runs ..., not ..."), or "" when it
+// can.
+std::string WhyNot(ComputeProfile profile, const ProfiledConfig& config) {
+  const std::string strategy = StrategyKind_Name(config.strategy);
+  const bool gpt_block = config.family == OPT || config.family == GPT2;
+  const std::string family = "runs OPT and GPT-2 models, not " + Family_Name(config.family);
+  switch (profile) {
+    case ROOFLINE:
+      return "";
+    case ZOSCHED_CUDA:
+      return IsZo(config.strategy) ? ""
+                                   : "runs the ZO strategies (MEZO, ZO2, DISTZO2), not " + strategy;
+    case PYTORCH_MEZO:
+    case PYTORCH_ZO2:
+      if (config.strategy != MEZO && config.strategy != ZO2) {
+        return "runs MEZO and ZO2 on one GPU, not " + strategy;
+      }
+      return gpt_block ? "" : family;
+    case PYTORCH_FIRST_ORDER:
+      if (!IsFirstOrder(config.strategy)) {
+        return "runs the first-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not " + strategy;
+      }
+      if (config.precision != AMP_FP32_MASTER) {
+        return "trains FP32 parameters (precision AMP_FP32_MASTER), not " +
+               PrecisionRecipe_Name(config.precision);
+      }
+      if (config.recompute) return "trains without activation recomputation, not with recompute";
+      return gpt_block ? "" : family;
+    default:
+      return "is not a compute profile";
+  }
+}
+
+// The implementation each kernel profile stands for, in error messages.
+const char* Implementation(ComputeProfile profile) {
+  switch (profile) {
+    case ZOSCHED_CUDA:
+      return "zosched's CUDA backend";
+    case PYTORCH_MEZO:
+    case PYTORCH_ZO2:
+      return "ZO2's PyTorch code";
+    case PYTORCH_FIRST_ORDER:
+      return "PyTorch eager training";
+    default:
+      return "every op at its roofline";
+  }
+}
+
+// The step of `schedule` simulated into `*result`.
+absl::StatusOr<StepMetrics> SimulateStep(const Schedule& schedule, Simulator& simulator,
+                                         SimResult* result) {
+  RETURN_IF_ERROR(simulator.Simulate(schedule, result));
+  return ComputeStepMetrics(schedule, result->timeline, 0);
+}
+
+}  // namespace
+
+ComputeProfile KernelProfileFor(const ProfiledConfig& config) {
+  if (IsZo(config.strategy)) return ZOSCHED_CUDA;
+  if (WhyNot(PYTORCH_FIRST_ORDER, config).empty()) return PYTORCH_FIRST_ORDER;
+  return ROOFLINE;
+}
+
+absl::Status CheckProfileRuns(ComputeProfile profile, const ProfiledConfig& config) {
+  const std::string why = WhyNot(profile, config);
+  if (why.empty()) return absl::OkStatus();
+  std::vector<std::string> running;
+  for (const ComputeProfile p :
+       {ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2, PYTORCH_FIRST_ORDER, ROOFLINE}) {
+    if (WhyNot(p, config).empty()) running.push_back(ComputeProfileFlagName(p));
+  }
+  const std::string last = running.back();
+  running.pop_back();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s (%s) %s (expected %s%s%s)", ComputeProfileFlagName(profile), Implementation(profile),
+      why, absl::StrJoin(running, ", "), running.empty() ? "" : " or ", last));
+}
+
+std::string ComputeProfileFlagName(ComputeProfile profile) {
+  return absl::AsciiStrToLower(ComputeProfile_Name(profile));
+}
+
+absl::StatusOr<StepWithFloor> SimulateWithFloor(Schedule* schedule, Simulator& simulator,
+                                                SimResult* result) {
+  StepWithFloor step;
+  const ComputeProfile profile = schedule->compute_profile();
+  if (profile != ROOFLINE) {
+    schedule->set_compute_profile(ROOFLINE);
+    absl::StatusOr<StepMetrics> floor = SimulateStep(*schedule, simulator, result);
+    schedule->set_compute_profile(profile);
+    RETURN_IF_ERROR(floor.status());
+    step.floor_ns = floor->step_ns;
+  }
+  ASSIGN_OR_RETURN(step.metrics, SimulateStep(*schedule, simulator, result));
+  if (profile == ROOFLINE) step.floor_ns = step.metrics.step_ns;
+  return step;
+}
+
+absl::StatusOr<StepWithFloor> SimulateWithFloor(const Schedule& schedule, SimResult* result) {
+  Schedule copy = schedule;
+  Simulator simulator;
+  return SimulateWithFloor(&copy, simulator, result);
+}
+
+}  // namespace zosched
