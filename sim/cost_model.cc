@@ -33,6 +33,8 @@ double Interpolate(const std::vector<std::pair<int64_t, double>>& points, int64_
 
 absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
   CostModel model(schedule);
+  const bool kernels = schedule.compute_profile() != ROOFLINE;  // (else no plan is costed)
+  std::vector<std::pair<std::string, double>> classes;          // (KernelFigures, time scale)
   const Cluster& cluster = schedule.cluster();
   for (const ScheduleDevice& d : schedule.devices()) {
     const int index = DeviceIndex(cluster, d.cluster_device());
@@ -64,6 +66,12 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
       roofline.time_scale = roofline.device->compute_time_scale();
     }
     model.rooflines_.push_back(roofline);
+    if (kernels) {
+      std::pair<std::string, double> figures(KernelFigures(*roofline.device), roofline.time_scale);
+      const int kernel_class = std::find(classes.begin(), classes.end(), figures) - classes.begin();
+      if (kernel_class == static_cast<int>(classes.size())) classes.push_back(std::move(figures));
+      model.kernel_class_.push_back(kernel_class);
+    }
   }
   for (const MeasuredCompute& m : cluster.measured_compute()) {
     model.measured_compute_[{m.op_class(), m.model(), m.examples(), m.seq_len(), m.elements(),
@@ -99,10 +107,14 @@ absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
 
 absl::StatusOr<int64_t> CostModel::KernelsNs(const Op& op) const {
   const ComputeOp& c = op.compute();
-  const PlanKey key{op.device(),          c.kind(),
-                    c.sign(),             c.examples(),
-                    c.seq_len(),          c.params().part(),
-                    c.params().elements(), c.cast_direction()};
+  const PlanKey key{kernel_class_[op.device()],
+                    c.kind(),
+                    c.sign(),
+                    c.examples(),
+                    c.seq_len(),
+                    c.params().part(),
+                    c.params().elements(),
+                    c.cast_direction()};
   auto cached = plan_ns_.find(key);
   if (cached != plan_ns_.end()) return cached->second;
   const Roofline& roofline = rooflines_[op.device()];

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "schedule/schedule.pb.h"
 #include "sim/network.h"
@@ -44,7 +45,8 @@ class CostModel {
   // that shape and any dtype (DTYPE_UNSPECIFIED), if there is one; else,
   // under a kernel ComputeProfile on a GPU (not a CPU testbed device), the
   // profile's kernel plan costed by sim/kernel_cost.h (memoised per op
-  // shape; host dispatch as the profile's); else the roofline (RooflineNs)
+  // shape and GPU figures; host dispatch as the profile's); else the
+  // roofline (RooflineNs)
   //   max(flops / (peak_tflops·1e12 · efficiency),
   //       bytes_accessed / (memory_bandwidth_gbps·1e9 · memory_efficiency))
   // for the schedule's compute dtype on the op's device, times the device's
@@ -105,13 +107,18 @@ class CostModel {
 
   absl::StatusOr<int64_t> KernelsNs(const Op& op) const;
 
-  // A compute op's shape as its kernel plan sees it: (device, kind, sign,
-  // examples, seq_len, part, elements, cast direction).
+  // A compute op's shape as its kernel plan sees it on its device: (the
+  // device's kernel class, kind, sign, examples, seq_len, part, elements,
+  // cast direction).
   using PlanKey = std::tuple<int, int, int, int, int, int, int64_t, int>;
 
   const Schedule* schedule_;
   std::vector<int> cluster_index_;
   std::vector<Roofline> rooflines_;  // per schedule device
+  // Under a kernel profile, per schedule device: its kernel class, shared by
+  // the devices on which every plan costs the same (equal KernelFigures and
+  // compute_time_scale: a cluster of one GPU model has one class).
+  std::vector<int> kernel_class_;
   // measured_compute by (op class, model, examples, seq_len, elements,
   // dtype).
   std::map<std::tuple<std::string, std::string, int, int, int64_t, int>, double>
@@ -119,8 +126,8 @@ class CostModel {
   // measured_collectives by (kind, ranks): (bytes, seconds), sorted.
   std::map<std::pair<std::string, int>, std::vector<std::pair<int64_t, double>>>
       measured_collectives_;
-  mutable std::map<std::vector<int>, RingHops> rings_;  // Ring's memo
-  mutable std::map<PlanKey, int64_t> plan_ns_;          // KernelsNs's memo
+  mutable std::map<std::vector<int>, RingHops> rings_;     // Ring's memo
+  mutable absl::flat_hash_map<PlanKey, int64_t> plan_ns_;  // KernelsNs's memo
 };
 
 }  // namespace zosched

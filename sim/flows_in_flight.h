@@ -61,19 +61,18 @@ class FlowsInFlight {
  private:
   struct Flow {
     int op = 0;
-    const std::vector<int>* links = nullptr;
-    double remaining = 0;    // bytes
-    double rate = 0;         // bytes per ns
+    double remaining = 0;     // bytes
+    double rate = 0;          // bytes per ns
     int64_t end_wakeup = -1;  // its latest time in wakeups_
   };
 
   FlowSharing sharing_;
   std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> wakeups_;
-  std::vector<Flow> flows_;
-  std::vector<int> active_;  // indices into flows_
-  // Reshare's scratch: the active flows' paths and their rates.
+  // The flows in flight, in the order they started (a flow that ends takes
+  // the last one's place), and each one's path (FlowSharing's input).
+  std::vector<Flow> active_;
   std::vector<const std::vector<int>*> active_paths_;
-  std::vector<double> rates_;
+  std::vector<double> rates_;  // Reshare's scratch
   bool changed_ = false;
   int64_t since_ = 0;  // the time the flows were last advanced to
   std::vector<double> link_bytes_;

@@ -29,6 +29,17 @@ const ComputePeak* PeakFor(const Device& device, DType dtype) {
 
 }  // namespace
 
+std::string KernelFigures(const Device& device) {
+  // Messages whole, so that a field of theirs CostPlan comes to read is in
+  // here without a change.
+  Device figures;
+  *figures.mutable_kernel_model() = device.kernel_model();
+  *figures.mutable_peaks() = device.peaks();
+  figures.set_memory_bandwidth_gbps(device.memory_bandwidth_gbps());
+  figures.set_memory_efficiency(device.memory_efficiency());
+  return figures.SerializeAsString();
+}
+
 double GemmSeconds(const Kernel& gemm, const ComputePeak& peak, const KernelModel& model) {
   const double tm = model.gemm_tile_m(), tn = model.gemm_tile_n();
   const double m_tiles = CeilDiv(gemm.m, tm), n_tiles = CeilDiv(gemm.n, tn);

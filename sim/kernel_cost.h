@@ -22,6 +22,8 @@
 // Units: seconds.
 #pragma once
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "kernel_plans/kernel.h"
 #include "schedule/cluster.pb.h"
@@ -49,6 +51,12 @@ struct PlanCost {
 // z rate) when the plan needs one the device lacks.
 absl::StatusOr<PlanCost> CostPlan(const KernelPlan& plan, const Device& device,
                                   double host_dispatch_s);
+
+// The figures of `device` that CostPlan reads (kernel_model, peaks,
+// memory_bandwidth_gbps, memory_efficiency), serialized: CostPlan costs
+// every plan the same on two devices whose figures are equal (its errors
+// aside, which name the device).
+std::string KernelFigures(const Device& device);
 
 // One GEMM launch's arithmetic time on `device` (its ComputePeak for `dtype`
 // and KernelModel must be set; no launch gap).

@@ -1,7 +1,6 @@
 #include "sim/network.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -43,10 +42,6 @@ absl::StatusOr<std::pair<double, double>> FitTransfers(
 }
 
 }  // namespace
-
-int64_t CeilNs(double seconds) {
-  return static_cast<int64_t>(std::ceil(seconds * 1e9 - 1e-6));
-}
 
 int Network::AddLink(std::string name, LinkClass link_class, double capacity) {
   links_.push_back({std::move(name), link_class, capacity});
@@ -150,7 +145,8 @@ absl::StatusOr<Network> Network::Build(const Cluster& cluster) {
 Path Network::HostToDevice(int device) const {
   const DeviceLinks& d = devices_[device];
   Path p;
-  p.links = {d.memory};
+  p.links.reserve(5);
+  p.links.push_back(d.memory);
   for (int l : {d.sw_down, d.sw_duplex, d.down, d.duplex}) {
     if (l >= 0) p.links.push_back(l);
   }
@@ -162,6 +158,7 @@ Path Network::HostToDevice(int device) const {
 Path Network::DeviceToHost(int device) const {
   const DeviceLinks& d = devices_[device];
   Path p;
+  p.links.reserve(5);
   for (int l : {d.up, d.duplex, d.sw_up, d.sw_duplex}) {
     if (l >= 0) p.links.push_back(l);
   }

@@ -88,8 +88,16 @@ class Network {
   bool pcie_peer_access_ = false;
 };
 
+// static_cast<int64_t>(std::ceil(x)) for |x| < 2^63, inline: std::ceil is a
+// call on a CPU not assumed to have SSE4.1, and the simulator rounds every
+// op's and flow's end up.
+inline int64_t CeilToInt64(double x) {
+  const int64_t toward_zero = static_cast<int64_t>(x);
+  return toward_zero + (static_cast<double>(toward_zero) < x);
+}
+
 // Seconds to whole nanoseconds, rounding up (a transfer or op never takes
 // less than its modelled time).
-int64_t CeilNs(double seconds);
+inline int64_t CeilNs(double seconds) { return CeilToInt64(seconds * 1e9 - 1e-6); }
 
 }  // namespace zosched

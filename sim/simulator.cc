@@ -1,7 +1,6 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -36,9 +35,9 @@ struct EventPayload {
   int version;  // for kOpEnd of slowed compute ops
 };
 
-// An op's progress (its device and stream: Engine::graph_).
+// An op's progress (its device and stream: Engine::graph_; the
+// dependencies it still waits for: Engine::deps_left_).
 struct OpState {
-  int deps_left = 0;
   int collective = -1;  // instance index
   int parts_left = 0;   // copies, collectives: flows in flight
   int version = 0;          // compute ops: of their latest end event
@@ -93,7 +92,7 @@ class Simulator::Engine {
     events_.Push(time, {type, index, version});
   }
   void DependencyMet(int op, int64_t now) {
-    if (--ops_[op].deps_left == 0) Ready(op, now);
+    if (--deps_left_[op] == 0) Ready(op, now);
   }
   void Ready(int op, int64_t now);
   void Start(int op, int64_t now);
@@ -148,10 +147,14 @@ class Simulator::Engine {
   // The CPU testbed's host cores; none for a cluster without their figures.
   std::optional<HostCoreModel> host_cores_;
   OpGraph graph_;
-  std::vector<OpState> ops_;  // per op
+  std::vector<OpState> ops_;    // per op
+  std::vector<int> deps_left_;  // per op: the dependencies it still waits for
   absl::flat_hash_map<absl::string_view, int> instance_of_;  // collective key -> instance
   TransferRoutes routes_;
+  // The first collective_count_ are this simulation's; the rest keep their
+  // memory for the next.
   std::vector<CollectiveInstance> collectives_;
+  int collective_count_ = 0;
   // Per device whose speed can change: its running compute ops.
   std::vector<std::vector<int>> computing_;
   EventQueue<EventPayload> events_;
@@ -172,14 +175,15 @@ absl::Status Simulator::Engine::Prepare() {
 
 absl::StatusOr<int> Simulator::Engine::ReadOps() {
   const int n = schedule_->ops_size();
-  ops_.assign(n, OpState());
-  collectives_.clear();
+  ops_.resize(n);
+  collective_count_ = 0;
   instance_of_.clear();
   int flow_count = 0;  // at most: one per copy, one per edge of a collective's plan
   for (int i = 0; i < n; ++i) {
     const Op& op = schedule_->ops(i);
     RETURN_IF_ERROR(graph_.Place(i, op));
     OpState& s = ops_[i];
+    s = OpState();  // (here, not in a pass of its own over ops_, which the cache does not hold)
     if (op.has_compute()) {
       s.is_compute = true;
       ASSIGN_OR_RETURN(const int64_t ns, costs_->ComputeNs(op));
@@ -189,10 +193,12 @@ absl::StatusOr<int> Simulator::Engine::ReadOps() {
       ++flow_count;
       ASSIGN_OR_RETURN(s.path, routes_.CopyRoute(op));
     } else if (op.has_collective()) {
-      auto [it, inserted] = instance_of_.emplace(op.collective().key(), collectives_.size());
+      auto [it, inserted] = instance_of_.emplace(op.collective().key(), collective_count_);
       if (inserted) {
-        collectives_.emplace_back();
-        CollectiveInstance& instance = collectives_.back();
+        if (collective_count_ == static_cast<int>(collectives_.size())) collectives_.emplace_back();
+        CollectiveInstance& instance = collectives_[collective_count_++];
+        instance.ops.clear();
+        instance.arrived = 0;
         ASSIGN_OR_RETURN(instance.route, routes_.RouteOf(op));
         instance.ops.reserve(op.collective().participants_size());
         flow_count += instance.route->paths.size();
@@ -208,7 +214,8 @@ absl::StatusOr<int> Simulator::Engine::ReadOps() {
 }
 
 void Simulator::Engine::ResetRun(int flow_count) {
-  for (int i = 0; i < graph_.size(); ++i) ops_[i].deps_left = graph_.dependencies(i);
+  deps_left_.resize(graph_.size());
+  for (int i = 0; i < graph_.size(); ++i) deps_left_[i] = graph_.dependencies(i);
   computing_.resize(schedule_->devices_size());
   for (std::vector<int>& running : computing_) running.clear();
   events_.Clear();
@@ -254,8 +261,7 @@ void Simulator::Engine::Start(int op, int64_t now) {
     // The common case (a GPU): nothing changes its speed, so nothing
     // retimes it and it need not be in computing_.
     ++s.version;
-    Push(now + static_cast<int64_t>(std::ceil(s.work_left - 1e-9)), EventType::kOpEnd, op,
-         s.version);
+    Push(now + CeilToInt64(s.work_left - 1e-9), EventType::kOpEnd, op, s.version);
     return;
   }
   computing_[device].push_back(op);
@@ -357,8 +363,8 @@ void Simulator::Engine::Retime(int device, int64_t now) {
     s.speed = speed;
     ++s.version;
     if (speed <= 0) continue;  // stalled: the next retime schedules its end
-    Push(now + static_cast<int64_t>(std::ceil(std::max(0.0, s.work_left) / s.speed - 1e-9)),
-         EventType::kOpEnd, op, s.version);
+    Push(now + CeilToInt64(std::max(0.0, s.work_left) / s.speed - 1e-9), EventType::kOpEnd, op,
+         s.version);
   }
 }
 
@@ -381,7 +387,7 @@ absl::Status Simulator::Engine::Run(const Schedule& schedule, const Network& net
 void Simulator::Engine::Loop() {
   events_.Reserve(4 * ops_.size());  // room for the events in flight
   for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
-    if (ops_[i].deps_left == 0) Ready(i, 0);
+    if (deps_left_[i] == 0) Ready(i, 0);
   }
   if (flows_.changed()) flows_.Reshare(0);
   while (!events_.empty() || flows_.waiting()) {
@@ -446,22 +452,27 @@ absl::Status Simulator::Engine::CheckFinished() const {
 void Simulator::Engine::Report(SimResult* result) const {
   result->events = processed_;
   Timeline& t = result->timeline;
-  t.Clear();  // keeps its op intervals for reuse
+  // All cleared but the op intervals, which are kept for reuse and cleared
+  // one by one as they are overwritten below: one pass over them, not two
+  // (they are more than the cache holds).
+  google::protobuf::RepeatedPtrField<OpInterval>& ops = *t.mutable_ops();
+  google::protobuf::RepeatedPtrField<OpInterval> kept;
+  kept.Swap(&ops);
+  t.Clear();
+  ops.Swap(&kept);
   t.set_source(PREDICTED);
   t.set_producer("zosched sim");
   t.set_schedule_name(schedule_->name());
   t.set_cluster_name(schedule_->cluster().name());
+  const int n = ops_.size();
+  while (ops.size() > n) ops.RemoveLast();
+  ops.Reserve(n);
   // The step ends with its last op. (Not at the last event: an end event a
   // retimed compute op left behind, or a host-core hold, may come later.)
   int64_t end = 0;
-  for (const OpState& s : ops_) end = std::max(end, s.end);
-  StepInterval* step = t.add_steps();
-  step->set_step(0);
-  step->set_start_ns(0);
-  step->set_end_ns(end);
-  t.mutable_ops()->Reserve(ops_.size());
-  for (int i = 0; i < static_cast<int>(ops_.size()); ++i) {
-    OpInterval* o = t.add_ops();
+  for (int i = 0; i < n; ++i) {
+    OpInterval* o = i < ops.size() ? ops.Mutable(i) : ops.Add();
+    o->Clear();
     o->set_op_id(graph_.dense_ids() ? i : schedule_->ops(i).id());
     o->set_device(graph_.device(i));
     // In place: cheaper than set_stream.
@@ -469,7 +480,12 @@ void Simulator::Engine::Report(SimResult* result) const {
     o->set_step(0);
     o->set_start_ns(ops_[i].start);
     o->set_end_ns(ops_[i].end);
+    end = std::max(end, ops_[i].end);
   }
+  StepInterval* step = t.add_steps();
+  step->set_step(0);
+  step->set_start_ns(0);
+  step->set_end_ns(end);
   const std::vector<SimLink>& links = network_->links();
   const std::vector<double>& bytes = flows_.link_bytes();
   result->links.resize(links.size());
