@@ -10,17 +10,8 @@
 // Target (for sweeps): OPT-175B DistZO2 on 8 GPUs of a DGX A100
 // (P=2, D=4, sliced) at 2,000 schedules per second (0.5 ms), with timelines
 // bit-identical to the reference engine's (sim/simulator_golden_test).
-// Measured on the 2-core development machine, its other core busy with
-// other builds: medians of 0.351-0.411 ms over six runs (2,430-2,850
-// schedules per second); alternating with the engine before this round,
-// 0.40 ms against its 0.62 ms (0.52-0.58 ms on a quieter machine; 0.93 ms
-// before the second round of tuning, 1.82 ms before the first). Callgrind:
-// 5.61M instructions per simulation, from 8.55M. What remains, by
-// instructions: setting up from the Schedule (~28%: one pass over its ops
-// and edges, whose messages miss the cache, so about a third of the time by
-// perf), the event loop (~61%: finishing and starting ops, the event heap,
-// advancing flows and their link bytes, flow sharing) and writing the
-// Timeline's 3,888 op intervals in place (~11%).
+// Its figures, dated, with what the time goes to: docs/results.md, 'The
+// simulator's speed'.
 // Command line and exit status as every tool's (base/command_line.h): 0
 // when every case ran; 2 for bad flags; 1 when a case fails to lower or
 // simulate.
