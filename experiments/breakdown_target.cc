@@ -5,6 +5,19 @@
 
 namespace zosched {
 
+Breakdown StepBreakdown(const StepMetrics& step) {
+  int64_t overlap_ns = 0, comm_ns = 0, exposed_ns = 0;
+  for (const DeviceMetrics& d : step.devices) {
+    overlap_ns += d.overlap_ns;
+    comm_ns += d.comm_ns;
+    exposed_ns += d.exposed_comm_ns;
+  }
+  Breakdown b;
+  if (comm_ns > 0) b.overlap = static_cast<double>(overlap_ns) / comm_ns;
+  if (!step.devices.empty()) b.exposed_ns = exposed_ns / static_cast<int64_t>(step.devices.size());
+  return b;
+}
+
 BreakdownCheck CheckBreakdown(double predicted_overlap, double measured_overlap,
                               int64_t predicted_exposed_ns, int64_t measured_exposed_ns) {
   BreakdownCheck check;

@@ -1,10 +1,12 @@
 // predict_vs_measure's targets for a step's breakdown, beside those for its
 // time: where the communication falls against the compute, predicted
-// against measured on one device (schedule/timeline_metrics.h defines
-// overlap and exposed communication).
+// against measured, over all the devices (schedule/timeline_metrics.h
+// defines overlap and exposed communication per device).
 #pragma once
 
 #include <cstdint>
+
+#include "schedule/timeline_metrics.h"
 
 namespace zosched {
 
@@ -14,6 +16,17 @@ namespace zosched {
 constexpr double kOverlapTargetPoints = 0.05;
 constexpr double kExposedTargetFraction = 0.10;
 constexpr int64_t kExposedTargetNs = 100000;
+
+// A step's breakdown over its devices: the share of all their communication
+// time that falls inside their own compute (Σ overlap / Σ communication; 0
+// without communication), and the exposed communication per device (the
+// mean, ns). Over all devices rather than one: where devices take turns on
+// a core, which one goes first changes from step to step.
+struct Breakdown {
+  double overlap = 0;
+  int64_t exposed_ns = 0;
+};
+Breakdown StepBreakdown(const StepMetrics& step);
 
 struct BreakdownCheck {
   bool overlap_ok = false;

@@ -435,16 +435,17 @@ absl::Status Run() {
               "batch, micro-batch and sequence are in its name; random init, synthetic task. "
               "%d steps per run, the first %d left out; cluster %s (one GPU). distzo2 P2xD1 is "
               "lowered for %s and runs as 2 processes sharing the GPU: its prediction assumes "
-              "two GPUs. Overlap and exposed communication: device 0, measured as the medians "
-              "over the steps.",
+              "two GPUs. Overlap: over all devices (their overlap over their communication); "
+              "exposed communication: per device; measured: the medians over the steps.",
               absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup), calibrated,
               absl::GetFlag(FLAGS_shared_gpu_cluster))};
   } else {
     md = {"# Predicted vs measured on the CPU testbed",
           "",
           absl::StrFormat("Model %s, batch %d, seq %d; %d steps per run, the first %d left out; "
-                          "cluster %s. Overlap and exposed communication: device 0, measured as "
-                          "the medians over the steps; marked * where they miss their targets "
+                          "cluster %s. Overlap: over all devices (their overlap over their "
+                          "communication); exposed communication: per device; measured: the "
+                          "medians over the steps; marked * where they miss their targets "
                           "(overlap within 5 points; exposed within 10 %% or 0.1 ms).",
                           absl::GetFlag(FLAGS_model), absl::GetFlag(FLAGS_batch),
                           absl::GetFlag(FLAGS_seq), absl::GetFlag(FLAGS_steps),
@@ -504,9 +505,10 @@ absl::Status Run() {
     }
     const CycleResult& r = *result;
     const TimelineComparison& cmp = r.comparison;
-    const DeviceMetrics& p = r.predicted.devices[0];
-    const BreakdownCheck breakdown = CheckBreakdown(p.overlap, r.measured_overlap,
-                                                    p.exposed_comm_ns, r.measured_exposed_ns);
+    const Breakdown p = StepBreakdown(r.predicted);
+    const Breakdown& m = r.measured_breakdown;
+    const BreakdownCheck breakdown = CheckBreakdown(p.overlap, m.overlap, p.exposed_ns,
+                                                    m.exposed_ns);
     // The host-link rate the schedule ran at: emulated, or the cluster's.
     const double link_gbps = c.host_link_gbps > 0
                                  ? c.host_link_gbps
@@ -520,7 +522,7 @@ absl::Status Run() {
       if (!breakdown.overlap_ok || !breakdown.exposed_ok) {
         breakdown_misses.push_back(absl::StrFormat(
             "%s (overlap %.0f / %.0f %%, exposed %.2f / %.2f ms)", c.label, 100 * p.overlap,
-            100 * r.measured_overlap, p.exposed_comm_ns / 1e6, r.measured_exposed_ns / 1e6));
+            100 * m.overlap, p.exposed_ns / 1e6, m.exposed_ns / 1e6));
       }
     }
     const double drift = LargestSpeedDrift(r);
@@ -543,16 +545,16 @@ absl::Status Run() {
         "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f", c.label,
         link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
-        100 * p.overlap, 100 * r.measured_overlap, p.exposed_comm_ns / 1e6,
-        r.measured_exposed_ns / 1e6, BindingResourceName(r.predicted.binding), r.trace_path,
+        100 * p.overlap, 100 * m.overlap, p.exposed_ns / 1e6, m.exposed_ns / 1e6,
+        BindingResourceName(r.predicted.binding), r.trace_path,
         r.picture_path, run_costs,
         probed, r.attempts, 100 * drift));
     md.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f%s | %.2f / %.2f%s | %s | %s |",
         c.label, link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
-        100 * p.overlap, 100 * r.measured_overlap, breakdown.overlap_ok ? "" : " *",
-        p.exposed_comm_ns / 1e6, r.measured_exposed_ns / 1e6, breakdown.exposed_ok ? "" : " *",
+        100 * p.overlap, 100 * m.overlap, breakdown.overlap_ok ? "" : " *", p.exposed_ns / 1e6,
+        m.exposed_ns / 1e6, breakdown.exposed_ok ? "" : " *",
         BindingResourceName(r.predicted.binding), r.speed_drifts.empty() ? "-" : runs));
     // The tables so far, so that a run cut short (a time limit) keeps them.
     RETURN_IF_ERROR(
@@ -584,7 +586,8 @@ absl::Status Run() {
   if (breakdowns > 0) {
     absl::StrAppendFormat(
         &summary,
-        "\nbreakdown on device 0 (measured: medians over the steps): overlap within 5 points in "
+        "\nbreakdown (overlap over all devices, exposed per device; measured: medians over the "
+        "steps): overlap within 5 points in "
         "%d of %d schedules, exposed communication within 10%% or 0.1 ms in %d of %d%s%s",
         overlaps_met, breakdowns, exposed_met, breakdowns,
         breakdown_misses.empty() ? "" : "; missed by ", absl::StrJoin(breakdown_misses, ", "));

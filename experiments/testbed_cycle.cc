@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -86,22 +85,24 @@ Timeline WithoutWarmup(const Timeline& measured, int warmup, Timeline* median_st
   return kept;
 }
 
-// Device 0's overlap and exposed communication in `measured`: the medians
-// over its steps.
-absl::StatusOr<std::pair<double, int64_t>> MedianBreakdown(const Schedule& schedule,
-                                                           const Timeline& measured) {
+// The breakdown of `measured` (StepBreakdown): the medians over its steps.
+absl::StatusOr<Breakdown> MedianBreakdown(const Schedule& schedule, const Timeline& measured) {
   std::vector<double> overlaps;
   std::vector<int64_t> exposed;
   for (const StepInterval& s : measured.steps()) {
     ASSIGN_OR_RETURN(const StepMetrics m, ComputeStepMetrics(schedule, measured, s.step()));
-    overlaps.push_back(m.devices[0].overlap);
-    exposed.push_back(m.devices[0].exposed_comm_ns);
+    const Breakdown b = StepBreakdown(m);
+    overlaps.push_back(b.overlap);
+    exposed.push_back(b.exposed_ns);
   }
   if (overlaps.empty()) return absl::InternalError("the run measured no step after warm-up");
   const size_t middle = (overlaps.size() - 1) / 2;
   std::nth_element(overlaps.begin(), overlaps.begin() + middle, overlaps.end());
   std::nth_element(exposed.begin(), exposed.begin() + middle, exposed.end());
-  return std::make_pair(overlaps[middle], exposed[middle]);
+  Breakdown median;
+  median.overlap = overlaps[middle];
+  median.exposed_ns = exposed[middle];
+  return median;
 }
 
 // The last non-empty line of the file `log`, without trailing whitespace:
@@ -204,9 +205,7 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
   const Timeline measured = WithoutWarmup(measured_all, warmup, &median_step);
   ASSIGN_OR_RETURN(r.comparison, CompareTimelines(r.schedule, prediction.timeline, measured));
   ASSIGN_OR_RETURN(r.measured, ComputeStepMetrics(r.schedule, median_step, 0));
-  ASSIGN_OR_RETURN(const auto breakdown, MedianBreakdown(r.schedule, measured));
-  r.measured_overlap = breakdown.first;
-  r.measured_exposed_ns = breakdown.second;
+  ASSIGN_OR_RETURN(r.measured_breakdown, MedianBreakdown(r.schedule, measured));
   RETURN_IF_ERROR(
       ReadLosses(r.run_dir + "/train.csv", loss_window, &r.first_loss, &r.last_loss));
   ASSIGN_OR_RETURN(r.run_compute_scales, RunComputeScales(r.schedule, measured));

@@ -21,6 +21,7 @@
 #include "schedule/compare_timelines.h"
 #include "schedule/lowering.h"
 #include "schedule/timeline.pb.h"
+#include "experiments/breakdown_target.h"
 #include "schedule/timeline_metrics.h"
 
 namespace zosched {
@@ -56,11 +57,11 @@ struct CycleResult {
   Schedule schedule;
   StepMetrics predicted;      // the simulated step
   StepMetrics measured;       // the measured step with the median step time
-  // Device 0's overlap (a fraction) and exposed communication (ns): the
-  // medians over the measured steps after warm-up (one step's vary by tens
-  // of points where devices take turns on a core).
-  double measured_overlap = 0;
-  int64_t measured_exposed_ns = 0;
+  // The measured breakdown over the devices (experiments/breakdown_target.h):
+  // the medians over the steps after warm-up of each step's overlap and
+  // exposed communication (one step's vary by tens of points where devices
+  // take turns on a core).
+  Breakdown measured_breakdown;
   TimelineComparison comparison;
   // Mean training loss of the first and of the last `loss_window` steps
   // (train.csv).
