@@ -1,6 +1,7 @@
 #include "kernel_plans/profile_plan.h"
 
 #include "absl/strings/str_format.h"
+#include "kernel_plans/megatron_plan.h"
 #include "kernel_plans/pytorch_first_order_plan.h"
 #include "kernel_plans/pytorch_zo_plan.h"
 #include "kernel_plans/zosched_cuda_plan.h"
@@ -26,6 +27,8 @@ absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& 
       return PyTorchZoPlan(model, op, compute_dtype, PyTorchZoVariant::kZo2Offloaded);
     case PYTORCH_FIRST_ORDER:
       return PyTorchFirstOrderPlan(model, op, compute_dtype);
+    case MEGATRON_FIRST_ORDER:
+      return MegatronPlan(model, op, compute_dtype);
     default:
       return absl::InvalidArgumentError(absl::StrFormat(
           "compute profile %s has no kernel plan (ROOFLINE costs each op as one roofline)",
@@ -33,8 +36,14 @@ absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& 
   }
 }
 
+// Megatron-LM issues its kernels from PyTorch eager too (TE's modules,
+// torch.compile's fused functions and plain torch ops alike go through
+// Python and the dispatcher): PyTorch's per-launch figure (U: TE's C++
+// GEMM path may be a little faster a launch, a compiled function's guards
+// slower).
 double ProfileHostDispatchS(ComputeProfile profile) {
-  return profile == PYTORCH_MEZO || profile == PYTORCH_ZO2 || profile == PYTORCH_FIRST_ORDER
+  return profile == PYTORCH_MEZO || profile == PYTORCH_ZO2 || profile == PYTORCH_FIRST_ORDER ||
+                 profile == MEGATRON_FIRST_ORDER
              ? kPyTorchEagerDispatchS
              : kZoschedDispatchS;
 }

@@ -8,10 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "models/accounting.h"
-#include "models/model_spec.h"
-#include "models/model_tensors.h"
-#include "kernel_plans/op_shape.h"
+#include "kernel_plans/embedding_backward_plan.h"
+#include "kernel_plans/fused_attention_plan.h"
+#include "kernel_plans/gpt_first_order_op.h"
+#include "kernel_plans/multi_tensor_apply.h"
 
 namespace zosched {
 namespace {
@@ -20,57 +20,16 @@ constexpr int64_t kFp32Bytes = 4;   // parameters, gradients, moments, autocast'
 constexpr int64_t kIndexBytes = 8;  // token ids, positions, targets: int64
 constexpr int64_t kMaskBytes = 1;   // the causal mask: bool
 
-// FLOPs per element of the non-GEMM kernels, from the formulas they
-// evaluate (informative: these kernels are costed by their bytes).
-constexpr double kElementFlops = 1;     // adds, scales, fills, casts
-constexpr double kLayerNormFlops = 8;   // mean, variance, (x - mean)·rstd·w + b
-constexpr double kActivationFlops = 8;  // tanh-GELU 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
-constexpr double kSoftmaxFlops = 5;     // max, subtract, exp, sum, divide
-
-// embedding_dense_backward_cuda (Embedding.cu): up to this many indices a
-// zero-filled table and one kernel, more the sorted path.
-constexpr int64_t kEmbeddingDirectIndices = 3072;
-// The sorted path's launches (U: counted from Embedding.cu and
-// EmbeddingBackwardKernel.cu, CUB's internals assumed): arange, then CUB's
-// radix sort of the 64-bit indices (histogram, exclusive sum, 8 one-sweep
-// passes of 8 bits); then the table's zero fill, unique-by-key (2),
-// partials per segment, an exclusive scan (2), partial segment offsets,
-// the number of partial segments, compute_grad_weight and sum_and_scatter.
-constexpr int64_t kEmbeddingSortLaunches = 11;
-constexpr int64_t kEmbeddingSortPasses = 8;
-constexpr int64_t kEmbeddingSegmentLaunches = 9;
-
-// multi_tensor_apply (MultiTensorApply.cuh, 32 KB kernel arguments).
-constexpr int64_t kMultiTensorChunk = 65536;
-constexpr int64_t kMultiTensorMaxBlocks = 2240;
-// The depth's tensor limit: [depth - 1], for lists with one scalar, and
-// with a scalar per tensor.
-constexpr int64_t kMultiTensorMaxTensors[5] = {770, 448, 336, 252, 210};
-constexpr int64_t kMultiTensorMaxTensorsScalarList[5] = {672, 448, 336, 252, 210};
-
 // The dimensions of one op, in elements; c = bytes per element of the
 // compute dtype.
-struct Dims : OpShape {
+struct Dims : GptShape {
   bool autocast = false;  // FP16 or BF16 under torch.autocast; FP32: off
-  int64_t d = 0;                              // head width
-  int64_t vocab = 0, positions = 0;           // rows of wte and wpe
-  bool tied = false;                          // lm_head is wte
-  bool relu = false;                          // nn.ReLU, else tanh-GELU
-  double Th() const { return static_cast<double>(tokens) * h; }
-  double Tf() const { return static_cast<double>(tokens) * f; }
-  // Elements of the attention scores of the op's examples.
-  double Scores() const { return static_cast<double>(examples) * heads * seq * seq; }
 };
 
 Dims DimsOf(const ModelSpec& model, const ComputeOp& op, DType dtype) {
   Dims s;
-  static_cast<OpShape&>(s) = ShapeOf(model, op, dtype);
+  static_cast<GptShape&>(s) = GptShapeOf(model, op, dtype);
   s.autocast = dtype != FP32;
-  s.d = s.h / s.heads;
-  s.vocab = model.vocab_size();
-  s.positions = (EmbeddingParams(model) - s.vocab * s.h) / s.h;
-  s.tied = model.tied_lm_head();
-  s.relu = model.activation() == RELU;
   return s;
 }
 
@@ -169,72 +128,8 @@ BlockLinears BlockLinearsOf(const Dims& s) {
           Linear{"mlp.c_proj", s.f, s.h, true, false}};
 }
 
-// The fused kernel SDPA runs: FlashAttention-2 for FP16/BF16 (PyTorch's
-// flash_fwd_launch_template.h and flash_bwd_launch_template.h on sm80+:
-// forward 128 query rows by 128 keys up to width 64, by 64 above;
-// backward 128 by 128 up to width 64, 64 by 128 above), the
-// memory-efficient kernel for FP32 (U: its forward 64 by 64 up to width 64,
-// 64 by 128 above, its backward 64 by 64). Its MMAs run at the head width
-// rounded up to a multiple of 32 (FA2's hdim32/64/96/128 kernels).
-struct AttentionTiles {
-  int64_t rows = 0, keys = 0;
-};
-
-int64_t Width(const Dims& s) { return (s.d + 31) / 32 * 32; }
-
-AttentionTiles ForwardTiles(const Dims& s) {
-  if (s.dtype == FP32) return {64, s.d <= 64 ? 64 : 128};
-  return {128, Width(s) <= 64 ? 128 : 64};
-}
-
-AttentionTiles BackwardTiles(const Dims& s) {
-  if (s.dtype == FP32) return {64, 64};
-  return Width(s) <= 64 ? AttentionTiles{128, 128} : AttentionTiles{64, 128};
-}
-
-// The fused kernel's tile arithmetic as one GEMM per (example, head):
-// query tile i (rows i·R .. (i + 1)·R - 1) visits key tiles up to
-// ⌈min(seq, (i + 1)·R) / K⌉, the tiles above the diagonal skipped; m = R,
-// n = K · (the key tiles all its query tiles visit), k = `products` ·
-// width (the forward's Q·Kᵀ and P·V: 2; the backward's Q·Kᵀ again, dO·Vᵀ,
-// Pᵀ·dO, dS·K and dSᵀ·Q: 5). Bytes are the caller's.
-Kernel FusedAttentionTiles(std::string name, AttentionTiles t, int64_t products, const Dims& s) {
-  const int64_t query_tiles = (s.seq + t.rows - 1) / t.rows;
-  int64_t visited = 0;
-  for (int64_t i = 0; i < query_tiles; ++i) {
-    visited += (std::min(s.seq, (i + 1) * t.rows) + t.keys - 1) / t.keys;
-  }
-  return Gemm(std::move(name), s.dtype, s.c, t.rows, t.keys * visited, products * Width(s),
-              s.examples * s.heads);
-}
-
 const char* FusedName(const Dims& s) {
   return s.dtype == FP32 ? "SDPA memory-efficient attention" : "SDPA FlashAttention-2";
-}
-
-// Forward: one kernel; reads q, k, v, writes the context and the FP32
-// log-sum-exp of each (example, head, row).
-void AppendFusedAttentionForward(const Dims& s, KernelPlan* plan) {
-  Kernel k = FusedAttentionTiles(absl::StrCat(FusedName(s), " forward (causal)"),
-                                 ForwardTiles(s), 2, s);
-  k.bytes = 4 * s.Th() * s.c + static_cast<double>(s.tokens) * s.heads * kFp32Bytes;
-  plan->push_back(k);
-}
-
-// Backward: rowsum(dO·O) into D (FA2's dot_do_o also clears the FP32 dQ
-// accumulator), the dQ/dK/dV kernel (reads q, k, v, dO, the log-sum-exp
-// and D; writes dK, dV; accumulates dQ in FP32), and FA2's conversion of
-// dQ to the compute dtype (the FP32 kernel writes dQ directly).
-void AppendFusedAttentionBackward(const Dims& s, KernelPlan* plan) {
-  const double rows = static_cast<double>(s.tokens) * s.heads * kFp32Bytes;
-  const double accumulator = s.dtype == FP32 ? 0 : s.Th() * kFp32Bytes;
-  plan->push_back(Pass(absl::StrCat(FusedName(s), " backward: rowsum(dO·O)"), s,
-                       2 * s.Th() * s.c + rows + accumulator, 2 * kElementFlops * s.Th()));
-  Kernel k = FusedAttentionTiles(absl::StrCat(FusedName(s), " backward: dQ, dK, dV (causal)"),
-                                 BackwardTiles(s), 5, s);
-  k.bytes = 6 * s.Th() * s.c + 2 * rows + (s.dtype == FP32 ? s.Th() * s.c : 2 * accumulator);
-  plan->push_back(k);
-  if (s.dtype != FP32) plan->push_back(Cast("dQ accumulator", s.Th(), kFp32Bytes, s.c, s));
 }
 
 // torch.matmul of the [B, heads, T, d] view of an operand laid out
@@ -300,7 +195,7 @@ void AppendBlockForward(const Dims& s, bool fused, KernelPlan* plan) {
   plan->push_back(LayerNormForward("ln_1", s));
   AppendLinearForward(l.qkv, s, plan);
   if (fused) {
-    AppendFusedAttentionForward(s, plan);
+    plan->push_back(FusedAttentionForward(FusedName(s), s));
   } else {
     AppendScoresAttentionForward(s, plan);
   }
@@ -338,7 +233,7 @@ void AppendBlockBackward(const Dims& s, bool fused, bool recompute, KernelPlan* 
   }
   AppendLinearBackward(l.proj, s, plan);
   if (fused) {
-    AppendFusedAttentionBackward(s, plan);
+    AppendFusedAttentionBackward(FusedName(s), s, plan);
   } else {
     AppendScoresAttentionBackward(s, plan);
   }
@@ -361,24 +256,10 @@ KernelPlan EmbedForward(const Dims& s) {
 }
 
 // embedding_dense_backward_cuda of `indices` gradient rows into a table of
-// `rows` (FP32): the table zero-filled, then one kernel (up to 3,072
-// indices) or the sorted path.
+// `rows` (FP32).
 void AppendEmbeddingBackward(const std::string& table, int64_t indices, int64_t rows,
                              const Dims& s, KernelPlan* plan) {
-  const double gradient_rows = static_cast<double>(indices) * s.h * kFp32Bytes;
-  plan->push_back(Pass(table + " gradient zero fill", s, static_cast<double>(rows) * s.h * kFp32Bytes));
-  if (indices <= kEmbeddingDirectIndices) {
-    plan->push_back(Pass(table + " embedding backward (feature kernel)", s,
-                         indices * kIndexBytes + 2 * gradient_rows,
-                         kElementFlops * indices * s.h));
-    return;
-  }
-  plan->push_back(Pass(table + " indices sort (arange, CUB radix sort)", s,
-                       (1 + 2 * kEmbeddingSortPasses) * 2.0 * indices * kIndexBytes, 0,
-                       kEmbeddingSortLaunches));
-  plan->push_back(Pass(table + " embedding backward (segment sums, scatter)", s,
-                       2 * gradient_rows + 2.0 * indices * kIndexBytes,
-                       kElementFlops * indices * s.h, kEmbeddingSegmentLaunches));
+  AppendEmbeddingBackward(table, indices, rows, s.h, kFp32Bytes, s.dtype, plan);
 }
 
 KernelPlan EmbedBackward(const Dims& s) {
@@ -442,37 +323,14 @@ KernelPlan HeadBackward(const Dims& s) {
   return plan;
 }
 
-// Launches of one foreach op of `depth` tensor lists over tensors of
-// `elements` (multi_tensor_apply's chunking).
-int64_t MultiTensorLaunches(const std::vector<int64_t>& elements, int64_t max_tensors) {
-  int64_t launches = 0, blocks = 0, listed = 0;
-  for (const int64_t n : elements) {
-    if (n == 0) continue;
-    ++listed;
-    const int64_t chunks = (n + kMultiTensorChunk - 1) / kMultiTensorChunk;
-    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-      ++blocks;
-      const bool last_chunk = chunk == chunks - 1;
-      if ((listed == max_tensors && last_chunk) || blocks == kMultiTensorMaxBlocks) {
-        ++launches;
-        blocks = 0;
-        listed = last_chunk ? 0 : 1;
-      }
-    }
-  }
-  return launches + (blocks > 0 ? 1 : 0);
-}
-
 // One foreach op over the tensors: `depth` lists, `scalar_list` (a scalar
 // per tensor), `bytes` per element (each list read or written once).
 Kernel Foreach(const std::string& name, const std::vector<int64_t>& tensors, int depth,
                bool scalar_list, int64_t bytes, const Dims& s) {
   double elements = 0;
   for (const int64_t n : tensors) elements += static_cast<double>(n);
-  const int64_t max_tensors = (scalar_list ? kMultiTensorMaxTensorsScalarList
-                                           : kMultiTensorMaxTensors)[depth - 1];
   return Pass(name, s, elements * bytes, kElementFlops * elements,
-              MultiTensorLaunches(tensors, max_tensors));
+              MultiTensorLaunches(tensors, TorchMultiTensorLimits(depth, scalar_list)));
 }
 
 // AdamW's foreach step over FP32 tensors, after GradScaler's unscale_ under
@@ -501,118 +359,18 @@ KernelPlan OptimizerStep(const std::vector<int64_t>& tensors, bool step_once, co
   return plan;
 }
 
-std::vector<int64_t> TensorElements(const std::vector<TensorSpec>& tensors) {
-  std::vector<int64_t> elements;
-  for (const TensorSpec& t : tensors) elements.push_back(t.elements());
-  return elements;
-}
-
-// The tensors torch.optim steps for an OPTIMIZER_STEP: the part's parameter
-// tensors when the range is the whole part, else one flat shard.
-absl::StatusOr<std::vector<int64_t>> OptimizerTensors(const ModelSpec& model,
-                                                      const ComputeOp& op) {
-  std::vector<int64_t> part;
-  switch (op.params().part()) {
-    case EMBEDDING_PART:
-      part = TensorElements(EmbeddingTensors(model));
-      break;
-    case DECODER_BLOCK:
-      part = TensorElements(BlockTensors(model, 0));
-      break;
-    case HEAD_PART:
-      part = TensorElements(FinalNormTensors(model));
-      for (const int64_t n : TensorElements(HeadTensors(model))) part.push_back(n);
-      break;
-    default:
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "OPTIMIZER_STEP op: params.part %s is not a part", Part_Name(op.params().part())));
-  }
-  int64_t whole = 0;
-  for (const int64_t n : part) whole += n;
-  const int64_t first = op.params().first_element(), elements = op.params().elements();
-  if (first < 0 || elements < 1 || first + elements > whole) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "OPTIMIZER_STEP op: elements [%d, +%d) outside %s's %d", first, elements,
-        Part_Name(op.params().part()), whole));
-  }
-  if (elements == whole) return part;
-  return std::vector<int64_t>{elements};
-}
-
-absl::Status CheckModel(const ModelSpec& model) {
-  auto refuse = [&model](const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "model '%s' (%s) %s; the PyTorch first-order profile runs GPT-2 blocks (pre-norm "
-        "LayerNorm, biased projections, GELU or ReLU, learned positions) at GPT-2's and OPT's "
-        "sizes",
-        model.name(), Family_Name(model.family()), what));
-  };
-  if (model.family() != GPT2 && model.family() != OPT) return refuse("is of another family");
-  if (model.norm() != LAYER_NORM || model.norm_placement() != PRE_NORM || !model.final_norm()) {
-    return refuse("is not pre-norm LayerNorm with a final norm");
-  }
-  if (!model.linear_bias()) return refuse("has projections without biases");
-  if (model.activation() != GELU && model.activation() != RELU) {
-    return refuse(absl::StrCat("has activation ", Activation_Name(model.activation())));
-  }
-  if (model.positional() != LEARNED && model.positional() != LEARNED_OPT_OFFSET) {
-    return refuse("has no learned position table");
-  }
-  if (model.word_embed_proj_dim() != 0 && model.word_embed_proj_dim() != model.hidden_size()) {
-    return refuse("projects its embeddings (project_in, project_out)");
-  }
-  if (model.num_heads() < 1 || model.hidden_size() % model.num_heads() != 0 ||
-      (model.num_kv_heads() != 0 && model.num_kv_heads() != model.num_heads()) ||
-      (model.head_dim() != 0 && model.head_dim() != model.hidden_size() / model.num_heads())) {
-    return refuse("has heads other than hidden_size / num_heads wide, one key and value each");
-  }
-  if (model.hidden_size() / model.num_heads() > 128) {
-    return refuse("has heads over 128 wide (the attention kernels' tiles are known up to 128)");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckTokens(const ModelSpec& model, const ComputeOp& op) {
-  if (op.examples() < 1 || op.seq_len() < 1 || op.seq_len() > model.max_positions()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s op: examples %d must be >= 1 and seq_len %d in [1, %d] (the position table)",
-        ComputeKind_Name(op.kind()), op.examples(), op.seq_len(), model.max_positions()));
-  }
-  return absl::OkStatus();
-}
-
-// Which attention the lowering's flash_attention chose, read off the bytes
-// it sized the op's saved range with (BlockSavedBytes,
-// schedule/first_order_model.h, for the blocks CheckModel admits): 18sbh +
-// 4sbf kept by every block, 5·a·s²·b more for the scores without
-// flash_attention, 2sbh under recompute. A recomputing backward's workspace
-// holds the full amount.
-absl::StatusOr<bool> FusedAttention(const ModelSpec& model, const ComputeOp& op) {
-  const int64_t sb = static_cast<int64_t>(op.seq_len()) * op.examples();
-  const int64_t kept = sb * (18 * model.hidden_size() + 4 * model.ffn_size());
-  const int64_t scores = 5 * model.num_heads() * op.seq_len() * sb;
-  const bool recompute = op.kind() == BLOCK_BACKWARD && op.recompute();
-  const int64_t bytes = recompute ? op.workspace().size_bytes() : op.saved().size_bytes();
-  if (bytes == kept) return true;
-  if (bytes == kept + scores) return false;
-  if (!recompute && bytes == 2 * sb * model.hidden_size()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s op of a recomputing schedule: its saved range (%d bytes, the block's input) does "
-        "not say whether the attention is fused",
-        ComputeKind_Name(op.kind()), bytes));
-  }
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "%s op: its %s range is %d bytes, neither a fused attention's %d nor one keeping its "
-      "scores %d",
-      ComputeKind_Name(op.kind()), recompute ? "workspace" : "saved", bytes, kept,
-      kept + scores));
-}
+// The plans of the ops over tokens (gpt_first_order_op.h's PlanTokenOp).
+constexpr TokenOpPlans<Dims> kTokenOpPlans = {EmbedForward, AppendBlockForward, HeadForward,
+                                              HeadBackward, AppendBlockBackward, EmbedBackward};
 
 }  // namespace
 
 absl::StatusOr<KernelPlan> PyTorchFirstOrderPlan(const ModelSpec& model, const ComputeOp& op,
                                                  DType compute_dtype) {
-  if (absl::Status status = CheckModel(model); !status.ok()) return status;
+  if (absl::Status status = CheckGptBlocks(model, "the PyTorch first-order profile");
+      !status.ok()) {
+    return status;
+  }
   if (compute_dtype != FP32 && compute_dtype != FP16 && compute_dtype != BF16) {
     return absl::InvalidArgumentError(
         absl::StrFormat("the compute dtype is %s; PyTorch trains in FP32, or FP16 and BF16 "
@@ -620,43 +378,19 @@ absl::StatusOr<KernelPlan> PyTorchFirstOrderPlan(const ModelSpec& model, const C
                         DType_Name(compute_dtype)));
   }
   const Dims s = DimsOf(model, op, compute_dtype);
+  if (IsTokenOp(op.kind())) return PlanTokenOp(model, op, s, kTokenOpPlans);
   switch (op.kind()) {
-    case TRAIN_EMBED:
-    case TRAIN_BLOCK_FORWARD:
-    case TRAIN_HEAD_LOSS:
-    case HEAD_BACKWARD:
-    case BLOCK_BACKWARD:
-    case EMBED_BACKWARD: {
-      if (absl::Status status = CheckTokens(model, op); !status.ok()) return status;
-      if (op.kind() == TRAIN_EMBED) return EmbedForward(s);
-      if (op.kind() == TRAIN_HEAD_LOSS) return HeadForward(s);
-      if (op.kind() == HEAD_BACKWARD) return HeadBackward(s);
-      if (op.kind() == EMBED_BACKWARD) return EmbedBackward(s);
-      absl::StatusOr<bool> fused = FusedAttention(model, op);
-      if (!fused.ok()) return fused.status();
-      KernelPlan plan;
-      if (op.kind() == TRAIN_BLOCK_FORWARD) {
-        AppendBlockForward(s, *fused, &plan);
-      } else {
-        AppendBlockBackward(s, *fused, op.recompute(), &plan);
-      }
-      return plan;
-    }
-    case GRAD_ACCUMULATE: {
-      // FSDP's accumulated_grad += sharded_grad: reads both, writes one.
-      const double n = static_cast<double>(op.params().elements());
-      return KernelPlan{Elementwise("accumulate gradient shard (+=)", n, 2 * kFp32Bytes,
-                                    kFp32Bytes, s)};
-    }
+    case GRAD_ACCUMULATE:
+      return KernelPlan{AccumulateGradientShard(s, op)};
     case OPTIMIZER_STEP: {
       if (op.has_master()) {
         return absl::InvalidArgumentError(
             "OPTIMIZER_STEP op with master weights: Megatron's BF16 recipe, not torch.optim "
             "over FP32 parameters");
       }
-      absl::StatusOr<std::vector<int64_t>> tensors = OptimizerTensors(model, op);
+      absl::StatusOr<std::vector<TensorSpec>> tensors = OptimizerStepTensors(model, op);
       if (!tensors.ok()) return tensors.status();
-      return OptimizerStep(*tensors, op.params().part() == HEAD_PART, s);
+      return OptimizerStep(TensorElements(*tensors), op.params().part() == HEAD_PART, s);
     }
     default:
       return absl::InvalidArgumentError(absl::StrFormat(

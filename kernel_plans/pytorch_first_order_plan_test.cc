@@ -6,88 +6,22 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "kernel_plans/one_gpu_cluster_for_test.h"
+#include "kernel_plans/first_order_plan_for_test.h"
 #include "kernel_plans/profile_plan.h"
 #include "models/zoo_model_for_test.h"
-#include "schedule/lowering.h"
 
 namespace zosched {
 namespace {
 
 
-struct Setting {
-  int batch = 4, micro = 2, seq = 256;
-  DType compute = FP16;
-  bool flash = true, recompute = false;
-};
+using Setting = FirstOrderSetting;
 
-// A one-device first-order schedule of `model` (AMP_FP32_MASTER).
-Schedule Lower(const ModelSpec& model, const Setting& x) {
-  const Cluster cluster = OneGpuClusterForTest();
-  LowerOptions options;
-  options.strategy = SINGLE_DEVICE;
-  options.precision = AMP_FP32_MASTER;
-  options.flash_attention = x.flash;
-  options.recompute = x.recompute;
-  TrainingSettings& t = options.training;
-  t.set_batch_size(x.batch);
-  t.set_micro_batch_size(x.micro);
-  t.set_seq_len(x.seq);
-  t.set_epsilon(1e-3);
-  t.set_learning_rate(1e-4);
-  t.set_seed_policy(SEED_FROM_STEP);
-  t.set_num_label_words(2);
-  t.set_compute_dtype(x.compute);
-  absl::StatusOr<Schedule> s = LowerSchedule(model, cluster, options);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *std::move(s) : Schedule();
-}
-
-// The first compute op of `kind` (of `part`, when given) in `s`.
-ComputeOp FirstOp(const Schedule& s, ComputeKind kind, Part part = PART_UNSPECIFIED) {
-  for (const Op& op : s.ops()) {
-    if (op.has_compute() && op.compute().kind() == kind &&
-        (part == PART_UNSPECIFIED || op.compute().params().part() == part)) {
-      return op.compute();
-    }
-  }
-  ADD_FAILURE() << "no " << ComputeKind_Name(kind) << " op";
-  return ComputeOp();
-}
+Schedule Lower(const ModelSpec& model, const Setting& x) { return LowerFirstOrder(model, x); }
 
 KernelPlan PlanOf(const ModelSpec& model, const ComputeOp& op, DType dtype) {
   absl::StatusOr<KernelPlan> plan = PyTorchFirstOrderPlan(model, op, dtype);
   EXPECT_TRUE(plan.ok()) << plan.status();
   return plan.ok() ? *std::move(plan) : KernelPlan();
-}
-
-double GemmFlops(const KernelPlan& plan, const std::string& containing = "") {
-  double flops = 0;
-  for (const Kernel& k : plan) {
-    if (k.kind == KernelKind::kGemm && absl::StrContains(k.name, containing)) {
-      flops += k.flops * k.launches;
-    }
-  }
-  return flops;
-}
-
-int64_t LaunchesNamed(const KernelPlan& plan, const std::string& containing) {
-  int64_t n = 0;
-  for (const Kernel& k : plan) {
-    if (absl::StrContains(k.name, containing)) n += k.launches;
-  }
-  return n;
-}
-
-void ExpectWellFormed(const KernelPlan& plan) {
-  EXPECT_FALSE(plan.empty());
-  for (const Kernel& k : plan) {
-    EXPECT_GE(k.launches, 1) << k.name;
-    EXPECT_GT(k.bytes, 0) << k.name;
-    if (k.kind == KernelKind::kGemm) {
-      EXPECT_DOUBLE_EQ(k.flops, 2.0 * k.m * k.n * k.k * k.batch) << k.name;
-    }
-  }
 }
 
 const ComputeKind kFirstOrderKinds[] = {TRAIN_EMBED,    TRAIN_BLOCK_FORWARD, TRAIN_HEAD_LOSS,
@@ -193,15 +127,6 @@ TEST(PyTorchFirstOrderPlan, AutocastCastsWeightsOnceAForward) {
   }
 }
 
-ComputeOp StepOp(Part part, int64_t first, int64_t elements) {
-  ComputeOp op;
-  op.set_kind(OPTIMIZER_STEP);
-  op.mutable_params()->set_part(part);
-  op.mutable_params()->set_first_element(first);
-  op.mutable_params()->set_elements(elements);
-  return op;
-}
-
 double Bytes(const KernelPlan& plan) {
   double bytes = 0;
   for (const Kernel& k : plan) bytes += k.bytes * k.launches;
@@ -274,14 +199,9 @@ TEST(PyTorchFirstOrderPlan, RefusesWhatThePyTorchProgramDoesNotRun) {
   const Schedule s = Lower(model, Setting());
   const ComputeOp block = FirstOp(s, TRAIN_BLOCK_FORWARD);
   // ZO kinds, named.
-  for (const ComputeKind kind : {UPDATE, EMBED, BLOCK_FORWARD, HEAD_LOSS, PROJECTED_GRADIENT,
-                                 CAST}) {
-    ComputeOp op = block;
-    op.set_kind(kind);
-    const absl::Status status = PyTorchFirstOrderPlan(model, op, FP16).status();
-    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << ComputeKind_Name(kind);
-    EXPECT_TRUE(absl::StrContains(status.message(), ComputeKind_Name(kind))) << status;
-  }
+  ExpectRefusesZoKinds(block, [&model](const ComputeOp& op) {
+    return PyTorchFirstOrderPlan(model, op, FP16).status();
+  });
   // Models of another block, dtypes, token counts, ranges, master weights.
   EXPECT_EQ(PyTorchFirstOrderPlan(Zoo("llama-tiny"), block, FP16).status().code(),
             absl::StatusCode::kInvalidArgument);

@@ -10,7 +10,7 @@ absl::StatusOr<ComputeProfile> ParseComputeProfileFlag(const std::string& value)
   if (!ComputeProfile_Parse(absl::AsciiStrToUpper(value), &profile)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--compute_profile='%s': expected roofline, zosched_cuda, pytorch_mezo or pytorch_zo2 "
-        "(ZO schedules), or pytorch_first_order (first-order ones)",
+        "(ZO schedules), or pytorch_first_order or megatron_first_order (first-order ones)",
         value));
   }
   return profile;

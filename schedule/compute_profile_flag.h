@@ -10,11 +10,11 @@
 namespace zosched {
 
 // The profile `value` names, in any case: roofline, zosched_cuda,
-// pytorch_mezo, pytorch_zo2 or pytorch_first_order.
+// pytorch_mezo, pytorch_zo2, pytorch_first_order or megatron_first_order.
 //
 // Errors: InvalidArgument "--compute_profile='VALUE': expected roofline,
 // zosched_cuda, pytorch_mezo or pytorch_zo2 (ZO schedules), or
-// pytorch_first_order (first-order ones)".
+// pytorch_first_order or megatron_first_order (first-order ones)".
 absl::StatusOr<ComputeProfile> ParseComputeProfileFlag(const std::string& value);
 
 }  // namespace zosched

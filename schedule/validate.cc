@@ -24,8 +24,29 @@ absl::Status ValidateSchedule(const Schedule& schedule) {
   if (!ComputeProfile_IsValid(schedule.compute_profile())) {
     return absl::InvalidArgumentError(absl::StrCat(
         source, ": compute_profile is ", schedule.compute_profile(),
-        ", not a ComputeProfile (ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2 or "
-        "PYTORCH_FIRST_ORDER)"));
+        ", not a ComputeProfile (ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2, "
+        "PYTORCH_FIRST_ORDER or MEGATRON_FIRST_ORDER)"));
+  }
+  // Megatron-LM trains first-order, in its BF16 recipe only
+  // (kernel_plans/megatron_plan.h).
+  if (schedule.compute_profile() == MEGATRON_FIRST_ORDER) {
+    const Strategy& strategy = schedule.strategy();
+    const StrategyKind kind = strategy.kind();  // first-order: IsFirstOrder's set
+    if (kind != SINGLE_DEVICE && kind != DDP && kind != ZERO_1 && kind != ZERO_2 &&
+        kind != ZERO_3) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": compute_profile MEGATRON_FIRST_ORDER (Megatron-LM's GPT training) costs "
+                  "first-order schedules (SINGLE_DEVICE, DDP, ZERO_1/2/3), not ",
+          StrategyKind_Name(kind),
+          "; a ZO schedule takes ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO or PYTORCH_ZO2"));
+    }
+    if (strategy.precision() != BF16_FP32_GRADS) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": compute_profile MEGATRON_FIRST_ORDER (Megatron-LM's GPT training) costs "
+                  "precision BF16_FP32_GRADS (its --bf16 recipe), not ",
+          PrecisionRecipe_Name(strategy.precision()),
+          "; PyTorch AMP's AMP_FP32_MASTER takes PYTORCH_FIRST_ORDER or ROOFLINE"));
+    }
   }
   if (absl::Status s = ValidateTrainingSettings(schedule.model(), schedule.training()); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));

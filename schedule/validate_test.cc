@@ -92,6 +92,36 @@ TEST(ValidateSchedule, LoweredSchedulesAreValid) {
   }
 }
 
+// The Megatron-LM profile costs first-order schedules of its BF16 recipe;
+// anything else is refused with the profiles that would cost it.
+TEST(ValidateSchedule, RejectsTheMegatronProfileOutsideItsRecipe) {
+  Schedule s = Zo2();
+  s.set_compute_profile(MEGATRON_FIRST_ORDER);
+  ExpectInvalid(s, {"compute_profile MEGATRON_FIRST_ORDER", "first-order schedules", "not ZO2",
+                    "ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO or PYTORCH_ZO2"});
+  absl::StatusOr<ModelSpec> model = LoadModelSpec("opt-tiny");
+  absl::StatusOr<Cluster> cluster = LoadCluster("local_cpu");
+  ASSERT_TRUE(model.ok() && cluster.ok());
+  LowerOptions o;
+  o.strategy = DDP;
+  o.dp = 2;
+  o.training = DefaultTrainingSettings();
+  o.training.set_batch_size(4);
+  o.training.set_seq_len(8);
+  for (const PrecisionRecipe precision : {AMP_FP32_MASTER, BF16_FP32_GRADS}) {
+    o.precision = precision;
+    absl::StatusOr<Schedule> ddp = LowerSchedule(*model, *cluster, o);
+    ASSERT_TRUE(ddp.ok()) << ddp.status();
+    ddp->set_compute_profile(MEGATRON_FIRST_ORDER);
+    if (precision == BF16_FP32_GRADS) {
+      EXPECT_TRUE(ValidateSchedule(*ddp).ok()) << ValidateSchedule(*ddp);
+    } else {
+      ExpectInvalid(*ddp, {"compute_profile MEGATRON_FIRST_ORDER", "BF16_FP32_GRADS",
+                           "not AMP_FP32_MASTER", "PYTORCH_FIRST_ORDER or ROOFLINE"});
+    }
+  }
+}
+
 // 1. The embedded cluster, model and training settings.
 
 TEST(ValidateSchedule, ChecksTheEmbeddedModel) {
