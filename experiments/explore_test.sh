@@ -109,7 +109,7 @@ expect_refusal 's/^name: "small"//' "bad.pbtxt: name is missing"
 expect_refusal 's/models: \["opt-1.3b", "opt-13b"\]/models: ["opt-1.3b", "opt-13b", "opt-1.3b"]/' \
   "bad.pbtxt: models[2]: 'opt-1.3b' is models[0] again"
 expect_refusal 's/^best: 4/best: 4\ncompute_profile: "flash"/' \
-  "bad.pbtxt: compute_profile 'flash' is not a compute profile (expected roofline, zosched_cuda, pytorch_mezo, pytorch_zo2 or pytorch_first_order"
+  "bad.pbtxt: compute_profile 'flash' is not a compute profile (expected roofline, zosched_cuda, pytorch_mezo, pytorch_zo2, pytorch_first_order or megatron_first_order"
 expect_refusal 's/^best: 4/best: 4\ncompute_profile: "pytorch_first_order"/' \
   "bad.pbtxt: compute_profile 'pytorch_first_order' cannot cost strategies[0] (MEZO) of models[0] 'opt-1.3b': pytorch_first_order (PyTorch eager training) runs the first-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not MEZO (expected zosched_cuda, pytorch_mezo, pytorch_zo2 or roofline)"
 expect_refusal 's/strategies { kind: DDP }/strategies { kind: DDP recompute: [false, true] }/' \

@@ -22,8 +22,9 @@
 // Setup A is predicted kernel by kernel as PyTorch eager runs it (compute
 // profile pytorch_first_order), with its roofline floor beside it (the same
 // schedule with every compute op at its roofline); speed-ups are of the
-// kernel-level steps. No kernel-level profile runs Megatron's recipe, so
-// setup B is predicted at the roofline (profile roofline: step = floor).
+// kernel-level steps. Setup B is predicted as Megatron-LM runs it (profile
+// megatron_first_order: Transformer Engine's fused kernels), its floor
+// beside it.
 // Command line and exit status as every tool's (base/command_line.h): 0 on
 // success; 2 for bad flags or an output directory that cannot be made; 1
 // when a case fails or its files cannot be written.
@@ -183,9 +184,9 @@ absl::Status Study::Run() {
       md.end(),
       {"", "## B. gpt2-xl on H100 80GB, Megatron-LM's BF16 recipe (18 bytes per parameter)", "",
        "Sequence 1024, batch 1 per GPU, attention that keeps its scores. DP = 4 adds "
-       "the gradient all-reduce of FP32 gradients. No kernel-level profile runs Megatron's "
-       "recipe (PyTorch's trains FP32 parameters under autocast), so these cases are "
-       "predicted at the roofline: each step is its own floor.",
+       "the gradient all-reduce of FP32 gradients. Predicted kernel by kernel as Megatron-LM "
+       "runs it (Transformer Engine's fused kernels: profile megatron_first_order), the "
+       "roofline floor beside it.",
        "",
        "| case | model states GB | activations GB | peak GB | profile | step ms | floor ms | "
        "comm ms | exposed ms | step-time cost of the all-reduce |",

@@ -316,7 +316,8 @@ absl::StatusOr<std::optional<ComputeProfile>> NamedProfile(const Sweep& sweep,
   if (!ComputeProfile_Parse(absl::AsciiStrToUpper(sweep.compute_profile()), &profile)) {
     return Invalid(source, absl::StrFormat("compute_profile '%s' is not a compute profile "
                                            "(expected roofline, zosched_cuda, pytorch_mezo, "
-                                           "pytorch_zo2 or pytorch_first_order, in any case; "
+                                           "pytorch_zo2, pytorch_first_order or "
+                                           "megatron_first_order, in any case; "
                                            "or leave it out for each configuration's "
                                            "kernel-level profile)",
                                            sweep.compute_profile()));
@@ -365,7 +366,10 @@ absl::Status CheckProfiles(const std::optional<ComputeProfile>& named, const Swe
                                                    runs.message()));
           }
           if (KernelProfileFor(config) != ROOFLINE) continue;
-          const absl::Status why = CheckProfileRuns(PYTORCH_FIRST_ORDER, config);
+          // Why the first-order profile of its precision recipe refuses it.
+          const absl::Status why = CheckProfileRuns(
+              config.precision == BF16_FP32_GRADS ? MEGATRON_FIRST_ORDER : PYTORCH_FIRST_ORDER,
+              config);
           return Invalid(source, absl::StrFormat(
                                      "%s has no kernel-level compute profile: %s. A step at the "
                                      "roofline ranked beside kernel-level ones would mislead: "

@@ -157,8 +157,8 @@ TEST(SweepSpaceTest, RefusesAProfileThatDoesNotFit) {
   } cases[] = {
       {base + R"pb(strategies { kind: ZO2 } compute_profile: "flash")pb",
        "sweep.pbtxt: compute_profile 'flash' is not a compute profile (expected roofline, "
-       "zosched_cuda, pytorch_mezo, pytorch_zo2 or pytorch_first_order, in any case; or leave "
-       "it out for each configuration's kernel-level profile)"},
+       "zosched_cuda, pytorch_mezo, pytorch_zo2, pytorch_first_order or megatron_first_order, "
+       "in any case; or leave it out for each configuration's kernel-level profile)"},
       {base + R"pb(strategies { kind: MEZO } compute_profile: "pytorch_first_order")pb",
        "sweep.pbtxt: compute_profile 'pytorch_first_order' cannot cost strategies[0] (MEZO) of "
        "models[0] 'opt-1.3b': pytorch_first_order (PyTorch eager training) runs the first-order "
@@ -176,7 +176,7 @@ TEST(SweepSpaceTest, RefusesAProfileThatDoesNotFit) {
                    compute_profile: "pytorch_first_order")pb",
        "cannot cost strategies[0] (DDP, precision BF16_FP32_GRADS) of models[0] 'opt-1.3b': "
        "pytorch_first_order (PyTorch eager training) trains FP32 parameters (precision "
-       "AMP_FP32_MASTER), not BF16_FP32_GRADS (expected roofline)"},
+       "AMP_FP32_MASTER), not BF16_FP32_GRADS (expected megatron_first_order or roofline)"},
       {R"pb(name: "t" models: [ "opt-1.3b", "qwen3-0.6b" ] clusters { base: "hgx_h100" }
             strategies { kind: ZO2 } compute_profile: "pytorch_zo2")pb",
        "cannot cost strategies[0] (ZO2) of models[1] 'qwen3-0.6b': pytorch_zo2 (ZO2's PyTorch "
@@ -195,10 +195,10 @@ TEST(SweepSpaceTest, RefusesAProfileThatDoesNotFit) {
        "roofline). A step at the roofline ranked beside kernel-level ones would mislead: set "
        "compute_profile: \"roofline\" to predict every configuration at the roofline, or "
        "leave this one out of the sweep"},
-      {base + R"pb(strategies { kind: ZERO_2 precision: BF16_FP32_GRADS })pb",
-       "strategies[0] (ZERO_2, precision BF16_FP32_GRADS) of models[0] 'opt-1.3b' has no "
-       "kernel-level compute profile: pytorch_first_order (PyTorch eager training) trains FP32 "
-       "parameters (precision AMP_FP32_MASTER), not BF16_FP32_GRADS"},
+      {base + R"pb(strategies { kind: ZERO_2 precision: BF16_FP32_GRADS recompute: true })pb",
+       "strategies[0] (ZERO_2, precision BF16_FP32_GRADS, recompute) of models[0] 'opt-1.3b' has "
+       "no kernel-level compute profile: megatron_first_order (Megatron-LM's GPT training) "
+       "trains without activation recomputation, not with recompute"},
       {R"pb(name: "t" models: "qwen3-0.6b" clusters { base: "hgx_h100" }
             strategies { kind: DDP })pb",
        "strategies[0] (DDP, precision AMP_FP32_MASTER) of models[0] 'qwen3-0.6b' has no "

@@ -8,7 +8,8 @@
 // defaults; one given for a strategy that does not read it is refused.
 // --compute_profile names how the simulator costs the schedule's GPU compute
 // (schedule.proto's ComputeProfile: roofline, the default; zosched_cuda;
-// pytorch_mezo; pytorch_zo2; pytorch_first_order, for first-order strategies).
+// pytorch_mezo; pytorch_zo2; pytorch_first_order and megatron_first_order, for
+// first-order strategies).
 // --out: text format for .pbtxt, binary otherwise. Command line and exit
 // status as every tool's (base/command_line.h): 0 on success; 2 for bad
 // flags, an unknown model or cluster, a schedule that cannot be lowered or
@@ -34,7 +35,8 @@
 ABSL_FLAG(std::string, out, "", "output Schedule file (.pbtxt: text)");
 ABSL_FLAG(std::string, compute_profile, "roofline",
           "how the simulator costs GPU compute: roofline, zosched_cuda, pytorch_mezo or "
-          "pytorch_zo2 (ZO strategies), or pytorch_first_order (first-order ones)");
+          "pytorch_zo2 (ZO strategies), or pytorch_first_order or megatron_first_order "
+          "(first-order ones)");
 
 namespace zosched {
 namespace {

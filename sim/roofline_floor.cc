@@ -41,6 +41,16 @@ std::string WhyNot(ComputeProfile profile, const ProfiledConfig& config) {
       }
       if (config.recompute) return "trains without activation recomputation, not with recompute";
       return gpt_block ? "" : family;
+    case MEGATRON_FIRST_ORDER:
+      if (!IsFirstOrder(config.strategy)) {
+        return "runs the first-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not " + strategy;
+      }
+      if (config.precision != BF16_FP32_GRADS) {
+        return "trains BF16 parameters with FP32 gradients (precision BF16_FP32_GRADS), not " +
+               PrecisionRecipe_Name(config.precision);
+      }
+      if (config.recompute) return "trains without activation recomputation, not with recompute";
+      return gpt_block ? "" : family;
     default:
       return "is not a compute profile";
   }
@@ -56,6 +66,8 @@ const char* Implementation(ComputeProfile profile) {
       return "ZO2's PyTorch code";
     case PYTORCH_FIRST_ORDER:
       return "PyTorch eager training";
+    case MEGATRON_FIRST_ORDER:
+      return "Megatron-LM's GPT training";
     default:
       return "every op at its roofline";
   }
@@ -72,7 +84,9 @@ absl::StatusOr<StepMetrics> SimulateStep(const Schedule& schedule, Simulator& si
 
 ComputeProfile KernelProfileFor(const ProfiledConfig& config) {
   if (IsZo(config.strategy)) return ZOSCHED_CUDA;
-  if (WhyNot(PYTORCH_FIRST_ORDER, config).empty()) return PYTORCH_FIRST_ORDER;
+  for (const ComputeProfile p : {PYTORCH_FIRST_ORDER, MEGATRON_FIRST_ORDER}) {
+    if (WhyNot(p, config).empty()) return p;
+  }
   return ROOFLINE;
 }
 
@@ -81,7 +95,8 @@ absl::Status CheckProfileRuns(ComputeProfile profile, const ProfiledConfig& conf
   if (why.empty()) return absl::OkStatus();
   std::vector<std::string> running;
   for (const ComputeProfile p :
-       {ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2, PYTORCH_FIRST_ORDER, ROOFLINE}) {
+       {ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2, PYTORCH_FIRST_ORDER, MEGATRON_FIRST_ORDER,
+        ROOFLINE}) {
     if (WhyNot(p, config).empty()) running.push_back(ComputeProfileFlagName(p));
   }
   const std::string last = running.back();

@@ -44,15 +44,17 @@ struct ProfiledConfig {
 // ZOSCHED_CUDA for MEZO, ZO2 and DISTZO2 (zosched's CUDA backend, every
 // family); PYTORCH_FIRST_ORDER for the first-order strategies (SINGLE_DEVICE,
 // DDP, ZERO_1/2/3) under AMP_FP32_MASTER without recomputation, for OPT and
-// GPT-2 models (PyTorch eager training); ROOFLINE where no implementation is
-// profiled: Megatron's BF16_FP32_GRADS recipe, activation recomputation,
+// GPT-2 models (PyTorch eager training); MEGATRON_FIRST_ORDER for them under
+// Megatron's BF16_FP32_GRADS recipe (Megatron-LM's fused kernels); ROOFLINE
+// where no implementation is profiled: activation recomputation,
 // first-order training of other families, an unset strategy.
 ComputeProfile KernelProfileFor(const ProfiledConfig& config);
 
 // OK when `profile` can cost the compute of `config`'s schedules: ROOFLINE
 // every one; ZOSCHED_CUDA the ZO strategies; PYTORCH_MEZO and PYTORCH_ZO2
 // MEZO and ZO2 (ZO2's PyTorch code runs one GPU) of OPT and GPT-2 models;
-// PYTORCH_FIRST_ORDER what KernelProfileFor gives it.
+// PYTORCH_FIRST_ORDER and MEGATRON_FIRST_ORDER what KernelProfileFor gives
+// them.
 //
 // Errors: InvalidArgument "PROFILE (its implementation) runs ..., not ...
 // (expected P1, P2 or roofline)", naming the profiles that would run it as

@@ -54,9 +54,11 @@ TEST(RooflineFloorTest, EachStrategyHasItsImplementationsProfile) {
   for (StrategyKind k : {SINGLE_DEVICE, DDP, ZERO_1, ZERO_2, ZERO_3}) {
     EXPECT_EQ(KernelProfileFor(Config(k, OPT)), PYTORCH_FIRST_ORDER);
     EXPECT_EQ(KernelProfileFor(Config(k, GPT2)), PYTORCH_FIRST_ORDER);
-    // No kernel-level profile of Megatron's recipe, of recomputation, or of
-    // PyTorch training another family: the roofline.
-    EXPECT_EQ(KernelProfileFor(Config(k, GPT2, BF16_FP32_GRADS)), ROOFLINE);
+    // Megatron's recipe: Megatron-LM's fused kernels.
+    EXPECT_EQ(KernelProfileFor(Config(k, GPT2, BF16_FP32_GRADS)), MEGATRON_FIRST_ORDER);
+    // No kernel-level profile of recomputation or of training another
+    // family: the roofline.
+    EXPECT_EQ(KernelProfileFor(Config(k, GPT2, BF16_FP32_GRADS, true)), ROOFLINE);
     EXPECT_EQ(KernelProfileFor(Config(k, OPT, AMP_FP32_MASTER, true)), ROOFLINE);
     EXPECT_EQ(KernelProfileFor(Config(k, QWEN3)), ROOFLINE);
   }
@@ -99,7 +101,12 @@ TEST(RooflineFloorTest, AProfileRunsOnlyWhatItsImplementationRuns) {
             "zosched_cuda or roofline)");
   EXPECT_EQ(Refusal(PYTORCH_FIRST_ORDER, Config(ZERO_2, GPT2, BF16_FP32_GRADS)),
             "pytorch_first_order (PyTorch eager training) trains FP32 parameters (precision "
-            "AMP_FP32_MASTER), not BF16_FP32_GRADS (expected roofline)");
+            "AMP_FP32_MASTER), not BF16_FP32_GRADS (expected megatron_first_order or "
+            "roofline)");
+  EXPECT_EQ(Refusal(MEGATRON_FIRST_ORDER, Config(DDP, OPT)),
+            "megatron_first_order (Megatron-LM's GPT training) trains BF16 parameters with FP32 "
+            "gradients (precision BF16_FP32_GRADS), not AMP_FP32_MASTER (expected "
+            "pytorch_first_order or roofline)");
   EXPECT_EQ(Refusal(PYTORCH_FIRST_ORDER, Config(DDP, OPT, AMP_FP32_MASTER, true)),
             "pytorch_first_order (PyTorch eager training) trains without activation "
             "recomputation, not with recompute (expected roofline)");
@@ -146,7 +153,8 @@ TEST(RooflineFloorTest, CheckProfileRunsAgreesWithTheKernelPlans) {
     config.recompute = c.recompute;
     config.family = model.family();
     for (ComputeProfile profile :
-         {ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2, PYTORCH_FIRST_ORDER}) {
+         {ROOFLINE, ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2, PYTORCH_FIRST_ORDER,
+          MEGATRON_FIRST_ORDER}) {
       Schedule s = *lowered;
       s.set_compute_profile(profile);
       const absl::StatusOr<SimResult> simulated = Simulate(s);

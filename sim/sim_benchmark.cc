@@ -35,7 +35,8 @@
 ABSL_FLAG(int, warmup, 5, "untimed simulations per case");
 ABSL_FLAG(int, repeats, 100, "timed simulations per case");
 ABSL_FLAG(std::string, compute_profile, "roofline",
-          "how GPU compute is costed: roofline, zosched_cuda, pytorch_mezo or pytorch_zo2");
+          "how GPU compute is costed: roofline, zosched_cuda, pytorch_mezo or pytorch_zo2 (the "
+          "benchmark's schedules are ZO)");
 
 namespace zosched {
 namespace {
