@@ -6,6 +6,7 @@
 // refused with the op named; Megatron-LM's fused kernels predict a GPT-2
 // step faster than PyTorch eager's and above the floor.
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -85,6 +86,52 @@ TEST(CostModelProfile, AGpuOpCostsItsKernelPlan) {
   // The roofline profile: the roofline.
   s.set_compute_profile(ROOFLINE);
   EXPECT_EQ(Ns(s, forward), *roofline);
+}
+
+// Devices with equal figures share their plans' costs; a device whose
+// figures differ gets its own.
+TEST(CostModelProfile, EachDevicesFiguresCostItsKernels) {
+  absl::StatusOr<ModelSpec> model = LoadModelSpec("opt-1.3b");
+  absl::StatusOr<Cluster> cluster = LoadCluster("h100_sxm_x2");
+  ASSERT_TRUE(model.ok() && cluster.ok());
+  LowerOptions options;
+  options.strategy = DISTZO2;
+  options.pertp = 2;
+  options.dp = 1;
+  options.training = DefaultTrainingSettings();
+  options.training.set_seq_len(512);
+  absl::StatusOr<Schedule> lowered = LowerSchedule(*model, *cluster, options);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  Schedule s = *lowered;
+  s.set_compute_profile(ZOSCHED_CUDA);
+  // The first block forward of each device: the same shape.
+  const Op* forward[2] = {nullptr, nullptr};
+  for (const Op& op : s.ops()) {
+    if (op.has_compute() && op.compute().kind() == BLOCK_FORWARD && op.device() < 2 &&
+        forward[op.device()] == nullptr) {
+      forward[op.device()] = &op;
+    }
+  }
+  ASSERT_TRUE(forward[0] != nullptr && forward[1] != nullptr);
+  // One cost model costs both (its memo shared where the figures are equal).
+  auto both = [&]() -> std::pair<int64_t, int64_t> {
+    absl::StatusOr<CostModel> costs = CostModel::Build(s);
+    EXPECT_TRUE(costs.ok()) << costs.status();
+    absl::StatusOr<int64_t> first = costs->ComputeNs(*forward[0]);
+    absl::StatusOr<int64_t> second = costs->ComputeNs(*forward[1]);
+    EXPECT_TRUE(first.ok() && second.ok());
+    return {first.value_or(-1), second.value_or(-1)};
+  };
+  const auto [same0, same1] = both();
+  EXPECT_EQ(same0, same1);
+  // Device 1's GPU launches 100x slower.
+  for (Device& d : *s.mutable_cluster()->mutable_devices()) {
+    if (d.name() != s.devices(1).cluster_device()) continue;
+    d.mutable_kernel_model()->set_launch_gap_s(100 * d.kernel_model().launch_gap_s());
+  }
+  const auto [fast, slow] = both();
+  EXPECT_EQ(fast, same0);
+  EXPECT_GT(slow, fast);
 }
 
 TEST(CostModelProfile, AMeasuredRowStillWins) {
