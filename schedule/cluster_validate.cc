@@ -289,6 +289,7 @@ class ClusterChecker {
           NonNegative(where, "kernel_model.normal_elements_per_s", k.normal_elements_per_s()));
       RETURN_IF_ERROR(NonNegative(where, "kernel_model.torch_normal_elements_per_s",
                                   k.torch_normal_elements_per_s()));
+      RETURN_IF_ERROR(CheckMeasuredGemms(where, k));
     }
     RETURN_IF_ERROR(
         CheckLink(where, "host_link", device.has_host_link(), device.host_link()));
@@ -416,6 +417,37 @@ class ClusterChecker {
                 absl::StrFormat("has the key of %s[%d] (%s); each key takes one row, so "
                                 "remove one or merge them",
                                 table, it->second, key_text));
+  }
+
+  // A device's measured GEMMs: a set dtype, a shape of positive sizes, a
+  // positive time, no shape twice.
+  absl::Status CheckMeasuredGemms(const std::string& device, const KernelModel& model) const {
+    std::map<std::tuple<int, int64_t, int64_t, int64_t, int64_t>, int> rows;
+    for (int i = 0; i < model.measured_gemms_size(); ++i) {
+      const MeasuredGemm& g = model.measured_gemms(i);
+      const std::string where = absl::StrFormat("%s: kernel_model.measured_gemms[%d]", device, i);
+      if (g.dtype() == DTYPE_UNSPECIFIED || !DType_IsValid(g.dtype())) {
+        return Fail(where, absl::StrFormat("dtype is %s (expected FP32, FP16 or BF16: the "
+                                           "dtype the GEMM computes in)",
+                                           DType_IsValid(g.dtype())
+                                               ? "not set"
+                                               : absl::StrCat(static_cast<int>(g.dtype()))));
+      }
+      RETURN_IF_ERROR(Positive(where, "m", g.m()));
+      RETURN_IF_ERROR(Positive(where, "n", g.n()));
+      RETURN_IF_ERROR(Positive(where, "k", g.k()));
+      RETURN_IF_ERROR(NonNegative(where, "batch", g.batch()));
+      RETURN_IF_ERROR(Positive(where, "seconds", g.seconds()));
+      const int64_t batch = std::max<int64_t>(1, g.batch());
+      const std::string table = device + ": kernel_model.measured_gemms";
+      RETURN_IF_ERROR(Unique(&rows,
+                             std::make_tuple(static_cast<int>(g.dtype()), g.m(), g.n(), g.k(),
+                                             batch),
+                             table.c_str(), i,
+                             absl::StrFormat("%s %d x %d x %d, batch %d", DType_Name(g.dtype()),
+                                             g.m(), g.n(), g.k(), batch)));
+    }
+    return absl::OkStatus();
   }
 
   absl::Status CheckMeasuredTables() const {

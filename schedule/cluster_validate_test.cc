@@ -216,6 +216,50 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
          k->set_normal_elements_per_s(-1);
        },
        "device 'gpu1': kernel_model.normal_elements_per_s is -1 (expected >= 0)"},
+      {[](Cluster* c) {
+         KernelModel* k = c->mutable_devices(0)->mutable_kernel_model();
+         k->set_sms(132);
+         k->set_gemm_tile_m(128);
+         k->set_gemm_tile_n(256);
+         MeasuredGemm* g = k->add_measured_gemms();
+         g->set_m(2048);
+         g->set_n(6144);
+         g->set_k(2048);
+         g->set_seconds(2.5e-4);
+       },
+       "device 'gpu0': kernel_model.measured_gemms[0]: dtype is not set (expected FP32, FP16 "
+       "or BF16: the dtype the GEMM computes in)"},
+      {[](Cluster* c) {
+         KernelModel* k = c->mutable_devices(0)->mutable_kernel_model();
+         k->set_sms(132);
+         k->set_gemm_tile_m(128);
+         k->set_gemm_tile_n(256);
+         MeasuredGemm* g = k->add_measured_gemms();
+         g->set_dtype(FP16);
+         g->set_m(2048);
+         g->set_n(6144);
+         g->set_k(2048);
+         g->set_seconds(0);
+       },
+       "device 'gpu0': kernel_model.measured_gemms[0]: seconds is 0 (expected > 0)"},
+      {[](Cluster* c) {
+         KernelModel* k = c->mutable_devices(1)->mutable_kernel_model();
+         k->set_sms(132);
+         k->set_gemm_tile_m(128);
+         k->set_gemm_tile_n(256);
+         for (int batch : {0, 1}) {
+           MeasuredGemm* g = k->add_measured_gemms();
+           g->set_dtype(BF16);
+           g->set_m(1);
+           g->set_n(4096);
+           g->set_k(4096);
+           g->set_batch(batch);
+           g->set_seconds(1e-5);
+         }
+       },
+       "device 'gpu1': kernel_model.measured_gemms[1]: has the key of device 'gpu1': "
+       "kernel_model.measured_gemms[0] (BF16 1 x 4096 x 4096, batch 1); each key takes one row, "
+       "so remove one or merge them"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->set_gbps_per_device(0); },
        "peer_domain 'nvl': gbps_per_device is 0 (expected > 0)"},
       {[](Cluster* c) { c->mutable_peer_domains(0)->clear_link_class(); },

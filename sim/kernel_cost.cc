@@ -27,6 +27,17 @@ const ComputePeak* PeakFor(const Device& device, DType dtype) {
   return nullptr;
 }
 
+// The device's measured time of `gemm`'s dtype and shape, or nullptr.
+const MeasuredGemm* FindMeasuredGemm(const KernelModel& model, const Kernel& gemm) {
+  for (const MeasuredGemm& g : model.measured_gemms()) {
+    if (g.dtype() == gemm.dtype && g.m() == gemm.m && g.n() == gemm.n && g.k() == gemm.k &&
+        std::max<int64_t>(1, g.batch()) == gemm.batch) {
+      return &g;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string KernelFigures(const Device& device) {
@@ -94,7 +105,11 @@ absl::StatusOr<PlanCost> CostPlan(const KernelPlan& plan, const Device& device,
     }
     const double memory = std::max(k.bytes / bytes_per_s, generation);
     const double n = static_cast<double>(k.launches);
-    if (arithmetic >= memory) {
+    const MeasuredGemm* measured =
+        k.kind == KernelKind::kGemm ? FindMeasuredGemm(model, k) : nullptr;
+    if (measured != nullptr) {
+      cost.gemm_s += n * measured->seconds();  // the GPU's own time wins
+    } else if (arithmetic >= memory) {
       cost.gemm_s += n * arithmetic;
     } else {
       cost.memory_s += n * memory;

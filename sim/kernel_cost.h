@@ -19,6 +19,9 @@
 //   z generation = normal_elements / the generator's rate
 //     (normal_elements_per_s, torch_normal_elements_per_s).
 // A small-m GEMM (few tokens) is memory-bound through its weight bytes.
+// A GEMM whose dtype and shape the device's KernelModel.measured_gemms
+// holds takes that measured time as its work instead (the GPU's own time
+// wins over the model).
 // Units: seconds.
 #pragma once
 
@@ -34,7 +37,7 @@ namespace zosched {
 // launch's time is counted under the term that bounds it).
 struct PlanCost {
   double seconds = 0;
-  double gemm_s = 0;      // launches bound by arithmetic
+  double gemm_s = 0;      // launches bound by arithmetic (and measured GEMMs)
   double memory_s = 0;    // launches bound by memory or z generation
   double launch_s = 0;    // the rest: launch gaps, or the host's dispatch
                           // beyond the GPU's work

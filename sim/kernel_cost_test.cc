@@ -1,7 +1,8 @@
 // CostPlan on an H100-like device: a large GEMM costs its roofline, edge
 // tiles and a partial last wave cost more, a one-token GEMM is bound by its
 // weight bytes, launches and gaps add up, z generation can bound a pass,
-// and a missing figure is refused with the device named.
+// a measured GEMM's time wins over the model, and a missing figure is
+// refused with the device named.
 #include "sim/kernel_cost.h"
 
 #include "gtest/gtest.h"
@@ -108,6 +109,34 @@ TEST(KernelCost, TorchsGeneratorHasItsOwnRate) {
   cost = CostPlan({normal}, d, 0);
   ASSERT_TRUE(cost.ok());
   EXPECT_NEAR(cost->memory_s, 1e9 / 4.3e11, 1e-12);
+}
+
+TEST(KernelCost, AMeasuredGemmWinsOverTheModel) {
+  Device d = H100Like();
+  const Kernel g = Gemm("qkv", FP16, 2, 2048, 6144, 2048, /*batch=*/1, /*launches=*/3);
+  const double modelled = Seconds({g}, d);
+  MeasuredGemm* m = d.mutable_kernel_model()->add_measured_gemms();
+  m->set_dtype(FP16);
+  m->set_m(2048);
+  m->set_n(6144);
+  m->set_k(2048);
+  m->set_seconds(250e-6);
+  // Each of the 3 launches takes its measured time, gaps as before.
+  EXPECT_NEAR(Seconds({g}, d), 3 * (250e-6 + 3e-6), 1e-12);
+  EXPECT_GT(Seconds({g}, d), modelled);
+  // Another dtype, shape or batch: the model.
+  m->set_dtype(BF16);
+  EXPECT_DOUBLE_EQ(Seconds({g}, d), modelled);
+  m->set_dtype(FP16);
+  m->set_k(2049);
+  EXPECT_DOUBLE_EQ(Seconds({g}, d), modelled);
+  m->set_k(2048);
+  m->set_batch(2);
+  EXPECT_DOUBLE_EQ(Seconds({g}, d), modelled);
+  m->set_batch(1);  // 0 and 1 both mean one product
+  EXPECT_NEAR(Seconds({g}, d), 3 * (250e-6 + 3e-6), 1e-12);
+  // And the devices' figures tell the two tables apart.
+  EXPECT_NE(KernelFigures(d), KernelFigures(H100Like()));
 }
 
 TEST(KernelCost, RefusesMissingFigures) {
