@@ -34,6 +34,7 @@
 #include "schedule/lowering.h"
 #include "schedule/timeline_metrics.h"
 #include "schedule/training_settings.h"
+#include "sim/roofline_floor.h"
 #include "sim/simulator.h"
 
 ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/gpu_compute_check)");
@@ -131,13 +132,6 @@ struct Prediction {
   std::string bound_by;
 };
 
-absl::StatusOr<double> StepMs(const Schedule& schedule, std::string* bound_by) {
-  ASSIGN_OR_RETURN(const SimResult result, Simulate(schedule));
-  ASSIGN_OR_RETURN(const StepMetrics m, ComputeStepMetrics(schedule, result.timeline, 0));
-  if (bound_by != nullptr) *bound_by = BindingResourceName(m.binding);
-  return m.step_ns / 1e6;
-}
-
 absl::StatusOr<Prediction> Predict(const Row& row) {
   ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(row.model));
   ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(row.cluster));
@@ -159,10 +153,13 @@ absl::StatusOr<Prediction> Predict(const Row& row) {
     options.training.set_wire_dtype(row.dtype);
   }
   ASSIGN_OR_RETURN(Schedule schedule, LowerSchedule(model, cluster, options));
-  Prediction p;
-  ASSIGN_OR_RETURN(p.floor_ms, StepMs(schedule, nullptr));
   schedule.set_compute_profile(row.profile);
-  ASSIGN_OR_RETURN(p.step_ms, StepMs(schedule, &p.bound_by));
+  SimResult result;
+  ASSIGN_OR_RETURN(const StepWithFloor step, SimulateWithFloor(schedule, &result));
+  Prediction p;
+  p.step_ms = step.metrics.step_ns / 1e6;
+  p.floor_ms = step.floor_ns / 1e6;
+  p.bound_by = BindingResourceName(step.metrics.binding);
   return p;
 }
 
