@@ -21,6 +21,12 @@ absl::Status ValidateSchedule(const Schedule& schedule) {
         source, ": strategy.kind is ", schedule.strategy().kind(),
         ", not a StrategyKind (MEZO, ZO2, DISTZO2, SINGLE_DEVICE, DDP, ZERO_1, ZERO_2 or ZERO_3)"));
   }
+  if (!PrecisionRecipe_IsValid(schedule.strategy().precision())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": strategy.precision is ", schedule.strategy().precision(),
+        ", not a PrecisionRecipe (unset for ZO strategies; AMP_FP32_MASTER or BF16_FP32_GRADS for "
+        "first-order ones)"));
+  }
   if (!ComputeProfile_IsValid(schedule.compute_profile())) {
     return absl::InvalidArgumentError(absl::StrCat(
         source, ": compute_profile is ", schedule.compute_profile(),

@@ -171,6 +171,8 @@ TEST(ValidateSchedule, RejectsEnumNumbersThatNameNoValue) {
   s.mutable_strategy()->set_kind(static_cast<StrategyKind>(99));
   ExpectInvalid(s, {"strategy.kind is 99, not a StrategyKind"});
   s = Zo2();
+  s.mutable_strategy()->set_precision(static_cast<PrecisionRecipe>(43));
+  ExpectInvalid(s, {"strategy.precision is 43, not a PrecisionRecipe"});  s = Zo2();
   s.set_compute_profile(static_cast<ComputeProfile>(9));
   ExpectInvalid(s, {"compute_profile is 9, not a ComputeProfile"});
   s = Zo2();
