@@ -154,6 +154,16 @@ TEST(ValidateCluster, ListsAtMostTwelveDefinedNames) {
             "nic8, nic9, nic10, nic11, ... and 9 more)");
 }
 
+// Device `device`'s kernel_model with the figures every one needs (sms,
+// tiles), for a case to break one of the others.
+KernelModel* TiledKernelModel(Cluster* c, int device) {
+  KernelModel* k = c->mutable_devices(device)->mutable_kernel_model();
+  k->set_sms(132);
+  k->set_gemm_tile_m(128);
+  k->set_gemm_tile_n(256);
+  return k;
+}
+
 TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
   struct Case {
     std::function<void(Cluster*)> edit;
@@ -209,18 +219,12 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        },
        "device 'gpu0': kernel_model.gemm_tile_n is 0 (expected > 0)"},
       {[](Cluster* c) {
-         KernelModel* k = c->mutable_devices(1)->mutable_kernel_model();
-         k->set_sms(132);
-         k->set_gemm_tile_m(128);
-         k->set_gemm_tile_n(256);
+         KernelModel* k = TiledKernelModel(c, 1);
          k->set_normal_elements_per_s(-1);
        },
        "device 'gpu1': kernel_model.normal_elements_per_s is -1 (expected >= 0)"},
       {[](Cluster* c) {
-         KernelModel* k = c->mutable_devices(0)->mutable_kernel_model();
-         k->set_sms(132);
-         k->set_gemm_tile_m(128);
-         k->set_gemm_tile_n(256);
+         KernelModel* k = TiledKernelModel(c, 0);
          MeasuredGemm* g = k->add_measured_gemms();
          g->set_m(2048);
          g->set_n(6144);
@@ -230,10 +234,7 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        "device 'gpu0': kernel_model.measured_gemms[0]: dtype is not set (expected FP32, FP16 "
        "or BF16: the dtype the GEMM computes in)"},
       {[](Cluster* c) {
-         KernelModel* k = c->mutable_devices(0)->mutable_kernel_model();
-         k->set_sms(132);
-         k->set_gemm_tile_m(128);
-         k->set_gemm_tile_n(256);
+         KernelModel* k = TiledKernelModel(c, 0);
          MeasuredGemm* g = k->add_measured_gemms();
          g->set_dtype(FP16);
          g->set_m(2048);
@@ -243,10 +244,7 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        },
        "device 'gpu0': kernel_model.measured_gemms[0]: seconds is 0 (expected > 0)"},
       {[](Cluster* c) {
-         KernelModel* k = c->mutable_devices(1)->mutable_kernel_model();
-         k->set_sms(132);
-         k->set_gemm_tile_m(128);
-         k->set_gemm_tile_n(256);
+         KernelModel* k = TiledKernelModel(c, 1);
          for (int batch : {0, 1}) {
            MeasuredGemm* g = k->add_measured_gemms();
            g->set_dtype(BF16);

@@ -4,6 +4,7 @@
 #include "base/status_macros.h"
 #include "models/model_spec.h"
 #include "schedule/cluster_validate.h"
+#include "schedule/first_order_model.h"
 #include "schedule/training_settings.h"
 #include "schedule/validate_ops.h"
 #include "schedule/validate_structure.h"
@@ -37,9 +38,8 @@ absl::Status ValidateSchedule(const Schedule& schedule) {
   // (kernel_plans/megatron_plan.h).
   if (schedule.compute_profile() == MEGATRON_FIRST_ORDER) {
     const Strategy& strategy = schedule.strategy();
-    const StrategyKind kind = strategy.kind();  // first-order: IsFirstOrder's set
-    if (kind != SINGLE_DEVICE && kind != DDP && kind != ZERO_1 && kind != ZERO_2 &&
-        kind != ZERO_3) {
+    const StrategyKind kind = strategy.kind();
+    if (!IsFirstOrder(kind)) {
       return absl::InvalidArgumentError(absl::StrCat(
           source, ": compute_profile MEGATRON_FIRST_ORDER (Megatron-LM's GPT training) costs "
                   "first-order schedules (SINGLE_DEVICE, DDP, ZERO_1/2/3), not ",

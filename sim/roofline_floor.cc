@@ -13,6 +13,23 @@ namespace {
 
 bool IsZo(StrategyKind kind) { return kind == MEZO || kind == ZO2 || kind == DISTZO2; }
 
+// Why a first-order profile that trains `what` (its `recipe`), without
+// recomputation, on OPT and GPT-2 models cannot cost `config`, or "".
+// `family`: the refusal of another family.
+std::string WhyNotFirstOrder(const ProfiledConfig& config, PrecisionRecipe recipe,
+                             const std::string& what, const std::string& family) {
+  if (!IsFirstOrder(config.strategy)) {
+    return "runs the first-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not " +
+           StrategyKind_Name(config.strategy);
+  }
+  if (config.precision != recipe) {
+    return absl::StrFormat("trains %s (precision %s), not %s", what, PrecisionRecipe_Name(recipe),
+                           PrecisionRecipe_Name(config.precision));
+  }
+  if (config.recompute) return "trains without activation recomputation, not with recompute";
+  return config.family == OPT || config.family == GPT2 ? "" : family;
+}
+
 // Why `profile` cannot cost `config` ("runs ..., not ..."), or "" when it
 // can.
 std::string WhyNot(ComputeProfile profile, const ProfiledConfig& config) {
@@ -32,25 +49,10 @@ std::string WhyNot(ComputeProfile profile, const ProfiledConfig& config) {
       }
       return gpt_block ? "" : family;
     case PYTORCH_FIRST_ORDER:
-      if (!IsFirstOrder(config.strategy)) {
-        return "runs the first-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not " + strategy;
-      }
-      if (config.precision != AMP_FP32_MASTER) {
-        return "trains FP32 parameters (precision AMP_FP32_MASTER), not " +
-               PrecisionRecipe_Name(config.precision);
-      }
-      if (config.recompute) return "trains without activation recomputation, not with recompute";
-      return gpt_block ? "" : family;
+      return WhyNotFirstOrder(config, AMP_FP32_MASTER, "FP32 parameters", family);
     case MEGATRON_FIRST_ORDER:
-      if (!IsFirstOrder(config.strategy)) {
-        return "runs the first-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not " + strategy;
-      }
-      if (config.precision != BF16_FP32_GRADS) {
-        return "trains BF16 parameters with FP32 gradients (precision BF16_FP32_GRADS), not " +
-               PrecisionRecipe_Name(config.precision);
-      }
-      if (config.recompute) return "trains without activation recomputation, not with recompute";
-      return gpt_block ? "" : family;
+      return WhyNotFirstOrder(config, BF16_FP32_GRADS, "BF16 parameters with FP32 gradients",
+                              family);
     default:
       return "is not a compute profile";
   }
