@@ -274,6 +274,8 @@ class ClusterChecker {
     RETURN_IF_ERROR(
         NonNegative(where, "stream_wake_latency_s", device.stream_wake_latency_s()));
     RETURN_IF_ERROR(NonNegative(where, "stream_signal_cost_s", device.stream_signal_cost_s()));
+    RETURN_IF_ERROR(NonNegative(where, "same_core_wake_latency_s",
+                                device.same_core_wake_latency_s()));
     RETURN_IF_ERROR(NonNegative(where, "transfer_cpu_s", device.transfer_cpu_s()));
     RETURN_IF_ERROR(NonNegative(where, "transfer_cpu_gbps", device.transfer_cpu_gbps()));
     RETURN_IF_ERROR(NonNegative(where, "compute_time_scale", device.compute_time_scale()));

@@ -202,6 +202,8 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        "device 'gpu1': stream_wake_latency_s is -2e-05 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_devices(1)->set_stream_signal_cost_s(-1e-5); },
        "device 'gpu1': stream_signal_cost_s is -1e-05 (expected >= 0)"},
+      {[](Cluster* c) { c->mutable_devices(1)->set_same_core_wake_latency_s(-4e-6); },
+       "device 'gpu1': same_core_wake_latency_s is -4e-06 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_devices(1)->set_transfer_cpu_s(-3e-5); },
        "device 'gpu1': transfer_cpu_s is -3e-05 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_devices(1)->set_transfer_cpu_gbps(-4); },

@@ -20,6 +20,7 @@ bool Needed(const Schedule& schedule, const std::vector<int>& cluster_index) {
   for (int d = 0; d < schedule.devices_size(); ++d) {
     const Device& device = DeviceOf(schedule, cluster_index, d);
     if (device.shares_host_cores() || RoundNs(device.stream_wake_latency_s()) > 0 ||
+        RoundNs(device.same_core_wake_latency_s()) > 0 ||
         RoundNs(device.stream_signal_cost_s()) > 0) {
       return true;
     }
@@ -41,6 +42,7 @@ absl::StatusOr<std::optional<HostCoreModel>> HostCoreModel::Build(
   for (int d = 0; d < devices; ++d) {
     const Device& device = DeviceOf(schedule, cluster_index, d);
     m.wake_ns_.push_back(RoundNs(device.stream_wake_latency_s()));
+    m.same_core_wake_ns_.push_back(RoundNs(device.same_core_wake_latency_s()));
     m.signal_ns_.push_back(RoundNs(device.stream_signal_cost_s()));
     if (!device.shares_host_cores()) continue;
     m.transfer_cpu_ns_[d] = device.transfer_cpu_s() * 1e9;
@@ -51,6 +53,8 @@ absl::StatusOr<std::optional<HostCoreModel>> HostCoreModel::Build(
   }
   const auto positive = [](int64_t ns) { return ns > 0; };
   m.delays_wake_ups_ = std::any_of(m.wake_ns_.begin(), m.wake_ns_.end(), positive) ||
+                       std::any_of(m.same_core_wake_ns_.begin(), m.same_core_wake_ns_.end(),
+                                   positive) ||
                        std::any_of(m.signal_ns_.begin(), m.signal_ns_.end(), positive);
   return m;
 }
@@ -65,8 +69,17 @@ const std::vector<int>& HostCoreModel::ComputeEnded(int device, int64_t now) {
   return cores_.CoreMates(device);
 }
 
-HostCoreModel::Change HostCoreModel::TakeTransferCpu(int device, double bytes, int64_t now) {
-  const double cpu_ns = transfer_cpu_ns_[device] + bytes * transfer_cpu_ns_per_byte_[device];
+HostCoreModel::Change HostCoreModel::TakeTransferCpu(int device, double bytes, bool collective,
+                                                     int64_t now) {
+  const double fixed_ns = collective ? transfer_cpu_ns_[device] : 0;
+  return TakeCpu(device, fixed_ns + bytes * transfer_cpu_ns_per_byte_[device], now);
+}
+
+HostCoreModel::Change HostCoreModel::TakeCopyEndCpu(int device, int64_t now) {
+  return TakeCpu(device, transfer_cpu_ns_[device], now);
+}
+
+HostCoreModel::Change HostCoreModel::TakeCpu(int device, double cpu_ns, int64_t now) {
   if (cpu_ns <= 0 || !cores_.TransferCpuChanged(device, +1, now)) return {};
   return Hold(device, kTransferCpu, static_cast<int64_t>(std::ceil(cpu_ns - 1e-9)));
 }

@@ -3,16 +3,20 @@
 // the devices, their transfer threads and their wake-up calls share.
 // - Devices that share their host's cores compute on them as
 //   sim/host_cores.h says: their compute speed depends on what else runs.
-// - A copy or collective of such a device first takes Device.transfer_cpu_s
-//   + bytes / transfer_cpu_gbps of its core (the testbed's transfer threads
-//   outrank compute), and each wake-up of its thread (to start it, unless
-//   its stream's previous transfer just ended, and at its end) takes
-//   Device.interrupt_cpu_s of that core while a compute op runs there.
+// - A copy or collective of such a device takes Device.transfer_cpu_s +
+//   bytes / transfer_cpu_gbps of its core (the testbed's transfer threads
+//   outrank compute): a collective all at its start, a copy the bytes' part
+//   at its start and transfer_cpu_s at its end (cluster.proto says why).
+//   Each wake-up of its thread (to start it, unless its stream's previous
+//   transfer just ended, and at its end) takes Device.interrupt_cpu_s of
+//   that core while a compute op runs there.
 // - An op that waits for an op of another stream of its device (an edge,
 //   or a collective's end), its stream idle and so asleep on it, is ready
-//   the device's stream_wake_latency_s after that op ends, and the waking
-//   op's stream starts its next op stream_signal_cost_s late; the wake-up
-//   call holds the waking thread's core for that long.
+//   the device's stream_wake_latency_s after that op ends (its
+//   same_core_wake_latency_s where the device's transfer threads run on its
+//   compute core: the two threads share it), and the waking op's stream
+//   starts its next op stream_signal_cost_s late; the wake-up call holds
+//   the waking thread's core for that long.
 //
 // A simulation has one only when its cluster gives one of these figures;
 // otherwise (a GPU cluster) nothing is contended and the engine never calls
@@ -65,9 +69,11 @@ class HostCoreModel {
   // because a core changed hands (HostCores::Reschedule), or nullptr.
   const std::vector<int>* Reschedule(int64_t now) { return cores_.Reschedule(now); }
 
-  // A copy or collective of `device` moving `bytes` starts: the CPU its
-  // thread takes for it.
-  Change TakeTransferCpu(int device, double bytes, int64_t now);
+  // A copy or collective (`collective`) of `device` moving `bytes` starts:
+  // the CPU its thread takes for it then.
+  Change TakeTransferCpu(int device, double bytes, bool collective, int64_t now);
+  // A copy of `device` ends: the CPU its thread takes then.
+  Change TakeCopyEndCpu(int device, int64_t now);
   // A copy's or collective's thread of `device` wakes (to start one, or at
   // its end): the compute op it preempts on its core, if any, loses the
   // device's interrupt CPU.
@@ -76,8 +82,14 @@ class HostCoreModel {
   // Whether ends of ops wake streams late (any wake-up latency or
   // signalling cost); when not, the calls below change nothing.
   bool DelaysWakeUps() const { return delays_wake_ups_; }
-  // How long after an op ends a stream of `device` asleep on it is woken.
-  int64_t WakeLatencyNs(int device) const { return wake_ns_[device]; }
+  // How long after an op of `waker`'s ends a stream of `device` asleep on
+  // it is woken.
+  int64_t WakeLatencyNs(int waker, int device) const {
+    return waker == device && same_core_wake_ns_[device] > 0 &&
+                   cores_.TransfersOnComputeCore(device)
+               ? same_core_wake_ns_[device]
+               : wake_ns_[device];
+  }
   // How much later a stream of `device` that woke another starts its next
   // op.
   int64_t SignalCostNs(int device) const { return signal_ns_[device]; }
@@ -96,10 +108,13 @@ class HostCoreModel {
     return {&cores_.CoreMates(device), device * kHoldKinds + kind, ns};
   }
 
+  // A transfer thread of `device` takes `cpu_ns` of its core now.
+  Change TakeCpu(int device, double cpu_ns, int64_t now);
+
   HostCores cores_;
-  // Per device: its streams' wake-up latency and signalling cost (ns), and
-  // whether either is set on any device.
-  std::vector<int64_t> wake_ns_, signal_ns_;
+  // Per device: its streams' wake-up latency, on another core and on their
+  // waker's, and signalling cost (ns), and whether any is set on any device.
+  std::vector<int64_t> wake_ns_, same_core_wake_ns_, signal_ns_;
   bool delays_wake_ups_ = false;
   // Per device that shares its host's cores: the host CPU its copies and
   // collectives take, ns per op and per byte (Device.transfer_cpu_s,

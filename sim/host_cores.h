@@ -77,6 +77,9 @@ class HostCores {
   // next op starts at the same time keeps its core). Returns the devices
   // whose speed changed (a host's core mates), or nullptr.
   const std::vector<int>* Reschedule(int64_t now);
+  // Whether `device`'s copy and collective threads run on its compute core
+  // (its host has no core to spare).
+  bool TransfersOnComputeCore(int device) const { return transfer_core_[device] >= 0; }
   // Whether a compute op runs on the core `device`'s transfers take CPU
   // from (false when they take none).
   bool ComputesOnTransferCore(int device) const {

@@ -277,7 +277,7 @@ void Simulator::Engine::StartTransfer(int op, double bytes, int64_t now) {
   const int device = graph_.device(op);
   SetCommActive(device, +1, now);
   if (!host_cores_) return;
-  Apply(host_cores_->TakeTransferCpu(device, bytes, now), now);
+  Apply(host_cores_->TakeTransferCpu(device, bytes, ops_[op].collective >= 0, now), now);
   // Its thread wakes for it unless its stream's previous op ended just now
   // (the thread goes straight on).
   const int previous = graph_.previous_on_stream(op);
@@ -307,7 +307,10 @@ void Simulator::Engine::Finish(int op, int64_t now) {
     ++finished_;
     if (IsComm(m)) {
       SetCommActive(device, -1, now);
-      if (host_cores_) Apply(host_cores_->WakeTransferThread(device, now), now);
+      if (host_cores_) {
+        Apply(host_cores_->WakeTransferThread(device, now), now);
+        if (ops_[m].collective < 0) Apply(host_cores_->TakeCopyEndCpu(device, now), now);
+      }
     } else if (SpeedVaries(device)) {
       auto& running = computing_[device];
       running.erase(std::find(running.begin(), running.end(), m));
@@ -339,7 +342,7 @@ void Simulator::Engine::ReleaseSuccessorsLate(int op, int64_t now) {
   for (int next : graph_.successors(op)) {
     int64_t delay = 0;
     if (graph_.stream(next) != stream) {
-      delay = Asleep(next) ? host_cores_->WakeLatencyNs(graph_.device(next)) : 0;
+      delay = Asleep(next) ? host_cores_->WakeLatencyNs(device, graph_.device(next)) : 0;
     } else if (wakes) {
       delay = host_cores_->SignalCostNs(device);
     }

@@ -176,6 +176,49 @@ std::string AllGather(int devices, int64_t bytes, int first_id) {
   return ops;
 }
 
+TEST(Simulate, AStreamWokenOnItsWakersCoreWakesAtOnce) {
+  // The testbed device's copy thread runs on its compute core when its
+  // host has no core to spare: the compute op waiting for the copy starts
+  // its same-core wake-up (3 µs) after the copy's end, not the 20 µs of a
+  // thread woken on an idle core.
+  Schedule s = Tiny(1, R"pb(
+    ops { id: 1 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
+    ops { id: 2 device: 0 stream: "compute"
+          compute { kind: BLOCK_FORWARD flops: 1000000000 bytes_accessed: 1000000 } }
+    edges { from: 1 to: 2 }
+  )pb");
+  Device* device = s.mutable_cluster()->mutable_devices(0);
+  device->set_shares_host_cores(true);
+  device->set_stream_wake_latency_s(20e-6);
+  device->set_same_core_wake_latency_s(3e-6);
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  EXPECT_EQ(Times(s)[2], Interval(104000, 1104000));
+  // With a core to spare the copy thread runs there, and is woken there.
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  EXPECT_EQ(Times(s)[2], Interval(121000, 1121000));
+}
+
+TEST(Simulate, ACollectivesHostCpuComesAtItsStart) {
+  // One core, two devices: each member's thread of the all-gather (it
+  // copies in, meets the other and copies out before its throttle's sleep)
+  // takes its 50 µs + 1,000,000 bytes at 20 GB/s = 100,000 ns of the core
+  // at its start, where device 0 computes, and nothing at its end (a copy
+  // would take the 50 µs then): device 0's op stalls for those 100,000 ns
+  // and then runs its 1,000,000.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+  )pb" + AllGather(2, 1000000, 10));
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) {
+    Device* device = s.mutable_cluster()->mutable_devices(d);
+    device->set_shares_host_cores(true);
+    device->set_transfer_cpu_s(50e-6);
+    device->set_transfer_cpu_gbps(20);
+  }
+  EXPECT_EQ(Times(s)[1], Interval(0, 1100000));
+}
+
+
 TEST(Simulate, RingAllGatherMatchesTheClosedForm) {
   // n = 4, S = 4,000,000 B: latency 2 µs + 3 steps × 1 µs = 5,000 ns; each
   // ring edge carries (n-1)/n · S = 3,000,000 B at 20 B/ns = 150,000 ns.
@@ -310,8 +353,9 @@ void ShareCoresWithTransferCpu(Schedule* s) {
 }
 
 TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
-  // Device 1's copy (1,000,000 bytes, 101,000 ns on its link) takes 50 µs
-  // + bytes at 20 GB/s = 100,000 ns of host CPU at its start.
+  // Device 1's copy (1,000,000 bytes, 101,000 ns on its link) takes its
+  // bytes at 20 GB/s (50,000 ns) of host CPU at its start and 50 µs at its
+  // end (its timer's wake-up and the call that wakes what waits for it).
   Schedule s = ComputeBesideACopyOnOneCore();
   ShareCoresWithTransferCpu(&s);
   // One core: the compute stalls while the copy takes it.
@@ -324,15 +368,15 @@ TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
   // Two cores, both devices computing: device 1's compute waits for the
-  // copy's 100,000 ns on its core (its op starts when its thread gets the
-  // core); device 0's runs on (the runtime pins each device's threads to
-  // its core).
+  // copy's 50,000 ns on its core (its op starts when its thread gets the
+  // core) and stalls for its 50,000 at the copy's end; device 0's runs on
+  // (the runtime pins each device's threads to its core).
   *s.add_ops() = s.ops(0);
   s.mutable_ops(2)->set_id(3);
   s.mutable_ops(2)->set_device(1);
   t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
-  EXPECT_EQ(t[3], Interval(100000, 1100000));
+  EXPECT_EQ(t[3], Interval(50000, 1100000));
   // Three cores: the transfer threads run on the one to spare.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
   t = Times(s);

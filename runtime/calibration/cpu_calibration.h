@@ -13,7 +13,8 @@
 // 3. Collectives (collective_calibration.h): the runtime's all-gather among
 //    2 and 4 ranks -> the collective model's latencies and bus efficiency.
 // 4. Stream wake-up (stream_wake_calibration.h) ->
-//    Device.stream_wake_latency_s, stream_signal_cost_s (and the waiter's
+//    Device.stream_wake_latency_s, same_core_wake_latency_s,
+//    stream_signal_cost_s (and the waiter's
 //    CPU added to transfer_cpu_s).
 // 5. Transfer interruption (transfer_interruption_calibration.h) ->
 //    Device.interrupt_cpu_s.

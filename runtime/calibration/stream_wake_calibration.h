@@ -24,7 +24,12 @@ namespace zosched {
 // for longer has halted, and waking it is what costs.)
 // The waiting stream's CPU time between its ops (its wake-up) is added to
 // every device's transfer_cpu_s (a transfer thread wakes so for each copy or
-// collective). Prints the medians. Errors: those of the host streams.
+// collective). Then the same handoffs with both threads on one core, the
+// recording one at compute's priority (SCHED_IDLE) and the waiting one at a
+// transfer thread's, as a device's threads run where the host has no core
+// to spare: the median wake-up -> every device's same_core_wake_latency_s
+// (a few µs here: the woken thread preempts its waker at once). Prints the
+// medians. Errors: those of the host streams.
 absl::Status MeasureStreamWakeUp(Cluster* out);
 
 }  // namespace zosched
