@@ -1,6 +1,7 @@
 #include "runtime/cuda/calibration/calibration_plan.h"
 
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "kernel_plans/profile_plan.h"
 #include "schedule/lowering.h"
 #include "schedule/strategy_grid.h"
 #include "schedule/testbed_grid.h"
@@ -201,7 +203,8 @@ absl::StatusOr<std::vector<MeasuredCollective>> CollectiveRows(int ranks,
 
 void WriteGpuMeasurements(const std::vector<MeasuredCompute>& compute,
                           const std::vector<HostLinkFigures>& host_links,
-                          const std::vector<MeasuredCollective>& collectives, Cluster* cluster) {
+                          const std::vector<MeasuredCollective>& collectives,
+                          const std::vector<MeasuredGemm>& gemms, Cluster* cluster) {
   cluster->clear_measured_compute();
   for (const MeasuredCompute& m : compute) *cluster->add_measured_compute() = m;
 
@@ -230,6 +233,43 @@ void WriteGpuMeasurements(const std::vector<MeasuredCompute>& compute,
   }
   for (const MeasuredCollective& m : collectives) *rows.Add() = m;
   *cluster->mutable_measured_collectives() = std::move(rows);
+
+  for (Device& d : *cluster->mutable_devices()) {
+    if (!d.has_kernel_model()) continue;
+    KernelModel* model = d.mutable_kernel_model();
+    model->clear_measured_gemms();
+    for (const MeasuredGemm& g : gemms) *model->add_measured_gemms() = g;
+  }
+}
+
+absl::StatusOr<std::vector<MeasuredGemm>> GemmShapes(const std::vector<Schedule>& schedules) {
+  std::vector<MeasuredGemm> shapes;
+  std::set<std::tuple<int, int64_t, int64_t, int64_t, int64_t>> seen;
+  for (const Schedule& schedule : schedules) {
+    for (const Op& op : schedule.ops()) {
+      if (!op.has_compute()) continue;
+      absl::StatusOr<KernelPlan> plan = ProfilePlan(ZOSCHED_CUDA, schedule.model(), op.compute(),
+                                                    schedule.training().compute_dtype());
+      if (!plan.ok()) {
+        return absl::Status(plan.status().code(),
+                            absl::StrFormat("schedule '%s', op %d '%s': %s", schedule.name(),
+                                            op.id(), op.name(), plan.status().message()));
+      }
+      for (const Kernel& kernel : *plan) {
+        if (kernel.kind != KernelKind::kGemm) continue;
+        if (!seen.insert({kernel.dtype, kernel.m, kernel.n, kernel.k, kernel.batch}).second) {
+          continue;
+        }
+        MeasuredGemm& row = shapes.emplace_back();
+        row.set_dtype(kernel.dtype);
+        row.set_m(kernel.m);
+        row.set_n(kernel.n);
+        row.set_k(kernel.k);
+        row.set_batch(kernel.batch);
+      }
+    }
+  }
+  return shapes;
 }
 
 }  // namespace zosched

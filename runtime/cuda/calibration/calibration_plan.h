@@ -109,8 +109,19 @@ std::vector<ShapeTiming> ComputeTimings(const Schedule& schedule, int device,
 absl::StatusOr<std::vector<MeasuredCollective>> CollectiveRows(int ranks,
                                                                const std::vector<double>& numbers);
 
+// The distinct GEMM launches (dtype, m, n, k, batch) that zosched's CUDA
+// backend makes for the compute ops of `schedules`, in order of first
+// appearance (kernel_plans/zosched_cuda_plan.h, through ProfilePlan): the
+// shapes the GPU calibration times into KernelModel.measured_gemms. The
+// rows' seconds and source are left for it.
+//
+// Errors: ProfilePlan's, naming the schedule and the op.
+absl::StatusOr<std::vector<MeasuredGemm>> GemmShapes(const std::vector<Schedule>& schedules);
+
 // Writes what the GPU calibration measured into `cluster`:
 // - measured_compute becomes `compute`;
+// - every device with a kernel_model gets `gemms` as its measured_gemms (a
+//   device without one is costed by the roofline, which takes no table);
 // - device i's host_link gets host_links[i]'s down_gbps, up_gbps,
 //   duplex_gbps and latency_s (host_links has one entry per device), and the
 //   measured_transfers rows of "<device>/host_link" go (they would override
@@ -119,6 +130,7 @@ absl::StatusOr<std::vector<MeasuredCollective>> CollectiveRows(int ranks,
 //   `collectives` are replaced by `collectives`' rows.
 void WriteGpuMeasurements(const std::vector<MeasuredCompute>& compute,
                           const std::vector<HostLinkFigures>& host_links,
-                          const std::vector<MeasuredCollective>& collectives, Cluster* cluster);
+                          const std::vector<MeasuredCollective>& collectives,
+                          const std::vector<MeasuredGemm>& gemms, Cluster* cluster);
 
 }  // namespace zosched

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
@@ -264,7 +265,35 @@ TEST(WriteGpuMeasurementsTest, ReplacesWhatWasMeasured) {
   absl::StatusOr<std::vector<MeasuredCollective>> rows =
       CollectiveRows(2, {4096, 2e-5, 1e-5, 3e-5, 16384, 4e-5, 3e-5, 5e-5});
   ASSERT_TRUE(rows.ok());
-  WriteGpuMeasurements({row}, links, *rows, &c);
+  // A table whose every device is a kernel-modelled GPU (the catalog's).
+  Cluster without_table = c;
+  for (Device& d : *c.mutable_devices()) {
+    ASSERT_TRUE(d.has_kernel_model());
+    MeasuredGemm* stale = d.mutable_kernel_model()->add_measured_gemms();
+    stale->set_dtype(FP16);
+    stale->set_m(1);
+    stale->set_n(1);
+    stale->set_k(1);
+    stale->set_seconds(1);
+  }
+  MeasuredGemm gemm;
+  gemm.set_dtype(FP16);
+  gemm.set_m(2048);
+  gemm.set_n(6144);
+  gemm.set_k(2048);
+  gemm.set_batch(1);
+  gemm.set_seconds(5e-5);
+  gemm.set_source("calibrate --backend=cuda (test)");
+  WriteGpuMeasurements({row}, links, *rows, {gemm}, &c);
+  for (const Device& d : c.devices()) {
+    ASSERT_EQ(d.kernel_model().measured_gemms_size(), 1) << d.name();  // the stale row gone
+    EXPECT_EQ(d.kernel_model().measured_gemms(0).m(), 2048);
+    EXPECT_EQ(d.kernel_model().measured_gemms(0).seconds(), 5e-5);
+  }
+  // A device without a kernel model gets no table.
+  without_table.mutable_devices(0)->clear_kernel_model();
+  WriteGpuMeasurements({row}, links, *rows, {gemm}, &without_table);
+  EXPECT_FALSE(without_table.devices(0).has_kernel_model());
 
   ASSERT_EQ(c.measured_compute_size(), 1);
   EXPECT_EQ(c.measured_compute(0).elements(), 128);
@@ -282,6 +311,30 @@ TEST(WriteGpuMeasurementsTest, ReplacesWhatWasMeasured) {
   EXPECT_EQ(c.measured_collectives(1).seconds(), 2e-5);
   absl::Status valid = ValidateCluster(c, "calibrated");
   EXPECT_TRUE(valid.ok()) << valid;
+}
+
+TEST(GemmShapesTest, TheCudaBackendsGemmsOfEveryComputeOpOnce) {
+  absl::StatusOr<GpuTargets> targets =
+      GpuTargetSchedules(Model("opt-125m"), OneGpu(), /*batch=*/2, /*seq=*/128, FP16);
+  ASSERT_TRUE(targets.ok()) << targets.status();
+  absl::StatusOr<std::vector<MeasuredGemm>> shapes = GemmShapes(targets->schedules);
+  ASSERT_TRUE(shapes.ok()) << shapes.status();
+  std::set<std::string> keys;
+  bool qkv = false;
+  for (const MeasuredGemm& g : *shapes) {
+    EXPECT_EQ(g.dtype(), FP16);
+    EXPECT_GT(g.m(), 0);
+    EXPECT_GT(g.n(), 0);
+    EXPECT_GT(g.k(), 0);
+    EXPECT_GE(g.batch(), 1);
+    EXPECT_EQ(g.seconds(), 0);  // for the calibration to time
+    const std::string key = absl::StrCat(g.m(), "x", g.n(), "x", g.k(), "x", g.batch());
+    EXPECT_TRUE(keys.insert(key).second) << "shape listed twice: " << key;
+    // An OPT-125m attention projection of 2 x 128 tokens (cuBLAS's
+    // column-major view: m output features, n tokens, k input features).
+    qkv |= g.n() == 256 && g.k() == 768 && (g.m() == 768 || g.m() == 3 * 768);
+  }
+  EXPECT_TRUE(qkv) << "no attention projection among " << shapes->size() << " shapes";
 }
 
 }  // namespace

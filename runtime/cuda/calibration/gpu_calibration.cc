@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -25,6 +26,8 @@
 #include "runtime/cuda/comm/host_staged_communicator.h"
 #include "runtime/cuda/comm/nccl_communicator.h"
 #include "runtime/cuda/cuda_backend.h"
+#include "runtime/cuda/nn/gemm.h"
+#include "runtime/dtype/element.h"
 #include "runtime/executor.h"
 #include "runtime/host_store_layout.h"
 #include "runtime/mpi_world.h"
@@ -104,6 +107,113 @@ absl::StatusOr<std::vector<MeasuredCompute>> MeasureCompute(const GpuCalibration
     }
   }
   return rows;
+}
+
+// ---- GEMMs ----
+
+// Untimed launches of each GEMM shape before the timed ones (cuBLAS picks
+// and loads its kernel on the first).
+constexpr int kGemmWarmups = 3;
+
+absl::StatusOr<ElementType> GemmElement(DType dtype) {
+  switch (dtype) {
+    case FP32:
+      return ElementType::kF32;
+    case FP16:
+      return ElementType::kF16;
+    case BF16:
+      return ElementType::kBF16;
+    default:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "a GEMM in %s: the CUDA backend multiplies FP32, FP16 and BF16", DType_Name(dtype)));
+  }
+}
+
+// The operand buffers, workspace, stream and events of the GEMM timings on
+// one GPU; freed on destruction.
+struct GemmRig {
+  void* a = nullptr;
+  void* b = nullptr;
+  void* c = nullptr;
+  void* workspace = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, end = nullptr;
+
+  absl::Status Allocate(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes) {
+    GPU_RETURN_IF_ERROR(cudaMalloc(&a, a_bytes));
+    GPU_RETURN_IF_ERROR(cudaMalloc(&b, b_bytes));
+    GPU_RETURN_IF_ERROR(cudaMalloc(&c, c_bytes));
+    GPU_RETURN_IF_ERROR(cudaMalloc(&workspace, kGemmWorkspaceBytes));
+    // Small normal values in every element type (0x1111 is ~1e-28 in
+    // FP32, ~3e-4 in FP16, ~1e-28 in BF16): no NaN or infinity slows a run.
+    GPU_RETURN_IF_ERROR(cudaMemset(a, 0x11, a_bytes));
+    GPU_RETURN_IF_ERROR(cudaMemset(b, 0x11, b_bytes));
+    GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    GPU_RETURN_IF_ERROR(cudaEventCreate(&start));
+    GPU_RETURN_IF_ERROR(cudaEventCreate(&end));
+    return absl::OkStatus();
+  }
+  ~GemmRig() {
+    cudaDeviceSynchronize();
+    for (void* p : {a, b, c, workspace}) {
+      if (p != nullptr) cudaFree(p);
+    }
+    if (stream != nullptr) cudaStreamDestroy(stream);
+    if (start != nullptr) cudaEventDestroy(start);
+    if (end != nullptr) cudaEventDestroy(end);
+  }
+};
+
+// Times each of `shapes` (GemmShapes's rows) on GPU 0 as the CUDA backend
+// launches it (runtime/cuda/nn/gemm.h: one strided-batched cuBLAS call,
+// fp32 accumulation, TF32 as `allow_tf32`), each launch alone between two
+// CUDA events: kGemmWarmups untimed launches, then `repeats` timed ones.
+// Returns the rows with seconds = the median and `source` set.
+absl::StatusOr<std::vector<MeasuredGemm>> MeasureGemms(std::vector<MeasuredGemm> shapes,
+                                                       int repeats, bool allow_tf32,
+                                                       const std::string& source) {
+  std::printf("GEMMs, as the CUDA backend launches them (one strided-batched cuBLAS call each; "
+              "seconds: min / median / max of %d launches after %d warm-ups)\n",
+              repeats, kGemmWarmups);
+  if (shapes.empty()) return shapes;
+  int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
+  for (const MeasuredGemm& g : shapes) {
+    ASSIGN_OR_RETURN(const ElementType type, GemmElement(g.dtype()));
+    const int64_t element = ElementBytes(type), batch = std::max<int64_t>(1, g.batch());
+    a_bytes = std::max(a_bytes, g.m() * g.k() * batch * element);
+    b_bytes = std::max(b_bytes, g.k() * g.n() * batch * element);
+    c_bytes = std::max(c_bytes, g.m() * g.n() * batch * element);
+  }
+  GPU_RETURN_IF_ERROR(cudaSetDevice(0));
+  GemmRig rig;
+  RETURN_IF_ERROR(rig.Allocate(a_bytes, b_bytes, c_bytes));
+  ASSIGN_OR_RETURN(std::unique_ptr<Gemm> gemm,
+                   Gemm::Create(rig.stream, rig.workspace, kGemmWorkspaceBytes, allow_tf32));
+  for (MeasuredGemm& g : shapes) {
+    ASSIGN_OR_RETURN(const ElementType type, GemmElement(g.dtype()));
+    const int64_t batch = std::max<int64_t>(1, g.batch());
+    const Gemm::MatrixBatch a{rig.a, g.m(), g.m() * g.k()};
+    const Gemm::MatrixBatch b{rig.b, g.k(), g.k() * g.n()};
+    std::vector<double> seconds;
+    for (int run = 0; run < kGemmWarmups + repeats; ++run) {
+      GPU_RETURN_IF_ERROR(cudaEventRecord(rig.start, rig.stream));
+      RETURN_IF_ERROR(gemm->StridedBatched(type, type, /*transpose_a=*/false, g.m(), g.n(), g.k(),
+                                           1.0f, a, b, rig.c, g.m(), g.m() * g.n(), batch));
+      GPU_RETURN_IF_ERROR(cudaEventRecord(rig.end, rig.stream));
+      GPU_RETURN_IF_ERROR(cudaEventSynchronize(rig.end));
+      float ms = 0;
+      GPU_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, rig.start, rig.end));
+      if (run >= kGemmWarmups) seconds.push_back(ms * 1e-3);
+    }
+    const Stats stats = Summarize(seconds);
+    g.set_seconds(stats.median);
+    g.set_source(source);
+    std::printf("  %-4s m %6ld n %6ld k %6ld batch %4ld: %.2e / %.2e / %.2e s (%.1f TFLOP/s)\n",
+                DType_Name(g.dtype()).c_str(), static_cast<long>(g.m()), static_cast<long>(g.n()),
+                static_cast<long>(g.k()), static_cast<long>(batch), stats.min, stats.median,
+                stats.max, 2.0 * g.m() * g.n() * g.k() * batch / stats.median / 1e12);
+  }
+  return shapes;
 }
 
 // ---- Host link ----
@@ -249,13 +359,21 @@ absl::StatusOr<Cluster> CalibrateGpu(const GpuCalibrationOptions& options) {
   std::printf("calibrating on %d x %s (%s)\n", gpus, prop.name, when.c_str());
 
   ASSIGN_OR_RETURN(const std::vector<MeasuredCompute> compute, MeasureCompute(options));
+  ASSIGN_OR_RETURN(std::vector<MeasuredGemm> shapes, GemmShapes(options.schedules));
+  ASSIGN_OR_RETURN(
+      const std::vector<MeasuredGemm> gemms,
+      MeasureGemms(std::move(shapes), options.repeats, options.allow_tf32,
+                   absl::StrFormat("calibrate --backend=cuda on %s, %s: cuBLAS strided-batched, "
+                                   "median of %d launches%s",
+                                   prop.name, when, options.repeats,
+                                   options.allow_tf32 ? ", TF32 allowed" : "")));
   ASSIGN_OR_RETURN(const std::vector<HostLinkFigures> links,
                    MeasureHostLinks(options.cluster, gpus, options.repeats));
 
   Cluster out = options.cluster;
-  WriteGpuMeasurements(compute, links, options.collectives, &out);
+  WriteGpuMeasurements(compute, links, options.collectives, gemms, &out);
   out.set_name(options.cluster.name() + "_calibrated");
-  std::string what = "compute op table and host links";
+  std::string what = "compute op table, GEMM table and host links";
   if (!options.collectives.empty()) absl::StrAppend(&what, ", ", options.collectives_how);
   out.set_description(absl::StrFormat(
       "%s (measured by calibrate --backend=cuda on %d x %s, %s: %s)",

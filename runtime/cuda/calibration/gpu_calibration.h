@@ -14,7 +14,13 @@
 //    examples, seq_len, elements: the CPU calibration's keys) is the median
 //    over every op of that shape in every timed step. A device whose plan
 //    does not fit its GPU's free memory is left out, saying so.
-// 2. Host link, per GPU that backs a cluster device (device i on GPU
+// 2. GEMMs: every distinct GEMM shape the CUDA backend launches for the
+//    schedules' compute ops (calibration_plan.h GemmShapes), on GPU 0, one
+//    strided-batched cuBLAS call as the backend makes it, each launch alone
+//    between CUDA events: 3 warm-ups, then `repeats` timed launches,
+//    median -> every kernel-modelled device's KernelModel.measured_gemms
+//    (which win over the GEMM efficiency model: sim/kernel_cost.h).
+// 3. Host link, per GPU that backs a cluster device (device i on GPU
 //    i mod visible GPUs): pinned host memory (cudaHostAlloc), cudaMemcpyAsync,
 //    CUDA events; one warm-up then `repeats` runs, median. Host to device and
 //    device to host alone at 4 KiB, 64 KiB, 1 MiB (they fix the latency) and
@@ -24,7 +30,7 @@
 //    both directions at once on two streams started together, 1 GiB each ->
 //    duplex_gbps = the sum of the two directions' rates (the H100 machine:
 //    45 + 45 = 90, not 2 × 54).
-// 3. Collectives: rows measured beforehand by GpuCollectiveProbe, one run per
+// 4. Collectives: rows measured beforehand by GpuCollectiveProbe, one run per
 //    rank count under mpirun (before MPI starts in this process; mpirun cannot
 //    be started from inside an MPI process), written as MeasuredCollective
 //    rows (calibration_plan.h CollectiveRows). The probe's ranks sit on the

@@ -2,7 +2,8 @@
 # calibrate --backend=cuda end to end on this machine's GPU (opt-tiny, the
 # default cluster, one timed repeat): exits 0 and writes a calibrated Cluster
 # (calibrate validates it before writing) with a measured row for every
-# compute op class the schedules use, the host link's measured figures
+# compute op class the schedules use, measured GEMM rows in the kernel
+# model, the host link's measured figures
 # (down, up, duplex, latency), all-gather rows for 2 and 4 ranks, and a
 # description naming the GPU. Passes, saying so, when no GPU is visible.
 set -uo pipefail
@@ -20,6 +21,10 @@ fi
 for class in UPDATE EMBED BLOCK_FORWARD HEAD_LOSS PROJECTED_GRADIENT; do
   grep -q "op_class: \"$class\"" "$out_file" || fail "no measured_compute row for $class"
 done
+# The GEMMs the CUDA backend launches, timed into the kernel model.
+grep -q "measured_gemms {" "$out_file" || fail "no measured_gemms rows in the kernel model"
+grep -q 'source: "calibrate --backend=cuda on ' "$out_file" ||
+  fail "the GEMM rows do not say what measured them"
 for field in down_gbps up_gbps duplex_gbps latency_s; do
   grep -q "$field:" "$out_file" || fail "the host link lacks $field"
 done
