@@ -43,9 +43,9 @@
 #include "base/user_path.h"
 #include "experiments/predicted_case.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/compute_profile_fit.h"
 #include "schedule/schedule_stats.h"
 #include "schedule/strategy_grid.h"
-#include "sim/roofline_floor.h"
 
 ABSL_FLAG(std::string, out_dir, "",
           "where to write the table, traces and pictures (default: out/distzo2_study "

@@ -42,8 +42,8 @@
 #include "base/status_macros.h"
 #include "experiments/predicted_case.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/compute_profile_fit.h"
 #include "schedule/strategy_grid.h"
-#include "sim/roofline_floor.h"
 
 ABSL_FLAG(std::string, out_dir, "",
           "where to write the tables, traces and pictures (default: out/first_order_study in "

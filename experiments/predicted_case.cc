@@ -11,6 +11,7 @@
 #include "experiments/timeline_plot.h"
 #include "models/model_zoo.h"
 #include "schedule/chrome_trace.h"
+#include "schedule/compute_profile_fit.h"
 #include "schedule/lowering.h"
 #include "schedule/training_settings.h"
 #include "sim/roofline_floor.h"

@@ -15,7 +15,7 @@
 #include "base/files.h"
 #include "base/status_macros.h"
 #include "experiments/gnuplot.h"
-#include "sim/roofline_floor.h"
+#include "schedule/compute_profile_fit.h"
 
 namespace zosched {
 namespace {

@@ -17,8 +17,8 @@
 #include "base/textproto.h"
 #include "google/protobuf/descriptor.h"
 #include "models/model_zoo.h"
+#include "schedule/compute_profile_fit.h"
 #include "schedule/training_settings.h"
-#include "sim/roofline_floor.h"
 
 namespace zosched {
 namespace {

@@ -45,8 +45,8 @@
 #include "experiments/gnuplot.h"
 #include "experiments/predicted_case.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/compute_profile_fit.h"
 #include "schedule/training_settings.h"
-#include "sim/roofline_floor.h"
 
 ABSL_FLAG(std::string, out_dir, "",
           "where to write the tables and charts (default: out/zo_vs_first_order in the "

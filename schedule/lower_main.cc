@@ -9,7 +9,8 @@
 // --compute_profile names how the simulator costs the schedule's GPU compute
 // (schedule.proto's ComputeProfile: roofline, the default; zosched_cuda;
 // pytorch_mezo; pytorch_zo2; pytorch_first_order and megatron_first_order, for
-// first-order strategies).
+// first-order strategies); one whose implementation does not run the
+// schedule (schedule/compute_profile_fit.h) is refused, naming those that do.
 // --out: text format for .pbtxt, binary otherwise. Command line and exit
 // status as every tool's (base/command_line.h): 0 on success; 2 for bad
 // flags, an unknown model or cluster, a schedule that cannot be lowered or
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "base/command_line.h"
 #include "base/proto_file.h"
 #include "base/status_macros.h"
@@ -27,6 +29,7 @@
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/compute_profile_fit.h"
 #include "schedule/compute_profile_flag.h"
 #include "schedule/lower_flags.h"
 #include "schedule/lowering.h"
@@ -51,6 +54,14 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(absl::GetFlag(FLAGS_model)));
   ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(absl::GetFlag(FLAGS_cluster)));
   ASSIGN_OR_RETURN(Schedule schedule, LowerSchedule(model, cluster, options));
+  ProfiledConfig config;
+  config.strategy = options.strategy;
+  config.precision = options.precision;
+  config.recompute = options.recompute;
+  config.family = model.family();
+  if (absl::Status fits = CheckProfileRuns(profile, config); !fits.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--compute_profile=", fits.message()));
+  }
   schedule.set_compute_profile(profile);
   const std::string out = ResolveUserPath(absl::GetFlag(FLAGS_out));
   RETURN_IF_ERROR(WriteProtoFile(out, schedule));

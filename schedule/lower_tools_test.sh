@@ -30,6 +30,12 @@ expect_exit2() {  # expect_exit2 "message regex" args...
 }
 expect_exit2 "compute_profile='flash': expected roofline, zosched_cuda, pytorch_mezo or pytorch_zo2" \
   --model=opt-1.3b --cluster=h100_sxm_x1 --strategy=zo2 --compute_profile=flash
+# A profile whose implementation does not run the schedule is refused when
+# lowering, not at the first op `simulate` cannot cost.
+expect_exit2 "compute_profile=zosched_cuda (zosched's CUDA backend) runs the ZO strategies (MEZO, ZO2, DISTZO2), not DDP (expected pytorch_first_order or roofline)" \
+  --model=opt-125m --cluster=h100_sxm_x2 --strategy=ddp --dp=2 --compute_profile=zosched_cuda
+expect_exit2 "pytorch_zo2 (ZO2's PyTorch code) runs OPT and GPT-2 models, not LLAMA" \
+  --model=llama-tiny --cluster=h100_sxm_x1 --strategy=zo2 --seq=64 --compute_profile=pytorch_zo2
 expect_exit2 "needs 4 (P·D = 2·2)" --model=opt-1.3b --cluster=dgx_a100 \
   --strategy=distzo2 --pertp=2 --dp=2 --devices=gpu0,gpu1
 expect_exit2 "expected mezo, zo2, distzo2, single_device, ddp" --model=opt-1.3b --cluster=dgx_a100 --strategy=zo3
