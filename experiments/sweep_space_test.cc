@@ -37,7 +37,6 @@ TEST(SweepSpaceTest, EnumeratesGridsThatFit) {
         strategies { kind: DISTZO2 }
         strategies { kind: DDP }
         strategies { kind: SINGLE_DEVICE recompute: [ false, true ] }
-        compute_profile: "roofline"  # (no kernel-level profile runs recompute)
       )pb"),
       "sweep.pbtxt");
   ASSERT_TRUE(space.ok()) << space.status();
@@ -182,28 +181,20 @@ TEST(SweepSpaceTest, RefusesAProfileThatDoesNotFit) {
        "cannot cost strategies[0] (ZO2) of models[1] 'qwen3-0.6b': pytorch_zo2 (ZO2's PyTorch "
        "code) runs OPT and GPT-2 models, not QWEN3 (expected zosched_cuda or roofline)"},
       {base + R"pb(strategies { kind: ZERO_3 recompute: [ false, true ] }
-                   compute_profile: "pytorch_first_order")pb",
-       "cannot cost strategies[0] (ZERO_3, precision AMP_FP32_MASTER, recompute) of models[0] "
-       "'opt-1.3b': pytorch_first_order (PyTorch eager training) trains without activation "
-       "recomputation, not with recompute (expected roofline)"},
+                   compute_profile: "megatron_first_order")pb",
+       "cannot cost strategies[0] (ZERO_3, precision AMP_FP32_MASTER) of models[0] "
+       "'opt-1.3b': megatron_first_order (Megatron-LM's GPT training) trains BF16 parameters "
+       "with FP32 gradients (precision BF16_FP32_GRADS), not AMP_FP32_MASTER (expected "
+       "pytorch_first_order or roofline)"},
       // With none named, what no kernel-level profile runs: its roofline step
       // would be ranked beside kernel-level ones.
-      {base + R"pb(strategies { kind: ZO2 } strategies { kind: DDP recompute: [ false, true ] })pb",
-       "sweep.pbtxt: strategies[1] (DDP, precision AMP_FP32_MASTER, recompute) of models[0] "
-       "'opt-1.3b' has no kernel-level compute profile: pytorch_first_order (PyTorch eager "
-       "training) trains without activation recomputation, not with recompute (expected "
-       "roofline). A step at the roofline ranked beside kernel-level ones would mislead: set "
-       "compute_profile: \"roofline\" to predict every configuration at the roofline, or "
-       "leave this one out of the sweep"},
-      {base + R"pb(strategies { kind: ZERO_2 precision: BF16_FP32_GRADS recompute: true })pb",
-       "strategies[0] (ZERO_2, precision BF16_FP32_GRADS, recompute) of models[0] 'opt-1.3b' has "
-       "no kernel-level compute profile: megatron_first_order (Megatron-LM's GPT training) "
-       "trains without activation recomputation, not with recompute"},
       {R"pb(name: "t" models: "qwen3-0.6b" clusters { base: "hgx_h100" }
-            strategies { kind: DDP })pb",
-       "strategies[0] (DDP, precision AMP_FP32_MASTER) of models[0] 'qwen3-0.6b' has no "
-       "kernel-level compute profile: pytorch_first_order (PyTorch eager training) runs OPT and "
-       "GPT-2 models, not QWEN3"},
+            strategies { kind: ZO2 } strategies { kind: DDP recompute: [ false, true ] })pb",
+       "sweep.pbtxt: strategies[1] (DDP, precision AMP_FP32_MASTER) of models[0] 'qwen3-0.6b' "
+       "has no kernel-level compute profile: pytorch_first_order (PyTorch eager training) runs "
+       "OPT and GPT-2 models, not QWEN3 (expected roofline). A step at the roofline ranked "
+       "beside kernel-level ones would mislead: set compute_profile: \"roofline\" to predict "
+       "every configuration at the roofline, or leave this one out of the sweep"},
       {base + R"pb(strategies { kind: DISTZO2 } compute_profile: "pytorch_mezo")pb",
        "pytorch_mezo (ZO2's PyTorch code) runs MEZO and ZO2 on one GPU, not DISTZO2"},
   };

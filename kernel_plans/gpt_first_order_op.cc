@@ -64,14 +64,16 @@ absl::StatusOr<bool> FusedAttention(const ModelSpec& model, const ComputeOp& op)
   const int64_t sb = static_cast<int64_t>(op.seq_len()) * op.examples();
   const int64_t kept = sb * (18 * model.hidden_size() + 4 * model.ffn_size());
   const int64_t scores = 5 * model.num_heads() * op.seq_len() * sb;
-  const bool recompute = op.kind() == BLOCK_BACKWARD && op.recompute();
+  // Under recomputation the workspace holds the intermediates (the saved
+  // range only the block's input).
+  const bool recompute = op.has_workspace();
   const int64_t bytes = recompute ? op.workspace().size_bytes() : op.saved().size_bytes();
   if (bytes == kept) return true;
   if (bytes == kept + scores) return false;
   if (!recompute && bytes == 2 * sb * model.hidden_size()) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s op of a recomputing schedule: its saved range (%d bytes, the block's input) does "
-        "not say whether the attention is fused",
+        "%s op of a recomputing schedule without a workspace: its saved range (%d bytes, the "
+        "block's input) does not say whether the attention is fused (lower it again)",
         ComputeKind_Name(op.kind()), bytes));
   }
   return absl::InvalidArgumentError(absl::StrFormat(

@@ -65,9 +65,11 @@ absl::Status CheckTokens(const ModelSpec& model, const ComputeOp& op);
 // sized its saved range with (BlockSavedBytes, schedule/first_order_model.h,
 // for the blocks CheckGptBlocks admits): 18sbh + 4sbf kept by every block,
 // 5·a·s²·b more for the scores without flash_attention, 2sbh under
-// recompute; a recomputing backward's workspace holds the full amount.
-// Errors: InvalidArgument for a recomputing schedule's forward (its saved
-// range, the block's input, does not say) and for a range of neither size.
+// recompute, where the workspace of a block's forward and of its
+// recomputing backward holds the full amount.
+// Errors: InvalidArgument for a recomputing forward without a workspace
+// (its saved range, the block's input, does not say) and for a range of
+// neither size.
 absl::StatusOr<bool> FusedAttention(const ModelSpec& model, const ComputeOp& op);
 
 // The tensors an OPTIMIZER_STEP steps: the part's parameter tensors

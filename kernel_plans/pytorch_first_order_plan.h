@@ -120,8 +120,8 @@ namespace zosched {
 // What the plan reads off the op:
 //   every kind but GRAD_ACCUMULATE and OPTIMIZER_STEP: examples, seq_len
 //   TRAIN_BLOCK_FORWARD, BLOCK_BACKWARD: which attention ran, from the
-//                        saved range (BLOCK_BACKWARD with recompute: the
-//                        workspace), whose size the lowering takes from
+//                        saved range (under recompute: the workspace),
+//                        whose size the lowering takes from
 //                        BlockSavedBytes (schedule/first_order_model.h):
 //                        the scores' 5·a·s²·b bytes are kept only without
 //                        flash_attention

@@ -99,14 +99,31 @@ TEST(PyTorchFirstOrderPlan, BlockBackwardGemmsAreTwiceTheForward) {
   }
 }
 
-TEST(PyTorchFirstOrderPlan, RecomputingForwardDoesNotSayWhichAttention) {
+// Under recomputation a block's forward runs the kernels it runs without
+// (its workspace says which attention), and keeps only the block's input.
+TEST(PyTorchFirstOrderPlan, RecomputingForwardRunsTheSameKernels) {
   const ModelSpec model = Zoo("gpt2-small");
+  for (const bool flash : {false, true}) {
+    SCOPED_TRACE(absl::StrCat("flash ", flash));
+    Setting x;
+    x.flash = flash;
+    const KernelPlan plain = PlanOf(model, FirstOp(Lower(model, x), TRAIN_BLOCK_FORWARD), FP16);
+    x.recompute = true;
+    const ComputeOp forward = FirstOp(Lower(model, x), TRAIN_BLOCK_FORWARD);
+    EXPECT_TRUE(forward.has_workspace());
+    const KernelPlan recomputing = PlanOf(model, forward, FP16);
+    ASSERT_EQ(recomputing.size(), plain.size());
+    for (size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(recomputing[i].name, plain[i].name);
+  }
+  // A forward of a recomputing schedule lowered without its workspace does
+  // not say which attention ran.
   Setting x;
   x.recompute = true;
-  const absl::StatusOr<KernelPlan> plan =
-      PyTorchFirstOrderPlan(model, FirstOp(Lower(model, x), TRAIN_BLOCK_FORWARD), FP16);
+  ComputeOp forward = FirstOp(Lower(model, x), TRAIN_BLOCK_FORWARD);
+  forward.clear_workspace();
+  const absl::StatusOr<KernelPlan> plan = PyTorchFirstOrderPlan(model, forward, FP16);
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StrContains(plan.status().message(), "recomputing")) << plan.status();
+  EXPECT_TRUE(absl::StrContains(plan.status().message(), "without a workspace")) << plan.status();
 }
 
 // Autocast casts each projection's weight and bias once a forward and casts

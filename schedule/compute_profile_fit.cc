@@ -12,8 +12,8 @@ namespace {
 
 bool IsZo(StrategyKind kind) { return kind == MEZO || kind == ZO2 || kind == DISTZO2; }
 
-// Why a first-order profile that trains `what` (its `recipe`), without
-// recomputation, on OPT and GPT-2 models cannot cost `config`, or "".
+// Why a first-order profile that trains `what` (its `recipe`) on OPT and
+// GPT-2 models, with or without recomputation, cannot cost `config`, or "".
 // `family`: the refusal of another family.
 std::string WhyNotFirstOrder(const ProfiledConfig& config, PrecisionRecipe recipe,
                              const std::string& what, const std::string& family) {
@@ -25,7 +25,6 @@ std::string WhyNotFirstOrder(const ProfiledConfig& config, PrecisionRecipe recip
     return absl::StrFormat("trains %s (precision %s), not %s", what, PrecisionRecipe_Name(recipe),
                            PrecisionRecipe_Name(config.precision));
   }
-  if (config.recompute) return "trains without activation recomputation, not with recompute";
   return config.family == OPT || config.family == GPT2 ? "" : family;
 }
 

@@ -27,11 +27,12 @@ struct ProfiledConfig {
 // The kernel-level profile `config` is predicted with when none is named:
 // ZOSCHED_CUDA for MEZO, ZO2 and DISTZO2 (zosched's CUDA backend, every
 // family); PYTORCH_FIRST_ORDER for the first-order strategies (SINGLE_DEVICE,
-// DDP, ZERO_1/2/3) under AMP_FP32_MASTER without recomputation, for OPT and
-// GPT-2 models (PyTorch eager training); MEGATRON_FIRST_ORDER for them under
-// Megatron's BF16_FP32_GRADS recipe (Megatron-LM's fused kernels); ROOFLINE
-// where no implementation is profiled: activation recomputation,
-// first-order training of other families, an unset strategy.
+// DDP, ZERO_1/2/3) under AMP_FP32_MASTER, for OPT and GPT-2 models (PyTorch
+// eager training; with recompute, torch.utils.checkpoint's forward again
+// before each block's backward); MEGATRON_FIRST_ORDER for them under
+// Megatron's BF16_FP32_GRADS recipe (Megatron-LM's fused kernels; with
+// recompute, its full recomputation); ROOFLINE where no implementation is
+// profiled: first-order training of other families, an unset strategy.
 ComputeProfile KernelProfileFor(const ProfiledConfig& config);
 
 // OK when `profile` can cost the compute of `config`'s schedules: ROOFLINE

@@ -28,10 +28,10 @@ TEST(ComputeProfileFitTest, EachStrategyHasItsImplementationsProfile) {
     EXPECT_EQ(KernelProfileFor(Config(k, GPT2)), PYTORCH_FIRST_ORDER);
     // Megatron's recipe: Megatron-LM's fused kernels.
     EXPECT_EQ(KernelProfileFor(Config(k, GPT2, BF16_FP32_GRADS)), MEGATRON_FIRST_ORDER);
-    // No kernel-level profile of recomputation or of training another
-    // family: the roofline.
-    EXPECT_EQ(KernelProfileFor(Config(k, GPT2, BF16_FP32_GRADS, true)), ROOFLINE);
-    EXPECT_EQ(KernelProfileFor(Config(k, OPT, AMP_FP32_MASTER, true)), ROOFLINE);
+    // No kernel-level profile of training another family: the roofline.
+    // Recomputation too: the block's forward again before its backward.
+    EXPECT_EQ(KernelProfileFor(Config(k, GPT2, BF16_FP32_GRADS, true)), MEGATRON_FIRST_ORDER);
+    EXPECT_EQ(KernelProfileFor(Config(k, OPT, AMP_FP32_MASTER, true)), PYTORCH_FIRST_ORDER);
     EXPECT_EQ(KernelProfileFor(Config(k, QWEN3)), ROOFLINE);
   }
   EXPECT_EQ(KernelProfileFor(Config(STRATEGY_KIND_UNSPECIFIED, OPT)), ROOFLINE);
@@ -79,9 +79,9 @@ TEST(ComputeProfileFitTest, AProfileRunsOnlyWhatItsImplementationRuns) {
             "megatron_first_order (Megatron-LM's GPT training) trains BF16 parameters with FP32 "
             "gradients (precision BF16_FP32_GRADS), not AMP_FP32_MASTER (expected "
             "pytorch_first_order or roofline)");
-  EXPECT_EQ(Refusal(PYTORCH_FIRST_ORDER, Config(DDP, OPT, AMP_FP32_MASTER, true)),
-            "pytorch_first_order (PyTorch eager training) trains without activation "
-            "recomputation, not with recompute (expected roofline)");
+  EXPECT_EQ(Refusal(PYTORCH_FIRST_ORDER, Config(DDP, LLAMA, AMP_FP32_MASTER, true)),
+            "pytorch_first_order (PyTorch eager training) runs OPT and GPT-2 models, not LLAMA "
+            "(expected roofline)");
 }
 
 }  // namespace

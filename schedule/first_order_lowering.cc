@@ -155,6 +155,9 @@ class FirstOrderLowering {
   ParamRange ComputeParams(int r, size_t unit, int gather) const;
   // Where the backward writes unit u's gradient (the whole unit).
   ByteRange GradientOut(int r, size_t unit) const;
+  // Under recompute: where a block's forward and its recomputing backward
+  // compute its intermediates transiently.
+  ByteRange RecomputeWorkspace(int r) const;
   // The bucket region (ZERO_2/3) of unit u's full gradient; "" key when none.
   std::string RegionKey(size_t unit) const;
   ByteRange OwnedGradient(int r, size_t unit) const;
@@ -283,6 +286,11 @@ std::string FirstOrderLowering::RegionKey(size_t unit) const {
   const Unit& u = units_[unit];
   if (u.part != DECODER_BLOCK) return u.Name();
   return u.block % 2 ? "slot1" : "slot0";
+}
+
+ByteRange FirstOrderLowering::RecomputeWorkspace(int r) const {
+  return Range(Buf(r, kRecompute), 0,
+               BlockRecomputeBytes(model_, t_.micro_batch_size(), t_.seq_len(), o_.flash_attention));
 }
 
 ByteRange FirstOrderLowering::GradientOut(int r, size_t unit) const {
@@ -427,6 +435,11 @@ void FirstOrderLowering::Forward(int r, int m) {
     Set(params, c->mutable_params());
     Set(act, c->mutable_activations());
     Set(saved, c->mutable_saved());
+    if (o_.recompute) {
+      const ByteRange workspace = RecomputeWorkspace(r);
+      Set(workspace, c->mutable_workspace());
+      ScheduleBuilder::Writes(fwd, workspace);
+    }
     ScheduleBuilder::Reads(fwd, params.range);
     ScheduleBuilder::Reads(fwd, act);
     ScheduleBuilder::Writes(fwd, act);
@@ -525,9 +538,7 @@ void FirstOrderLowering::Backward(int r, int m) {
     Set(act, c->mutable_activations());
     Set(gradients, c->mutable_gradients());
     if (o_.recompute) {
-      const ByteRange workspace = Range(
-          Buf(r, kRecompute), 0,
-          BlockRecomputeBytes(model_, t_.micro_batch_size(), t_.seq_len(), o_.flash_attention));
+      const ByteRange workspace = RecomputeWorkspace(r);
       Set(workspace, c->mutable_workspace());
       ScheduleBuilder::Writes(bwd, workspace);
     }

@@ -18,8 +18,9 @@ DType RecipeDType(const TrainingSettings& training) { return training.host_dtype
 // First-order kinds that process a micro-batch (examples, seq_len set).
 bool IsPass(ComputeKind kind) { return kind != GRAD_ACCUMULATE && kind != OPTIMIZER_STEP; }
 
-RoleAccesses FirstOrderRoleAccesses(const OperandChecker&, const ComputeOp& c) {
+RoleAccesses FirstOrderRoleAccesses(const OperandChecker& operands, const ComputeOp& c) {
   const ComputeKind k = c.kind();
+  const bool recomputing = operands.schedule().strategy().recompute();
   const bool params_read = k == TRAIN_EMBED || k == TRAIN_BLOCK_FORWARD || k == TRAIN_HEAD_LOSS ||
                            k == HEAD_BACKWARD || k == BLOCK_BACKWARD || k == OPTIMIZER_STEP;
   const bool params_written = k == OPTIMIZER_STEP;
@@ -33,7 +34,12 @@ RoleAccesses FirstOrderRoleAccesses(const OperandChecker&, const ComputeOp& c) {
                       ? kReadWrite
                   : k == TRAIN_HEAD_LOSS || k == EMBED_BACKWARD ? kRead
                                                                 : kUnused;
-  a.workspace = k == BLOCK_BACKWARD && c.recompute() ? kWrite : kUnused;
+  // Under recomputation a block's forward computes its intermediates
+  // transiently, and its backward computes them again: both in the
+  // recompute workspace.
+  a.workspace = (k == BLOCK_BACKWARD && c.recompute()) || (k == TRAIN_BLOCK_FORWARD && recomputing)
+                    ? kWrite
+                    : kUnused;
   a.saved = k == TRAIN_BLOCK_FORWARD || k == TRAIN_HEAD_LOSS ? kWrite
             : k == HEAD_BACKWARD                             ? kReadWrite
             : k == BLOCK_BACKWARD                            ? kRead
