@@ -112,8 +112,8 @@ expect_refusal 's/^best: 4/best: 4\ncompute_profile: "flash"/' \
   "bad.pbtxt: compute_profile 'flash' is not a compute profile (expected roofline, zosched_cuda, pytorch_mezo, pytorch_zo2, pytorch_first_order or megatron_first_order"
 expect_refusal 's/^best: 4/best: 4\ncompute_profile: "pytorch_first_order"/' \
   "bad.pbtxt: compute_profile 'pytorch_first_order' cannot cost strategies[0] (MEZO) of models[0] 'opt-1.3b': pytorch_first_order (PyTorch eager training) runs the first-order strategies (SINGLE_DEVICE, DDP, ZERO_1/2/3), not MEZO (expected zosched_cuda, pytorch_mezo, pytorch_zo2 or roofline)"
-expect_refusal 's/strategies { kind: DDP }/strategies { kind: DDP recompute: [false, true] }/' \
-  "bad.pbtxt: strategies[3] (DDP, precision AMP_FP32_MASTER, recompute) of models[0] 'opt-1.3b' has no kernel-level compute profile: pytorch_first_order (PyTorch eager training) trains without activation recomputation"
+expect_refusal 's/models: \["opt-1.3b", "opt-13b"\]/models: ["opt-1.3b", "llama2-7b"]/' \
+  "bad.pbtxt: strategies[3] (DDP, precision AMP_FP32_MASTER) of models[1] 'llama2-7b' has no kernel-level compute profile: pytorch_first_order (PyTorch eager training) runs OPT and GPT-2 models, not LLAMA"
 axis=$(seq -s, 1 100)
 expect_refusal "s/device_memory_gib: \[80, 24\]/host_link_gbps: [$axis] nvlink_gbps: [$axis] device_memory_gib: [$axis]/" \
   "bad.pbtxt: the cluster families have 1000000 members in all, above the limit of 10000: clusters[0] 1000000 (100 host_link_gbps × 100 nvlink_gbps × 100 device_memory_gib)"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The two-node testbed end to end, as root (it skips, saying so, for any
+# other user): `up` gives each node its hostname, its own /dev/shm and a
+# link throttled to its rate; DistZO2 P2xD2 lowered for two_node_cpu and
+# started with mpirun across node1 and node2 trains to the checksum of the
+# same grid on one node; `down` leaves no namespace, link, bridge,
+# /etc/hosts line or state directory behind, and `up` twice is `up` once.
+# Tagged exclusive and no-sandbox: it changes this machine's network.
+set -uo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if [ "$(id -u)" -ne 0 ]; then
+  echo "not root: skipped (the testbed needs root for namespaces, links and tc)"
+  exit 0
+fi
+testbed="$PWD/tools/two_node_testbed.sh"
+train="$PWD/train/train"
+lower="$PWD/schedule/lower"
+tmp="$TEST_TMPDIR"
+trap '"$testbed" down >/dev/null 2>&1' EXIT
+
+# What this machine has before, to compare after `down`.
+snapshot() {
+  ip -o link show | sed -n 's/^[0-9]*: \([^:@]*\).*/\1/p' | sort
+  ip netns list | sort
+  cat /etc/hosts
+}
+before=$(snapshot)
+
+"$testbed" up --nodes=2 --rate_mbit=400 >"$tmp/up1.log" 2>&1 || fail "up: $(cat "$tmp/up1.log")"
+"$testbed" up --nodes=2 --rate_mbit=400 >"$tmp/up2.log" 2>&1 || fail "up again: $(cat "$tmp/up2.log")"
+"$testbed" status | grep -q "2 nodes up, 400 Mbit/s" || fail "status: $("$testbed" status)"
+[ "$(ip netns list | grep -c '^zs-node')" -eq 2 ] || fail "up twice left $(ip netns list)"
+[ "$(grep -c 'zosched-testbed' /etc/hosts)" -eq 2 ] || fail "up twice: $(grep zosched /etc/hosts)"
+
+for k in 1 2; do
+  name=$("$testbed" exec "node$k" hostname) || fail "exec node$k"
+  [ "$name" = "node$k" ] || fail "node$k calls itself '$name'"
+done
+# Each node has its own /dev/shm: a file made on node1 is not on node2, nor here.
+"$testbed" exec node1 "touch /dev/shm/zs_testbed_probe" || fail "no /dev/shm on node1"
+"$testbed" exec node2 "test ! -e /dev/shm/zs_testbed_probe" || fail "node2 sees node1's /dev/shm"
+[ ! -e /dev/shm/zs_testbed_probe ] || fail "this machine sees node1's /dev/shm"
+
+# The link is the bottleneck: 40 MB from node2 to node1 take about 0.8 s at
+# 400 Mbit/s (TCP gets ~94 % of it), where this machine's loopback would
+# take a few ms. Within 25 % of the setting.
+cat >"$tmp/rate.py" <<'EOF'
+import socket, sys, time
+if sys.argv[1] == "recv":
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", 5999)); s.listen(1); open(sys.argv[2], "w").close()
+    c, _ = s.accept(); n = 0; t0 = None
+    while True:
+        b = c.recv(1 << 20)
+        if not b: break
+        t0 = t0 or time.time(); n += len(b)
+    print("%.1f" % (n * 8 / (time.time() - t0) / 1e6))
+else:
+    s = socket.create_connection((sys.argv[2], 5999)); b = b"x" * (1 << 20)
+    for _ in range(40): s.sendall(b)
+    s.close()
+EOF
+"$testbed" exec node1 "python3 $tmp/rate.py recv $tmp/listening >$tmp/rate.txt" &
+receiver=$!
+for _ in $(seq 100); do [ -e "$tmp/listening" ] && break; sleep 0.1; done
+"$testbed" exec node2 "python3 $tmp/rate.py send node1" || fail "sending from node2 to node1"
+wait "$receiver" || fail "receiving on node1"
+mbit=$(cat "$tmp/rate.txt")
+awk -v r="$mbit" 'BEGIN { exit !(r > 300 && r < 500) }' ||
+  fail "node2 -> node1 at $mbit Mbit/s, set to 400"
+echo "node2 -> node1: $mbit Mbit/s (set: 400)"
+
+# DistZO2 P2xD2 across the two nodes: the checksum of the same grid on one.
+"$lower" --model=opt-tiny --cluster=clusters/two_node_cpu.pbtxt --strategy=distzo2 --pertp=2 \
+  --dp=2 --batch=16 --seq=32 --out="$tmp/two.pb" >/dev/null || fail "lower two_node_cpu"
+"$lower" --model=opt-tiny --cluster=local_cpu --strategy=distzo2 --pertp=2 --dp=2 --batch=16 \
+  --seq=32 --out="$tmp/one.pb" >/dev/null || fail "lower local_cpu"
+one=$(timeout 300 "$train" --schedule="$tmp/one.pb" --steps=4 --ranks=4 \
+  --out_dir="$tmp/one" 2>&1) || fail "one node: $one"
+eval "mpi_flags=($("$testbed" mpirun_args))"
+two=$(timeout 300 mpirun --allow-run-as-root --oversubscribe "${mpi_flags[@]}" \
+  --host node1:2,node2:2 -np 4 "$train" --schedule="$tmp/two.pb" --steps=4 \
+  --out_dir="$tmp/two" 2>&1) || fail "two nodes: $two"
+sum_one=$(sed -n 's/^final weights checksum: //p' <<<"$one")
+sum_two=$(sed -n 's/^final weights checksum: //p' <<<"$two")
+[ -n "$sum_one" ] && [ "$sum_one" = "$sum_two" ] ||
+  fail "two nodes gave checksum '$sum_two', one node '$sum_one'"
+echo "DistZO2 P2xD2: checksum $sum_two on two nodes and on one"
+
+"$testbed" down || fail "down"
+trap - EXIT
+after=$(snapshot)
+[ "$before" = "$after" ] || fail "down left the machine changed: $(diff <(echo "$before") <(echo "$after"))"
+[ ! -e /run/zosched-testbed ] || fail "down left /run/zosched-testbed"
+"$testbed" status >/dev/null && fail "status says up after down"
+echo PASS

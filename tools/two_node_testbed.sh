@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Emulated machines on this one: N "nodes", each a network, UTS and mount
+# namespace with its own hostname (node1, node2, ...) and its own /dev/shm,
+# joined through a bridge by veth pairs whose traffic a token bucket
+# throttles, so that what crosses between nodes crosses a real bottleneck
+# (a NIC). Open MPI starts its daemons on a node through `exec` (its rsh
+# agent) and the ranks talk TCP across the bridge; ranks of one node share
+# that node's /dev/shm, as ranks of one machine do.
+#
+#   tools/two_node_testbed.sh up [--nodes=N] [--rate_mbit=R]   # N >= 2 (2), R > 0 (800)
+#   tools/two_node_testbed.sh status                           # exit 0 when up
+#   tools/two_node_testbed.sh exec NODE COMMAND [ARGS...]      # run on a node
+#   tools/two_node_testbed.sh mpirun_args                      # the flags mpirun needs
+#   tools/two_node_testbed.sh down                             # remove everything
+#
+# Layout: bridge zsbr0 (10.77.0.254/24) in this namespace; node K has veth
+# zsvK here (on the bridge) and eth0 there (10.77.0.K), `nodeK` in
+# /etc/hosts; its namespaces are /run/netns/zs-nodeK (ip netns) and
+# /run/zosched-testbed/nodeK.{uts,mnt}. Each node's link is throttled both
+# ways (tc tbf on eth0 and on zsvK) to --rate_mbit, so a node sends and
+# receives at most that rate, whatever else runs.
+#
+# `up` first removes what an earlier `up` left (it is idempotent), and
+# `down` removes the namespaces, links, bridge, /etc/hosts lines and the
+# sysctl it changed (bridge-nf off, if it was on), leaving the machine as it
+# found it. Both refuse, saying why, without root or without `ip netns`.
+set -euo pipefail
+
+readonly STATE=/run/zosched-testbed
+readonly BRIDGE=zsbr0
+readonly SUBNET=10.77.0
+readonly HOSTS_TAG="# zosched-testbed"
+
+die() { echo "two_node_testbed: $*" >&2; exit 1; }
+
+need_root() {
+  [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, links and tc); run it as root"
+  command -v ip >/dev/null || die "needs ip (Debian: iproute2)"
+  command -v tc >/dev/null || die "needs tc (Debian: iproute2)"
+  command -v unshare >/dev/null && command -v nsenter >/dev/null ||
+    die "needs unshare and nsenter (Debian: util-linux)"
+  ip netns list >/dev/null 2>&1 || die "'ip netns' does not work here: $(ip netns list 2>&1)"
+}
+
+nodes_up() {  # the node numbers whose namespaces exist, ascending
+  ip netns list 2>/dev/null | sed -n 's/^zs-node\([0-9][0-9]*\).*/\1/p' | sort -n
+}
+
+down() {
+  need_root
+  for k in $(nodes_up); do
+    for ns in uts mnt; do
+      if mountpoint -q "$STATE/node$k.$ns" 2>/dev/null; then umount "$STATE/node$k.$ns"; fi
+      rm -f "$STATE/node$k.$ns"
+    done
+    ip link del "zsv$k" 2>/dev/null || true
+    ip netns del "zs-node$k"
+  done
+  # Links whose node is gone (an interrupted up).
+  for link in $(ip -o link show 2>/dev/null | sed -n 's/^[0-9]*: \(zsv[0-9][0-9]*\)[@:].*/\1/p'); do
+    ip link del "$link" 2>/dev/null || true
+  done
+  ip link del "$BRIDGE" 2>/dev/null || true
+  if [ -f /etc/hosts ] && grep -q "$HOSTS_TAG" /etc/hosts; then
+    # /etc/hosts may be a bind mount (containers): rewrite it in place.
+    local kept
+    kept=$(grep -v "$HOSTS_TAG" /etc/hosts)
+    printf '%s\n' "$kept" >/etc/hosts
+  fi
+  if [ -f "$STATE/bridge_nf" ]; then
+    sysctl -qw "net.bridge.bridge-nf-call-iptables=$(cat "$STATE/bridge_nf")" || true
+  fi
+  if mountpoint -q "$STATE" 2>/dev/null; then umount "$STATE"; fi
+  rm -rf "$STATE"
+}
+
+up() {
+  local nodes=2 rate=800
+  for arg in "$@"; do
+    case "$arg" in
+      --nodes=*) nodes="${arg#--nodes=}" ;;
+      --rate_mbit=*) rate="${arg#--rate_mbit=}" ;;
+      *) die "unknown flag '$arg' (expected --nodes=N, --rate_mbit=R)" ;;
+    esac
+  done
+  [[ "$nodes" =~ ^[0-9]+$ ]] && [ "$nodes" -ge 2 ] && [ "$nodes" -le 200 ] ||
+    die "--nodes=$nodes: expected a whole number from 2 to 200"
+  [[ "$rate" =~ ^[0-9]+$ ]] && [ "$rate" -ge 1 ] ||
+    die "--rate_mbit=$rate: expected a whole number of Mbit/s, at least 1"
+  need_root
+  down
+  mkdir -p "$STATE"
+  # Persistent mount namespaces are bind mounts of nsfs files: they must lie
+  # on a private mount (else the kernel refuses them).
+  mount --bind "$STATE" "$STATE"
+  mount --make-private "$STATE"
+  echo "$nodes $rate" >"$STATE/config"
+  # Bridged traffic must not go through this machine's iptables.
+  if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then
+    cat /proc/sys/net/bridge/bridge-nf-call-iptables >"$STATE/bridge_nf"
+    sysctl -qw net.bridge.bridge-nf-call-iptables=0
+  fi
+  ip link add "$BRIDGE" type bridge
+  ip addr add "$SUBNET.254/24" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  local k
+  for k in $(seq 1 "$nodes"); do
+    local ns="zs-node$k"
+    ip netns add "$ns"
+    ip link add "zsv$k" type veth peer name eth0 netns "$ns"
+    ip link set "zsv$k" master "$BRIDGE"
+    ip link set "zsv$k" up
+    ip -n "$ns" link set lo up
+    ip -n "$ns" addr add "$SUBNET.$k/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    # The token bucket: `rate` Mbit/s each way, bursts of 64 KiB, up to 50 ms
+    # of queue (a NIC's buffer) before packets drop and TCP backs off.
+    tc qdisc add dev "zsv$k" root tbf rate "${rate}mbit" burst 64kb latency 50ms
+    tc -n "$ns" qdisc add dev eth0 root tbf rate "${rate}mbit" burst 64kb latency 50ms
+    touch "$STATE/node$k.uts" "$STATE/node$k.mnt"
+    # Its hostname, and a /dev/shm of its own in a mount namespace that
+    # keeps the rest of this machine's file system.
+    nsenter --net="/run/netns/$ns" \
+      unshare --uts="$STATE/node$k.uts" --mount="$STATE/node$k.mnt" --propagation private \
+      sh -c "hostname node$k && mount -t tmpfs -o mode=1777 tmpfs /dev/shm"
+    echo "$SUBNET.$k node$k $HOSTS_TAG" >>/etc/hosts
+  done
+  echo "two_node_testbed: $nodes nodes up (node1..node$nodes, $SUBNET.1-$nodes), ${rate} Mbit/s each way per node"
+}
+
+status() {
+  [ -f "$STATE/config" ] || { echo "two_node_testbed: down"; return 1; }
+  local nodes rate
+  read -r nodes rate <"$STATE/config"
+  local k
+  for k in $(seq 1 "$nodes"); do
+    [ -e "/run/netns/zs-node$k" ] && mountpoint -q "$STATE/node$k.uts" ||
+      { echo "two_node_testbed: node$k is missing (run up again)"; return 1; }
+  done
+  echo "two_node_testbed: $nodes nodes up, ${rate} Mbit/s each way per node"
+}
+
+node_exec() {
+  local node="${1:-}"
+  shift || true
+  [[ "$node" =~ ^node([0-9]+)$ ]] || die "exec: '$node' is not a node (expected node1, node2, ...)"
+  local k="${BASH_REMATCH[1]}"
+  [ -e "/run/netns/zs-node$k" ] && [ -e "$STATE/node$k.uts" ] ||
+    die "exec: $node is not up (tools/two_node_testbed.sh up)"
+  [ $# -gt 0 ] || die "exec: no command for $node"
+  # Open MPI's rsh launcher passes the daemon's command line as words that
+  # a shell must join (as ssh would); run them through sh -c on the node.
+  exec nsenter --net="/run/netns/zs-node$k" --uts="$STATE/node$k.uts" \
+    --mount="$STATE/node$k.mnt" -- sh -c "cd '$PWD' 2>/dev/null; $*"
+}
+
+mpirun_args() {
+  local self
+  self="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+  echo "--mca plm_rsh_agent '$self exec' --mca oob_tcp_if_include $SUBNET.0/24" \
+    "--mca btl tcp,self --mca btl_tcp_if_include $SUBNET.0/24"
+}
+
+case "${1:-}" in
+  up) shift; up "$@" ;;
+  down) down ;;
+  status) status ;;
+  exec) shift; node_exec "$@" ;;
+  mpirun_args) mpirun_args ;;
+  *) die "expected up, down, status, exec or mpirun_args (see the header of $0)" ;;
+esac
