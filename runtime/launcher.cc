@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -56,30 +57,39 @@ std::vector<std::string> ArgsWithoutRanks(int argc, char** argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (absl::StartsWith(a, "--ranks=") || absl::StartsWith(a, "-ranks=")) continue;
-    if (a == "--ranks" || a == "-ranks") {
-      ++i;  // and its value
-      continue;
+    bool launcher_flag = false;
+    for (const char* flag : {"ranks", "hosts", "hostfile"}) {
+      for (const char* dashes : {"--", "-"}) {
+        const std::string name = absl::StrCat(dashes, flag);
+        if (absl::StartsWith(a, name + "=")) launcher_flag = true;
+        if (a == name) {
+          launcher_flag = true;
+          ++i;  // and its value
+        }
+      }
     }
-    args.push_back(a);
+    if (!launcher_flag) args.push_back(a);
   }
   return args;
 }
 
 absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
-                                                    const std::vector<std::string>& args) {
+                                                    const std::vector<std::string>& args,
+                                                    const std::string& hosts) {
   ASSIGN_OR_RETURN(const std::string self, ThisProgramPath());
   std::vector<std::string> argv = {"mpirun", "-np", absl::StrCat(ranks), "--oversubscribe"};
   if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  if (!hosts.empty()) argv.insert(argv.end(), {"--host", hosts});
   argv.push_back(self);
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }
 
 absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args,
-                                   int* stop_signal, const MpiJobDirectory* job_directory) {
+                                   int* stop_signal, const MpiJobDirectory* job_directory,
+                                   const std::string& hosts) {
   Subprocess mpirun;
-  ASSIGN_OR_RETURN(mpirun.argv, MpirunArgv(ranks, args));
+  ASSIGN_OR_RETURN(mpirun.argv, MpirunArgv(ranks, args, hosts));
   ASSIGN_OR_RETURN(const std::string self, ThisProgramPath());
   const std::string program = std::filesystem::path(self).filename();
   // Its own process group: a terminal's Ctrl-C reaches the launcher only.
@@ -115,6 +125,47 @@ absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& ar
         absl::StrCat(status.status().message(), "; its ranks went with it"));
   }
   return status;
+}
+
+absl::Status CheckNodesReachable(const std::vector<std::string>& nodes,
+                                 std::chrono::seconds limit) {
+  for (const std::string& node : nodes) {
+    Subprocess probe;
+    probe.argv = {"timeout", absl::StrCat(limit.count()), "mpirun", "--host", node + ":1", "-np",
+                  "1"};
+    if (geteuid() == 0) probe.argv.push_back("--allow-run-as-root");
+    probe.argv.push_back("hostname");
+    probe.stdin_from_dev_null = true;
+    // Its first line that says something: the remote shell's own error
+    // (ssh's "Could not resolve hostname", the testbed's "not up") comes
+    // before Open MPI's general advice.
+    std::string first_line;
+    probe.stderr_lines = [&first_line](absl::string_view line) {
+      const absl::string_view text = absl::StripAsciiWhitespace(line);
+      if (first_line.empty() && !text.empty() &&
+          text.find_first_not_of('-') != absl::string_view::npos) {
+        first_line = std::string(text);
+      }
+    };
+    ASSIGN_OR_RETURN(const MpiJobDirectory directory, MpiJobDirectory::Create());
+    probe.environment = directory.Environment();
+    absl::StatusOr<int> status = RunSubprocess(probe);
+    if (absl::IsNotFound(status.status())) {
+      return absl::FailedPreconditionError(
+          "mpirun or timeout not found: install Open MPI (Debian: openmpi-bin) and coreutils");
+    }
+    if (!status.ok() || *status != 0) {
+      const std::string why =
+          !status.ok()   ? std::string(status.status().message())
+          : *status == 124 ? absl::StrFormat("no answer within %d s", limit.count())
+                           : absl::StrFormat("mpirun exited %d", *status);
+      return absl::UnavailableError(absl::StrFormat(
+          "machine '%s' is not reachable: %s%s (check that it runs, that mpirun reaches it "
+          "(ssh, or OMPI_MCA_plm_rsh_agent) and that it has this program's path)",
+          node, why, first_line.empty() ? "" : absl::StrCat(": ", first_line)));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace zosched

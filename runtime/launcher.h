@@ -4,6 +4,7 @@
 // multi-process probes the same way.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,10 +57,12 @@ class MpiJobDirectory {
 };
 
 // The argv of `mpirun -np <ranks> --oversubscribe [--allow-run-as-root]
-// <this program> <args...>` (--allow-run-as-root when running as root).
+// [--host <hosts>] <this program> <args...>` (--allow-run-as-root when
+// running as root; --host when `hosts`, mpirun's host list, is given).
 // Errors: those of ThisProgramPath (base/subprocess.h).
 absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
-                                                    const std::vector<std::string>& args);
+                                                    const std::vector<std::string>& args,
+                                                    const std::string& hosts = "");
 
 // Runs this program with `args` on `ranks` ranks under mpirun, waits, and
 // returns mpirun's exit status (the first failing rank's).
@@ -88,11 +91,24 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
 // N (SIGNAME); its ranks went with it" when mpirun itself was killed;
 // Internal when the job directory cannot be made; RunSubprocess's
 // otherwise.
+// - Machines: `hosts` (mpirun's --host list, e.g. "node1:2,node2:2") starts
+//   the ranks there, by slot in order; "" starts them all on this one.
 absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& args,
                                    int* stop_signal = nullptr,
-                                   const MpiJobDirectory* job_directory = nullptr);
+                                   const MpiJobDirectory* job_directory = nullptr,
+                                   const std::string& hosts = "");
 
-// `argv[1..]` without any "--ranks=N" / "--ranks N" argument.
+// Runs `hostname` through mpirun on each of `nodes`, one at a time, within
+// `limit` each (Open MPI's settings from this process's environment, e.g.
+// OMPI_MCA_plm_rsh_agent): OK when every one answers. Errors: Unavailable
+// naming the first machine that did not and the first line mpirun's
+// stderr gave about it (the remote shell's own error, where it gave one);
+// FailedPrecondition when mpirun is not installed.
+absl::Status CheckNodesReachable(const std::vector<std::string>& nodes,
+                                 std::chrono::seconds limit);
+
+// `argv[1..]` without the launcher's own flags: "--ranks", "--hosts" and
+// "--hostfile", each as "--flag=V" or "--flag V".
 std::vector<std::string> ArgsWithoutRanks(int argc, char** argv);
 
 }  // namespace zosched

@@ -2,9 +2,11 @@
 # The two-node testbed end to end, as root (it skips, saying so, for any
 # other user): `up` gives each node its hostname, its own /dev/shm and a
 # link throttled to its rate; DistZO2 P2xD2 lowered for two_node_cpu and
-# started with mpirun across node1 and node2 trains to the checksum of the
-# same grid on one node; `down` leaves no namespace, link, bridge,
-# /etc/hosts line or state directory behind, and `up` twice is `up` once.
+# started with mpirun across node1 and node2, or by train --hosts, trains
+# to the checksum of the same grid on one node, and --hosts refuses
+# machines that do not fit the schedule or cannot be reached; `down`
+# leaves no namespace, link, bridge, /etc/hosts line or state directory
+# behind, and `up` twice is `up` once.
 # Tagged exclusive and no-sandbox: it changes this machine's network.
 set -uo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -86,6 +88,28 @@ sum_two=$(sed -n 's/^final weights checksum: //p' <<<"$two")
 [ -n "$sum_one" ] && [ "$sum_one" = "$sum_two" ] ||
   fail "two nodes gave checksum '$sum_two', one node '$sum_one'"
 echo "DistZO2 P2xD2: checksum $sum_two on two nodes and on one"
+
+# train's own launcher across the nodes (--hosts, Open MPI's settings from
+# the testbed's environment), and what it refuses before any rank starts.
+eval "$("$testbed" env)"
+hosts=$(timeout 300 "$train" --schedule="$tmp/two.pb" --steps=4 --hosts=node1:2,node2:2 \
+  --out_dir="$tmp/hosts" 2>&1) || fail "train --hosts: $hosts"
+sum_hosts=$(sed -n 's/^final weights checksum: //p' <<<"$hosts")
+[ "$sum_hosts" = "$sum_one" ] || fail "train --hosts gave '$sum_hosts', one node '$sum_one'"
+refused() {  # refused "message" args...: train exits 2 or 1 before any rank, saying so
+  local want="$1"; shift
+  err=$(timeout 120 "$train" --schedule="$tmp/two.pb" --steps=4 --out_dir="$tmp/refused" "$@" 2>&1)
+  code=$?
+  [ "$code" -ne 0 ] && [ "$code" -ne 124 ] || fail "$*: exit $code: $err"
+  grep -qF -- "$want" <<<"$err" || fail "$*: '$err' lacks '$want'"
+  [ ! -e "$tmp/refused/train.csv" ] || fail "$*: a rank started"
+}
+refused "rank 2 (device 'cpu2' of schedule host 'node2') would start on 'node1'" \
+  --hosts=node1:3,node2:1
+refused "machine 'node3' is not reachable" --hosts=node1:2,node3:2
+printf 'node1 slots=2\nnode2 slots=2 # the second\n' >"$tmp/hostfile"
+refused "--hosts and --hostfile both name the machines" --hosts=node1:4 --hostfile="$tmp/hostfile"
+echo "train --hosts: checksum $sum_hosts; misplaced and unreachable machines refused"
 
 "$testbed" down || fail "down"
 trap - EXIT

@@ -11,6 +11,8 @@
 #   tools/two_node_testbed.sh status                           # exit 0 when up
 #   tools/two_node_testbed.sh exec NODE COMMAND [ARGS...]      # run on a node
 #   tools/two_node_testbed.sh mpirun_args                      # the flags mpirun needs
+#   eval "$(tools/two_node_testbed.sh env)"                    # the same as OMPI_MCA_ variables
+#                                                              # (for train --hosts)
 #   tools/two_node_testbed.sh down                             # remove everything
 #
 # Layout: bridge zsbr0 (10.77.0.254/24) in this namespace; node K has veth
@@ -154,11 +156,26 @@ node_exec() {
     --mount="$STATE/node$k.mnt" -- sh -c "cd '$PWD' 2>/dev/null; $*"
 }
 
-mpirun_args() {
+# Open MPI's settings for the nodes: its daemons start through `exec`, and
+# it and the ranks talk TCP on the testbed's subnet.
+mca_settings() {
   local self
   self="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
-  echo "--mca plm_rsh_agent '$self exec' --mca oob_tcp_if_include $SUBNET.0/24" \
-    "--mca btl tcp,self --mca btl_tcp_if_include $SUBNET.0/24"
+  echo "plm_rsh_agent=$self exec"
+  echo "oob_tcp_if_include=$SUBNET.0/24"
+  echo "btl=tcp,self"
+  echo "btl_tcp_if_include=$SUBNET.0/24"
+}
+
+mpirun_args() {
+  local name value args=()
+  while IFS='=' read -r name value; do args+=("--mca $name '$value'"); done < <(mca_settings)
+  echo "${args[*]}"
+}
+
+env_exports() {
+  local name value
+  while IFS='=' read -r name value; do echo "export OMPI_MCA_$name='$value'"; done < <(mca_settings)
 }
 
 case "${1:-}" in
@@ -167,5 +184,6 @@ case "${1:-}" in
   status) status ;;
   exec) shift; node_exec "$@" ;;
   mpirun_args) mpirun_args ;;
-  *) die "expected up, down, status, exec or mpirun_args (see the header of $0)" ;;
+  env) env_exports ;;
+  *) die "expected up, down, status, exec, mpirun_args or env (see the header of $0)" ;;
 esac

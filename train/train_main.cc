@@ -50,6 +50,7 @@
 #include "base/user_path.h"
 #include "runtime/backend_registry.h"
 #include "runtime/checkpoint/init_file.h"
+#include "runtime/host_list.h"
 #include "runtime/host_memory_check.h"
 #include "runtime/launcher.h"
 #include "runtime/mpi_world.h"
@@ -72,6 +73,12 @@ ABSL_FLAG(int32_t, threads, 1,
 ABSL_FLAG(int32_t, ranks, 0,
           "start this many ranks through mpirun; must equal the schedule's devices (0: as "
           "launched)");
+ABSL_FLAG(std::string, hosts, "",
+          "start the ranks on these machines, as mpirun's --host list (e.g. node1:2,node2:2): "
+          "each machine's slots are one schedule host's devices, in schedule order; the list "
+          "is checked against the schedule, and each machine reached, before any rank starts");
+ABSL_FLAG(std::string, hostfile, "",
+          "the machines as an Open MPI hostfile ('name slots=N' a line), instead of --hosts");
 ABSL_FLAG(std::string, schedule, "",
           "run this Schedule file instead of lowering (lowering flags given too must agree)");
 ABSL_FLAG(double, h2d_gbps, 0, "emulated host->device rate, GB/s (0: the cluster's)");
@@ -221,7 +228,22 @@ struct Launch {
   // The output directory's lock: held by this process and inherited by
   // mpirun, so that it stays held until the last rank has ended.
   std::optional<DirectoryLock> out_dir_lock;
+  // The ranks to start (one per schedule device), and the machines for
+  // mpirun's --host ("" for this one).
+  int ranks = 1;
+  std::string hosts;
 };
+
+// The machines --hosts or --hostfile name; none for this one.
+absl::StatusOr<std::vector<NodeSlots>> NodesFromFlags() {
+  const std::string hosts = absl::GetFlag(FLAGS_hosts), file = absl::GetFlag(FLAGS_hostfile);
+  if (!hosts.empty() && !file.empty()) {
+    return absl::InvalidArgumentError("--hosts and --hostfile both name the machines: give one");
+  }
+  if (!hosts.empty()) return ParseHostList(hosts);
+  if (!file.empty()) return ReadHostfile(ResolveUserPath(file));
+  return std::vector<NodeSlots>();
+}
 
 // A rank that train's launcher started: what the launcher prepared for it
 // (--rank_schedule, --rank_wait_limit_s), checked there already.
@@ -278,14 +300,36 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
   // a directory or device, a missing tensor) is refused before any rank
   // starts, and by every rank of a hand-started mpirun.
   if (options.init != "random") RETURN_IF_ERROR(CheckInitFile(options.init, schedule.model()));
+  ASSIGN_OR_RETURN(const std::vector<NodeSlots> nodes, NodesFromFlags());
   if (StartedByMpiLauncher()) {
+    if (!nodes.empty()) {
+      return absl::InvalidArgumentError(
+          "--hosts and --hostfile are for train's launcher (train --hosts=... starts mpirun): "
+          "under a hand-started mpirun, give mpirun the machines (--host or --hostfile)");
+    }
     // A hand-started mpirun's rank 0 locks the directory itself.
     options.lock_out_dir = true;
     ASSIGN_OR_RETURN(launch.wait_limit, WaitLimit(options, schedule));
     return launch;
   }
   const int devices = schedule.devices_size();
-  const int started = std::max(ranks, 1);
+  int slots = 0;
+  for (const NodeSlots& n : nodes) slots += n.slots;
+  if (!nodes.empty() && ranks != 0 && ranks != slots) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--ranks=%d but the machines give %d slots (%s): leave --ranks out with --hosts or "
+        "--hostfile (a rank a slot)",
+        ranks, slots, HostListFlag(nodes)));
+  }
+  const int started = !nodes.empty() ? slots : std::max(ranks, 1);
+  launch.ranks = started;
+  if (!nodes.empty()) {
+    RETURN_IF_ERROR(CheckRanksOnHosts(schedule, nodes));
+    std::vector<std::string> names;
+    for (const NodeSlots& n : nodes) names.push_back(n.node);
+    RETURN_IF_ERROR(CheckNodesReachable(names, std::chrono::seconds(30)));
+    launch.hosts = HostListFlag(nodes);
+  }
   if (started != devices) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "the schedule '%s' has %d devices but %s: pass --ranks=%d (or start %d ranks with "
@@ -295,10 +339,14 @@ absl::StatusOr<Launch> CheckBeforeLaunch(int ranks) {
                    : absl::StrFormat("--ranks=%d", ranks),
         devices, devices, devices));
   }
-  ASSIGN_OR_RETURN(const MemoryHeadroom headroom, ReadMemoryHeadroom());
-  RETURN_IF_ERROR(CheckHostMemory(schedule, /*device=*/-1,
-                                  CapabilitiesOf(options.backend).arena_in_host_memory,
-                                  RankZeroCopiesModel(options), headroom));
+  if (nodes.empty()) {
+    // This machine runs every rank. (On several, each rank checks its own
+    // machine when it starts: runtime/trainer.h.)
+    ASSIGN_OR_RETURN(const MemoryHeadroom headroom, ReadMemoryHeadroom());
+    RETURN_IF_ERROR(CheckHostMemory(schedule, /*device=*/-1,
+                                    CapabilitiesOf(options.backend).arena_in_host_memory,
+                                    RankZeroCopiesModel(options), headroom));
+  }
   RETURN_IF_ERROR(CheckOutputDirectory(options));
   const std::string out = OutputDir(options.out_dir, "train");
   RETURN_IF_ERROR(MakeDirectories(out));
@@ -347,7 +395,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<zosched::Launch> launch = zosched::CheckBeforeLaunch(ranks);
   // Bad flags or inputs, no GPU for --backend=cuda: 2 (base/command_line.h).
   if (!launch.ok()) return zosched::ReportError("train", launch.status());
-  if (ranks > 1 && !zosched::StartedByMpiLauncher()) {
+  if (launch->ranks > 1 && !zosched::StartedByMpiLauncher()) {
     // The ranks run the schedule prepared here, from a file in the job's
     // directory (flags first: what follows a "--" is not a flag).
     absl::StatusOr<zosched::MpiJobDirectory> job_directory = zosched::MpiJobDirectory::Create();
@@ -362,7 +410,8 @@ int main(int argc, char** argv) {
     // The ranks report their own errors; mpirun's status is the run's.
     int stop_signal = 0;
     const absl::StatusOr<int> status =
-        zosched::RunUnderMpirun(ranks, args, &stop_signal, &*job_directory);
+        zosched::RunUnderMpirun(launch->ranks, args, &stop_signal, &*job_directory,
+                                launch->hosts);
     if (!status.ok()) {
       std::fprintf(stderr, "train: %s\n", std::string(status.status().message()).c_str());
       return 1;
