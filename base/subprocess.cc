@@ -54,13 +54,19 @@ std::vector<std::string> ChildEnvironment(const Subprocess& program) {
 
 // Reads the program's stderr from `pipe` line by line into `lines` until the
 // pipe ends, or until the program `pid` has ended and nothing more is
-// buffered; reaps the program into `status`. Returns errno on failure, else 0.
+// buffered, killing it (its group `-pid` when `group`) once `give_up` says
+// so; reaps the program into `status`. Returns errno on failure, else 0.
 int ReadLinesUntilExit(int pipe, pid_t pid, const std::function<void(absl::string_view)>& lines,
-                       int* status) {
+                       const std::function<bool()>& give_up, bool group, int* status) {
   std::string pending;
   bool exited = false;
+  bool killed = false;
   char buffer[4096];
   for (;;) {
+    if (give_up && !killed && !exited && give_up()) {
+      kill(group ? -pid : pid, SIGKILL);
+      killed = true;
+    }
     pollfd readable = {pipe, POLLIN, 0};
     const int ready = poll(&readable, 1, exited ? 0 : 100);
     if (ready < 0 && errno != EINTR) return errno;
@@ -201,7 +207,8 @@ absl::StatusOr<int> RunSubprocess(const Subprocess& program, int* forwarded) {
   int status = 0;
   int wait_error = 0;
   if (read_stderr) {
-    wait_error = ReadLinesUntilExit(errors[0], pid, program.stderr_lines, &status);
+    wait_error = ReadLinesUntilExit(errors[0], pid, program.stderr_lines, program.give_up,
+                                    program.own_process_group, &status);
     close_errors();
   } else {
     while (waitpid(pid, &status, 0) < 0) {

@@ -43,6 +43,12 @@ struct Subprocess {
   // buffered when the program ends are read until the pipe is empty, but
   // a pipe that another process keeps open is not waited for.
   std::function<void(absl::string_view line)> stderr_lines;
+  // With `stderr_lines`: asked about every 100 ms while the program runs;
+  // once it returns true, the program (its process group, when
+  // `own_process_group`) is killed with SIGKILL, and the run ends as one
+  // killed by that signal. For a program that may hang where it should
+  // end (mpirun waiting on a machine it cannot reach).
+  std::function<bool()> give_up;
 };
 
 // Runs `program` to its end and returns its exit status (0 to 255). When

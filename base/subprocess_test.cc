@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
 namespace zosched {
@@ -139,6 +140,21 @@ TEST(RunSubprocess, HandsStderrOverLineByLine) {
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(*status, 4);
   EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "", "three"}));
+}
+
+TEST(RunSubprocess, AProgramThatShouldHaveEndedIsKilledWhenAskedTo) {
+  // The program says it is ending, then hangs (a child of its own group
+  // too): once give_up says so, the whole group is killed.
+  Subprocess p{{"sh", "-c", "echo ending >&2; sleep 300 & sleep 300"}};
+  p.own_process_group = true;
+  bool said_ending = false;
+  int asked = 0;
+  p.stderr_lines = [&said_ending](absl::string_view line) { said_ending |= line == "ending"; };
+  p.give_up = [&] { return said_ending && ++asked >= 3; };  // about 0.3 s after the line
+  absl::StatusOr<int> status = RunSubprocess(p);
+  EXPECT_TRUE(absl::IsAborted(status.status())) << status.status();
+  EXPECT_TRUE(absl::StrContains(status.status().message(), "killed by signal 9")) << status.status();
+  EXPECT_EQ(asked, 3);
 }
 
 TEST(RunSubprocess, AProgramWhoseStderrIsReadOutlivesTheReader) {

@@ -26,6 +26,10 @@ namespace {
 
 constexpr char kLauncherVariable[] = "ZOSCHED_LAUNCHER";
 
+// How long mpirun may take to end a job once Open MPI has said it is
+// ending (it ends a job on reachable machines in well under a second).
+constexpr std::chrono::seconds kMpirunEndingLimit(20);
+
 }  // namespace
 
 absl::StatusOr<MpiJobDirectory> MpiJobDirectory::Create() {
@@ -110,11 +114,29 @@ absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& ar
   mpirun.stderr_lines = [&filter](absl::string_view line) {
     for (const std::string& shown : filter.Take(line)) std::fprintf(stderr, "%s\n", shown.c_str());
   };
+  // Once Open MPI says the job is ending, mpirun ends it within moments,
+  // unless it waits on a machine it cannot reach (a cut link): then it is
+  // killed, and the ranks there end by their own deadlines.
+  std::optional<std::chrono::steady_clock::time_point> ending_since;
+  bool gave_up = false;
+  mpirun.give_up = [&] {
+    if (!filter.ending()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (!ending_since) ending_since = now;
+    gave_up = now - *ending_since > kMpirunEndingLimit;
+    return gave_up;
+  };
   absl::StatusOr<int> status = RunSubprocess(mpirun, stop_signal);
   for (const std::string& shown : filter.Finish()) std::fprintf(stderr, "%s\n", shown.c_str());
   if (!filter.killed_rank().empty()) {
     std::fprintf(stderr, "%s: %s; mpirun ended the other ranks\n", program.c_str(),
                  filter.killed_rank().c_str());
+  }
+  if (gave_up) {
+    return absl::DeadlineExceededError(absl::StrFormat(
+        "mpirun had not ended the job %d s after its ranks began ending (a machine it cannot "
+        "reach?): killed it; ranks on such a machine end by their own deadlines",
+        kMpirunEndingLimit.count()));
   }
   if (absl::IsNotFound(status.status())) {
     return absl::FailedPreconditionError(
@@ -134,7 +156,7 @@ absl::Status CheckNodesReachable(const std::vector<std::string>& nodes,
     probe.argv = {"timeout", absl::StrCat(limit.count()), "mpirun", "--host", node + ":1", "-np",
                   "1"};
     if (geteuid() == 0) probe.argv.push_back("--allow-run-as-root");
-    probe.argv.push_back("hostname");
+    probe.argv.push_back("true");
     probe.stdin_from_dev_null = true;
     // Its first line that says something: the remote shell's own error
     // (ssh's "Could not resolve hostname", the testbed's "not up") comes

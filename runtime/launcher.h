@@ -86,8 +86,13 @@ absl::StatusOr<std::vector<std::string>> MpirunArgv(int ranks,
 //   explain are dropped, and a rank killed by a signal is named in one
 //   line at the end. stdout passes untouched.
 //
+// - Ending: once Open MPI has said that the job is ending (a rank aborted,
+//   exited non-zero or was killed), mpirun gets 20 s to end it; one still
+//   waiting then (on a machine it cannot reach) is killed.
+//
 // Errors: FailedPrecondition when mpirun is not installed (Debian:
-// openmpi-bin; ./bazelw installs it); Aborted "mpirun was killed by signal
+// openmpi-bin; ./bazelw installs it); DeadlineExceeded when mpirun was
+// killed for not ending the job; Aborted "mpirun was killed by signal
 // N (SIGNAME); its ranks went with it" when mpirun itself was killed;
 // Internal when the job directory cannot be made; RunSubprocess's
 // otherwise.
@@ -98,7 +103,7 @@ absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& ar
                                    const MpiJobDirectory* job_directory = nullptr,
                                    const std::string& hosts = "");
 
-// Runs `hostname` through mpirun on each of `nodes`, one at a time, within
+// Runs `true` through mpirun on each of `nodes`, one at a time, within
 // `limit` each (Open MPI's settings from this process's environment, e.g.
 // OMPI_MCA_plm_rsh_agent): OK when every one answers. Errors: Unavailable
 // naming the first machine that did not and the first line mpirun's

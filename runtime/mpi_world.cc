@@ -1,6 +1,7 @@
 #include "runtime/mpi_world.h"
 
 #include <errno.h>  // program_invocation_short_name
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -288,7 +290,29 @@ absl::StatusOr<std::unique_ptr<MpiCollectives>> MpiCollectives::Create(
   }
   MPI_Group_free(&world);
   RETURN_IF_ERROR(c->ShareNodeGroups(groups));
+  // Which machine each rank runs on, for errors that name them.
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  ASSIGN_OR_RETURN(c->machines_, AllGatherStrings(MPI_COMM_WORLD, name));
+  c->rank_ = rank;
   return c;
+}
+
+std::string MpiCollectives::MachinesOf(const std::vector<int>& group) const {
+  std::vector<std::pair<std::string, std::vector<int>>> machines;  // in order of first rank
+  for (int r : group) {
+    const std::string& m = r < static_cast<int>(machines_.size()) ? machines_[r] : "?";
+    auto it = std::find_if(machines.begin(), machines.end(),
+                           [&m](const auto& entry) { return entry.first == m; });
+    if (it == machines.end()) it = machines.insert(machines.end(), {m, {}});
+    it->second.push_back(r);
+  }
+  if (machines.size() < 2) return "";
+  return absl::StrJoin(machines, ", ", [this](std::string* out, const auto& entry) {
+    const bool mine = rank_ < static_cast<int>(machines_.size()) && machines_[rank_] == entry.first;
+    absl::StrAppend(out, entry.first, " (ranks ", absl::StrJoin(entry.second, ","),
+                    mine ? ", this one)" : ")");
+  });
 }
 
 namespace {
@@ -372,10 +396,14 @@ absl::Status MpiCollectives::AllGather(const std::vector<int>& group, void* buff
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   auto late = [&] {
+    const std::string machines = MachinesOf(group);
     return absl::DeadlineExceededError(absl::StrFormat(
         "all-gather among ranks %s did not complete within %d s: a participant "
-        "died or never reached it",
-        absl::StrJoin(group, ","), timeout_.count()));
+        "died or never reached it%s",
+        absl::StrJoin(group, ","), timeout_.count(),
+        machines.empty() ? ""
+                         : absl::StrCat(", or the link to its machine failed (the ranks are on ",
+                                        machines, ")")));
   };
   if (auto node = node_groups_.find(group); node != node_groups_.end()) {
     const absl::Status status = node->second.AllGather(buffer, chunk_bytes, deadline);

@@ -143,8 +143,14 @@ class MpiCollectives {
   // over MPI_COMM_WORLD.
   absl::Status ShareNodeGroups(const std::vector<std::vector<int>>& groups);
 
+  // "node1 (ranks 0,1, this one), node2 (ranks 2,3)" for a group that
+  // spans machines; "" for one on one machine.
+  std::string MachinesOf(const std::vector<int>& group) const;
+
   std::map<std::vector<int>, MPI_Comm> comms_;
   std::map<std::vector<int>, NodeAllGather> node_groups_;
+  std::vector<std::string> machines_;  // per world rank: its machine's hostname
+  int rank_ = 0;
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Win window_ = MPI_WIN_NULL;
   std::chrono::seconds timeout_{0};

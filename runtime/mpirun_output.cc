@@ -59,6 +59,7 @@ std::vector<std::string> MpirunOutputFilter::Replace(const std::vector<std::stri
   if (absl::StrContains(text, "MPI_ABORT was invoked") ||
       (absl::StrContains(text, "Primary job") && absl::StrContains(text, "terminated normally")) ||
       absl::StrContains(text, "exited with non-zero status")) {
+    ending_ = true;
     return {};
   }
   // "mpirun noticed that process rank 1 with PID 0 on node vm exited on
@@ -74,6 +75,7 @@ std::vector<std::string> MpirunOutputFilter::Replace(const std::vector<std::stri
         absl::StrFormat("rank %s (node %s) was killed by signal %d (SIG%s)", match[1].str(),
                         match[2].str(), signal, name != nullptr ? name : "?");
     if (killed_rank_.empty()) killed_rank_ = said;
+    ending_ = true;
     return {};
   }
   return lines;

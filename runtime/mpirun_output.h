@@ -36,6 +36,10 @@ class MpirunOutputFilter {
   // that Open MPI reported killed by a signal; "" if none was.
   const std::string& killed_rank() const { return killed_rank_; }
 
+  // Whether Open MPI has said that the job is ending because of a rank
+  // (MPI_ABORT, a non-zero exit, a rank killed by a signal).
+  bool ending() const { return ending_; }
+
  private:
   // The lines to show for a finished notice `lines` (its dashes included):
   // none, or the notice as it was.
@@ -44,6 +48,7 @@ class MpirunOutputFilter {
   bool in_notice_ = false;
   std::vector<std::string> notice_;  // the open notice, first dashes included
   std::string killed_rank_;
+  bool ending_ = false;
 };
 
 }  // namespace zosched

@@ -46,6 +46,7 @@ TEST(MpirunOutputFilter, ARankThatAbortsHasTheLastWord) {
                 "rank 0: model 'opt-350m' is post-norm (norm_placement POST_NORM); the runtime runs pre-norm blocks",
                 "rank 1: model 'opt-350m' is post-norm (norm_placement POST_NORM); the runtime runs pre-norm blocks"}));
   EXPECT_EQ(filter.killed_rank(), "");
+  EXPECT_TRUE(filter.ending());
 }
 
 TEST(MpirunOutputFilter, ARankKilledByASignalIsNamedOnce) {
@@ -58,6 +59,7 @@ TEST(MpirunOutputFilter, ARankKilledByASignalIsNamedOnce) {
   MpirunOutputFilter filter;
   EXPECT_EQ(Shown(output, &filter), std::vector<std::string>{});
   EXPECT_EQ(filter.killed_rank(), "rank 3 (node vm) was killed by signal 9 (SIGKILL)");
+  EXPECT_TRUE(filter.ending());
 }
 
 TEST(MpirunOutputFilter, ANonZeroExitNoticeIsDropped) {
@@ -85,6 +87,7 @@ TEST(MpirunOutputFilter, NoticesItCannotExplainArePassedOnWhole) {
     for (std::string& s : filter.Take(line)) shown.push_back(s);
   }
   EXPECT_EQ(shown, notice);
+  EXPECT_FALSE(filter.ending());  // not an ending a rank explains
   // An unfinished one too, at the end.
   EXPECT_TRUE(filter.Take(kDashes).empty());
   EXPECT_TRUE(filter.Take("mpirun was unable to launch").empty());

@@ -4,7 +4,10 @@
 # link throttled to its rate; DistZO2 P2xD2 lowered for two_node_cpu and
 # started with mpirun across node1 and node2, or by train --hosts, trains
 # to the checksum of the same grid on one node, and --hosts refuses
-# machines that do not fit the schedule or cannot be reached; `down`
+# machines that do not fit the schedule or cannot be reached; a node whose
+# ranks are killed, or whose link is cut, ends the job in time with a
+# message naming it, and --resume then gives the uninterrupted checksum;
+# `down`
 # leaves no namespace, link, bridge, /etc/hosts line or state directory
 # behind, and `up` twice is `up` once.
 # Tagged exclusive and no-sandbox: it changes this machine's network.
@@ -110,6 +113,58 @@ refused "machine 'node3' is not reachable" --hosts=node1:2,node3:2
 printf 'node1 slots=2\nnode2 slots=2 # the second\n' >"$tmp/hostfile"
 refused "--hosts and --hostfile both name the machines" --hosts=node1:4 --hostfile="$tmp/hostfile"
 echo "train --hosts: checksum $sum_hosts; misplaced and unreachable machines refused"
+
+# Faults across the nodes. The uninterrupted run of 400 steps, on one node.
+full=$(timeout 600 "$train" --schedule="$tmp/one.pb" --steps=400 --ranks=4 \
+  --out_dir="$tmp/full" 2>&1) || fail "400 steps on one node: $full"
+sum_full=$(sed -n 's/^final weights checksum: //p' <<<"$full")
+# interrupted NAME ACTION: starts 400 steps on the two nodes (a checkpoint
+# every 20, waits of 10 s at most), waits until 40 steps are logged, runs
+# ACTION, and sets `took` (seconds from ACTION to the end) and `said`.
+interrupted() {
+  local name="$1" action="$2" out="$tmp/$1"
+  timeout 600 "$train" --schedule="$tmp/two.pb" --steps=400 --checkpoint_every=20 \
+    --collective_timeout_s=10 --hosts=node1:2,node2:2 --out_dir="$out" >"$tmp/$name.log" 2>&1 &
+  local job=$!
+  for _ in $(seq 600); do
+    [ -f "$out/train.csv" ] && [ "$(wc -l <"$out/train.csv")" -gt 40 ] && break
+    sleep 0.1
+  done
+  local start
+  start=$(date +%s.%N)
+  eval "$action"
+  wait "$job"
+  local code=$?
+  took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+  said=$(tr '\r' '\n' <"$tmp/$name.log")
+  [ "$code" -ne 0 ] && [ "$code" -ne 124 ] || fail "$name: exit $code after $took s: $said"
+}
+# resumed NAME: --resume on the two nodes gives the uninterrupted checksum.
+resumed() {
+  local again
+  again=$(timeout 600 "$train" --schedule="$tmp/two.pb" --steps=400 --checkpoint_every=20 \
+    --hosts=node1:2,node2:2 --out_dir="$tmp/$1" --resume 2>&1) || fail "$1: --resume: $again"
+  local sum
+  sum=$(sed -n 's/^final weights checksum: //p' <<<"$again")
+  [ "$sum" = "$sum_full" ] || fail "$1: resumed to '$sum', uninterrupted '$sum_full'"
+}
+# node2's ranks killed: mpirun ends the job at once, naming the rank and node.
+interrupted killed 'kill -9 $(for p in $(ip netns pids zs-node2); do
+  [ "$(cat /proc/$p/comm)" = train ] && echo $p; done)'
+grep -q "rank [23] (node node2) was killed by signal 9" <<<"$said" || fail "killed: $said"
+awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "killed: the job took $took s to end"
+resumed killed
+echo "node2's ranks killed: the job ended in $took s naming node2; --resume: $sum_full"
+# node2's link cut: the ranks' waits end within their 10 s, naming node2,
+# and mpirun, which cannot reach node2 to end its ranks, within 20 s more.
+interrupted cut "ip link set zsv2 down"
+ip link set zsv2 up
+grep -q "the link to its machine failed (the ranks are on .*node2 (ranks 2,3))" <<<"$said" ||
+  fail "cut: $said"
+awk -v t="$took" 'BEGIN { exit !(t < 60) }' || fail "cut: the job took $took s to end"
+resumed cut
+echo "node2's link cut: the job ended in $took s naming node2; --resume: $sum_full"
+grep -m2 "link to its machine\|mpirun had not" <<<"$said"
 
 "$testbed" down || fail "down"
 trap - EXIT

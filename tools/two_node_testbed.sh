@@ -23,9 +23,9 @@
 # receives at most that rate, whatever else runs.
 #
 # `up` first removes what an earlier `up` left (it is idempotent), and
-# `down` removes the namespaces, links, bridge, /etc/hosts lines and the
-# sysctl it changed (bridge-nf off, if it was on), leaving the machine as it
-# found it. Both refuse, saying why, without root or without `ip netns`.
+# `down` ends what still runs on the nodes and removes the namespaces, links,
+# bridge, /etc/hosts lines and the sysctl it changed (bridge-nf off, if it
+# was on), leaving the machine as it found it. Both refuse, saying why, without root or without `ip netns`.
 set -euo pipefail
 
 readonly STATE=/run/zosched-testbed
@@ -51,6 +51,10 @@ nodes_up() {  # the node numbers whose namespaces exist, ascending
 down() {
   need_root
   for k in $(nodes_up); do
+    # What still runs there (a daemon or rank of a job whose link was cut).
+    local pids
+    pids=$(ip netns pids "zs-node$k" 2>/dev/null || true)
+    if [ -n "$pids" ]; then kill -9 $pids 2>/dev/null || true; fi
     for ns in uts mnt; do
       if mountpoint -q "$STATE/node$k.$ns" 2>/dev/null; then umount "$STATE/node$k.$ns"; fi
       rm -f "$STATE/node$k.$ns"
