@@ -21,6 +21,14 @@ testbed="$PWD/tools/two_node_testbed.sh"
 train="$PWD/train/train"
 lower="$PWD/schedule/lower"
 tmp="$TEST_TMPDIR"
+# One such test on this machine at a time (another workspace's waits), and
+# never over a testbed someone has up: it would tear theirs down.
+exec 9>/run/zosched-testbed-test.lock
+flock -w 900 9 || fail "another two-node test held the machine for 15 minutes"
+if "$testbed" status >/dev/null 2>&1; then
+  fail "the two-node testbed is up (tools/two_node_testbed.sh status): this test sets up and \
+removes its own, so run it after tools/two_node_testbed.sh down"
+fi
 trap '"$testbed" down >/dev/null 2>&1' EXIT
 
 # What this machine has before, to compare after `down`.
