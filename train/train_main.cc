@@ -395,7 +395,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<zosched::Launch> launch = zosched::CheckBeforeLaunch(ranks);
   // Bad flags or inputs, no GPU for --backend=cuda: 2 (base/command_line.h).
   if (!launch.ok()) return zosched::ReportError("train", launch.status());
-  if (launch->ranks > 1 && !zosched::StartedByMpiLauncher()) {
+  if ((launch->ranks > 1 || !launch->hosts.empty()) && !zosched::StartedByMpiLauncher()) {
     // The ranks run the schedule prepared here, from a file in the job's
     // directory (flags first: what follows a "--" is not a flag).
     absl::StatusOr<zosched::MpiJobDirectory> job_directory = zosched::MpiJobDirectory::Create();
