@@ -48,8 +48,13 @@ class MpiJobDirectory {
   // ranks remove the files they were given once they have read them).
   const std::string& path() const { return path_; }
   // The environment that points Open MPI there (mpirun passes it to its
-  // ranks; a process of one rank sets it before MPI_Init).
-  std::vector<std::pair<std::string, std::string>> Environment() const;
+  // ranks and daemons; a process of one rank sets it before MPI_Init).
+  // `machines`: how many machines the job's daemons run on. On one, this
+  // directory is Open MPI's session directory itself; on several, which
+  // see it at the same path (a shared $TMPDIR, the two-node testbed), each
+  // machine's daemon makes its own session directory inside it (named
+  // after the machine), since daemons that share one collide making it.
+  std::vector<std::pair<std::string, std::string>> Environment(int machines = 1) const;
 
  private:
   explicit MpiJobDirectory(std::string path) : path_(std::move(path)) {}

@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # The two-node testbed end to end, as root (it skips, saying so, for any
 # other user): `up` gives each node its hostname, its own /dev/shm and a
-# link throttled to its rate; DistZO2 P2xD2 lowered for two_node_cpu and
-# started with mpirun across node1 and node2, or by train --hosts, trains
-# to the checksum of the same grid on one node, and --hosts refuses
-# machines that do not fit the schedule or cannot be reached; a node whose
-# ranks are killed, or whose link is cut, ends the job in time with a
-# message naming it, and --resume then gives the uninterrupted checksum;
-# `down`
-# leaves no namespace, link, bridge, /etc/hosts line or state directory
-# behind, and `up` twice is `up` once.
-# Tagged exclusive and no-sandbox: it changes this machine's network.
+# link throttled to its rate; every DistZO2 grid of four devices lowered
+# for two_node_cpu and started with mpirun across node1 and node2 trains to
+# the checksum of the same grid on one node and of ZO2 on one rank, and
+# train --hosts does too; --hosts refuses machines that do not fit the
+# schedule or cannot be reached; a node whose ranks are killed, or whose
+# link is cut, ends the job in time with a message naming it, and --resume
+# then gives the uninterrupted checksum; `down` leaves no namespace, link,
+# bridge, /etc/hosts line or state directory behind, and `up` twice is `up`
+# once. Tagged exclusive and no-sandbox: it changes this machine's network.
 set -uo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 if [ "$(id -u)" -ne 0 ]; then
@@ -83,22 +82,34 @@ awk -v r="$mbit" 'BEGIN { exit !(r > 300 && r < 500) }' ||
   fail "node2 -> node1 at $mbit Mbit/s, set to 400"
 echo "node2 -> node1: $mbit Mbit/s (set: 400)"
 
-# DistZO2 P2xD2 across the two nodes: the checksum of the same grid on one.
-"$lower" --model=opt-tiny --cluster=clusters/two_node_cpu.pbtxt --strategy=distzo2 --pertp=2 \
-  --dp=2 --batch=16 --seq=32 --out="$tmp/two.pb" >/dev/null || fail "lower two_node_cpu"
-"$lower" --model=opt-tiny --cluster=local_cpu --strategy=distzo2 --pertp=2 --dp=2 --batch=16 \
-  --seq=32 --out="$tmp/one.pb" >/dev/null || fail "lower local_cpu"
-one=$(timeout 300 "$train" --schedule="$tmp/one.pb" --steps=4 --ranks=4 \
-  --out_dir="$tmp/one" 2>&1) || fail "one node: $one"
+# Every DistZO2 grid of four devices, whose collectives cross the nodes,
+# started with mpirun across the two: the checksum of the same grid on one
+# node, and of ZO2 on one rank (the determinism contract).
 eval "mpi_flags=($("$testbed" mpirun_args))"
-two=$(timeout 300 mpirun --allow-run-as-root --oversubscribe "${mpi_flags[@]}" \
-  --host node1:2,node2:2 -np 4 "$train" --schedule="$tmp/two.pb" --steps=4 \
-  --out_dir="$tmp/two" 2>&1) || fail "two nodes: $two"
-sum_one=$(sed -n 's/^final weights checksum: //p' <<<"$one")
-sum_two=$(sed -n 's/^final weights checksum: //p' <<<"$two")
-[ -n "$sum_one" ] && [ "$sum_one" = "$sum_two" ] ||
-  fail "two nodes gave checksum '$sum_two', one node '$sum_one'"
-echo "DistZO2 P2xD2: checksum $sum_two on two nodes and on one"
+zo2=$(timeout 300 "$train" --model=opt-tiny --strategy=zo2 --batch=16 --seq=32 --steps=4 \
+  --out_dir="$tmp/zo2" 2>&1) || fail "zo2 on one rank: $zo2"
+sum_zo2=$(sed -n 's/^final weights checksum: //p' <<<"$zo2")
+for grid in "2 2 false" "1 4 true" "1 4 false" "2 2 true"; do  # P2xD2 sliced last: used below
+  read -r p d sliced <<<"$grid"
+  name="P${p}xD${d} $([ "$sliced" = true ] && echo sliced || echo naive)"
+  for cluster in two_node_cpu local_cpu; do
+    "$lower" --model=opt-tiny --cluster="$cluster" --strategy=distzo2 --pertp="$p" --dp="$d" \
+      --slicing="$sliced" --batch=16 --seq=32 --out="$tmp/$cluster.pb" >/dev/null ||
+      fail "lower $name on $cluster"
+  done
+  one=$(timeout 300 "$train" --schedule="$tmp/local_cpu.pb" --steps=4 --ranks=4 \
+    --out_dir="$tmp/one" --overwrite 2>&1) || fail "$name on one node: $one"
+  two=$(timeout 300 mpirun --allow-run-as-root --oversubscribe "${mpi_flags[@]}" \
+    --host node1:2,node2:2 -np 4 "$train" --schedule="$tmp/two_node_cpu.pb" --steps=4 \
+    --out_dir="$tmp/two" --overwrite 2>&1) || fail "$name on two nodes: $two"
+  sum_one=$(sed -n 's/^final weights checksum: //p' <<<"$one")
+  sum_two=$(sed -n 's/^final weights checksum: //p' <<<"$two")
+  [ -n "$sum_one" ] && [ "$sum_one" = "$sum_two" ] && [ "$sum_two" = "$sum_zo2" ] ||
+    fail "DistZO2 $name: two nodes '$sum_two', one node '$sum_one', ZO2 on one rank '$sum_zo2'"
+  echo "DistZO2 $name: checksum $sum_two on two nodes, on one, and ZO2's"
+done
+cp "$tmp/two_node_cpu.pb" "$tmp/two.pb"
+cp "$tmp/local_cpu.pb" "$tmp/one.pb"
 
 # train's own launcher across the nodes (--hosts, Open MPI's settings from
 # the testbed's environment), and what it refuses before any rank starts.
