@@ -32,6 +32,7 @@ readonly STATE=/run/zosched-testbed
 readonly BRIDGE=zsbr0
 readonly SUBNET=10.77.0
 readonly HOSTS_TAG="# zosched-testbed"
+readonly BRIDGE_NF=/proc/sys/net/bridge/bridge-nf-call-iptables  # where br_netfilter is loaded
 
 die() { echo "two_node_testbed: $*" >&2; exit 1; }
 
@@ -73,8 +74,8 @@ down() {
     kept=$(grep -v "$HOSTS_TAG" /etc/hosts)
     printf '%s\n' "$kept" >/etc/hosts
   fi
-  if [ -f "$STATE/bridge_nf" ]; then
-    sysctl -qw "net.bridge.bridge-nf-call-iptables=$(cat "$STATE/bridge_nf")" || true
+  if [ -f "$STATE/bridge_nf" ] && [ -e "$BRIDGE_NF" ]; then
+    cat "$STATE/bridge_nf" >"$BRIDGE_NF" || true
   fi
   if mountpoint -q "$STATE" 2>/dev/null; then umount "$STATE"; fi
   rm -rf "$STATE"
@@ -102,9 +103,9 @@ up() {
   mount --make-private "$STATE"
   echo "$nodes $rate" >"$STATE/config"
   # Bridged traffic must not go through this machine's iptables.
-  if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then
-    cat /proc/sys/net/bridge/bridge-nf-call-iptables >"$STATE/bridge_nf"
-    sysctl -qw net.bridge.bridge-nf-call-iptables=0
+  if [ -e "$BRIDGE_NF" ]; then
+    cat "$BRIDGE_NF" >"$STATE/bridge_nf"
+    echo 0 >"$BRIDGE_NF"
   fi
   ip link add "$BRIDGE" type bridge
   ip addr add "$SUBNET.254/24" dev "$BRIDGE"
