@@ -18,36 +18,44 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
   s.core_.assign(devices, -1);
   s.transfer_core_.assign(devices, -1);
   s.had_ns_.assign(devices, 0);
-  // Per host (in order of first appearance): its core-sharing devices, in
-  // schedule device order (the runtime's node ranks).
-  absl::flat_hash_map<std::string, int> host_index;
-  std::vector<std::vector<int>> host_devices;
-  std::vector<const Host*> hosts;
+  // Per machine (in order of first appearance): its core-sharing devices, in
+  // schedule device order, and each one's position among its own host's
+  // (its node rank, which the runtime pins by). A machine is a host, or the
+  // hosts that name it as theirs (Host.machine: emulated nodes of one).
+  absl::flat_hash_map<std::string, int> machine_index;
+  std::vector<std::vector<int>> machine_devices;
+  std::vector<const Host*> machines;  // the first host of each
+  absl::flat_hash_map<std::string, int> host_count;  // devices so far, per host
+  std::vector<int> position(devices, 0);
   for (int d = 0; d < devices; ++d) {
     const Device& device = schedule.cluster().devices(cluster_index[d]);
     if (!device.shares_host_cores()) continue;
-    auto [it, inserted] = host_index.emplace(device.host(), hosts.size());
+    const Host* host = FindHost(schedule.cluster(), device.host());
+    if (host == nullptr || host->cores() <= 0) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "device '%s' shares its host's cores, but host '%s' has no `cores`", device.name(),
+          device.host()));
+    }
+    const std::string machine = host->machine().empty() ? host->name() : host->machine();
+    auto [it, inserted] = machine_index.emplace(machine, machines.size());
     if (inserted) {
-      const Host* host = FindHost(schedule.cluster(), device.host());
-      if (host == nullptr || host->cores() <= 0) {
-        return absl::FailedPreconditionError(absl::StrFormat(
-            "device '%s' shares its host's cores, but host '%s' has no `cores`", device.name(),
-            device.host()));
-      }
-      hosts.push_back(host);
-      host_devices.emplace_back();
+      machines.push_back(host);
+      machine_devices.emplace_back();
       s.host_slowdown_.push_back(std::max(1.0, host->shared_core_slowdown()));
     }
     s.host_[d] = it->second;
-    host_devices[it->second].push_back(d);
+    machine_devices[it->second].push_back(d);
+    position[d] = host_count[host->name()]++;
   }
   s.mates_.resize(devices);
   for (int d = 0; d < devices; ++d) s.mates_[d] = {d};
-  for (size_t h = 0; h < hosts.size(); ++h) {
-    const std::vector<int>& members = host_devices[h];
-    const int cores = hosts[h]->cores();
+  for (size_t h = 0; h < machines.size(); ++h) {
+    const std::vector<int>& members = machine_devices[h];
+    const int cores = machines[h]->cores();
+    int widest = 0;  // the most devices one host of the machine has
+    for (int d : members) widest = std::max(widest, position[d] + 1);
     const int first_core = s.core_computing_.size();
-    const int used = std::min<int>(cores, members.size());
+    const int used = std::min(cores, widest);
     s.host_first_core_.push_back(first_core);
     s.host_core_count_.push_back(used);
     s.core_host_.resize(first_core + used, h);
@@ -57,12 +65,13 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
     s.core_since_.resize(first_core + used, 0);
     s.core_undecided_.resize(first_core + used, false);
     s.core_preempted_.resize(first_core + used, false);
-    for (size_t i = 0; i < members.size(); ++i) {
-      const int d = members[i];
-      s.core_[d] = first_core + static_cast<int>(i) % cores;
-      // Without a core to spare, the transfer threads run on the device's own
-      // core (with one, they run there and take nothing from compute).
-      if (static_cast<int>(members.size()) >= cores) s.transfer_core_[d] = s.core_[d];
+    for (int d : members) {
+      s.core_[d] = first_core + position[d] % cores;
+      // Without a core to spare on its node, the transfer threads run on the
+      // device's own core (with one, they run there and take nothing from
+      // compute).
+      const Device& device = schedule.cluster().devices(cluster_index[d]);
+      if (host_count[device.host()] >= cores) s.transfer_core_[d] = s.core_[d];
       s.mates_[d] = members;
     }
   }
