@@ -3,7 +3,9 @@
 // (docs/ARCHITECTURE.md, 'Simulator'). Devices that share their host's
 // cores (Device.shares_host_cores) compute on the cores the runtime pins
 // them to (runtime/cpu_backend.h): the i-th such device of a host (in
-// schedule device order) on core i mod Host.cores. One device at a time
+// schedule device order) on core i mod Host.cores, of the host's own cores
+// or, where hosts name one Host.machine (the testbed's emulated nodes), of
+// that machine's, which its nodes' devices then share. One device at a time
 // runs on a core (its ops, if several, share it evenly); the others wait,
 // and their waiting ops have not started (a measured op starts when its
 // thread first runs it). The core changes hands only where the Linux
