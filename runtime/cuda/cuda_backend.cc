@@ -35,19 +35,6 @@ constexpr int64_t kDeviceAlign = 256;
 
 int64_t AlignUp(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
-absl::StatusOr<ElementType> ElementOf(DType dtype, const char* what) {
-  switch (dtype) {
-    case FP32:
-      return ElementType::kF32;
-    case FP16:
-      return ElementType::kF16;
-    case BF16:
-      return ElementType::kBF16;
-    default:
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "the %s dtype is %s; the CUDA backend runs FP32, FP16 and BF16", what, DType_Name(dtype)));
-  }
-}
 
 // `spans`, the decay spans of `part` of `model`, as the update kernel takes them.
 absl::StatusOr<DecaySpanTable> SpanTable(const ModelSpec& model, Part part,
@@ -74,6 +61,20 @@ absl::Status OpError(int device, const Op& op, const absl::Status& status) {
 }
 
 }  // namespace
+
+absl::StatusOr<ElementType> ElementOf(DType dtype, const char* what) {
+  switch (dtype) {
+    case FP32:
+      return ElementType::kF32;
+    case FP16:
+      return ElementType::kF16;
+    case BF16:
+      return ElementType::kBF16;
+    default:
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "the %s dtype is %s; the CUDA backend runs FP32, FP16 and BF16", what, DType_Name(dtype)));
+  }
+}
 
 absl::StatusOr<int> RequireVisibleGpus() {
   int gpus = 0;

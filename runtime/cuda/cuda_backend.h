@@ -74,6 +74,11 @@ namespace zosched {
 // cannot count them (visible_gpus.h).
 absl::StatusOr<int> RequireVisibleGpus();
 
+// The element type the CUDA kernels and cuBLAS compute `dtype` in.
+// Errors: InvalidArgument "the <what> dtype is X; the CUDA backend runs
+// FP32, FP16 and BF16".
+absl::StatusOr<ElementType> ElementOf(DType dtype, const char* what);
+
 struct CudaOptions {
   bool allow_tf32 = false;  // FP32 GEMMs may use TF32 tensor cores
 };

@@ -115,20 +115,6 @@ absl::StatusOr<std::vector<MeasuredCompute>> MeasureCompute(const GpuCalibration
 // and loads its kernel on the first).
 constexpr int kGemmWarmups = 3;
 
-absl::StatusOr<ElementType> GemmElement(DType dtype) {
-  switch (dtype) {
-    case FP32:
-      return ElementType::kF32;
-    case FP16:
-      return ElementType::kF16;
-    case BF16:
-      return ElementType::kBF16;
-    default:
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "a GEMM in %s: the CUDA backend multiplies FP32, FP16 and BF16", DType_Name(dtype)));
-  }
-}
-
 // The operand buffers, workspace, stream and events of the GEMM timings on
 // one GPU; freed on destruction.
 struct GemmRig {
@@ -178,7 +164,7 @@ absl::StatusOr<std::vector<MeasuredGemm>> MeasureGemms(std::vector<MeasuredGemm>
   if (shapes.empty()) return shapes;
   int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
   for (const MeasuredGemm& g : shapes) {
-    ASSIGN_OR_RETURN(const ElementType type, GemmElement(g.dtype()));
+    ASSIGN_OR_RETURN(const ElementType type, ElementOf(g.dtype(), "GEMM"));
     const int64_t element = ElementBytes(type), batch = std::max<int64_t>(1, g.batch());
     a_bytes = std::max(a_bytes, g.m() * g.k() * batch * element);
     b_bytes = std::max(b_bytes, g.k() * g.n() * batch * element);
@@ -190,7 +176,7 @@ absl::StatusOr<std::vector<MeasuredGemm>> MeasureGemms(std::vector<MeasuredGemm>
   ASSIGN_OR_RETURN(std::unique_ptr<Gemm> gemm,
                    Gemm::Create(rig.stream, rig.workspace, kGemmWorkspaceBytes, allow_tf32));
   for (MeasuredGemm& g : shapes) {
-    ASSIGN_OR_RETURN(const ElementType type, GemmElement(g.dtype()));
+    ASSIGN_OR_RETURN(const ElementType type, ElementOf(g.dtype(), "GEMM"));
     const int64_t batch = std::max<int64_t>(1, g.batch());
     const Gemm::MatrixBatch a{rig.a, g.m(), g.m() * g.k()};
     const Gemm::MatrixBatch b{rig.b, g.k(), g.k() * g.n()};
