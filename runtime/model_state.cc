@@ -1,6 +1,9 @@
 #include "runtime/model_state.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -8,6 +11,7 @@
 #include "models/model_spec.h"
 #include "runtime/dtype/convert.h"
 #include "runtime/model_parts.h"
+#include "runtime/nn/thread_team.h"
 #include "runtime/zo/normal.h"
 #include "runtime/zo_ranges.h"
 #include "schedule/param_homes.h"
@@ -66,6 +70,34 @@ void InitPart(const StoredPart& part, uint64_t seed, float* out) {
 
 void StorePart(const StoredPart& part, const float* values) {
   ConvertBuffer(FP32, values, part.dtype, part.data, part.elements());
+}
+
+absl::Status FillParts(const std::vector<const StoredPart*>& parts, const PartFill& fill) {
+  const int64_t n = static_cast<int64_t>(parts.size());
+  std::vector<absl::Status> errors(parts.size());
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::unique_ptr<ThreadTeam> team;
+  if (n > 1 && cores > 1) team = std::make_unique<ThreadTeam>(std::min<int64_t>(cores, n));
+  ParallelFor(team.get(), n, 1, [&](int64_t begin, int64_t end, int) {
+    for (int64_t i = begin; i < end; ++i) {
+      std::vector<float> values(parts[i]->elements());
+      errors[i] = fill(*parts[i], values.data());
+      if (errors[i].ok()) StorePart(*parts[i], values.data());
+    }
+  });
+  for (const absl::Status& error : errors) {
+    if (!error.ok()) return error;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InitialiseParts(const std::vector<StoredPart>& parts, uint64_t seed) {
+  std::vector<const StoredPart*> all;
+  for (const StoredPart& part : parts) all.push_back(&part);
+  return FillParts(all, [seed](const StoredPart& part, float* values) {
+    InitPart(part, seed, values);
+    return absl::OkStatus();
+  });
 }
 
 std::vector<float> CurrentPart(const StoredPart& part, const ModelSpec& spec,

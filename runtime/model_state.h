@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,24 @@ void InitPart(const StoredPart& part, uint64_t seed, float* out);
 
 // Writes fp32 `values` into the part's storage (converting to its dtype).
 void StorePart(const StoredPart& part, const float* values);
+
+// Gives every part of `parts` its initial values: fill(part, values) writes
+// part.elements() fp32 values (InitPart, or a checkpoint's), which are then
+// stored (StorePart). Parts are independent, so they fill on every core at
+// once (an OPT-30B store is 60 GB to draw and convert), and fill must be
+// safe to call from several threads for different parts. Errors: the
+// first of fill's, in part order (its part is then left unstored).
+using PartFill = std::function<absl::Status(const StoredPart& part, float* values)>;
+absl::Status FillParts(const std::vector<const StoredPart*>& parts, const PartFill& fill);
+
+// Every part of `parts` with InitPart's values from `seed`: the weights a
+// run from random initialisation starts from, which timing runs use too
+// (some kernels take longer on other values: fp16 subnormals, say).
+absl::Status InitialiseParts(const std::vector<StoredPart>& parts, uint64_t seed);
+
+// The seed calibration's timing runs initialise their parameters from
+// (train's default --init_seed).
+constexpr uint64_t kTimingInitSeed = 1;
 
 // The part's current values in fp32 with `pending` applied (when its
 // learning rate is not 0), i.e. the parameters the next step would start

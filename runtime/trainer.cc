@@ -209,20 +209,20 @@ absl::Status Run::Setup() {
 
 absl::Status Run::InitParameters() {
   const bool from_file = o_.init != "random";
+  // A host store is shared: only the lowest device streaming from it
+  // writes it. Resident parts belong to this rank alone.
+  std::vector<const StoredPart*> mine;
   for (const StoredPart& part : parts_) {
-    // A host store is shared: only the lowest device streaming from it
-    // writes it. Resident parts belong to this rank alone.
-    ASSIGN_OR_RETURN(const bool mine, WritesPart(part));
-    if (!mine) continue;
-    std::vector<float> values(part.elements());
-    if (from_file) {
-      RETURN_IF_ERROR(LoadModelParameters(o_.init, schedule_.model(), part.tensors, FP32,
-                                          values.data()));
-    } else {
-      InitPart(part, o_.init_seed, values.data());
-    }
-    StorePart(part, values.data());
+    ASSIGN_OR_RETURN(const bool writes, WritesPart(part));
+    if (writes) mine.push_back(&part);
   }
+  RETURN_IF_ERROR(FillParts(mine, [&](const StoredPart& part, float* values) {
+    if (!from_file) {
+      InitPart(part, o_.init_seed, values);
+      return absl::OkStatus();
+    }
+    return LoadModelParameters(o_.init, schedule_.model(), part.tensors, FP32, values);
+  }));
   RETURN_IF_ERROR(backend_->PushPersistent());
   {
     Watch watch("initialising the parameters (node barrier)", timeout_);

@@ -6,6 +6,7 @@
 
 #include "base/status_macros.h"
 #include "runtime/host_store_layout.h"
+#include "runtime/model_state.h"
 #include "schedule/cluster_lookup.h"
 
 namespace zosched {
@@ -18,6 +19,9 @@ absl::StatusOr<TimingDevice> MakeTimingDevice(const Schedule& s, int device, int
   TimingDevice d;
   ASSIGN_OR_RETURN(d.host, NodeSharedMemory::Allocate(LayOutHostStore(s, host_name).bytes));
   ASSIGN_OR_RETURN(d.backend, CpuBackend::Create(s, device, words, d.host.get(), nullptr, threads));
+  ASSIGN_OR_RETURN(const std::vector<StoredPart> parts, StoredParts(s, device, *d.backend));
+  RETURN_IF_ERROR(InitialiseParts(parts, kTimingInitSeed));
+  RETURN_IF_ERROR(d.backend->PushPersistent());
   d.backend->set_pending({12345, 0.5f, 1e-6f});
   return d;
 }

@@ -17,10 +17,10 @@ struct TimingDevice {
   std::unique_ptr<CpuBackend> backend;
 };
 
-// Device `device` of `s` (validated) computing on `threads` cores: its
-// updates do their full work (a pending update is set), label words 10,
-// 11, ... Errors: those of allocating the host store and of
-// CpuBackend::Create.
+// Device `device` of `s` (validated) computing on `threads` cores, its
+// parameters initialised as a run's (InitialiseParts, kTimingInitSeed): its updates do their full
+// work (a pending update is set), label words 10, 11, ... Errors: those of
+// allocating the host store, of CpuBackend::Create and of StoredParts.
 absl::StatusOr<TimingDevice> MakeTimingDevice(const Schedule& s, int device, int threads = 1);
 
 }  // namespace zosched

@@ -32,23 +32,16 @@ namespace zosched {
 ZS_HD inline float Fp16ToFloat(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exponent = (h >> 10) & 0x1fu;
-  uint32_t mantissa = h & 0x3ffu;
+  const uint32_t mantissa = h & 0x3ffu;
   uint32_t bits;
   if (exponent == 0x1f) {  // inf (mantissa 0) or NaN (payload kept)
     bits = sign | 0x7f800000u | (mantissa << 13);
   } else if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;  // ±0
-    } else {
-      // Subnormal: mantissa * 2^-24. Normalise so the leading one sits at
-      // bit 10; each shift lowers the exponent by one.
-      uint32_t e = 127 - 15 + 1;
-      while ((mantissa & 0x400u) == 0) {
-        mantissa <<= 1;
-        --e;
-      }
-      bits = sign | (e << 23) | ((mantissa & 0x3ffu) << 13);
-    }
+    // ±0 or a subnormal, mantissa * 2^-24: exact in fp32 arithmetic (an
+    // integer below 2^10 times a power of two, the product normal), and
+    // without a per-bit loop, which on a GPU holds back every lane of a
+    // warp that meets one.
+    bits = sign | hd::FloatToBits(static_cast<float>(mantissa) * 5.9604644775390625e-8f);
   } else {
     bits = sign | ((exponent + (127 - 15)) << 23) | (mantissa << 13);
   }
