@@ -4,13 +4,16 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -27,6 +30,7 @@
 #include "runtime/cuda/comm/nccl_communicator.h"
 #include "runtime/cuda/cuda_backend.h"
 #include "runtime/cuda/nn/gemm.h"
+#include "runtime/dtype/convert.h"
 #include "runtime/dtype/element.h"
 #include "runtime/executor.h"
 #include "runtime/host_store_layout.h"
@@ -121,6 +125,35 @@ absl::StatusOr<std::vector<MeasuredCompute>> MeasureCompute(const GpuCalibration
 // Untimed launches of each GEMM shape before the timed ones (cuBLAS picks
 // and loads its kernel on the first).
 constexpr int kGemmWarmups = 3;
+// Launches of a shape between one pair of events: one timing is their GPU
+// time over this count.
+constexpr int kGemmLaunchesPerTiming = 10;
+// How long a held stream waits for its launches to be queued before it
+// goes on regardless (then the timing is refused, not reported).
+constexpr std::chrono::seconds kGateLimit(10);
+
+// A host function that holds its stream until `open` is set, so that the
+// launches queued behind it run back to back once it is: events around
+// them then time the GPU's work, not the host's enqueueing (a small GEMM
+// takes a few microseconds on the GPU and more to enqueue). Gives up after
+// kGateLimit, setting `gave_up`, so that a CUDA call that waits for the
+// stream cannot hang the calibration.
+struct StreamGate {
+  std::atomic<bool> open{false};
+  std::atomic<bool> gave_up{false};
+
+  static void CUDART_CB Hold(void* self) {
+    StreamGate& gate = *static_cast<StreamGate*>(self);
+    const auto limit = std::chrono::steady_clock::now() + kGateLimit;
+    while (!gate.open.load()) {
+      if (std::chrono::steady_clock::now() > limit) {
+        gate.gave_up = true;
+        return;
+      }
+      std::this_thread::yield();
+    }
+  }
+};
 
 // The operand buffers, workspace, stream and events of the GEMM timings on
 // one GPU; freed on destruction.
@@ -129,21 +162,41 @@ struct GemmRig {
   void* b = nullptr;
   void* c = nullptr;
   void* workspace = nullptr;
+  int64_t a_bytes = 0, b_bytes = 0;
+  DType operands = DTYPE_UNSPECIFIED;  // what a and b hold now
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, end = nullptr;
 
-  absl::Status Allocate(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes) {
+  absl::Status Allocate(int64_t a_size, int64_t b_size, int64_t c_size) {
+    a_bytes = a_size;
+    b_bytes = b_size;
     GPU_RETURN_IF_ERROR(cudaMalloc(&a, a_bytes));
     GPU_RETURN_IF_ERROR(cudaMalloc(&b, b_bytes));
-    GPU_RETURN_IF_ERROR(cudaMalloc(&c, c_bytes));
+    GPU_RETURN_IF_ERROR(cudaMalloc(&c, c_size));
     GPU_RETURN_IF_ERROR(cudaMalloc(&workspace, kGemmWorkspaceBytes));
-    // Small normal values in every element type (0x1111 is ~1e-28 in
-    // FP32, ~3e-4 in FP16, ~1e-28 in BF16): no NaN or infinity slows a run.
-    GPU_RETURN_IF_ERROR(cudaMemset(a, 0x11, a_bytes));
-    GPU_RETURN_IF_ERROR(cudaMemset(b, 0x11, b_bytes));
     GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     GPU_RETURN_IF_ERROR(cudaEventCreate(&start));
     GPU_RETURN_IF_ERROR(cudaEventCreate(&end));
+    return absl::OkStatus();
+  }
+  // Fills a and b with values uniform in [-1, 1) as `dtype`, as a run's
+  // operands vary (a constant pattern draws less power than real data, and
+  // a GPU's clock follows its power), unless they hold that already.
+  absl::Status FillOperands(DType dtype) {
+    if (dtype == operands) return absl::OkStatus();
+    ASSIGN_OR_RETURN(const ElementType type, ElementOf(dtype, "GEMM"));
+    const int64_t element = ElementBytes(type);
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> values(std::max(a_bytes, b_bytes) / element);
+    for (float& v : values) v = uniform(random);
+    std::vector<char> bytes(values.size() * element);
+    ConvertBuffer(FP32, values.data(), dtype, bytes.data(), static_cast<int64_t>(values.size()));
+    GPU_RETURN_IF_ERROR(cudaMemcpy(a, bytes.data(), a_bytes / element * element,
+                                   cudaMemcpyHostToDevice));
+    GPU_RETURN_IF_ERROR(cudaMemcpy(b, bytes.data(), b_bytes / element * element,
+                                   cudaMemcpyHostToDevice));
+    operands = dtype;
     return absl::OkStatus();
   }
   ~GemmRig() {
@@ -159,15 +212,20 @@ struct GemmRig {
 
 // Times each of `shapes` (GemmShapes's rows) on GPU 0 as the CUDA backend
 // launches it (runtime/cuda/nn/gemm.h: one strided-batched cuBLAS call,
-// fp32 accumulation, TF32 as `allow_tf32`), each launch alone between two
-// CUDA events: kGemmWarmups untimed launches, then `repeats` timed ones.
-// Returns the rows with seconds = the median and `source` set.
+// fp32 accumulation, TF32 as `allow_tf32`) on operands of random values:
+// kGemmWarmups untimed launches, then `repeats` timings, each of
+// kGemmLaunchesPerTiming launches queued behind a StreamGate and run back
+// to back between two CUDA events. Returns the rows with seconds = the
+// median timing per launch (the GPU's time, the host's enqueueing
+// excluded) and `source` set. Errors: CUDA's and cuBLAS's; Internal when
+// a held stream gave up waiting (the timing would include the host's).
 absl::StatusOr<std::vector<MeasuredGemm>> MeasureGemms(std::vector<MeasuredGemm> shapes,
                                                        int repeats, bool allow_tf32,
                                                        const std::string& source) {
-  std::printf("GEMMs, as the CUDA backend launches them (one strided-batched cuBLAS call each; "
-              "seconds: min / median / max of %d launches after %d warm-ups)\n",
-              repeats, kGemmWarmups);
+  std::printf("GEMMs, as the CUDA backend launches them (one strided-batched cuBLAS call each, "
+              "%d back to back per timing, random operands; seconds per launch: min / median / "
+              "max of %d timings after %d warm-up launches)\n",
+              kGemmLaunchesPerTiming, repeats, kGemmWarmups);
   if (shapes.empty()) return shapes;
   int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
   for (const MeasuredGemm& g : shapes) {
@@ -184,19 +242,40 @@ absl::StatusOr<std::vector<MeasuredGemm>> MeasureGemms(std::vector<MeasuredGemm>
                    Gemm::Create(rig.stream, rig.workspace, kGemmWorkspaceBytes, allow_tf32));
   for (MeasuredGemm& g : shapes) {
     ASSIGN_OR_RETURN(const ElementType type, ElementOf(g.dtype(), "GEMM"));
+    RETURN_IF_ERROR(rig.FillOperands(g.dtype()));
     const int64_t batch = std::max<int64_t>(1, g.batch());
     const Gemm::MatrixBatch a{rig.a, g.m(), g.m() * g.k()};
     const Gemm::MatrixBatch b{rig.b, g.k(), g.k() * g.n()};
+    const auto launch = [&] {
+      return gemm->StridedBatched(type, type, /*transpose_a=*/false, g.m(), g.n(), g.k(), 1.0f, a,
+                                  b, rig.c, g.m(), g.m() * g.n(), batch);
+    };
+    for (int run = 0; run < kGemmWarmups; ++run) RETURN_IF_ERROR(launch());
     std::vector<double> seconds;
-    for (int run = 0; run < kGemmWarmups + repeats; ++run) {
-      GPU_RETURN_IF_ERROR(cudaEventRecord(rig.start, rig.stream));
-      RETURN_IF_ERROR(gemm->StridedBatched(type, type, /*transpose_a=*/false, g.m(), g.n(), g.k(),
-                                           1.0f, a, b, rig.c, g.m(), g.m() * g.n(), batch));
-      GPU_RETURN_IF_ERROR(cudaEventRecord(rig.end, rig.stream));
-      GPU_RETURN_IF_ERROR(cudaEventSynchronize(rig.end));
+    for (int run = 0; run < repeats; ++run) {
+      StreamGate gate;
+      GPU_RETURN_IF_ERROR(cudaLaunchHostFunc(rig.stream, &StreamGate::Hold, &gate));
+      const auto queue = [&]() -> absl::Status {
+        GPU_RETURN_IF_ERROR(cudaEventRecord(rig.start, rig.stream));
+        for (int i = 0; i < kGemmLaunchesPerTiming; ++i) RETURN_IF_ERROR(launch());
+        GPU_RETURN_IF_ERROR(cudaEventRecord(rig.end, rig.stream));
+        return absl::OkStatus();
+      };
+      const absl::Status queued = queue();
+      gate.open = true;
+      // The held function reads `gate`: it has returned before `gate` goes.
+      const cudaError_t synced = cudaStreamSynchronize(rig.stream);
+      RETURN_IF_ERROR(queued);
+      GPU_RETURN_IF_ERROR(synced);
+      if (gate.gave_up) {
+        return absl::InternalError(absl::StrFormat(
+            "timing the %s GEMM m %d n %d k %d: its launches were not queued within %d s of "
+            "holding the stream (a call that waits for the stream?)",
+            DType_Name(g.dtype()), g.m(), g.n(), g.k(), static_cast<int>(kGateLimit.count())));
+      }
       float ms = 0;
       GPU_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, rig.start, rig.end));
-      if (run >= kGemmWarmups) seconds.push_back(ms * 1e-3);
+      seconds.push_back(ms * 1e-3 / kGemmLaunchesPerTiming);
     }
     const Stats stats = Summarize(seconds);
     g.set_seconds(stats.median);
@@ -357,8 +436,9 @@ absl::StatusOr<Cluster> CalibrateGpu(const GpuCalibrationOptions& options) {
       const std::vector<MeasuredGemm> gemms,
       MeasureGemms(std::move(shapes), options.repeats, options.allow_tf32,
                    absl::StrFormat("calibrate --backend=cuda on %s, %s: cuBLAS strided-batched, "
-                                   "median of %d launches%s",
-                                   prop.name, when, options.repeats,
+                                   "random operands, median of %d timings of %d launches back "
+                                   "to back%s",
+                                   prop.name, when, options.repeats, kGemmLaunchesPerTiming,
                                    options.allow_tf32 ? ", TF32 allowed" : "")));
   ASSIGN_OR_RETURN(const std::vector<HostLinkFigures> links,
                    MeasureHostLinks(options.cluster, gpus, options.repeats));
