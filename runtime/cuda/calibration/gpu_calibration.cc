@@ -290,10 +290,15 @@ absl::StatusOr<std::vector<MeasuredGemm>> MeasureGemms(std::vector<MeasuredGemm>
 
 // ---- Host link ----
 
-// Two pinned host buffers, two device buffers, two streams and the timing
-// events of one GPU's copy measurements; freed on destruction.
+// Two host buffers, two device buffers, two streams and the timing events
+// of one GPU's copy measurements; freed on destruction. The host buffers
+// are the memory the runtime's host store is (node-shared memory
+// registered with CUDA: cuda_backend.cc), not cudaHostAlloc's, so that the
+// link is timed as the runtime's uploads and offloads use it.
 struct CopyRig {
   static constexpr int64_t kBytes = int64_t{1} << 30;  // the largest copy
+  std::unique_ptr<NodeSharedMemory> store;
+  bool registered = false;
   char* host[2] = {nullptr, nullptr};
   char* device[2] = {nullptr, nullptr};
   cudaStream_t stream[2] = {nullptr, nullptr};
@@ -301,12 +306,14 @@ struct CopyRig {
   cudaEvent_t end[2] = {nullptr, nullptr};
 
   absl::Status Allocate() {
+    ASSIGN_OR_RETURN(store, NodeSharedMemory::Allocate(2 * kBytes));
+    std::memset(store->data(), 1, 2 * kBytes);
+    GPU_RETURN_IF_ERROR(cudaHostRegister(store->data(), 2 * kBytes, cudaHostRegisterDefault));
+    registered = true;
     for (int i = 0; i < 2; ++i) {
-      GPU_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&host[i]), kBytes,
-                                        cudaHostAllocDefault));
+      host[i] = store->data() + i * kBytes;
       GPU_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void**>(&device[i]), kBytes));
       GPU_RETURN_IF_ERROR(cudaMemset(device[i], 1, kBytes));
-      std::memset(host[i], 1, kBytes);
       GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream[i], cudaStreamNonBlocking));
       GPU_RETURN_IF_ERROR(cudaEventCreate(&end[i]));
     }
@@ -315,8 +322,8 @@ struct CopyRig {
   }
   ~CopyRig() {
     cudaDeviceSynchronize();
+    if (registered) cudaHostUnregister(store->data());
     for (int i = 0; i < 2; ++i) {
-      if (host[i] != nullptr) cudaFreeHost(host[i]);
       if (device[i] != nullptr) cudaFree(device[i]);
       if (stream[i] != nullptr) cudaStreamDestroy(stream[i]);
       if (end[i] != nullptr) cudaEventDestroy(end[i]);
@@ -364,7 +371,9 @@ absl::StatusOr<HostLinkFigures> MeasureHostLink(int gpu, int repeats) {
   const Copy h2d{rig.device[0], rig.host[0], cudaMemcpyHostToDevice};
   const Copy d2h{rig.host[1], rig.device[1], cudaMemcpyDeviceToHost};
   auto gbps = [](int64_t bytes, double s) { return bytes / s / 1e9; };
-  std::printf("  GPU %d, pinned memory (GB/s from the median of %d runs)\n", gpu, repeats);
+  std::printf("  GPU %d, node-shared memory registered with CUDA, as the host store (GB/s from "
+              "the median of %d runs)\n",
+              gpu, repeats);
   HostLinkTimings t;
   const std::vector<int64_t> sizes = {4 << 10,  64 << 10,  1 << 20,   4 << 20,
                                       16 << 20, 64 << 20, 256 << 20, CopyRig::kBytes};
@@ -399,7 +408,7 @@ absl::StatusOr<HostLinkFigures> MeasureHostLink(int gpu, int repeats) {
 // each GPU measured once).
 absl::StatusOr<std::vector<HostLinkFigures>> MeasureHostLinks(const Cluster& cluster, int gpus,
                                                               int repeats) {
-  std::printf("host links: cudaMemcpyAsync between pinned host memory and the GPU\n");
+  std::printf("host links: cudaMemcpyAsync between page-locked host memory and the GPU\n");
   std::map<int, HostLinkFigures> by_gpu;
   std::vector<HostLinkFigures> links;
   for (int i = 0; i < cluster.devices_size(); ++i) {

@@ -7,7 +7,9 @@
 //    device's share runs alone in this process, whole steps through the
 //    executor (runtime/executor.h) on the CUDA backend
 //    (runtime/cuda/cuda_backend.h), on GPU `device mod visible GPUs`:
-//    kComputeWarmupSteps warm-up steps, then `repeats` timed steps. The
+//    kComputeWarmupSteps warm-up steps, then `repeats` timed steps, on
+//    parameters initialised as a run's (model_state.h InitialiseParts:
+//    some kernels' speed depends on the values, fp16 subnormals). The
 //    device's collectives are left out (calibration_plan.h TimingViews), its
 //    copies run as in training. An op's time is the backend's, CUDA events
 //    around the op on its stream; each shape's row (op_class, model,
@@ -16,12 +18,15 @@
 //    does not fit its GPU's free memory is left out, saying so.
 // 2. GEMMs: every distinct GEMM shape the CUDA backend launches for the
 //    schedules' compute ops (calibration_plan.h GemmShapes), on GPU 0, one
-//    strided-batched cuBLAS call as the backend makes it, each launch alone
-//    between CUDA events: 3 warm-ups, then `repeats` timed launches,
-//    median -> every kernel-modelled device's KernelModel.measured_gemms
+//    strided-batched cuBLAS call as the backend makes it, on operands of
+//    random values: 3 warm-ups, then `repeats` timings of 10 launches
+//    queued behind a held stream and run back to back between CUDA events
+//    (the GPU's time, not the host's enqueueing), the median per launch ->
+//    every kernel-modelled device's KernelModel.measured_gemms
 //    (which win over the GEMM efficiency model: sim/kernel_cost.h).
 // 3. Host link, per GPU that backs a cluster device (device i on GPU
-//    i mod visible GPUs): pinned host memory (cudaHostAlloc), cudaMemcpyAsync,
+//    i mod visible GPUs): host memory as the runtime's host store is
+//    (node-shared, registered with cudaHostRegister), cudaMemcpyAsync,
 //    CUDA events; one warm-up then `repeats` runs, median. Host to device and
 //    device to host alone at 4 KiB, 64 KiB, 1 MiB (they fix the latency) and
 //    4 MiB .. 1 GiB (×4; the rates), fitted to latency + bytes / rate
