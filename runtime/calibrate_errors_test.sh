@@ -52,6 +52,12 @@ expect2 "--compute_dtype and --tf32 apply to --backend=cuda only" --compute_dtyp
 expect2 "--schedules applies to --backend=cuda only" --schedules=a.pb
 expect2 "--threads=0: expected 1 to 256 (cores per device)" --threads=0
 expect2 "--threads applies to --backend=cpu only" --backend=cuda --threads=2
+expect2 "--hosts applies to --backend=cpu only" --backend=cuda --hosts=node1,node2
+expect2 "cluster 'two_node_cpu' has 2 hosts joined by NICs (node1, node2): --hosts must name" \
+  --cluster=two_node_cpu
+expect2 "--hosts names machine 'node1' for both host 'node1' and host 'node2'" \
+  --cluster=two_node_cpu --hosts=node1,node1
+expect2 "--hosts: cluster 'local_cpu' has no NICs between hosts" --hosts=node1,node2
 expect2 "no tokenizer in $TEST_TMPDIR/no_task: expected tokenizer.model" --data="$TEST_TMPDIR/no_task"
 expect2 "--task=squad: expected sst2 or boolq" --task=squad
 # --backend=cuda: a build without CUDA names --config=cuda. A --config=cuda

@@ -83,6 +83,12 @@ ABSL_FLAG(std::string, schedules, "",
           "and --compute_dtype lower to");
 ABSL_FLAG(std::string, compute_probe, "",
           "internal: run the compute-sharing probe under mpirun and write results here");
+ABSL_FLAG(std::vector<std::string>, hosts, {},
+          "cpu: comma-separated machines, one for each host of --cluster in its order, where its "
+          "hosts are joined by NICs (e.g. the two-node testbed's node1,node2): the NICs and the "
+          "all-gather across them are measured between them; run calibrate on the first");
+ABSL_FLAG(std::string, nic_probe, "",
+          "internal: run the NIC probe under mpirun and write results here");
 
 namespace zosched {
 namespace {
@@ -121,6 +127,8 @@ CalibrationSettings SettingsFromFlags() {
   s.schedules = absl::GetFlag(FLAGS_schedules);
   s.collective_probe = absl::GetFlag(FLAGS_collective_probe);
   s.compute_probe = absl::GetFlag(FLAGS_compute_probe);
+  s.hosts = absl::GetFlag(FLAGS_hosts);
+  s.nic_probe = absl::GetFlag(FLAGS_nic_probe);
   return s;
 }
 
@@ -176,7 +184,8 @@ int main(int argc, char** argv) {
        "calibrated Cluster (--out): compute op costs, throttled copies and collectives."});
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const zosched::CalibrationSettings settings = zosched::SettingsFromFlags();
-  if (!settings.collective_probe.empty() || !settings.compute_probe.empty()) {
+  if (!settings.collective_probe.empty() || !settings.compute_probe.empty() ||
+      !settings.nic_probe.empty()) {
     // A probe RunProbe started under mpirun.
     int rank = 0, world = 1;
     absl::Status s = zosched::InitMpi(&argc, &argv, &rank, &world);

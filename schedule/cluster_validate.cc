@@ -220,6 +220,7 @@ class ClusterChecker {
       const std::string where = Where("nic", "nics", i, nic.name());
       RETURN_IF_ERROR(Resolves(where, "host", nic.host(), hosts_));
       RETURN_IF_ERROR(Positive(where, "gbps", nic.gbps()));
+      RETURN_IF_ERROR(NonNegative(where, "in_gbps", nic.in_gbps()));
       RETURN_IF_ERROR(NonNegative(where, "latency_s", nic.latency_s()));
     }
     return absl::OkStatus();

@@ -86,7 +86,8 @@ absl::StatusOr<Network> Network::Build(const Cluster& cluster) {
   for (const Nic& n : cluster.nics()) {
     nic_index[n.name()] = nics.size();
     nics.push_back({net.AddLink(absl::StrCat(n.name(), " out"), NETWORK, n.gbps()),
-                    net.AddLink(absl::StrCat(n.name(), " in"), NETWORK, n.gbps())});
+                    net.AddLink(absl::StrCat(n.name(), " in"), NETWORK,
+                                n.in_gbps() > 0 ? n.in_gbps() : n.gbps())});
     net.nic_latency_ns_.push_back(CeilNs(n.latency_s()));
   }
   // Measured host links, by device name.

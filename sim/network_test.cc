@@ -53,6 +53,39 @@ TEST(Network, PathsCrossTheRightLinks) {
   EXPECT_DOUBLE_EQ(n->links()[LinkNamed(*n, "g1/host_link up")].capacity, 8);
 }
 
+// Two hosts of one device each, joined by NICs whose directions differ
+// (as calibrate --hosts measures them).
+TEST(Network, NicInRateSetsTheIncomingDirection) {
+  Cluster c;
+  ASSERT_TRUE(ParseTextProto(R"pb(
+    name: "two"
+    hosts { name: "a" memory_bytes: 1000000000 memory_bandwidth_gbps: 50 cores: 2 }
+    hosts { name: "b" memory_bytes: 1000000000 memory_bandwidth_gbps: 50 cores: 2 }
+    nics { name: "na" host: "a" gbps: 0.1 latency_s: 1e-5 in_gbps: 0.09 }
+    nics { name: "nb" host: "b" gbps: 0.2 latency_s: 3e-5 }
+    devices {
+      name: "d0" host: "a" nic: "na"
+      host_link { link_class: PCIE down_gbps: 10 up_gbps: 10 latency_s: 1e-6 }
+    }
+    devices {
+      name: "d1" host: "b" nic: "nb"
+      host_link { link_class: PCIE down_gbps: 10 up_gbps: 10 latency_s: 1e-6 }
+    }
+  )pb", "inline", &c).ok());
+  absl::StatusOr<Network> n = Network::Build(c);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_DOUBLE_EQ(n->links()[LinkNamed(*n, "na out")].capacity, 0.1);
+  EXPECT_DOUBLE_EQ(n->links()[LinkNamed(*n, "na in")].capacity, 0.09);
+  EXPECT_DOUBLE_EQ(n->links()[LinkNamed(*n, "nb out")].capacity, 0.2);
+  EXPECT_DOUBLE_EQ(n->links()[LinkNamed(*n, "nb in")].capacity, 0.2);  // in_gbps unset: gbps
+  absl::StatusOr<Path> back = n->DeviceToDevice(1, 0);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->links, (std::vector<int>{LinkNamed(*n, "d1/host_link up"), LinkNamed(*n, "nb out"),
+                                           LinkNamed(*n, "na in"), LinkNamed(*n, "d0/host_link down")}));
+  EXPECT_EQ(back->latency_ns, 30000 + 1000);  // the sender's NIC and host link
+  EXPECT_EQ(back->link_class, NETWORK);
+}
+
 TEST(Network, MeasuredHostLinkReplacesTheDatasheet) {
   Cluster c = TinyCluster(100);
   for (auto [bytes, seconds] : {std::pair<int64_t, double>{1000000, 1e-5 + 1e6 / 4e9},

@@ -5,7 +5,8 @@
 # for two_node_cpu and started with mpirun across node1 and node2 trains to
 # the checksum of the same grid on one node and of ZO2 on one rank, and
 # train --hosts does too; --hosts refuses machines that do not fit the
-# schedule or cannot be reached; a node whose ranks are killed, or whose
+# schedule or cannot be reached; calibrate --hosts measures the NICs at the
+# links' rate; a node whose ranks are killed, or whose
 # link is cut, ends the job in time with a message naming it, and --resume
 # then gives the uninterrupted checksum; `down` leaves no namespace, link,
 # bridge, /etc/hosts line or state directory behind, and `up` twice is `up`
@@ -18,6 +19,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 testbed="$PWD/tools/two_node_testbed.sh"
 train="$PWD/train/train"
+calibrate="$PWD/runtime/calibrate"
 lower="$PWD/schedule/lower"
 tmp="$TEST_TMPDIR"
 # One such test on this machine at a time (another workspace's waits), and
@@ -132,6 +134,19 @@ refused "machine 'node3' is not reachable" --hosts=node1:2,node3:2
 printf 'node1 slots=2\nnode2 slots=2 # the second\n' >"$tmp/hostfile"
 refused "--hosts and --hostfile both name the machines" --hosts=node1:4 --hostfile="$tmp/hostfile"
 echo "train --hosts: checksum $sum_hosts; misplaced and unreachable machines refused"
+
+# calibrate across the nodes: each NIC's rate both ways at the link's
+# token-bucket rate (800 Mbit/s = 0.1 GB/s, less TCP's headers), its
+# latency, and the all-gather's step across the NIC.
+cal=$(timeout 600 "$calibrate" --cluster=two_node_cpu --hosts=node1,node2 \
+  --out="$tmp/two.calibrated.pbtxt" 2>&1) || fail "calibrate --hosts: $cal"
+grep "^  node1 (node1) <-> node2 (node2): \|per step across the NIC" <<<"$cal"
+nics=$(awk '/^nics \{/ {n = 1} n && /(gbps|in_gbps|latency_s):/ {print $1, $2} /^\}/ {n = 0}' \
+  "$tmp/two.calibrated.pbtxt")
+[ "$(grep -c 'gbps' <<<"$nics")" -eq 4 ] || fail "calibrated NICs lack rates: $nics"
+awk '$1 ~ /gbps/ && ($2 < 0.07 || $2 > 0.11) {exit 1}
+     $1 == "latency_s:" && ($2 <= 0 || $2 > 0.001) {exit 1}' <<<"$nics" ||
+  fail "calibrated NICs outside 0.07-0.11 GB/s or 0-1 ms: $nics"
 
 # Faults across the nodes. The uninterrupted run of 400 steps, on one node.
 full=$(timeout 600 "$train" --schedule="$tmp/one.pb" --steps=400 --ranks=4 \

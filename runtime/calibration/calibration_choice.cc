@@ -37,6 +37,9 @@ absl::StatusOr<const KnownCalibration*> ChooseCalibration(
     if (settings.threads != 1) {
       return absl::InvalidArgumentError("--threads applies to " + testbeds + " only");
     }
+    if (!settings.hosts.empty()) {
+      return absl::InvalidArgumentError("--hosts applies to " + testbeds + " only");
+    }
     return chosen;
   }
   if (!settings.compute_dtype.empty() || settings.tf32) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -27,6 +28,9 @@ struct CalibrationSettings {
   int32_t threads = 1;             // cores each device computes on
   std::string data = "synthetic";  // training data the compute ops run on
   std::string task = "sst2";       // the task in `data`
+  // The machines of the cluster's hosts, in its order (--hosts), where its
+  // hosts are joined by NICs (nic_calibration.h); empty for one machine.
+  std::vector<std::string> hosts;
   // cuda:
   std::string compute_dtype;  // FP32, FP16 or BF16; "" for lowering's default
   bool tf32 = false;          // FP32 GEMMs may use TF32 tensor cores
@@ -35,6 +39,7 @@ struct CalibrationSettings {
   // results go to.
   std::string collective_probe;
   std::string compute_probe;
+  std::string nic_probe;
 };
 
 // The counts in their ranges (--repeats 1 to 1000, --batch, --threads 1 to

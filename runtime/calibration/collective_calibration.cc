@@ -61,44 +61,50 @@ absl::Status CollectiveProbe(const CalibrationSettings& settings, const std::str
   return absl::OkStatus();
 }
 
+absl::StatusOr<Line> MeasureAllGather(const CalibrationSettings& settings, int ranks,
+                                      const std::string& hosts, const std::string& label) {
+  for (int attempt = 1;; ++attempt) {
+    ASSIGN_OR_RETURN(std::vector<double> numbers,
+                     RunProbe(settings, ranks, "collective_probe", hosts));
+    std::vector<std::pair<double, double>> points;
+    for (size_t i = 0; i + 4 <= numbers.size(); i += 4) {
+      const int64_t bytes = numbers[i];
+      std::printf("  %s %8ld B: %.6f / %.6f / %.6f\n", label.c_str(), static_cast<long>(bytes),
+                  numbers[i + 1], numbers[i + 2], numbers[i + 3]);
+      // Bytes each rank receives: (n-1)/n of the gathered buffer.
+      points.push_back({static_cast<double>(bytes) * (ranks - 1) / ranks, numbers[i + 1]});
+    }
+    if (points.size() < 2) return absl::InternalError("the collective probe wrote no results");
+    ASSIGN_OR_RETURN(const Line line, RobustLineFit(points));
+    if (line.slope > 0) {
+      std::printf("  %s fit: %.1f us + received bytes / %.3f GB/s\n", label.c_str(),
+                  line.intercept * 1e6, 1 / line.slope / 1e9);
+      return line;
+    }
+    if (attempt == 3) {
+      return absl::UnavailableError(absl::StrFormat(
+          "the all-gather among %s took no longer for more bytes in 3 measurements "
+          "(the last fit: %.1f us + received bytes / %.3f GB/s): other processes are taking "
+          "the cores; calibrate on a quiet machine",
+          label, line.intercept * 1e6, 1 / line.slope / 1e9));
+    }
+    std::printf(
+        "  %s: the time did not grow with the bytes (other processes on the cores?); "
+        "measuring again\n",
+        label.c_str());
+  }
+}
+
 absl::Status MeasureCollectives(const CalibrationSettings& settings, Cluster* out) {
   std::printf("collectives: the runtime's all-gather (seconds: median, min, max)\n");
   const PeerDomain& peer = out->peer_domains(0);
   std::vector<double> fixed(5, 0);
   std::vector<double> rates;
   for (int ranks : {2, 4}) {
-    // A time that does not grow with the bytes is noise (other processes
-    // took the cores): measured again, at most three times in all.
-    Line line;
-    for (int attempt = 1;; ++attempt) {
-      ASSIGN_OR_RETURN(std::vector<double> numbers, RunProbe(settings, ranks, "collective_probe"));
-      std::vector<std::pair<double, double>> points;
-      for (size_t i = 0; i + 4 <= numbers.size(); i += 4) {
-        const int64_t bytes = numbers[i];
-        std::printf("  %d ranks %8ld B: %.6f / %.6f / %.6f\n", ranks, bytes, numbers[i + 1],
-                    numbers[i + 2], numbers[i + 3]);
-        // Bytes each rank receives: (n-1)/n of the gathered buffer.
-        points.push_back({static_cast<double>(bytes) * (ranks - 1) / ranks, numbers[i + 1]});
-      }
-      if (points.size() < 2) return absl::InternalError("the collective probe wrote no results");
-      ASSIGN_OR_RETURN(line, RobustLineFit(points));
-      if (line.slope > 0) break;
-      if (attempt == 3) {
-        return absl::UnavailableError(absl::StrFormat(
-            "the all-gather among %d ranks took no longer for more bytes in 3 measurements "
-            "(the last fit: %.1f us + received bytes / %.3f GB/s): other processes are taking "
-            "the cores; calibrate on a quiet machine",
-            ranks, line.intercept * 1e6, 1 / line.slope / 1e9));
-      }
-      std::printf(
-          "  %d ranks: the time did not grow with the bytes (other processes on the "
-          "cores?); measuring again\n",
-          ranks);
-    }
+    ASSIGN_OR_RETURN(const Line line,
+                     MeasureAllGather(settings, ranks, "", absl::StrFormat("%d ranks", ranks)));
     fixed[ranks] = std::max(0.0, line.intercept);
     rates.push_back(1 / line.slope / 1e9);
-    std::printf("  %d ranks fit: %.1f us + received bytes / %.3f GB/s\n", ranks,
-                line.intercept * 1e6, rates.back());
   }
   // fixed(n) = base + (n - 1) · step, from n = 2 and n = 4.
   const double step = std::max(0.0, (fixed[4] - fixed[2]) / 2);

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "base/line_fit.h"
 #include "runtime/calibration/calibration_settings.h"
 #include "schedule/cluster.pb.h"
 
@@ -23,6 +25,15 @@ namespace zosched {
 // where runs took 120 us). Rank 0 writes "bytes median min max" (seconds)
 // per size to `path`. Errors: LoadCluster's, MpiCollectives'.
 absl::Status CollectiveProbe(const CalibrationSettings& settings, const std::string& path);
+
+// Runs CollectiveProbe among `ranks` ranks (probe_runner.h; on `hosts`,
+// mpirun's --host list, or "" for this machine) and fits it to a fixed cost
+// + received bytes / rate (a time that does not grow with the bytes is
+// noise: measured again, three times at most), printing every size and the
+// fit under `label`. Errors: RunProbe's; Internal when the probe wrote no
+// results; Unavailable when three fits do not grow with the bytes.
+absl::StatusOr<Line> MeasureAllGather(const CalibrationSettings& settings, int ranks,
+                                      const std::string& hosts, const std::string& label);
 
 // Runs CollectiveProbe among 2 and 4 ranks (probe_runner.h; before MPI
 // starts here) and fits each to a fixed cost + received bytes / rate (a time

@@ -7,6 +7,7 @@
 #include "runtime/calibration/collective_calibration.h"
 #include "runtime/calibration/compute_calibration.h"
 #include "runtime/calibration/copy_calibration.h"
+#include "runtime/calibration/nic_calibration.h"
 #include "runtime/calibration/core_sharing_calibration.h"
 #include "runtime/calibration/stream_wake_calibration.h"
 #include "runtime/calibration/testbed_schedules.h"
@@ -33,6 +34,7 @@ class CpuCalibrationRun : public PreparedCalibration {
     out.set_description(cluster_.description() + " (calibrated by //runtime:calibrate)");
     out.clear_measured_compute();
     RETURN_IF_ERROR(MeasureCollectives(settings_, &out));
+    if (out.nics_size() > 0) RETURN_IF_ERROR(MeasureNics(settings_, &out));
     RETURN_IF_ERROR(MeasureSharedCoreSlowdown(settings_, &out));
     int rank = 0, world = 1;
     RETURN_IF_ERROR(InitMpi(argc, argv, &rank, &world));
@@ -52,6 +54,7 @@ class CpuCalibrationRun : public PreparedCalibration {
 
 absl::StatusOr<std::unique_ptr<PreparedCalibration>> PrepareCpu(const CalibrationSettings& settings,
                                                                 const Cluster& cluster) {
+  RETURN_IF_ERROR(CheckNicHosts(settings, cluster));
   ASSIGN_OR_RETURN(std::vector<Schedule> schedules, TestbedSchedules(settings, cluster));
   ASSIGN_OR_RETURN(std::vector<StepBatch> batches,
                    TimingBatches(settings.data, settings.task, schedules[0], settings.repeats + 1));
@@ -60,6 +63,7 @@ absl::StatusOr<std::unique_ptr<PreparedCalibration>> PrepareCpu(const Calibratio
 }
 
 absl::Status RunCpuProbe(const CalibrationSettings& settings) {
+  if (!settings.nic_probe.empty()) return NicProbe(settings, settings.nic_probe);
   return settings.collective_probe.empty() ? ComputeProbe(settings, settings.compute_probe)
                                            : CollectiveProbe(settings, settings.collective_probe);
 }

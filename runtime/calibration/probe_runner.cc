@@ -13,7 +13,7 @@
 namespace zosched {
 
 absl::StatusOr<std::vector<double>> RunProbe(const CalibrationSettings& settings, int ranks,
-                                             const std::string& probe) {
+                                             const std::string& probe, const std::string& hosts) {
   const std::string results =
       absl::StrFormat("/tmp/zosched_calibrate_%d_%s_%d.txt", getpid(), probe, ranks);
   ASSIGN_OR_RETURN(
@@ -23,7 +23,8 @@ absl::StatusOr<std::vector<double>> RunProbe(const CalibrationSettings& settings
           {absl::StrCat("--backend=", settings.backend),
            absl::StrCat("--cluster=", settings.cluster), absl::StrCat("--model=", settings.model),
            absl::StrCat("--batch=", settings.batch), absl::StrCat("--seq=", settings.seq),
-           absl::StrCat("--repeats=", settings.repeats), absl::StrCat("--", probe, "=", results)}));
+           absl::StrCat("--repeats=", settings.repeats), absl::StrCat("--", probe, "=", results)},
+          /*stop_signal=*/nullptr, /*job_directory=*/nullptr, hosts));
   if (status != 0) {
     return absl::InternalError(
         absl::StrFormat("the %s probe on %d ranks exited %d", probe, ranks, status));
