@@ -41,8 +41,14 @@
 // schedule a Chrome trace with both timelines and a picture of them one
 // above the other; ends with the summary line: median |error| and max
 // |error|.
+// --hosts=A,B (CPU): instead, DistZO2 on the machines of a cluster whose
+// hosts are joined by NICs (default two_node_cpu; on the two-node testbed
+// node1,node2): P2xD2 sliced and naive and P1xD4 sliced, compute-bound and
+// transfer-bound, calibrated with calibrate --hosts (the NICs) and run with
+// train --hosts.
 // --quick: 2 schedules only (CPU: zo2 and distzo2 P2xD2 sliced; GPU: zo2 and
-// distzo2 P2xD1 on OPT-1.3B FP16 at sequence 512).
+// distzo2 P2xD1 on OPT-1.3B FP16 at sequence 512; with --hosts, 1: P2xD2
+// sliced, transfer-bound).
 // Command line and exit status as every tool's (base/command_line.h): 0 on
 // success; 2 for bad flags or inputs, and when train or calibrate refuses
 // to run (e.g. --backend=cuda in a build without --config=cuda, or on a
@@ -108,6 +114,10 @@ ABSL_FLAG(double, max_speed_drift, 0.05,
           "cpu: run a schedule again (calibrating again) when the speed probe found a core more "
           "than this fraction faster or slower during its run than at calibration; 0: never");
 ABSL_FLAG(int32_t, attempts, 3, "cpu: runs of a schedule at most, under --max_speed_drift");
+ABSL_FLAG(std::vector<std::string>, hosts, {},
+          "cpu: comma-separated machines, one for each host of --cluster in its order (default "
+          "cluster then: two_node_cpu; on the two-node testbed node1,node2): runs the two-node "
+          "schedules there instead (calibrate --hosts, train --hosts)");
 
 namespace zosched {
 namespace {
@@ -157,6 +167,59 @@ std::vector<CycleCase> CpuCases() {
     }
   }
   return cases;
+}
+
+// The two-node cases (--hosts): DistZO2 on two machines of two devices
+// each, whose all-gathers stay on a machine (the lowering gathers a host's
+// slices among its own devices) while the perturbations' and data-parallel
+// ranks' scalars cross the NIC every step: P2xD2 (the +/- pairs across the
+// machines) and P1xD4 (data parallel across them), sliced and naive, with
+// the host links compute-bound and transfer-bound.
+std::vector<CycleCase> TwoNodeCases() {
+  std::vector<CycleCase> cases;
+  for (const auto& [regime, gbps] : LinkRegimes()) {
+    if (regime == "balanced") continue;
+    for (const StrategyGrid& g : {StrategyGrid{DISTZO2, 2, 2, true},
+                                  StrategyGrid{DISTZO2, 2, 2, false},
+                                  StrategyGrid{DISTZO2, 1, 4, true}}) {
+      const std::string name = GridSchemeName(g);
+      if (absl::GetFlag(FLAGS_quick) &&
+          !(name == "distzo2_P2xD2_sliced" && regime == "transfer-bound")) {
+        continue;
+      }
+      CycleCase c;
+      c.label = "two_node_" + name + "_" + regime;
+      c.model = absl::GetFlag(FLAGS_model);
+      c.host_link_gbps = gbps;
+      c.options = GridLowerOptions(g);
+      c.options.training.set_batch_size(absl::GetFlag(FLAGS_batch));
+      c.options.training.set_seq_len(absl::GetFlag(FLAGS_seq));
+      c.options.training.set_learning_rate(5e-4);
+      c.options.training.set_compute_dtype(FP32);
+      c.options.training.set_host_dtype(FP32);
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+// train --hosts for `cluster` on `machines` (one per cluster host, in its
+// order): "MACHINE:DEVICES" per host. Errors: InvalidArgument when the
+// counts differ.
+absl::StatusOr<std::string> TrainHosts(const Cluster& cluster,
+                                       const std::vector<std::string>& machines) {
+  if (static_cast<int>(machines.size()) != cluster.hosts_size()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--hosts names %d machines; cluster '%s' has %d hosts: one machine for each",
+        machines.size(), cluster.name(), cluster.hosts_size()));
+  }
+  std::vector<std::string> slots;
+  for (int h = 0; h < cluster.hosts_size(); ++h) {
+    int devices = 0;
+    for (const Device& d : cluster.devices()) devices += d.host() == cluster.hosts(h).name();
+    slots.push_back(absl::StrFormat("%s:%d", machines[h], devices));
+  }
+  return absl::StrJoin(slots, ",");
 }
 
 // The GPU cases: (strategy, model, dtype, block slots, batch, micro-batch,
@@ -307,6 +370,9 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
     argv.push_back("--model=" + (model.empty() ? absl::GetFlag(FLAGS_model) : model));
     argv.push_back(absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)));
     argv.push_back(absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq)));
+    if (!absl::GetFlag(FLAGS_hosts).empty()) {
+      argv.push_back("--hosts=" + absl::StrJoin(absl::GetFlag(FLAGS_hosts), ","));
+    }
   }
   RETURN_IF_ERROR(RunRuntimeProgram("calibration", argv, dir + "/calibrate.log"));
   return calibrated;
@@ -316,7 +382,8 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
 // is empty). Errors: InvalidArgument for a part that no label holds, listing
 // the labels.
 absl::StatusOr<std::vector<CycleCase>> SelectedCases(const BackendCycle& cycle) {
-  const std::vector<CycleCase> all = cycle.cases();
+  const std::vector<CycleCase> all =
+      absl::GetFlag(FLAGS_hosts).empty() ? cycle.cases() : TwoNodeCases();
   const std::string only = absl::GetFlag(FLAGS_only);
   if (only.empty()) return all;
   const std::vector<std::string> parts = absl::StrSplit(only, ',');
@@ -371,9 +438,14 @@ absl::Status Run() {
   const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir), cycle.out_subdir);
   RETURN_IF_ERROR(MakeDirectories(out));
   const std::string bin = absl::GetFlag(FLAGS_programs_dir);
+  const std::vector<std::string> machines = absl::GetFlag(FLAGS_hosts);
+  if (!machines.empty() && cycle.name != "cpu") {
+    return absl::InvalidArgumentError("--hosts applies to --backend=cpu only");
+  }
   const std::string cluster_name = !absl::GetFlag(FLAGS_cluster).empty()
                                        ? absl::GetFlag(FLAGS_cluster)
-                                       : cycle.default_cluster;
+                                   : machines.empty() ? cycle.default_cluster
+                                                      : "two_node_cpu";
   // The CPU testbed is a VM whose speed drifts: a busy spell of its host
   // slowed every calibrated op by 35 % for seconds at a time, so one
   // calibration at the start mispredicted the schedules run after the
@@ -389,7 +461,12 @@ absl::Status Run() {
     ASSIGN_OR_RETURN(shared_gpu,
                      LoadCluster(ClusterArgument(absl::GetFlag(FLAGS_shared_gpu_cluster))));
   }
-  ASSIGN_OR_RETURN(const std::vector<CycleCase> cases, SelectedCases(cycle));
+  ASSIGN_OR_RETURN(std::vector<CycleCase> cases, SelectedCases(cycle));
+  if (!machines.empty()) {
+    ASSIGN_OR_RETURN(const Cluster uncalibrated, LoadCluster(ClusterArgument(cluster_name)));
+    ASSIGN_OR_RETURN(const std::string train_hosts, TrainHosts(uncalibrated, machines));
+    for (CycleCase& c : cases) c.hosts = train_hosts;
+  }
   auto lowering_cluster = [&](const CycleCase& c, const Cluster& one_gpu) -> const Cluster& {
     return cycle.devices_share_one_gpu && c.options.pertp * c.options.dp > 1 ? shared_gpu
                                                                               : one_gpu;

@@ -186,7 +186,9 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
   r.run_dir = dir + "/run";
   RETURN_IF_ERROR(RunRuntimeProgram(
       absl::StrFormat("the training run of '%s'", c.label),
-      {train, "--backend=" + c.backend, absl::StrCat("--ranks=", r.schedule.devices_size()),
+      {train, "--backend=" + c.backend,
+       c.hosts.empty() ? absl::StrCat("--ranks=", r.schedule.devices_size())
+                       : "--hosts=" + c.hosts,
        "--schedule=" + prediction.schedule_path, absl::StrCat("--steps=", steps),
        absl::StrCat("--eval_examples=", c.eval_examples),
        absl::StrCat("--final_outputs=", c.final_outputs ? "true" : "false"),

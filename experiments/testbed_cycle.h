@@ -34,6 +34,9 @@ struct CycleCase {
   // train --backend: "cpu" (the testbed: MPI ranks, emulated links) or
   // "cuda" (NVIDIA GPUs; ranks share the visible GPUs round-robin).
   std::string backend = "cpu";
+  // train --hosts (mpirun's --host list, "node1:2,node2:2") for a schedule
+  // whose devices are on several machines; "" runs every rank on this one.
+  std::string hosts;
   // Dev examples train evaluates after the last step (its --eval_examples,
   // >= 1), when final_outputs.
   int eval_examples = 64;

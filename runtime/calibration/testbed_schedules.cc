@@ -14,7 +14,13 @@ absl::StatusOr<std::vector<Schedule>> TestbedSchedules(const CalibrationSettings
                                                        const Cluster& cluster) {
   ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(settings.model));
   std::vector<Schedule> schedules;
-  for (const StrategyGrid& grid : TestbedGrids()) {
+  std::vector<StrategyGrid> grids = TestbedGrids();
+  // Across machines, data parallel over every device as well (a shape of
+  // fewer examples per device than any grid above).
+  if (cluster.nics_size() > 0 && cluster.devices_size() > 2) {
+    grids.push_back({DISTZO2, 1, cluster.devices_size(), /*slicing=*/true});
+  }
+  for (const StrategyGrid& grid : grids) {
     LowerOptions o = GridLowerOptions(grid);
     o.training.set_batch_size(settings.batch);
     o.training.set_seq_len(settings.seq);
@@ -30,7 +36,8 @@ absl::StatusOr<std::vector<Schedule>> TestbedSchedules(const CalibrationSettings
       return absl::Status(
           s.status().code(),
           absl::StrFormat("lowering %s on --cluster=%s (one of the schedules whose op shapes "
-                          "are timed: zo2, distzo2 P2xD1, P1xD2 and P2xD2, at --batch=%d "
+                          "are timed: zo2, distzo2 P2xD1, P1xD2 and P2xD2, and across "
+                          "machines P1 x every device, at --batch=%d "
                           "--seq=%d): %s",
                           name, settings.cluster, o.training.batch_size(), o.training.seq_len(),
                           s.status().message()));
