@@ -62,7 +62,8 @@ absl::Status CollectiveProbe(const CalibrationSettings& settings, const std::str
 }
 
 absl::StatusOr<Line> MeasureAllGather(const CalibrationSettings& settings, int ranks,
-                                      const std::string& hosts, const std::string& label) {
+                                      const std::string& hosts, const std::string& label,
+                                      std::pair<double, double>* smallest) {
   for (int attempt = 1;; ++attempt) {
     ASSIGN_OR_RETURN(std::vector<double> numbers,
                      RunProbe(settings, ranks, "collective_probe", hosts));
@@ -77,6 +78,7 @@ absl::StatusOr<Line> MeasureAllGather(const CalibrationSettings& settings, int r
     if (points.size() < 2) return absl::InternalError("the collective probe wrote no results");
     ASSIGN_OR_RETURN(const Line line, RobustLineFit(points));
     if (line.slope > 0) {
+      if (smallest != nullptr) *smallest = points.front();
       std::printf("  %s fit: %.1f us + received bytes / %.3f GB/s\n", label.c_str(),
                   line.intercept * 1e6, 1 / line.slope / 1e9);
       return line;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -30,10 +31,12 @@ absl::Status CollectiveProbe(const CalibrationSettings& settings, const std::str
 // mpirun's --host list, or "" for this machine) and fits it to a fixed cost
 // + received bytes / rate (a time that does not grow with the bytes is
 // noise: measured again, three times at most), printing every size and the
-// fit under `label`. Errors: RunProbe's; Internal when the probe wrote no
-// results; Unavailable when three fits do not grow with the bytes.
+// fit under `label`; with `smallest`, also the smallest size's received
+// bytes and median seconds. Errors: RunProbe's; Internal when the probe
+// wrote no results; Unavailable when three fits do not grow with the bytes.
 absl::StatusOr<Line> MeasureAllGather(const CalibrationSettings& settings, int ranks,
-                                      const std::string& hosts, const std::string& label);
+                                      const std::string& hosts, const std::string& label,
+                                      std::pair<double, double>* smallest = nullptr);
 
 // Runs CollectiveProbe among 2 and 4 ranks (probe_runner.h; before MPI
 // starts here) and fits each to a fixed cost + received bytes / rate (a time

@@ -47,8 +47,9 @@ absl::Status NicProbe(const CalibrationSettings& settings, const std::string& pa
 // k -> 0 (the pair with host 1), host k's gbps, latency_s from k -> 0 and
 // in_gbps from 0 -> k. Then runs the collective probe (collective_calibration.h)
 // across hosts 0 and 1, as many ranks on each as the smaller holds devices
-// (at least 1), fits its fixed cost, and sets the collective model's
-// NETWORK step latency to (fixed cost - ring base latency) / (ranks - 1),
+// (at least 1), takes its fixed cost (the smallest size's time less its
+// bytes at the fitted rate), and sets the collective model's NETWORK step
+// latency to (fixed cost - ring base latency) / (ranks - 1),
 // the ring's steps all crossing the slowest link class (sim/cost_model.h).
 // Prints every size and fit. Errors: FailedPrecondition when the cluster's
 // first host has no NIC or settings.hosts does not name a machine for
