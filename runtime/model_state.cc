@@ -1,5 +1,7 @@
 #include "runtime/model_state.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -75,9 +77,17 @@ void StorePart(const StoredPart& part, const float* values) {
 absl::Status FillParts(const std::vector<const StoredPart*>& parts, const PartFill& fill) {
   const int64_t n = static_cast<int64_t>(parts.size());
   std::vector<absl::Status> errors(parts.size());
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // Each thread holds one part in fp32 at a time: as many threads as cores,
+  // parts, and parts in an eighth of the machine's memory (OPT-30B's blocks
+  // are 2.5 GB each in fp32, beside its 60 GB store).
+  int64_t largest = 1;
+  for (const StoredPart* part : parts) largest = std::max(largest, part->elements() * 4);
+  const int64_t memory = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  const int64_t threads =
+      std::min({static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency())), n,
+                std::max<int64_t>(1, memory / 8 / largest)});
   std::unique_ptr<ThreadTeam> team;
-  if (n > 1 && cores > 1) team = std::make_unique<ThreadTeam>(std::min<int64_t>(cores, n));
+  if (threads > 1) team = std::make_unique<ThreadTeam>(static_cast<int>(threads));
   ParallelFor(team.get(), n, 1, [&](int64_t begin, int64_t end, int) {
     for (int64_t i = begin; i < end; ++i) {
       std::vector<float> values(parts[i]->elements());

@@ -49,9 +49,11 @@ void StorePart(const StoredPart& part, const float* values);
 
 // Gives every part of `parts` its initial values: fill(part, values) writes
 // part.elements() fp32 values (InitPart, or a checkpoint's), which are then
-// stored (StorePart). Parts are independent, so they fill on every core at
-// once (an OPT-30B store is 60 GB to draw and convert), and fill must be
-// safe to call from several threads for different parts. Errors: the
+// stored (StorePart). Parts are independent, so they fill on several cores
+// at once (an OPT-30B store is 60 GB to draw and convert; as many threads as
+// cores, parts, and parts' fp32 copies in an eighth of the machine's
+// memory), and fill must be safe to call from several threads for
+// different parts. Errors: the
 // first of fill's, in part order (its part is then left unstored).
 using PartFill = std::function<absl::Status(const StoredPart& part, float* values)>;
 absl::Status FillParts(const std::vector<const StoredPart*>& parts, const PartFill& fill);
