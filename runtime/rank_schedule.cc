@@ -1,5 +1,7 @@
 #include "runtime/rank_schedule.h"
 
+#include <mpi.h>
+
 #include <filesystem>
 #include <system_error>
 
@@ -36,6 +38,41 @@ absl::StatusOr<Schedule> ReadRankSchedule(const std::string& path) {
                      "(--ranks=N)"));
   }
   return schedule;
+}
+
+absl::StatusOr<bool> ShareRankSchedule(const std::string& path, bool have_it,
+                                       Schedule* schedule) {
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  const int mine = have_it ? rank : world;
+  int sender = world;
+  MPI_Allreduce(&mine, &sender, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (sender == world) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "no rank could read %s, the schedule train's launcher prepared for its ranks: it is "
+        "written under the launcher's $TMPDIR, on the machine train runs on; start train on one "
+        "of the machines the ranks run on (--hosts), or start the run again",
+        path));
+  }
+  std::string bytes;
+  if (rank == sender && !schedule->SerializeToString(&bytes)) {
+    return absl::InternalError("cannot serialise the schedule to send it to the other ranks");
+  }
+  int64_t size = static_cast<int64_t>(bytes.size());
+  MPI_Bcast(&size, 1, MPI_INT64_T, sender, MPI_COMM_WORLD);
+  bytes.resize(size);
+  // MPI counts are ints: the bytes in pieces of at most 1 GiB.
+  constexpr int64_t kPiece = int64_t{1} << 30;
+  for (int64_t offset = 0; offset < size; offset += kPiece) {
+    MPI_Bcast(bytes.data() + offset, static_cast<int>(std::min(kPiece, size - offset)), MPI_CHAR,
+              sender, MPI_COMM_WORLD);
+  }
+  if (!have_it && !schedule->ParseFromString(bytes)) {
+    return absl::InternalError(absl::StrFormat(
+        "the schedule rank %d sent (%d bytes) does not parse", sender, size));
+  }
+  return rank == sender;
 }
 
 absl::Status RemoveRankSchedule(const std::string& path) {

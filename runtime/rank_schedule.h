@@ -2,10 +2,11 @@
 // it prepared once (runtime/train_schedule.h: lowered or read, validated):
 // as a binary Schedule file in a subdirectory of the job's directory
 // (runtime/launcher.h: MpiJobDirectory), named to each rank by a flag.
-// A rank reads the file and trusts it as validated; it neither lowers nor
+// A rank reads the file, or where it is not on the rank's machine receives
+// it over MPI from a rank that read it, and trusts it as validated; it neither lowers nor
 // validates again (its device count is still checked against the ranks
-// running: runtime/trainer.h). Once every rank has read it, rank 0 removes
-// it, so that Open MPI finds the job's directory empty at the end and
+// running: runtime/trainer.h). Once every rank has it, the rank that sent
+// it removes it, so that Open MPI finds the job's directory empty at the end and
 // removes it even when the launcher is gone (kill -9).
 #pragma once
 
@@ -28,6 +29,17 @@ absl::StatusOr<std::string> WriteRankSchedule(const std::string& job_directory,
 // was to have prepared and that the job must be started again through
 // train.
 absl::StatusOr<Schedule> ReadRankSchedule(const std::string& path);
+
+// Collective over MPI_COMM_WORLD, after ReadRankSchedule on every rank:
+// gives every rank the schedule, where only some could read it (`have_it`;
+// the others' ReadRankSchedule said NotFound). On several machines the
+// launcher's $TMPDIR is on its own, so the ranks elsewhere get the schedule
+// from the lowest rank that read it, over MPI. Returns whether this rank is
+// that one (it removes the file once every rank has the schedule).
+// Errors: FailedPrecondition when no rank could read it (naming `path`);
+// Internal when the bytes received do not parse.
+absl::StatusOr<bool> ShareRankSchedule(const std::string& path, bool have_it,
+                                       Schedule* schedule);
 
 // Removes the file at `path` that WriteRankSchedule wrote, and its
 // subdirectory. Errors: Internal naming the path and the OS reason.

@@ -4,8 +4,9 @@
 # link throttled to its rate; every DistZO2 grid of four devices lowered
 # for two_node_cpu and started with mpirun across node1 and node2 trains to
 # the checksum of the same grid on one node and of ZO2 on one rank, and
-# train --hosts does too; --hosts refuses machines that do not fit the
-# schedule or cannot be reached; calibrate --hosts measures the NICs at the
+# train --hosts does too, also started on node1 with its $TMPDIR there
+# alone (node2's ranks get the schedule over MPI); --hosts refuses machines
+# that do not fit the schedule or cannot be reached; calibrate --hosts measures the NICs at the
 # links' rate, and one predicted-vs-measured cycle runs across the nodes; a node whose ranks are killed, or whose
 # link is cut, ends the job in time with a message naming it, and --resume
 # then gives the uninterrupted checksum; `down` leaves no namespace, link,
@@ -134,6 +135,22 @@ refused "machine 'node3' is not reachable" --hosts=node1:2,node3:2
 printf 'node1 slots=2\nnode2 slots=2 # the second\n' >"$tmp/hostfile"
 refused "--hosts and --hostfile both name the machines" --hosts=node1:4 --hostfile="$tmp/hostfile"
 echo "train --hosts: checksum $sum_hosts; misplaced and unreachable machines refused"
+
+# train started on node1, its $TMPDIR on node1's own /dev/shm: node2's ranks
+# cannot read the schedule file the launcher writes there and receive it
+# over MPI (the testbed's exec comes back to this machine from a node).
+"$testbed" exec node1 mkdir -p /dev/shm/launch || fail "mkdir on node1"
+inside=$(timeout 300 "$testbed" exec node1 env TMPDIR=/dev/shm/launch "$train" \
+  --schedule="$tmp/two.pb" --steps=4 --hosts=node1:2,node2:2 --out_dir="$tmp/inside" 2>&1) ||
+  fail "train --hosts started on node1: $inside"
+sum_inside=$(sed -n 's/^final weights checksum: //p' <<<"$inside")
+[ "$sum_inside" = "$sum_one" ] || fail "train started on node1 gave '$sum_inside', one node '$sum_one'"
+# Where no rank's machine has it: refused, naming the file and what to do.
+mkdir -p /dev/shm/zosched-test-launch
+TMPDIR=/dev/shm/zosched-test-launch refused "start train on one of the machines the ranks run on" \
+  --hosts=node1:2,node2:2
+rm -rf /dev/shm/zosched-test-launch
+echo "train started on node1: checksum $sum_inside, node2's ranks given the schedule over MPI"
 
 # calibrate across the nodes: each NIC's rate both ways at the link's
 # token-bucket rate (400 Mbit/s = 0.05 GB/s, less TCP's headers), its

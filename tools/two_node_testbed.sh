@@ -77,6 +77,8 @@ down() {
   if [ -f "$STATE/bridge_nf" ] && [ -e "$BRIDGE_NF" ]; then
     cat "$STATE/bridge_nf" >"$BRIDGE_NF" || true
   fi
+  # The holder of this machine's mount namespace (see up).
+  if [ -f "$STATE/holder.pid" ]; then kill -9 "$(cat "$STATE/holder.pid")" 2>/dev/null || true; fi
   if mountpoint -q "$STATE" 2>/dev/null; then umount "$STATE"; fi
   rm -rf "$STATE"
 }
@@ -102,6 +104,11 @@ up() {
   mount --bind "$STATE" "$STATE"
   mount --make-private "$STATE"
   echo "$nodes $rate" >"$STATE/config"
+  # A process that stays in this machine's mount namespace, so that exec
+  # called on a node (an mpirun started there) can come back to it: the
+  # nodes' namespace files are mounts of this namespace only.
+  setsid sleep infinity </dev/null >/dev/null 2>&1 &
+  echo $! >"$STATE/holder.pid"
   # Bridged traffic must not go through this machine's iptables.
   if [ -e "$BRIDGE_NF" ]; then
     cat "$BRIDGE_NF" >"$STATE/bridge_nf"
@@ -155,6 +162,16 @@ node_exec() {
   [ -e "/run/netns/zs-node$k" ] && [ -e "$STATE/node$k.uts" ] ||
     die "exec: $node is not up (tools/two_node_testbed.sh up)"
   [ $# -gt 0 ] || die "exec: no command for $node"
+  if ! mountpoint -q "$STATE/node$k.uts"; then
+    # Called on a node (an mpirun started there): its mount namespace lacks
+    # the nodes' namespace files, which are mounts made in this machine's.
+    # Go back to this machine's first, through the holder `up` started.
+    local holder
+    holder=$(cat "$STATE/holder.pid" 2>/dev/null) && [ -e "/proc/$holder/ns/mnt" ] ||
+      die "exec: $node's namespaces are not visible from here (no holder: run up again)"
+    exec nsenter --mount="/proc/$holder/ns/mnt" -- "$(realpath "${BASH_SOURCE[0]}")" exec \
+      "$node" "$@"
+  fi
   # Open MPI's rsh launcher passes the daemon's command line as words that
   # a shell must join (as ssh would); run them through sh -c on the node.
   exec nsenter --net="/run/netns/zs-node$k" --uts="$STATE/node$k.uts" \

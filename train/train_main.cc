@@ -232,6 +232,10 @@ struct Launch {
   // mpirun's --host ("" for this one).
   int ranks = 1;
   std::string hosts;
+  // A rank train's launcher started: whether it read the launcher's
+  // schedule file (else it is on another machine, and receives it over MPI
+  // once MPI is up: runtime/rank_schedule.h ShareRankSchedule).
+  bool read_schedule = false;
 };
 
 // The machines --hosts or --hostfile name; none for this one.
@@ -258,7 +262,13 @@ absl::Status ReceivePreparedRun(Launch* launch) {
         "hand without ZOSCHED_LAUNCHER",
         schedule, wait_limit_s));
   }
-  ASSIGN_OR_RETURN(launch->schedule, ReadRankSchedule(schedule));
+  absl::StatusOr<Schedule> read = ReadRankSchedule(schedule);
+  if (read.ok()) {
+    launch->schedule = *std::move(read);
+    launch->read_schedule = true;
+  } else if (!absl::IsNotFound(read.status())) {
+    return read.status();
+  }
   launch->wait_limit = std::chrono::seconds(wait_limit_s);
   return absl::OkStatus();
 }
@@ -448,13 +458,21 @@ int main(int argc, char** argv) {
     }
   }
   if (zosched::StartedByZoschedLauncher()) {
-    // Every rank has read the schedule the launcher gave them: rank 0
-    // removes it (runtime/rank_schedule.h).
-    absl::Status read = zosched::MeetAll("reading the launcher's schedule", 0,
-                                         std::chrono::seconds(120),
-                                         std::chrono::microseconds(1000))
-                            .status();
-    if (read.ok() && rank == 0) read = zosched::RemoveRankSchedule(absl::GetFlag(FLAGS_rank_schedule));
+    // Ranks on machines without the launcher's file receive the schedule
+    // from one that read it; once every rank has it, that one removes the
+    // file (runtime/rank_schedule.h).
+    const std::string& file = absl::GetFlag(FLAGS_rank_schedule);
+    absl::StatusOr<bool> sender = [&]() -> absl::StatusOr<bool> {
+      zosched::Watch watch("sharing the launcher's schedule", std::chrono::seconds(120));
+      return zosched::ShareRankSchedule(file, launch->read_schedule, &launch->schedule);
+    }();
+    absl::Status read = sender.status();
+    if (read.ok()) {
+      read = zosched::MeetAll("receiving the launcher's schedule", 0, std::chrono::seconds(120),
+                              std::chrono::microseconds(1000))
+                 .status();
+    }
+    if (read.ok() && *sender) read = zosched::RemoveRankSchedule(file);
     if (!read.ok()) zosched::AbortWorld(std::string(read.message()), zosched::ExitStatusFor(read));
   }
   const absl::StatusOr<zosched::TrainEnd> end = TrainRank(*launch, rank, world);
