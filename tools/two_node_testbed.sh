@@ -9,7 +9,7 @@
 #
 #   tools/two_node_testbed.sh up [--nodes=N] [--rate_mbit=R]   # N >= 2 (2), R > 0 (800)
 #   tools/two_node_testbed.sh status                           # exit 0 when up
-#   tools/two_node_testbed.sh exec NODE COMMAND [ARGS...]      # run on a node
+#   tools/two_node_testbed.sh exec NODE COMMAND [ARGS...]      # run on a node (from here or a node)
 #   tools/two_node_testbed.sh mpirun_args                      # the flags mpirun needs
 #   eval "$(tools/two_node_testbed.sh env)"                    # the same as OMPI_MCA_ variables
 #                                                              # (for train --hosts)
