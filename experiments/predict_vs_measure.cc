@@ -131,6 +131,22 @@ const std::vector<std::pair<std::string, double>>& LinkRegimes() {
   return *regimes;
 }
 
+// A testbed case: --model on `grid` at --batch and --seq, FP32, its host
+// links emulated at `gbps`.
+CycleCase TestbedCase(const std::string& label, const StrategyGrid& grid, double gbps) {
+  CycleCase c;
+  c.label = label;
+  c.model = absl::GetFlag(FLAGS_model);
+  c.host_link_gbps = gbps;
+  c.options = GridLowerOptions(grid);
+  c.options.training.set_batch_size(absl::GetFlag(FLAGS_batch));
+  c.options.training.set_seq_len(absl::GetFlag(FLAGS_seq));
+  c.options.training.set_learning_rate(5e-4);
+  c.options.training.set_compute_dtype(FP32);
+  c.options.training.set_host_dtype(FP32);
+  return c;
+}
+
 std::vector<CycleCase> CpuCases() {
   std::vector<CycleCase> cases;
   for (const auto& [regime, gbps] : LinkRegimes()) {
@@ -140,16 +156,7 @@ std::vector<CycleCase> CpuCases() {
       const bool in_quick = (name == "zo2" && regime == "compute-bound") ||
                             (name == "distzo2_P2xD2_sliced" && regime == "balanced");
       if (quick && !in_quick) continue;
-      CycleCase c;
-      c.label = name + "_" + regime;
-      c.model = absl::GetFlag(FLAGS_model);
-      c.host_link_gbps = gbps;
-      c.options = GridLowerOptions(g);
-      c.options.training.set_batch_size(absl::GetFlag(FLAGS_batch));
-      c.options.training.set_seq_len(absl::GetFlag(FLAGS_seq));
-      c.options.training.set_learning_rate(5e-4);
-      c.options.training.set_compute_dtype(FP32);
-      c.options.training.set_host_dtype(FP32);
+      const CycleCase c = TestbedCase(name + "_" + regime, g, gbps);
       cases.push_back(c);
       // The other families' models on the grids that carry the most of
       // their shapes (blocks streamed; all-gathered slices).
@@ -187,17 +194,7 @@ std::vector<CycleCase> TwoNodeCases() {
           !(name == "distzo2_P2xD2_sliced" && regime == "transfer-bound")) {
         continue;
       }
-      CycleCase c;
-      c.label = "two_node_" + name + "_" + regime;
-      c.model = absl::GetFlag(FLAGS_model);
-      c.host_link_gbps = gbps;
-      c.options = GridLowerOptions(g);
-      c.options.training.set_batch_size(absl::GetFlag(FLAGS_batch));
-      c.options.training.set_seq_len(absl::GetFlag(FLAGS_seq));
-      c.options.training.set_learning_rate(5e-4);
-      c.options.training.set_compute_dtype(FP32);
-      c.options.training.set_host_dtype(FP32);
-      cases.push_back(c);
+      cases.push_back(TestbedCase("two_node_" + name + "_" + regime, g, gbps));
     }
   }
   return cases;

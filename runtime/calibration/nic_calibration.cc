@@ -52,7 +52,7 @@ double TimeMessage(int rank, int from, std::vector<char>& buffer, int64_t bytes)
   return 0;
 }
 
-// The host of `out` named `host`'s NIC, or nullptr.
+// The NIC of host `host` in `out`, or nullptr.
 Nic* NicOf(Cluster* out, const std::string& host) {
   for (Nic& n : *out->mutable_nics()) {
     if (n.host() == host) return &n;
