@@ -113,7 +113,8 @@ absl::StatusOr<MPI_Comm> MeetingComm(std::chrono::steady_clock::time_point deadl
 }  // namespace
 
 absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::milliseconds limit,
-                            std::chrono::microseconds pause) {
+                            std::chrono::microseconds pause,
+                            const std::vector<std::string>& machines) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -130,8 +131,8 @@ absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::mill
     if (!complete) {
       return absl::DeadlineExceededError(absl::StrFormat(
           "%s: rank 0 did not release rank %d within %d ms (rank 0, or a rank it waits for, "
-          "stalled or died)",
-          what, rank, (limit + grace).count()));
+          "stalled or died)%s",
+          what, rank, (limit + grace).count(), LinkFailureHint(machines, {0}, rank)));
     }
     return result;
   }
@@ -144,9 +145,16 @@ absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::mill
   if (!complete) {
     std::vector<int> missing;
     for (int r = 1; r < size; ++r) {
-      if (!done[r - 1]) missing.push_back(r);
+      if (done[r - 1]) continue;
+      missing.push_back(r);
+      // A late arrival must not land in `votes` once this returns; a
+      // receive's cancel completes at once.
+      MPI_Cancel(&arrivals[r - 1]);
+      MPI_Wait(&arrivals[r - 1], MPI_STATUS_IGNORE);
     }
-    return RanksDidNotArrive(what, missing, limit);
+    const absl::Status late = RanksDidNotArrive(what, missing, limit);
+    return absl::DeadlineExceededError(
+        absl::StrCat(late.message(), LinkFailureHint(machines, missing, rank)));
   }
   int result = *std::max_element(votes.begin(), votes.end());
   std::vector<MPI_Request> releases(size - 1);
@@ -298,21 +306,33 @@ absl::StatusOr<std::unique_ptr<MpiCollectives>> MpiCollectives::Create(
   return c;
 }
 
-std::string MpiCollectives::MachinesOf(const std::vector<int>& group) const {
-  std::vector<std::pair<std::string, std::vector<int>>> machines;  // in order of first rank
-  for (int r : group) {
-    const std::string& m = r < static_cast<int>(machines_.size()) ? machines_[r] : "?";
-    auto it = std::find_if(machines.begin(), machines.end(),
+std::string LinkFailureHint(const std::vector<std::string>& machines, const std::vector<int>& ranks,
+                            int self) {
+  const auto machine = [&machines](int r) -> std::string {
+    return r >= 0 && r < static_cast<int>(machines.size()) ? machines[r] : "?";
+  };
+  const std::string mine = machine(self);
+  if (machines.empty() ||
+      std::all_of(ranks.begin(), ranks.end(), [&](int r) { return machine(r) == mine; })) {
+    return "";
+  }
+  std::vector<std::pair<std::string, std::vector<int>>> by_machine;  // in order of first rank
+  for (int r : ranks) {
+    const std::string m = machine(r);
+    auto it = std::find_if(by_machine.begin(), by_machine.end(),
                            [&m](const auto& entry) { return entry.first == m; });
-    if (it == machines.end()) it = machines.insert(machines.end(), {m, {}});
+    if (it == by_machine.end()) it = by_machine.insert(by_machine.end(), {m, {}});
     it->second.push_back(r);
   }
-  if (machines.size() < 2) return "";
-  return absl::StrJoin(machines, ", ", [this](std::string* out, const auto& entry) {
-    const bool mine = rank_ < static_cast<int>(machines_.size()) && machines_[rank_] == entry.first;
-    absl::StrAppend(out, entry.first, " (ranks ", absl::StrJoin(entry.second, ","),
-                    mine ? ", this one)" : ")");
-  });
+  return absl::StrCat(
+      ", or the link to its machine failed (the ranks are on ",
+      absl::StrJoin(by_machine, ", ",
+                    [&mine](std::string* out, const auto& entry) {
+                      absl::StrAppend(out, entry.first, " (ranks ",
+                                      absl::StrJoin(entry.second, ","),
+                                      entry.first == mine ? ", this one)" : ")");
+                    }),
+      ")");
 }
 
 namespace {
@@ -396,14 +416,10 @@ absl::Status MpiCollectives::AllGather(const std::vector<int>& group, void* buff
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   auto late = [&] {
-    const std::string machines = MachinesOf(group);
     return absl::DeadlineExceededError(absl::StrFormat(
         "all-gather among ranks %s did not complete within %d s: a participant "
         "died or never reached it%s",
-        absl::StrJoin(group, ","), timeout_.count(),
-        machines.empty() ? ""
-                         : absl::StrCat(", or the link to its machine failed (the ranks are on ",
-                                        machines, ")")));
+        absl::StrJoin(group, ","), timeout_.count(), LinkFailureHint(machines_, group, rank_)));
   };
   if (auto node = node_groups_.find(group); node != node_groups_.end()) {
     const absl::Status status = node->second.AllGather(buffer, chunk_bytes, deadline);

@@ -45,12 +45,27 @@ absl::Status SleepingBarrier(std::chrono::microseconds pause);
 // core spins. `what` names the meeting in errors ("the barrier before step
 // 12").
 //
+// `machines`: each world rank's hostname, when known (MpiCollectives has
+// them once set up); where the ranks span machines, a deadline error then
+// also names the machine of the ranks waited for, whose link may have
+// failed.
+//
 // Errors: DeadlineExceeded when the meeting is not complete within `limit`.
 // Rank 0 names the ranks that did not arrive; the others wait 5 s longer
 // (so that rank 0, which knows who is missing, speaks first) and then say
 // that rank 0 did not release them. Internal for MPI errors.
 absl::StatusOr<int> MeetAll(const std::string& what, int vote, std::chrono::milliseconds limit,
-                            std::chrono::microseconds pause);
+                            std::chrono::microseconds pause,
+                            const std::vector<std::string>& machines = {});
+
+// For an error after rank `self`'s wait on `ranks` ran out, where some of
+// them run on another machine than `self` (`machines`: hostname per world
+// rank): ", or the link to its machine failed (the ranks are on node1
+// (ranks 0,1, this one), node2 (ranks 2,3))", the ranks grouped by machine
+// in order of first rank, "this one" marking `self`'s. "" where they all
+// share `self`'s machine (no link between them), or `machines` is empty.
+std::string LinkFailureHint(const std::vector<std::string>& machines, const std::vector<int>& ranks,
+                            int self);
 
 // Collective over MPI_COMM_WORLD: every rank's `bytes`, in rank order, on
 // rank 0; the other ranks get an empty list. Blocking (a caller that must
@@ -135,6 +150,8 @@ class MpiCollectives {
 
   // How long a collective may wait for the others (given to Create).
   std::chrono::seconds timeout() const { return timeout_; }
+  // Each world rank's machine (its hostname), in rank order.
+  const std::vector<std::string>& machines() const { return machines_; }
 
  private:
   MpiCollectives() = default;
@@ -142,10 +159,6 @@ class MpiCollectives {
   // all on this rank's machine and sets up their NodeAllGather. Collective
   // over MPI_COMM_WORLD.
   absl::Status ShareNodeGroups(const std::vector<std::vector<int>>& groups);
-
-  // "node1 (ranks 0,1, this one), node2 (ranks 2,3)" for a group that
-  // spans machines; "" for one on one machine.
-  std::string MachinesOf(const std::vector<int>& group) const;
 
   std::map<std::vector<int>, MPI_Comm> comms_;
   std::map<std::vector<int>, NodeAllGather> node_groups_;

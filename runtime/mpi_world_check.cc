@@ -9,7 +9,9 @@
 // - all-gathers over every group and sub-group, in place: rank r's chunk
 //   lands at position r of the group on every member, byte for byte;
 // - a participant that never arrives makes AllGather fail with
-//   DeadlineExceeded naming the group, within its timeout, not hang.
+//   DeadlineExceeded naming the group, within its timeout, not hang;
+// - MeetAll names the ranks that did not come and, where they run on
+//   another machine, that machine.
 // Prints "rank R: ok" when every check passed; exits 1 at the first failure.
 #include <chrono>
 #include <cstdio>
@@ -18,7 +20,9 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "runtime/mpi_world.h"
 #include "runtime/rank_check.h"
 
@@ -98,6 +102,43 @@ void WorldMeeting(int world) {
           "the rank that did not come is named, got: " + got.status().ToString());
   }
   CheckOk((*memory)->NodeBarrier(), "NodeBarrier");
+}
+
+// MeetAll (over MPI), with the upper half of the ranks said to run on
+// another machine: a meeting all come to, then one that only rank 0 comes
+// to; at its 300 ms deadline rank 0
+// names the ranks that did not come, and the machine whose link may have
+// failed.
+void MeetingAcrossMachines(int world) {
+  std::vector<std::string> machines(world, "node1");
+  for (int r = world / 2; r < world; ++r) machines[r] = "node2";
+  // First a meeting that every rank comes to (the first MeetAll is
+  // collective: it sets up MeetAll's communicator).
+  absl::StatusOr<int> all = MeetAll("the meeting at step 4", g_rank == world - 1 ? 9 : 1,
+                                    std::chrono::seconds(60), std::chrono::microseconds(100),
+                                    machines);
+  CheckOk(all.status(), "MeetAll");
+  Check(*all == 9, "MeetAll gives every rank the largest vote");
+  if (g_rank == 0) {
+    absl::StatusOr<int> got = MeetAll("the meeting at step 5", 0, std::chrono::milliseconds(300),
+                                      std::chrono::microseconds(100), machines);
+    std::vector<int> missing, here, there;  // every other rank; on node1; on node2
+    for (int r = 1; r < world; ++r) {
+      missing.push_back(r);
+      (r < world / 2 ? here : there).push_back(r);
+    }
+    const std::string on_node1 =
+        here.empty() ? "" : absl::StrCat("node1 (ranks ", absl::StrJoin(here, ","), ", this one), ");
+    const std::string expected = absl::StrFormat(
+        "the meeting at step 5: rank%s %s did not arrive within 300 ms (stalled or died), or "
+        "the link to its machine failed (the ranks are on %snode2 (ranks %s))",
+        missing.size() > 1 ? "s" : "", absl::StrJoin(missing, ", "), on_node1,
+        absl::StrJoin(there, ","));
+    Check(absl::IsDeadlineExceeded(got.status()) && got.status().message() == expected,
+          "rank 0 names the ranks missing and their machine, expected: " + expected +
+              ", got: " + got.status().ToString());
+  }
+  CheckOk(SleepingBarrier(std::chrono::microseconds(100)), "SleepingBarrier");
 }
 
 // The byte rank `r` puts at offset `i` of its chunk.
@@ -184,6 +225,7 @@ int main(int argc, char** argv) {
   zosched::WorldMeeting(world);
   zosched::AllGathers(world);
   zosched::Timeout();
+  zosched::MeetingAcrossMachines(world);
   std::printf("rank %d: ok\n", zosched::g_rank);
   MPI_Finalize();
   return 0;

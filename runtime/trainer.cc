@@ -110,7 +110,8 @@ class Run {
     if (host_memory_ != nullptr && host_memory_->world_meeting() != nullptr) {
       return host_memory_->world_meeting()->Meet(what, vote, limit);
     }
-    return MeetAll(what, vote, limit, std::chrono::microseconds(20));
+    return MeetAll(what, vote, limit, std::chrono::microseconds(20),
+                   collectives_ != nullptr ? collectives_->machines() : std::vector<std::string>{});
   }
   absl::Status Barrier(const std::string& what, bool behind_rank0 = false) {
     return Meet(what, 0, behind_rank0).status();
