@@ -51,8 +51,12 @@ struct StepInputs {
 // ran a PROJECTED_GRADIENT op in the step.
 struct StepResult {
   bool has_gradient = false;
-  ZoState pending;         // the update the step leaves pending (seed, g, η)
-  double mean_loss = 0;    // mean over the batch of (L+ + L-)/2 (nats)
+  // The update the step leaves pending: per perturbation direction i of the
+  // q (TrainingSettings.directions), its (seed_i, g_i, η).
+  std::vector<ZoState> pending;
+  // Mean over the directions and the batch of (L+ + L-)/2 (nats), summed
+  // in (direction, example) order in double.
+  double mean_loss = 0;
 };
 
 // Start and end of one op in one step, ns since the executor's epoch.

@@ -8,6 +8,7 @@
 #include "models/model_spec.h"
 #include "schedule/first_order_model.h"
 #include "schedule/model_parts.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 namespace {
@@ -44,7 +45,9 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
   ComputeCost cost;
   switch (op.kind()) {
     case UPDATE:
-      cost.flops = SatMul(4, n);
+      // Per element and direction a normal and a multiply-add; then the
+      // mean, the decay and the step.
+      cost.flops = SatMul(SatAdd(4, SatMul(2, DirectionsOf(training) - 1)), n);
       cost.bytes_accessed = SatMul(SatMul(2, n), c);
       break;
     case EMBED:
@@ -65,7 +68,7 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
           SatMul(SatMul(op.examples(), h), c));
       break;
     case PROJECTED_GRADIENT: {
-      const int64_t losses = SatMul(2, training.batch_size());
+      const int64_t losses = SatMul(SatMul(2, DirectionsOf(training)), training.batch_size());
       cost.flops = SatMul(3, losses);
       cost.bytes_accessed = SatMul(losses, kLossBytes);
       break;
@@ -77,6 +80,10 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
       break;
   }
   return cost;
+}
+
+int64_t ZoStateBytes(const TrainingSettings& training) {
+  return kZoStateBytes * DirectionsOf(training);
 }
 
 int64_t MicroBatchActivationBytes(const ModelSpec& model, const TrainingSettings& training) {

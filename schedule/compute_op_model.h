@@ -76,9 +76,12 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
 int64_t PerturbedBytes(const ModelSpec& model, const ModelCounts& counts,
                        const TrainingSettings& training, ComputeKind kind);
 
-// Bytes of the pending update a ZO_STATE buffer holds: seed (u64), g (f32),
-// η (f32).
+// Bytes of one direction's entry of the pending update a ZO_STATE buffer
+// holds: seed (u64), g (f32), η (f32) (runtime/zo/zo_state.h); the buffer
+// holds q of them (ZoStateBytes).
 constexpr int64_t kZoStateBytes = 16;
+// Bytes of the ZO_STATE of a schedule with `training`'s directions.
+int64_t ZoStateBytes(const TrainingSettings& training);
 // Bytes of one per-example loss (fp32).
 constexpr int64_t kLossBytes = 4;
 

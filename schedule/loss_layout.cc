@@ -8,9 +8,16 @@
 #include "base/status_format.h"
 #include "base/status_macros.h"
 #include "schedule/compute_op_model.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 namespace {
+
+// " along direction i" for i > 0; "" for direction 0 (the only one of a
+// one-direction step).
+std::string DirectionSuffix(int direction) {
+  return direction > 0 ? absl::StrFormat(" along direction %d", direction) : "";
+}
 
 // What every device's layout is built from, indexed once per schedule.
 struct LossIndex {
@@ -50,9 +57,10 @@ class LayoutBuilder {
  public:
   LayoutBuilder(const Schedule& schedule, const LossIndex& index, int device)
       : schedule_(schedule), index_(index), device_(device) {
-    const int batch = schedule.training().batch_size();
-    layout_.plus.assign(batch, -1);
-    layout_.minus.assign(batch, -1);
+    const int64_t losses =
+        static_cast<int64_t>(schedule.training().batch_size()) * DirectionsOf(schedule.training());
+    layout_.plus.assign(losses, -1);
+    layout_.minus.assign(losses, -1);
   }
 
   // Places the losses of HEAD_LOSS op `op_index`, whose range lands at
@@ -61,7 +69,12 @@ class LayoutBuilder {
     const Op& op = schedule_.ops(op_index);
     const ComputeOp& c = op.compute();
     const int batch = schedule_.training().batch_size();
+    const int directions = DirectionsOf(schedule_.training());
     RETURN_IF_ERROR(UseBuffer(buffer, op_index));
+    if (c.direction() < 0 || c.direction() >= directions) {
+      return InvalidArgument("op %d '%s': direction %d lies outside the step's %d (0 to %d)",
+                             op.id(), op.name(), c.direction(), directions, directions - 1);
+    }
     for (int k = 0; k < c.examples(); ++k) {
       const int64_t example = static_cast<int64_t>(c.first_example()) + k;
       if (example < 0 || example >= batch) {
@@ -69,13 +82,15 @@ class LayoutBuilder {
                        example, batch);
       }
       std::vector<int64_t>& slot = c.sign() == MINUS ? layout_.minus : layout_.plus;
-      if (slot[example] >= 0) {
+      const int64_t index = static_cast<int64_t>(c.direction()) * batch + example;
+      if (slot[index] >= 0) {
         return InvalidArgument(
-            "device %d receives the %s loss of example %d twice (again %s op %d '%s'); each "
-            "(example, sign) loss is computed by exactly one HEAD_LOSS op",
-            device_, c.sign() == MINUS ? "-" : "+", example, how, op.id(), op.name());
+            "device %d receives the %s loss of example %d%s twice (again %s op %d '%s'); each "
+            "(example, sign, direction) loss is computed by exactly one HEAD_LOSS op",
+            device_, c.sign() == MINUS ? "-" : "+", example, DirectionSuffix(c.direction()), how,
+            op.id(), op.name());
       }
-      slot[example] = at + k;
+      slot[index] = at + k;
     }
     return absl::OkStatus();
   }
@@ -107,13 +122,15 @@ class LayoutBuilder {
         }
       }
     }
-    for (int e = 0; e < static_cast<int>(layout_.plus.size()); ++e) {
-      if (layout_.plus[e] < 0 || layout_.minus[e] < 0) {
+    const int batch = schedule_.training().batch_size();
+    for (int64_t i = 0; i < static_cast<int64_t>(layout_.plus.size()); ++i) {
+      if (layout_.plus[i] < 0 || layout_.minus[i] < 0) {
         return InvalidArgument(
-            "device %d never receives the %s loss of example %d: no HEAD_LOSS op of the device "
-            "computes it and no loss all-gather brings it (the projected gradient needs every "
-            "example's L+ and L-)",
-            device_, layout_.plus[e] < 0 ? "+" : "-", e);
+            "device %d never receives the %s loss of example %d%s: no HEAD_LOSS op of the "
+            "device computes it and no loss all-gather brings it (the projected gradient needs "
+            "every example's L+ and L- of every direction)",
+            device_, layout_.plus[i] < 0 ? "+" : "-", i % batch,
+            DirectionSuffix(static_cast<int>(i / batch)));
       }
     }
     return layout_;

@@ -40,6 +40,11 @@ absl::Status ValidateTrainingSettings(const ModelSpec& model, const TrainingSett
                    t.batch_size(), t.seq_len(), static_cast<int64_t>(t.batch_size()) * t.seq_len(),
                    kMaxTokensPerStep);
   }
+  if (t.directions() < 0 || t.directions() > kMaxDirections) {
+    return InvalidArgument(
+        "training directions is %d (expected 1 to %d perturbation directions a step, or 0 for 1)",
+        t.directions(), kMaxDirections);
+  }
   if (!(std::isfinite(t.epsilon()) && t.epsilon() > 0)) {
     return InvalidArgument("training epsilon is %g (expected a finite ε > 0, e.g. 1e-3)", t.epsilon());
   }

@@ -23,9 +23,20 @@ TrainingSettings DefaultTrainingSettings();
 constexpr int kMaxBatchSize = 1 << 20;          // examples per step
 constexpr int64_t kMaxTokensPerStep = 1LL << 31;  // batch × seq_len
 
+// Most perturbation directions a step (TrainingSettings.directions): each
+// costs two forwards of the batch, so past this a step is impractical.
+constexpr int kMaxDirections = 1024;
+
+// q, the perturbation directions of a step: `directions`, where 0 (unset)
+// means 1.
+inline int DirectionsOf(const TrainingSettings& training) {
+  return training.directions() > 1 ? training.directions() : 1;
+}
+
 // Checks `training` on its own and against `model`: batch_size in [1,
 // kMaxBatchSize]; micro_batch_size >= 1; seq_len in [1, max_positions];
-// batch × seq_len <= kMaxTokensPerStep; ε finite and > 0; η and λ finite
+// batch × seq_len <= kMaxTokensPerStep; directions in [0, kMaxDirections]
+// (0 means 1); ε finite and > 0; η and λ finite
 // and >= 0; num_label_words in [1, vocab_size]; host, wire and compute
 // dtypes set; seed policy set.
 //

@@ -1,5 +1,6 @@
-// Which θ ± εz a forward op computes with: the z of the step's seed, scaled
-// by the schedule's ε, added (PLUS) or subtracted (MINUS).
+// Which θ ± εz a forward op computes with: the z of its direction's seed
+// (the step's seed for direction 0, runtime/zo/zo_math.h DirectionSeed),
+// scaled by the schedule's ε, added (PLUS) or subtracted (MINUS).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 namespace zosched {
 
 struct Perturbation {
-  uint64_t seed = 0;  // z's seed: the step's (StepInputs.seed)
+  uint64_t seed = 0;  // z's seed: DirectionSeed(StepInputs.seed, op.direction)
   float epsilon = 0;  // ε, TrainingSettings.epsilon
   int sign = 1;       // +1 for PLUS, -1 for MINUS
 };

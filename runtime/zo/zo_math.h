@@ -40,6 +40,20 @@ ZS_HD inline uint64_t StepSeed(uint64_t base_seed, int64_t step) {
   return static_cast<uint64_t>(w.v[0]) | (static_cast<uint64_t>(w.v[1]) << 32);
 }
 
+// Returns the seed of perturbation direction `direction` (>= 0) of a step
+// whose seed is `step_seed` (n-SPSA: q directions a step): direction 0 is
+// the step seed itself, so a one-direction run draws the z it always drew;
+// direction d >= 1 is Philox4x32_10(counter = (uint32(d), 0, 1, 0), key =
+// (uint32(step_seed), uint32(step_seed >> 32))), words 0 and 1 as the low
+// and high halves (the counter's word 2 set apart from StepSeed's).
+ZS_HD inline uint64_t DirectionSeed(uint64_t step_seed, int direction) {
+  if (direction == 0) return step_seed;
+  const Uint4 w = Philox4x32_10(
+      Uint4{{static_cast<uint32_t>(direction), 0u, 1u, 0u}},
+      Uint2{{static_cast<uint32_t>(step_seed), static_cast<uint32_t>(step_seed >> 32)}});
+  return static_cast<uint64_t>(w.v[0]) | (static_cast<uint64_t>(w.v[1]) << 32);
+}
+
 // Returns the perturbed parameter θ + sign·ε·z, out of place, evaluated
 // exactly as  theta + ((sign < 0 ? -eps : eps) * z)  — i.e. theta + (sign*eps)*z
 // with two roundings (the product, then the sum), never fused. `sign` is +1
@@ -48,6 +62,16 @@ ZS_HD inline uint64_t StepSeed(uint64_t base_seed, int64_t step) {
 ZS_HD inline float Perturbed(float theta, float z, float eps, int sign) {
   const float signed_eps = sign < 0 ? -eps : eps;  // exact
   return hd::AddRn(theta, hd::MulRn(signed_eps, z));
+}
+
+// θ - η (gz + λ θ) for a step gz (g z, or DirectionsMean of several):
+//   decay = decays ? weight_decay * theta : 0;  d = gz + decay;
+//   out = theta - lr * d  (each rounded to fp32, never fused).
+ZS_HD inline float UpdatedAlong(float theta, float gz, float lr, float weight_decay,
+                                bool decays) {
+  const float decay = decays ? hd::MulRn(weight_decay, theta) : 0.0f;
+  const float d = hd::AddRn(gz, decay);
+  return hd::SubRn(theta, hd::MulRn(lr, d));
 }
 
 // Returns the ZO-SGD update θ - η (g z + λ θ), evaluated exactly as
@@ -62,10 +86,26 @@ ZS_HD inline float Perturbed(float theta, float z, float eps, int sign) {
 // parameter.
 ZS_HD inline float Updated(float theta, float z, float lr, float g, float weight_decay,
                            bool decays) {
-  const float gz = hd::MulRn(g, z);
-  const float decay = decays ? hd::MulRn(weight_decay, theta) : 0.0f;
-  const float d = hd::AddRn(gz, decay);
-  return hd::SubRn(theta, hd::MulRn(lr, d));
+  return UpdatedAlong(theta, hd::MulRn(g, z), lr, weight_decay, decays);
+}
+
+// The update of several directions (n-SPSA), θ - η((1/q) Σ_i g_i z_i + λθ),
+// is UpdatedAlong(theta, DirectionsMean(DirectionsSum(g, z, q), q), ...),
+// evaluated exactly as:
+//   DirectionsSum:  gz = g_0 * z_0, then for i = 1 .. q-1: gz = gz + g_i * z_i
+//                   (each product and sum rounded to fp32, in direction order)
+//   DirectionsMean: gz / q when q > 1 (one correctly rounded division); gz
+//                   itself when q = 1
+// so q = 1 gives Updated's bits. `g`, `z`: q values each, z_i the normal of
+// direction i (DirectionSeed) at this element.
+ZS_HD inline float DirectionsSum(const float* g, const float* z, int q) {
+  float gz = hd::MulRn(g[0], z[0]);
+  for (int i = 1; i < q; ++i) gz = hd::AddRn(gz, hd::MulRn(g[i], z[i]));
+  return gz;
+}
+
+ZS_HD inline float DirectionsMean(float gz, int q) {
+  return q > 1 ? hd::DivRn(gz, static_cast<float>(q)) : gz;
 }
 
 // Returns the SPSA projected gradient of one step,
