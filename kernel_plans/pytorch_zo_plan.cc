@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "models/accounting.h"
 #include "models/model_spec.h"
+#include "schedule/compute_op_model.h"
 #include "kernel_plans/op_shape.h"
 
 namespace zosched {
@@ -347,6 +348,12 @@ absl::StatusOr<KernelPlan> PyTorchZoPlan(const ModelSpec& model, const ComputeOp
   if (compute_dtype != FP32 && compute_dtype != FP16 && compute_dtype != BF16) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "the compute dtype is %s; ZO2 runs FP32, FP16 and BF16 models", DType_Name(compute_dtype)));
+  }
+  if (op.direction() > 0 || op.zo_state().size_bytes() > kZoStateBytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s op: the schedule takes several perturbation directions a step; ZO2's and MeZO's "
+        "PyTorch code takes one (profile it as zosched_cuda, or lower it with --directions=1)",
+        ComputeKind_Name(op.kind())));
   }
   const Dims s = DimsOf(model, op, compute_dtype);
   switch (op.kind()) {

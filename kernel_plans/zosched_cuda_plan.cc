@@ -14,6 +14,7 @@
 #include "models/accounting.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
+#include "schedule/compute_op_model.h"
 
 namespace zosched {
 namespace {
@@ -57,6 +58,12 @@ Dims DimsOf(const ModelSpec& model, const ComputeOp& op, DType dtype) {
   s.kvw = KvWidth(model);
   s.layer_norm = model.norm() == LAYER_NORM;
   return s;
+}
+
+// q, the directions of the step an UPDATE or PROJECTED_GRADIENT op works
+// for: its ZO_STATE holds one entry per direction.
+int64_t DirectionsOfOp(const ComputeOp& op) {
+  return std::max<int64_t>(1, op.zo_state().size_bytes() / kZoStateBytes);
 }
 
 absl::Status CheckBatch(const ComputeOp& op) {
@@ -398,11 +405,16 @@ absl::StatusOr<KernelPlan> ZoschedCudaPlan(const ModelSpec& model, const Compute
   const Dims s = DimsOf(model, op, compute_dtype);
   const int64_t n = op.params().elements();
   switch (op.kind()) {
-    case UPDATE:
-      // LaunchUpdate (update.cu), in place: reads θ and the pending ZoState,
-      // writes θ.
-      return KernelPlan{ZPass(absl::StrCat("zo update ", Part_Name(op.params().part())),
-                              2.0 * n * s.c + op.zo_state().size_bytes(), kUpdateFlops * n, n, s)};
+    case UPDATE: {
+      // LaunchUpdate (update.cu), in place: reads θ and the pending ZoState
+      // of each of the q directions, writes θ; a z per element and
+      // direction, and a multiply-add for each direction after the first.
+      const int64_t q = DirectionsOfOp(op);
+      Kernel update = ZPass(absl::StrCat("zo update ", Part_Name(op.params().part())),
+                            2.0 * n * s.c + op.zo_state().size_bytes(),
+                            (kUpdateFlops + 2.0 * (q - 1)) * n, q * n, s);
+      return KernelPlan{update};
+    }
     case EMBED:
       if (absl::Status status = CheckBatch(op); !status.ok()) return status;
       return EmbedKernels(model, s);
@@ -418,12 +430,13 @@ absl::StatusOr<KernelPlan> ZoschedCudaPlan(const ModelSpec& model, const Compute
             "PROJECTED_GRADIENT op: examples (the batch) %d must be >= 1", op.examples()));
       }
       // LaunchProjectedGradient (projected_gradient.cu), one thread: reads
-      // each example's L+ and L- through the plus and minus index lists,
-      // writes the ZoState and the mean loss (a double). Then
+      // each example's L+ and L- of each direction through the plus and
+      // minus index lists, writes the ZoStates and the mean loss (a
+      // double). Then
       // EnqueueCompute copies both to pinned host memory (two
       // cudaMemcpyAsync across the host link: a launch each, no device
       // traffic to speak of).
-      const double batch = op.examples();
+      const double batch = static_cast<double>(op.examples()) * DirectionsOfOp(op);  // per sign
       constexpr double kMeanLossBytes = sizeof(double);
       const double state = op.zo_state().size_bytes();
       return KernelPlan{

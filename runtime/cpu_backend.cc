@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_format.h"
@@ -22,6 +23,7 @@
 #include "runtime/zo/zo_math.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 namespace {
@@ -143,8 +145,10 @@ absl::Status CpuBackend::Resolve() {
   }
   perturbed_block_ = std::make_unique<PerturbedBlockLayout>(model);
   ASSIGN_OR_RETURN(losses_, DeviceLossLayout(schedule_, device_));
-  loss_plus_.resize(schedule_.training().batch_size());
-  loss_minus_.resize(schedule_.training().batch_size());
+  const int64_t losses =
+      static_cast<int64_t>(schedule_.training().batch_size()) * DirectionsOf(schedule_.training());
+  loss_plus_.resize(losses);
+  loss_minus_.resize(losses);
   for (const Op& op : schedule_.ops()) {
     if (op.device() != device_) continue;
     RETURN_IF_ERROR(CheckTransferSupported(op, "the CPU runtime"));
@@ -203,9 +207,16 @@ char* CpuBackend::At(const BufferRange& range) const {
   return base == nullptr ? nullptr : base + range.offset_bytes();
 }
 
-ZoState CpuBackend::pending() const { return *zo_state_; }
+std::vector<ZoState> CpuBackend::pending() const {
+  return std::vector<ZoState>(zo_state_, zo_state_ + DirectionsOf(schedule_.training()));
+}
 
-void CpuBackend::set_pending(const ZoState& state) { *zo_state_ = state; }
+void CpuBackend::set_pending(const std::vector<ZoState>& states) {
+  CHECK(states.size() == static_cast<size_t>(DirectionsOf(schedule_.training())))
+      << "set_pending: " << states.size() << " entries for a step of "
+      << DirectionsOf(schedule_.training()) << " directions";
+  std::copy(states.begin(), states.end(), zo_state_);
+}
 
 int OnlineCores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
 
@@ -306,9 +317,9 @@ absl::Status CpuBackend::RunCompute(const Op& op, const StepInputs& inputs,
 }
 
 void CpuBackend::Update(const ComputeOp& c, const ComputeOperands& o) {
-  UpdateRange(*reinterpret_cast<ZoState*>(o.zo_state), o.z_stream, spans_.Of(c.params().part()),
-              schedule_.training().weight_decay(), c.params().first_element(),
-              c.params().elements(), Floats(o.params), team_.get());
+  UpdateRange(reinterpret_cast<const ZoState*>(o.zo_state), DirectionsOf(schedule_.training()),
+              o.z_stream, spans_.Of(c.params().part()), schedule_.training().weight_decay(),
+              c.params().first_element(), c.params().elements(), Floats(o.params), team_.get());
 }
 
 void CpuBackend::Embed(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs) {
@@ -416,20 +427,25 @@ void CpuBackend::ProjectedGradientOp(const ComputeOperands& o, const StepInputs&
   const TrainingSettings& t = schedule_.training();
   const float* losses = Floats(buffers_[losses_.buffer]);
   const int batch = t.batch_size();
+  const int directions = DirectionsOf(t);
   double sum = 0;
-  for (int e = 0; e < batch; ++e) {
-    loss_plus_[e] = losses[losses_.plus[e]];
-    loss_minus_[e] = losses[losses_.minus[e]];
-    sum += 0.5 * (static_cast<double>(loss_plus_[e]) + loss_minus_[e]);
+  for (int64_t i = 0; i < static_cast<int64_t>(directions) * batch; ++i) {
+    loss_plus_[i] = losses[losses_.plus[i]];
+    loss_minus_[i] = losses[losses_.minus[i]];
+    sum += 0.5 * (static_cast<double>(loss_plus_[i]) + loss_minus_[i]);
   }
-  ZoState state;
-  state.seed = inputs.seed;
-  state.g = ProjectedGradient(loss_plus_.data(), loss_minus_.data(), batch, t.epsilon());
-  state.learning_rate = inputs.learning_rate;
-  *reinterpret_cast<ZoState*>(o.zo_state) = state;
+  ZoState* states = reinterpret_cast<ZoState*>(o.zo_state);
+  for (int d = 0; d < directions; ++d) {
+    ZoState& state = states[d];
+    state.seed = DirectionSeed(inputs.seed, d);
+    state.g = ProjectedGradient(loss_plus_.data() + static_cast<int64_t>(d) * batch,
+                                loss_minus_.data() + static_cast<int64_t>(d) * batch, batch,
+                                t.epsilon());
+    state.learning_rate = inputs.learning_rate;
+  }
   result->has_gradient = true;
-  result->pending = state;
-  result->mean_loss = sum / batch;
+  result->pending.assign(states, states + directions);
+  result->mean_loss = sum / (static_cast<double>(directions) * batch);
 }
 
 void CpuBackend::Cast(const ComputeOp& c, const ComputeOperands& o) {

@@ -106,9 +106,10 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   // calling thread's priority (the other ranks are between steps too), then
   // back.
   absl::StatusOr<int64_t> ProbeComputeSpeedNs() override;
-  // The device's pending update (its ZO_STATE buffer), and setting it.
-  ZoState pending() const;
-  void set_pending(const ZoState& state);
+  // The device's pending update (its ZO_STATE buffer: one entry per
+  // direction of the step), and setting it (`states`: as many).
+  std::vector<ZoState> pending() const;
+  void set_pending(const std::vector<ZoState>& states);
 
  private:
   // An op's operands, resolved (nullptr for the roles it lacks): a compute
@@ -156,7 +157,7 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   std::unique_ptr<PerturbedBlockLayout> perturbed_block_;
   std::unique_ptr<RotaryTable> rotary_;  // rotary models: the angles of seq_len positions
   LossLayout losses_;
-  std::vector<float> loss_plus_, loss_minus_;  // PROJECTED_GRADIENT scratch
+  std::vector<float> loss_plus_, loss_minus_;  // PROJECTED_GRADIENT scratch, q · batch
   MpiCollectives* collectives_ = nullptr;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
   int threads_ = 1;

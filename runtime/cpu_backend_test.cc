@@ -2,7 +2,9 @@
 // a whole MeZO step executed op by op through the backend gives bitwise the
 // losses, hidden states and projected gradient that nn's Embed,
 // BlockForward and HeadLoss give on the perturbed parameters, and the next
-// step's fused updates give bitwise ZO-SGD's update. For opt-tiny, the tiny
+// step's fused updates give bitwise ZO-SGD's update (with several
+// directions, n-SPSA's: each direction's forwards along its own z, the
+// update averaging them). For opt-tiny, the tiny
 // model of every other family, and OPT-350m's embedding and head
 // (word_embed_proj_dim 512 ≠ hidden 1024: project_in and project_out, no
 // final norm).
@@ -34,17 +36,18 @@ const std::vector<int32_t> kLabelWords = {3, 7};
 
 // Perturbs a whole part with the per-element math directly (not through
 // runtime/zo_ranges.h): θ ± εz, z = normal(seed, stream, element).
-std::vector<float> PerturbedPart(const std::vector<float>& theta, uint32_t stream, float eps,
-                                 int sign) {
+std::vector<float> PerturbedPart(const std::vector<float>& theta, uint64_t seed, uint32_t stream,
+                                 float eps, int sign) {
   std::vector<float> z(theta.size()), out(theta.size());
-  FillNormals(kSeed, stream, 0, z.size(), z.data());
+  FillNormals(seed, stream, 0, z.size(), z.data());
   for (size_t i = 0; i < theta.size(); ++i) out[i] = Perturbed(theta[i], z[i], eps, sign);
   return out;
 }
 
 class BackendStep {
  public:
-  explicit BackendStep(const ModelSpec& model) {
+  // A MeZO step of `model` with `directions` perturbation directions.
+  explicit BackendStep(const ModelSpec& model, int directions = 1) {
     absl::StatusOr<Cluster> cluster = LoadCluster("local_cpu");
     EXPECT_TRUE(cluster.ok()) << cluster.status();
     LowerOptions options;
@@ -53,6 +56,7 @@ class BackendStep {
     options.training.set_batch_size(kBatch);
     options.training.set_seq_len(kSeq);
     options.training.set_weight_decay(0.1);
+    if (directions > 1) options.training.set_directions(directions);
     absl::StatusOr<Schedule> lowered = LowerSchedule(model, *cluster, options);
     EXPECT_TRUE(lowered.ok()) << lowered.status();
     schedule_ = *lowered;
@@ -118,42 +122,44 @@ class BackendStep {
     return nullptr;
   }
 
-  // The HEAD_LOSS op of `sign` (one micro-batch).
-  const ComputeOp& HeadLossOp(Sign sign) const {
+  // The HEAD_LOSS op of `sign` along `direction` (one micro-batch).
+  const ComputeOp& HeadLossOp(int direction, Sign sign) const {
     for (const Op& op : schedule_.ops()) {
-      if (op.compute().kind() == HEAD_LOSS && op.compute().sign() == sign) return op.compute();
+      const ComputeOp& c = op.compute();
+      if (c.kind() == HEAD_LOSS && c.sign() == sign && c.direction() == direction) return c;
     }
     ADD_FAILURE() << "no HEAD_LOSS";
     return ComputeOp::default_instance();
   }
 
-  // The reference forward of `sign` over the batch from `params` (as
-  // Parameters() returns them): final hidden states and per-example losses.
-  void Reference(const std::vector<std::vector<float>>& params, Sign sign,
+  // The reference forward of `sign` along the z of `seed` over the batch
+  // from `params` (as Parameters() returns them): final hidden states and
+  // per-example losses.
+  void Reference(const std::vector<std::vector<float>>& params, uint64_t seed, Sign sign,
                  std::vector<float>* hidden, std::vector<float>* losses) const {
     const ModelSpec& m = model();
     const float eps = schedule_.training().epsilon();
     const int s = sign == MINUS ? -1 : 1;
     const int layers = m.num_layers();
     const std::vector<float> embedding =
-        PerturbedPart(params[0], PartStream(m, EMBEDDING_PART, 0), eps, s);
+        PerturbedPart(params[0], seed, PartStream(m, EMBEDDING_PART, 0), eps, s);
     hidden->assign(static_cast<size_t>(kBatch) * kSeq * m.hidden_size(), 0.0f);
     Embed(m, embedding.data(), tokens_.data(), kBatch, kSeq, hidden->data());
     std::vector<float> workspace(BlockWorkspaceFloats(m, kBatch, kSeq));
     for (int b = 0; b < layers; ++b) {
       const std::vector<float> block =
-          PerturbedPart(params[1 + b], PartStream(m, DECODER_BLOCK, b), eps, s);
+          PerturbedPart(params[1 + b], seed, PartStream(m, DECODER_BLOCK, b), eps, s);
       BlockForward(m, block.data(), lengths_.data(), kBatch, kSeq, hidden->data(),
                    workspace.data());
     }
     const std::vector<float> head =
-        PerturbedPart(params[1 + layers], PartStream(m, HEAD_PART, 0), eps, s);
+        PerturbedPart(params[1 + layers], seed, PartStream(m, HEAD_PART, 0), eps, s);
     losses->assign(kBatch, 0.0f);
     HeadLoss(m, head.data(), embedding.data(), hidden->data(), lengths_.data(), kBatch, kSeq,
              kLabelWords.data(), kLabelWords.size(), labels_.data(), losses->data());
   }
 
-  ZoState pending() const { return backend_->pending(); }
+  std::vector<ZoState> pending() const { return backend_->pending(); }
 
  private:
   Schedule schedule_;
@@ -169,28 +175,37 @@ void ExpectBitwise(const float* got, const std::vector<float>& want, const std::
       << ")";
 }
 
-// One step and the next one's updates, checked against the references.
+// One step and the next one's updates, checked against the references:
+// each direction's two passes, its g, and the update of all of them.
 void CheckStepAgainstReference(BackendStep& step) {
+  const int q = DirectionsOf(step.schedule().training());
   const std::vector<std::vector<float>> before = step.Parameters();
   step.RunStep(kSeed);
-  std::vector<float> plus_loss, minus_loss;
-  for (Sign sign : {PLUS, MINUS}) {
-    std::vector<float> hidden, losses;
-    step.Reference(before, sign, &hidden, &losses);
-    const ComputeOp& head = step.HeadLossOp(sign);
-    ExpectBitwise(step.Data(head.activations()), hidden,
-                  std::string("hidden states of the ") + Sign_Name(sign) + " pass");
-    ExpectBitwise(step.Data(head.losses()), losses,
-                  std::string("losses of the ") + Sign_Name(sign) + " pass");
-    (sign == PLUS ? plus_loss : minus_loss) = losses;
+  const std::vector<ZoState> pending = step.pending();
+  ASSERT_EQ(pending.size(), static_cast<size_t>(q));
+  std::vector<float> g(q);
+  for (int d = 0; d < q; ++d) {
+    SCOPED_TRACE("direction " + std::to_string(d));
+    std::vector<float> plus_loss, minus_loss;
+    for (Sign sign : {PLUS, MINUS}) {
+      std::vector<float> hidden, losses;
+      step.Reference(before, DirectionSeed(kSeed, d), sign, &hidden, &losses);
+      const ComputeOp& head = step.HeadLossOp(d, sign);
+      ExpectBitwise(step.Data(head.activations()), hidden,
+                    std::string("hidden states of the ") + Sign_Name(sign) + " pass");
+      ExpectBitwise(step.Data(head.losses()), losses,
+                    std::string("losses of the ") + Sign_Name(sign) + " pass");
+      (sign == PLUS ? plus_loss : minus_loss) = losses;
+    }
+    EXPECT_EQ(pending[d].seed, DirectionSeed(kSeed, d));
+    EXPECT_EQ(pending[d].learning_rate, kLearningRate);
+    EXPECT_EQ(pending[d].g, ProjectedGradient(plus_loss.data(), minus_loss.data(), kBatch,
+                                              step.schedule().training().epsilon()));
+    g[d] = pending[d].g;
   }
-  const ZoState pending = step.pending();
-  EXPECT_EQ(pending.seed, kSeed);
-  EXPECT_EQ(pending.learning_rate, kLearningRate);
-  EXPECT_EQ(pending.g, ProjectedGradient(plus_loss.data(), minus_loss.data(), kBatch,
-                                         step.schedule().training().epsilon()));
   // The next step applies this update to every part first: θ - η(g z + λθ),
-  // λ only where the tensor decays.
+  // λ only where the tensor decays; with q directions, θ - η((1/q) Σ g_i z_i
+  // + λθ).
   step.RunStep(kSeed + 1);
   const std::vector<std::vector<float>> after = step.Parameters();
   const ModelSpec& m = step.model();
@@ -198,12 +213,22 @@ void CheckStepAgainstReference(BackendStep& step) {
   for (size_t p = 0; p < before.size(); ++p) {
     const Part part = p == 0 ? EMBEDDING_PART : p + 1 == before.size() ? HEAD_PART : DECODER_BLOCK;
     const int block = part == DECODER_BLOCK ? static_cast<int>(p) - 1 : 0;
-    std::vector<float> z(before[p].size()), want(before[p].size());
-    FillNormals(kSeed, PartStream(m, part, block), 0, z.size(), z.data());
+    std::vector<std::vector<float>> z(q, std::vector<float>(before[p].size()));
+    for (int d = 0; d < q; ++d) {
+      FillNormals(DirectionSeed(kSeed, d), PartStream(m, part, block), 0, z[d].size(),
+                  z[d].data());
+    }
+    std::vector<float> want(before[p].size()), zi(q);
     int64_t i = 0;
     for (const TensorSpec& t : PartTensors(m, part, block)) {
       for (int64_t k = 0; k < t.elements(); ++k, ++i) {
-        want[i] = Updated(before[p][i], z[i], kLearningRate, pending.g, lambda, t.weight_decay());
+        if (q == 1) {
+          want[i] = Updated(before[p][i], z[0][i], kLearningRate, g[0], lambda, t.weight_decay());
+          continue;
+        }
+        for (int d = 0; d < q; ++d) zi[d] = z[d][i];
+        want[i] = UpdatedAlong(before[p][i], DirectionsMean(DirectionsSum(g.data(), zi.data(), q), q),
+                               kLearningRate, lambda, t.weight_decay());
       }
     }
     ExpectBitwise(after[p].data(), want, "part " + std::to_string(p) + " after the update");
@@ -222,6 +247,18 @@ TEST(CpuBackend, OptTinyStepMatchesTheNnReference) {
 // rows perturbed with the head part's z; rotary positions, so an EMBED
 // without perturbed position rows; grouped-query attention), Qwen2 (q/k/v
 // biases, tied) and Qwen3 (QK-norm, head_dim != h / heads).
+// n-SPSA: three directions, each with its own z (DirectionSeed), g and
+// share of the update.
+TEST(CpuBackend, SeveralDirectionsMatchTheNnReference) {
+  for (const char* name : {"opt-tiny", "llama-tiny"}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<ModelSpec> model = LoadModelSpec(name);
+    ASSERT_TRUE(model.ok()) << model.status();
+    BackendStep step(*model, /*directions=*/3);
+    CheckStepAgainstReference(step);
+  }
+}
+
 TEST(CpuBackend, EveryFamilysTinyStepMatchesTheNnReference) {
   for (const char* name : {"gpt2-tiny", "llama-tiny", "qwen2-tiny", "qwen3-tiny"}) {
     SCOPED_TRACE(name);

@@ -46,7 +46,7 @@ Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& part
 }
 
 Evaluation EvaluateStoredParts(const std::vector<StoredPart>& parts, const ModelSpec& spec,
-                               const ZoState& pending, float weight_decay,
+                               const std::vector<ZoState>& pending, float weight_decay,
                                const EncodedExamples& examples,
                                const std::vector<int32_t>& label_words, int micro_batch) {
   std::vector<std::vector<float>> values;

@@ -38,7 +38,7 @@ Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& part
 // next step would start from: CurrentPart's fp32 values, `pending` applied
 // with `weight_decay`; the storage is left as it is.
 Evaluation EvaluateStoredParts(const std::vector<StoredPart>& parts, const ModelSpec& spec,
-                               const ZoState& pending, float weight_decay,
+                               const std::vector<ZoState>& pending, float weight_decay,
                                const EncodedExamples& examples,
                                const std::vector<int32_t>& label_words, int micro_batch);
 

@@ -111,16 +111,16 @@ absl::Status InitialiseParts(const std::vector<StoredPart>& parts, uint64_t seed
 }
 
 std::vector<float> CurrentPart(const StoredPart& part, const ModelSpec& spec,
-                               const ZoState& pending, float weight_decay) {
+                               const std::vector<ZoState>& pending, float weight_decay) {
   std::vector<float> values(part.elements());
   ConvertBuffer(part.dtype, part.data, FP32, values.data(), values.size());
-  UpdateRange(pending, part.stream, DecaySpans(part.tensors), weight_decay, 0, values.size(),
+  UpdateRange(pending.data(), static_cast<int>(pending.size()), part.stream, DecaySpans(part.tensors), weight_decay, 0, values.size(),
               values.data());
   return values;
 }
 
 std::string ParametersChecksum(const std::vector<StoredPart>& parts, const ModelSpec& spec,
-                               const ZoState& pending, float weight_decay) {
+                               const std::vector<ZoState>& pending, float weight_decay) {
   uint64_t hash = 0xcbf29ce484222325ull;
   for (const StoredPart& part : parts) {
     const std::vector<float> values = CurrentPart(part, spec, pending, weight_decay);

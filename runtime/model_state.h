@@ -67,16 +67,17 @@ absl::Status InitialiseParts(const std::vector<StoredPart>& parts, uint64_t seed
 // (train's default --init_seed).
 constexpr uint64_t kTimingInitSeed = 1;
 
-// The part's current values in fp32 with `pending` applied (when its
-// learning rate is not 0), i.e. the parameters the next step would start
-// from. Does not modify the storage.
+// The part's current values in fp32 with `pending` applied (one entry per
+// direction of the step, runtime/zo/zo_state.h; when its learning rate is
+// not 0), i.e. the parameters the next step would start from. Does not
+// modify the storage.
 std::vector<float> CurrentPart(const StoredPart& part, const ModelSpec& spec,
-                               const ZoState& pending, float weight_decay);
+                               const std::vector<ZoState>& pending, float weight_decay);
 
 // FNV-1a 64 over the fp32 bytes of CurrentPart of every part in order,
 // as 16 hex digits: the same for every strategy that computed the same
 // weights.
 std::string ParametersChecksum(const std::vector<StoredPart>& parts, const ModelSpec& spec,
-                               const ZoState& pending, float weight_decay);
+                               const std::vector<ZoState>& pending, float weight_decay);
 
 }  // namespace zosched

@@ -12,6 +12,7 @@
 #include "base/output_dir.h"
 #include "base/status_macros.h"
 #include "runtime/zo/trajectory_check.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 namespace {
@@ -51,17 +52,21 @@ absl::StatusOr<std::vector<TrajectoryEntry>> ReadRunLog(const std::string& path,
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') + 1);
   const TrainingSettings& t = schedule.training();
   ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries,
-                   ParseTrajectory(text, path, t.base_seed()));
+                   ParseTrajectory(text, path, t.base_seed(), DirectionsOf(t)));
   RETURN_IF_ERROR(CheckTrajectoryIsThisRuns(entries, t.base_seed(), t.learning_rate(), path));
   return entries;
 }
 
-ZoState StateOf(const TrajectoryEntry& entry) {
-  ZoState state;
-  state.seed = entry.seed;
-  state.g = entry.g;
-  state.learning_rate = entry.lr;
-  return state;
+std::vector<ZoState> StatesOf(const TrajectoryEntry& entry) {
+  std::vector<ZoState> states;
+  for (const DirectionGradient& direction : entry.directions) {
+    ZoState state;
+    state.seed = direction.seed;
+    state.g = direction.g;
+    state.learning_rate = entry.lr;
+    states.push_back(state);
+  }
+  return states;
 }
 
 }  // namespace
@@ -106,12 +111,14 @@ absl::Status CheckResumable(const TrainOptions& o, const Schedule& schedule,
   return CheckStepsLeft(out, run.entries.empty() ? 0 : run.entries.back().step + 1, o.steps);
 }
 
-LogReplay ReplayAfterCheckpoint(const std::vector<TrajectoryEntry>& entries, int64_t covered) {
+LogReplay ReplayAfterCheckpoint(const std::vector<TrajectoryEntry>& entries, int64_t covered,
+                                int directions) {
   LogReplay replay;
-  if (covered > 0) replay.pending = StateOf(entries[covered - 1]);
+  replay.pending.assign(directions, ZoState{});  // nothing pending
+  if (covered > 0) replay.pending = StatesOf(entries[covered - 1]);
   for (size_t i = covered; i < entries.size(); ++i) {
     replay.apply.push_back(replay.pending);
-    replay.pending = StateOf(entries[i]);
+    replay.pending = StatesOf(entries[i]);
   }
   return replay;
 }

@@ -71,11 +71,13 @@ absl::Status CheckResumable(const TrainOptions& options, const Schedule& schedul
 // the log's `entries` become those after the last entry: `apply`, in
 // order, each applied on the host as a step's fused update does, then
 // `pending` left pending, as after an uninterrupted step (learning rate 0:
-// nothing pending).
+// nothing pending). Each update has one ZoState per direction: `directions`
+// of them (the run's q; the log's entries have as many).
 struct LogReplay {
-  std::vector<ZoState> apply;
-  ZoState pending;
+  std::vector<std::vector<ZoState>> apply;
+  std::vector<ZoState> pending;
 };
-LogReplay ReplayAfterCheckpoint(const std::vector<TrajectoryEntry>& entries, int64_t covered);
+LogReplay ReplayAfterCheckpoint(const std::vector<TrajectoryEntry>& entries, int64_t covered,
+                                int directions);
 
 }  // namespace zosched

@@ -40,6 +40,7 @@
 #include "schedule/chrome_trace.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/param_homes.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 namespace {
@@ -87,17 +88,22 @@ class Run {
   }
   // Applies `pending` to this rank's parts as a step's fused update does
   // (storage dtype -> fp32, update, back), host parts by their owner only.
-  absl::Status ApplyOnHost(const ZoState& pending);
+  absl::Status ApplyOnHost(const std::vector<ZoState>& pending);
   // Every rank: the run's checkpoint after the steps logged so far
   // (`when` names it in errors). Rank 0 writes it; the others wait.
   absl::Status WriteCheckpoint(const std::string& when);
   // Rank 0: the dev accuracy and loss of the parameters with `pending`
   // applied, printed under `label`.
-  void Evaluate(const std::string& label, const ZoState& pending) const;
+  void Evaluate(const std::string& label, const std::vector<ZoState>& pending) const;
   absl::Status Finish();
-  // The pending update as the host sees it: ZO_STATE's host view (pull it
-  // from the device first; push it after writing it).
+  // The pending update as the host sees it: ZO_STATE's host view, one entry
+  // per direction (pull it from the device first; push it after writing it).
   ZoState* PendingView() const;
+  // A copy of it: the step's q entries.
+  std::vector<ZoState> Pending() const {
+    const ZoState* view = PendingView();
+    return std::vector<ZoState>(view, view + DirectionsOf(schedule_.training()));
+  }
   // Every rank meets, without spinning, and gets the largest vote. Once the
   // node-shared memory exists and holds every rank, through it
   // (runtime/node_meeting.h: waiting ranks sleep until the last arrives);
@@ -233,7 +239,7 @@ absl::Status Run::InitParameters() {
   return WriteCheckpoint("of the initial parameters");
 }
 
-absl::Status Run::ApplyOnHost(const ZoState& pending) {
+absl::Status Run::ApplyOnHost(const std::vector<ZoState>& pending) {
   const float wd = schedule_.training().weight_decay();
   for (const StoredPart& part : parts_) {
     ASSIGN_OR_RETURN(const bool mine, WritesPart(part));
@@ -273,9 +279,10 @@ absl::StatusOr<std::vector<TrajectoryEntry>> Run::Resume() {
                                         part.dtype, part.data));
   }
   const int64_t covered = run.checkpoint.trajectory_length;
-  const LogReplay replay = ReplayAfterCheckpoint(run.entries, covered);
-  for (const ZoState& update : replay.apply) RETURN_IF_ERROR(ApplyOnHost(update));
-  *PendingView() = replay.pending;
+  const LogReplay replay =
+      ReplayAfterCheckpoint(run.entries, covered, DirectionsOf(schedule_.training()));
+  for (const std::vector<ZoState>& update : replay.apply) RETURN_IF_ERROR(ApplyOnHost(update));
+  std::copy(replay.pending.begin(), replay.pending.end(), PendingView());
   RETURN_IF_ERROR(backend_->PushPersistent());
   start_step_ = run.entries.empty() ? 0 : run.entries.back().step + 1;
   if (rank_ == 0) {
@@ -292,7 +299,7 @@ absl::StatusOr<std::vector<TrajectoryEntry>> Run::Resume() {
   return std::move(run.entries);
 }
 
-void Run::Evaluate(const std::string& label, const ZoState& pending) const {
+void Run::Evaluate(const std::string& label, const std::vector<ZoState>& pending) const {
   if (rank_ != 0) return;
   const EncodedExamples examples = task_.EvalSubset(o_.eval_examples);
   const Evaluation e = EvaluateStoredParts(parts_, schedule_.model(), pending,
@@ -327,7 +334,7 @@ absl::Status Run::Finish() {
   if (o_.checkpoint_every > 0) RETURN_IF_ERROR(WriteCheckpoint("at the end"));
   if (!o_.final_outputs) return absl::OkStatus();
   RETURN_IF_ERROR(backend_->PullPersistent());
-  const ZoState pending = *PendingView();
+  const std::vector<ZoState> pending = Pending();
   if (rank_ == 0) {
     const TrainingSettings& t = schedule_.training();
     const ModelSpec& spec = schedule_.model();
@@ -444,7 +451,7 @@ absl::StatusOr<TrainEnd> Run::Go() {
       RETURN_IF_ERROR(Barrier(absl::StrFormat("the evaluation after step %d", step)));
       if (rank_ == 0) ProgressBar::EndLine();
       RETURN_IF_ERROR(backend_->PullPersistent());
-      Evaluate(absl::StrFormat("step %d", step + 1), *PendingView());
+      Evaluate(absl::StrFormat("step %d", step + 1), Pending());
       RETURN_IF_ERROR(Barrier(absl::StrFormat("the evaluation after step %d (rank 0 evaluating)", step),
                               /*behind_rank0=*/true));
     }

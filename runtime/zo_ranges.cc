@@ -43,6 +43,30 @@ void UpdateChunk(const float* __restrict z, int64_t n, const ZoState& pending, f
   }
 }
 
+// Several directions: gz accumulates g_i z_i direction by direction
+// (DirectionsSum's order), then the mean and the update.
+void AccumulateChunk(const float* __restrict z, int64_t n, float g, bool first,
+                     float* __restrict gz) {
+  if (first) {
+    for (int64_t i = 0; i < n; ++i) gz[i] = hd::MulRn(g, z[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) gz[i] = hd::AddRn(gz[i], hd::MulRn(g, z[i]));
+  }
+}
+
+void UpdateAlongChunk(const float* __restrict gz, int64_t n, int q, float lr, float weight_decay,
+                      bool decays, float* __restrict theta) {
+  if (decays) {
+    for (int64_t i = 0; i < n; ++i) {
+      theta[i] = UpdatedAlong(theta[i], DirectionsMean(gz[i], q), lr, weight_decay, true);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      theta[i] = UpdatedAlong(theta[i], DirectionsMean(gz[i], q), lr, weight_decay, false);
+    }
+  }
+}
+
 }  // namespace
 
 void PerturbRange(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
@@ -56,20 +80,36 @@ void PerturbRange(uint64_t seed, uint32_t stream, int64_t first, int64_t count,
   });
 }
 
-void UpdateRange(const ZoState& pending, uint32_t stream, const std::vector<DecaySpan>& spans,
-                 float weight_decay, int64_t first, int64_t count, float* theta,
-                 ThreadTeam* team) {
-  if (pending.learning_rate == 0) return;
+void UpdateRange(const ZoState* pending, int directions, uint32_t stream,
+                 const std::vector<DecaySpan>& spans, float weight_decay, int64_t first,
+                 int64_t count, float* theta, ThreadTeam* team) {
+  if (pending[0].learning_rate == 0) return;
   ParallelFor(team, count, kZChunk, [&](int64_t begin, int64_t end, int) {
+    thread_local std::vector<float> gz(kZChunk);
     for (const DecaySpan& span : spans) {
       const int64_t lo = std::max(first + begin, span.begin);
       const int64_t hi = std::min(first + end, span.end);
       if (lo >= hi) continue;
-      ForEachNormalChunk(pending.seed, stream, lo, hi - lo,
-                         [&](int64_t offset, const float* z, int64_t n) {
-                           UpdateChunk(z, n, pending, weight_decay, span.decays,
-                                       theta + (lo - first) + offset);
-                         });
+      float* out = theta + (lo - first);
+      if (directions == 1) {
+        ForEachNormalChunk(pending[0].seed, stream, lo, hi - lo,
+                           [&](int64_t offset, const float* z, int64_t n) {
+                             UpdateChunk(z, n, pending[0], weight_decay, span.decays,
+                                         out + offset);
+                           });
+        continue;
+      }
+      for (int64_t at = lo; at < hi; at += kZChunk) {  // one gz chunk at a time
+        const int64_t n = std::min(kZChunk, hi - at);
+        for (int d = 0; d < directions; ++d) {
+          ForEachNormalChunk(pending[d].seed, stream, at, n,
+                             [&](int64_t offset, const float* z, int64_t m) {
+                               AccumulateChunk(z, m, pending[d].g, d == 0, gz.data() + offset);
+                             });
+        }
+        UpdateAlongChunk(gz.data(), n, directions, pending[0].learning_rate, weight_decay,
+                         span.decays, out + (at - lo));
+      }
     }
   });
 }

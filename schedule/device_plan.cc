@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "schedule/training_settings.h"
+
 namespace zosched {
 
 std::vector<DevicePlan> PlanDevices(const ResolvedLowerOptions& resolved, int64_t block_elements) {
@@ -16,8 +18,10 @@ std::vector<DevicePlan> PlanDevices(const ResolvedLowerOptions& resolved, int64_
       DevicePlan plan;
       plan.id = p * d_count + d;
       plan.device = resolved.devices[plan.id];
-      plan.signs = p_count == 1 ? std::vector<Sign>{PLUS, MINUS}
-                                : std::vector<Sign>{p == 0 ? PLUS : MINUS};
+      const int paths = 2 * DirectionsOf(options.training) / p_count;
+      for (int k = p * paths; k < (p + 1) * paths; ++k) {
+        plan.paths.push_back({k / 2, k % 2 == 0 ? PLUS : MINUS});
+      }
       plan.first_example = d * share;
       plan.examples = share;
       plans.push_back(plan);

@@ -24,7 +24,8 @@ ABSL_FLAG(std::string, cluster, "local_cpu", "catalog name or Cluster textproto 
 ABSL_FLAG(std::string, strategy, "zo2",
           "mezo, zo2 or distzo2; or a first-order baseline (simulated only): single_device, ddp, "
           "zero_1, zero_2 (= fsdp_shard_grad_op) or zero_3 (= fsdp_full_shard)");
-ABSL_FLAG(int32_t, pertp, 1, "distzo2: P, perturbation-parallel degree (1 or 2)");
+ABSL_FLAG(int32_t, pertp, 1,
+          "distzo2: P, perturbation-parallel degree (divides 2q: 1 or 2 at one direction)");
 ABSL_FLAG(int32_t, dp, 1, "distzo2: D, data-parallel degree; ddp, zero_1/2/3: the device count");
 ABSL_FLAG(std::string, precision, "amp",
           "first-order: amp (FP32 weights and gradients, AdamW: 16 bytes per parameter) or bf16 "
@@ -41,6 +42,9 @@ ABSL_FLAG(int32_t, batch, 16, "examples per step over all devices");
 ABSL_FLAG(int32_t, micro_batch, 0, "examples per forward op (0: each device's share)");
 ABSL_FLAG(int32_t, seq, 32, "sequence length in tokens (MeZO's prompts: up to the model's limit)");
 ABSL_FLAG(double, epsilon, 1e-3, "mezo/zo2/distzo2: perturbation scale ε");
+ABSL_FLAG(int32_t, directions, 1,
+          "mezo/zo2/distzo2: q, perturbation directions a step (n-SPSA: 2q forwards over the "
+          "same examples, their q projected gradients averaged into one update)");
 ABSL_FLAG(double, lr, 5e-4,
           "mezo/zo2/distzo2: learning rate η (opt-tiny from scratch: 5e-4; fine-tuning a "
           "pretrained model: MeZO's 1e-6 or 1e-7)");
@@ -91,6 +95,7 @@ const std::vector<StrategyFlag>& StrategyFlags() {
       {absl::GetFlagReflectionHandle(FLAGS_host_dtype), {ZO2, DISTZO2}},
       {absl::GetFlagReflectionHandle(FLAGS_wire_dtype), {ZO2, DISTZO2}},
       {absl::GetFlagReflectionHandle(FLAGS_epsilon), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_directions), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_lr), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_weight_decay), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_seed), kZerothOrder},
@@ -169,8 +174,10 @@ absl::StatusOr<LowerOptions> OptionsFromFlags(StrategyKind strategy) {
   o.slicing = absl::GetFlag(FLAGS_slicing);
   o.block_slots = absl::GetFlag(FLAGS_block_slots);
   o.devices = absl::GetFlag(FLAGS_devices);
-  RETURN_IF_ERROR(
-      CheckFlagRange("pertp", o.pertp, 1, 2, "1: both passes on each device, 2: split them"));
+  RETURN_IF_ERROR(CheckFlagRange("directions", absl::GetFlag(FLAGS_directions), 1, kMaxDirections,
+                                 "perturbation directions a step"));
+  RETURN_IF_ERROR(CheckFlagRange("pertp", o.pertp, 1, 2 * kMaxDirections,
+                                 "devices the 2q forward passes are split over; 1: all on each"));
   RETURN_IF_ERROR(CheckFlagRange("dp", o.dp, 1, 4096, "data-parallel groups"));
   RETURN_IF_ERROR(CheckFlagRange("block_slots", o.block_slots, 1, 1024, "device block slots"));
   TrainingSettings& t = o.training;
@@ -194,6 +201,8 @@ absl::StatusOr<LowerOptions> OptionsFromFlags(StrategyKind strategy) {
   t.set_weight_decay(absl::GetFlag(FLAGS_weight_decay));
   t.set_base_seed(absl::GetFlag(FLAGS_seed));
   t.set_num_label_words(absl::GetFlag(FLAGS_label_words));
+  // Unset for one direction: the schedule is then what it was before n-SPSA.
+  if (absl::GetFlag(FLAGS_directions) > 1) t.set_directions(absl::GetFlag(FLAGS_directions));
   ASSIGN_OR_RETURN(const DType host, ParseDTypeFlag("host_dtype", absl::GetFlag(FLAGS_host_dtype)));
   ASSIGN_OR_RETURN(const DType wire, ParseDTypeFlag("wire_dtype", absl::GetFlag(FLAGS_wire_dtype)));
   ASSIGN_OR_RETURN(const DType compute,
@@ -270,6 +279,8 @@ absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::st
        f.seq_len() == t.seq_len()},
       {absl::GetFlagReflectionHandle(FLAGS_epsilon), "epsilon", str(f.epsilon()),
        str(t.epsilon()), f.epsilon() == t.epsilon()},
+      {absl::GetFlagReflectionHandle(FLAGS_directions), "directions", str(DirectionsOf(f)),
+       str(DirectionsOf(t)), DirectionsOf(f) == DirectionsOf(t)},
       {absl::GetFlagReflectionHandle(FLAGS_lr), "learning_rate", str(f.learning_rate()),
        str(t.learning_rate()), f.learning_rate() == t.learning_rate()},
       {absl::GetFlagReflectionHandle(FLAGS_weight_decay), "weight_decay", str(f.weight_decay()),

@@ -81,6 +81,8 @@ TEST_F(LowerFlagsTest, FlagGivenForAStrategyThatDoesNotReadItIsRefused) {
       {{"--strategy=ddp", "--seed=3"}, "--seed=3 does not apply to --strategy=ddp"},
       {{"--strategy=ddp", "--weight_decay=0.1"}, "--weight_decay=0.1 does not apply"},
       {{"--strategy=ddp", "--label_words=3"}, "--label_words=3 does not apply"},
+      {{"--strategy=zero_2", "--dp=2", "--directions=4"}, "--directions=4 does not apply"},
+      {{"--strategy=zo2", "--directions=0"}, "--directions=0"},
       // Without --strategy, the default's.
       {{"--pertp=2"}, "--pertp=2 does not apply to --strategy=zo2 (the default)"},
   };
@@ -93,10 +95,12 @@ TEST_F(LowerFlagsTest, FlagGivenForAStrategyThatDoesNotReadItIsRefused) {
 TEST_F(LowerFlagsTest, EachStrategyTakesItsOwnFlags) {
   GiveFlags({"--strategy=distzo2", "--pertp=2", "--dp=2", "--slicing=false", "--block_slots=2",
              "--host_dtype=FP16", "--wire_dtype=BF16", "--lr=1e-3", "--epsilon=1e-2", "--seed=4",
-             "--weight_decay=0.1", "--label_words=3", "--batch=8", "--seq=16"});
+             "--weight_decay=0.1", "--label_words=3", "--batch=8", "--seq=16",
+             "--directions=4"});
   absl::StatusOr<LowerOptions> o = LowerOptionsFromFlags();
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->strategy, DISTZO2);
+  EXPECT_EQ(o->training.directions(), 4);
   EXPECT_EQ(o->pertp, 2);
   EXPECT_EQ(o->dp, 2);
   EXPECT_FALSE(o->slicing);

@@ -88,10 +88,12 @@ absl::Status CheckGrid(const LowerOptions& options) {
       }
       break;
     case DISTZO2:
-      if (options.pertp != 1 && options.pertp != 2) {
-        return InvalidArgument("pertp is %d: perturbation parallelism splits the +ε and -ε passes, "
-                       "so P must be 1 or 2",
-                       options.pertp);
+      if (const int paths = 2 * DirectionsOf(options.training);
+          options.pertp < 1 || paths % options.pertp != 0) {
+        return InvalidArgument(
+            "pertp is %d: perturbation parallelism splits a step's %d forward passes (+ε and "
+            "-ε along each of its q = %d directions) evenly, so P must divide %d",
+            options.pertp, paths, paths / 2, paths);
       }
       if (options.dp < 1 || options.dp > 4096) {
         return InvalidArgument("dp is %d (expected 1 to 4096 data-parallel groups)", options.dp);
@@ -105,6 +107,12 @@ absl::Status CheckGrid(const LowerOptions& options) {
       if (options.pertp != 1) {
         return InvalidArgument("pertp %d applies to DISTZO2 only (%s has no perturbations)",
                                options.pertp, StrategyKind_Name(options.strategy));
+      }
+      if (DirectionsOf(options.training) != 1) {
+        return InvalidArgument(
+            "directions %d applies to the ZO strategies (MEZO, ZO2, DISTZO2) only: %s computes "
+            "gradients by backpropagation",
+            options.training.directions(), StrategyKind_Name(options.strategy));
       }
       if (options.dp < 1 || options.dp > 4096 ||
           (options.strategy == SINGLE_DEVICE && options.dp != 1)) {

@@ -51,7 +51,9 @@ struct ResolvedLowerOptions {
 //
 // Errors: InvalidArgument for options that cannot be lowered, saying what
 // would be right: no strategy, an unknown device, P·D not equal to the
-// number of devices, P not 1 or 2, a batch not divisible by D or a share not
+// number of devices, P not dividing 2q (q: the training settings'
+// directions), directions > 1 for a first-order strategy, a batch not
+// divisible by D or a share not
 // divisible by the micro-batch, block_slots < 1, P or D given for a strategy
 // other than DISTZO2 (or D, the device count, for a first-order one),
 // SINGLE_DEVICE with D > 1, a first-order strategy without a precision

@@ -28,7 +28,11 @@ constexpr char kH2d[] = "h2d";
 constexpr char kD2h[] = "d2h";
 constexpr char kCollective[] = "collective";
 
-const char* SignSuffix(Sign sign) { return sign == PLUS ? "+" : "-"; }
+// "+" or "-", and the direction after it when it is not 0: "+", "-2".
+std::string PathSuffix(const PerturbationPath& path) {
+  return absl::StrCat(path.sign == PLUS ? "+" : "-",
+                      path.direction > 0 ? absl::StrCat(path.direction) : "");
+}
 
 // Emits the ops and edges of every device, given its plan and buffers.
 class OpLowering {
@@ -65,26 +69,27 @@ class OpLowering {
   void LowerHeadLosses(const DevicePlan& plan);
   void LowerLossesAndGradient();
 
-  // A compute op on `plan`'s device; its cost is filled by Finish.
-  Op* AddCompute(const DevicePlan& plan, std::string name, ComputeKind kind, Sign sign);
+  // A compute op on `plan`'s device along `path` (forwards only); its cost
+  // is filled by Finish.
+  Op* AddCompute(const DevicePlan& plan, std::string name, ComputeKind kind,
+                 const PerturbationPath* path = nullptr);
   // Fills the op's cost from its kind and operands (compute_op_model.h).
   void Finish(Op* op) const;
   Op* AddUpdate(const DevicePlan& plan, std::string name, const ParamRange& params);
   Op* AddCast(const DevicePlan& plan, std::string name, CastDirection direction,
               const ParamRange& params, const ByteRange& wire);
-  // A forward over micro-batch `m` of `sign` on `plan`'s device, its
-  // examples set, named `name` (with " mb m" when the device runs several
-  // micro-batches).
-  Op* AddForward(const DevicePlan& plan, const std::string& name, ComputeKind kind, Sign sign,
-                 int m);
-  // The range of micro-batch `m` of `sign` in `plan`'s activations.
-  ByteRange MicroBatchActivations(const DevicePlan& plan, Sign sign, int m) const;
+  // A forward over micro-batch `m` of path `p` (an index into plan.paths)
+  // on `plan`'s device, its examples set, named `name` (with " mb m" when
+  // the device runs several micro-batches).
+  Op* AddForward(const DevicePlan& plan, const std::string& name, ComputeKind kind, int p, int m);
+  // The range of micro-batch `m` of path `p` in `plan`'s activations.
+  ByteRange MicroBatchActivations(const DevicePlan& plan, int p, int m) const;
   ByteRange PerturbedFor(const DevicePlan& plan, ComputeKind kind) const;
   ByteRange WorkspaceFor(const DevicePlan& plan, ComputeKind kind) const;
   ParamRange ResidentPart(const DevicePlan& plan, Part part) const;
-  // Where every loss of the step lands: (device, sign index, micro-batch) ->
+  // Where every loss of the step lands: (device, path index, micro-batch) ->
   // element offset in the losses buffer; the same layout on every device.
-  int64_t LossOffset(const DevicePlan& plan, int sign_index, int m) const;
+  int64_t LossOffset(const DevicePlan& plan, int path_index, int m) const;
   LinkClass PeerLinkClass() const {
     return cluster_.peer_domains().empty() ? PCIE : cluster_.peer_domains(0).link_class();
   }
@@ -108,11 +113,13 @@ class OpLowering {
   std::vector<const Op*> last_loss_op_;
 };
 
-Op* OpLowering::AddCompute(const DevicePlan& plan, std::string name, ComputeKind kind, Sign sign) {
+Op* OpLowering::AddCompute(const DevicePlan& plan, std::string name, ComputeKind kind,
+                           const PerturbationPath* path) {
   Op* op = builder_->AddOp(plan.id, kCompute, std::move(name));
   ComputeOp* c = op->mutable_compute();
   c->set_kind(kind);
-  c->set_sign(sign);
+  c->set_sign(path != nullptr ? path->sign : SIGN_UNSPECIFIED);
+  if (path != nullptr) c->set_direction(path->direction);
   if (IsZoForward(kind)) c->set_seq_len(training_.seq_len());
   return op;
 }
@@ -124,9 +131,9 @@ void OpLowering::Finish(Op* op) const {
 }
 
 Op* OpLowering::AddUpdate(const DevicePlan& plan, std::string name, const ParamRange& params) {
-  Op* op = AddCompute(plan, std::move(name), UPDATE, SIGN_UNSPECIFIED);
+  Op* op = AddCompute(plan, std::move(name), UPDATE);
   ComputeOp* c = op->mutable_compute();
-  const ByteRange zo_state = Range(buffers_[plan.id].zo_state, 0, kZoStateBytes);
+  const ByteRange zo_state = Range(buffers_[plan.id].zo_state, 0, ZoStateBytes(training_));
   Set(params, c->mutable_params());
   Set(zo_state, c->mutable_zo_state());
   ScheduleBuilder::Reads(op, zo_state);
@@ -138,7 +145,7 @@ Op* OpLowering::AddUpdate(const DevicePlan& plan, std::string name, const ParamR
 
 Op* OpLowering::AddCast(const DevicePlan& plan, std::string name, CastDirection direction,
                         const ParamRange& params, const ByteRange& wire) {
-  Op* op = AddCompute(plan, std::move(name), CAST, SIGN_UNSPECIFIED);
+  Op* op = AddCompute(plan, std::move(name), CAST);
   ComputeOp* c = op->mutable_compute();
   c->set_cast_direction(direction);
   Set(params, c->mutable_params());
@@ -151,19 +158,19 @@ Op* OpLowering::AddCast(const DevicePlan& plan, std::string name, CastDirection 
 }
 
 Op* OpLowering::AddForward(const DevicePlan& plan, const std::string& name, ComputeKind kind,
-                           Sign sign, int m) {
+                           int p, int m) {
   const int64_t mb = training_.micro_batch_size();
   Op* op = AddCompute(plan, plan.micro_batches(mb) == 1 ? name : absl::StrCat(name, " mb ", m),
-                      kind, sign);
+                      kind, &plan.paths[p]);
   ComputeOp* c = op->mutable_compute();
   c->set_first_example(plan.first_example + m * mb);
   c->set_examples(mb);
   return op;
 }
 
-ByteRange OpLowering::MicroBatchActivations(const DevicePlan& plan, Sign sign, int m) const {
+ByteRange OpLowering::MicroBatchActivations(const DevicePlan& plan, int p, int m) const {
   const int64_t bytes = MicroBatchActivationBytes(model_, training_);
-  return Range(buffers_[plan.id].activations.at(sign), m * bytes, bytes);
+  return Range(buffers_[plan.id].activations.at(p), m * bytes, bytes);
 }
 
 ByteRange OpLowering::PerturbedFor(const DevicePlan& plan, ComputeKind kind) const {
@@ -181,9 +188,9 @@ ParamRange OpLowering::ResidentPart(const DevicePlan& plan, Part part) const {
   return Params(part, 0, 0, elements, Range(buffers_[plan.id].resident, offset, elements * cb_));
 }
 
-int64_t OpLowering::LossOffset(const DevicePlan& plan, int sign_index, int m) const {
-  const int64_t chunk = plan.examples * plan.signs.size();  // this device's losses
-  return plan.id * chunk + sign_index * plan.examples + m * training_.micro_batch_size();
+int64_t OpLowering::LossOffset(const DevicePlan& plan, int path_index, int m) const {
+  const int64_t chunk = plan.examples * plan.paths.size();  // this device's losses
+  return plan.id * chunk + path_index * plan.examples + m * training_.micro_batch_size();
 }
 
 const Op* OpLowering::StreamInBlock(const DevicePlan& plan, int block) {
@@ -284,12 +291,12 @@ void OpLowering::ForwardBlock(const DevicePlan& plan, int block, const Op* ready
   const ByteRange workspace = WorkspaceFor(plan, BLOCK_FORWARD);
   const ByteRange perturbed = PerturbedFor(plan, BLOCK_FORWARD);
   const Op* last = nullptr;
-  for (Sign sign : plan.signs) {
-    const std::string name = absl::StrCat("fwd", SignSuffix(sign), " block ", block);
+  for (size_t p = 0; p < plan.paths.size(); ++p) {
+    const std::string name = absl::StrCat("fwd", PathSuffix(plan.paths[p]), " block ", block);
     for (int m = 0; m < plan.micro_batches(training_.micro_batch_size()); ++m) {
-      Op* fwd = AddForward(plan, name, BLOCK_FORWARD, sign, m);
+      Op* fwd = AddForward(plan, name, BLOCK_FORWARD, p, m);
       ComputeOp* c = fwd->mutable_compute();
-      const ByteRange activations = MicroBatchActivations(plan, sign, m);
+      const ByteRange activations = MicroBatchActivations(plan, p, m);
       Set(params, c->mutable_params());
       Set(activations, c->mutable_activations());
       Set(workspace, c->mutable_workspace());
@@ -312,11 +319,11 @@ void OpLowering::LowerDevice(const DevicePlan& plan) {
   AddUpdate(plan, "update embedding", embedding);
   const ByteRange workspace = WorkspaceFor(plan, EMBED);
   const ByteRange perturbed = PerturbedFor(plan, EMBED);
-  for (Sign sign : plan.signs) {
+  for (size_t p = 0; p < plan.paths.size(); ++p) {
     for (int m = 0; m < plan.micro_batches(training_.micro_batch_size()); ++m) {
-      Op* embed = AddForward(plan, absl::StrCat("embed", SignSuffix(sign)), EMBED, sign, m);
+      Op* embed = AddForward(plan, absl::StrCat("embed", PathSuffix(plan.paths[p])), EMBED, p, m);
       ComputeOp* c = embed->mutable_compute();
-      const ByteRange activations = MicroBatchActivations(plan, sign, m);
+      const ByteRange activations = MicroBatchActivations(plan, p, m);
       Set(embedding, c->mutable_params());
       Set(activations, c->mutable_activations());
       Set(workspace, c->mutable_workspace());
@@ -368,15 +375,14 @@ void OpLowering::LowerHeadLosses(const DevicePlan& plan) {
   const ByteRange perturbed = PerturbedFor(plan, HEAD_LOSS);
   const ByteRange workspace = WorkspaceFor(plan, HEAD_LOSS);
   const Op* last = nullptr;
-  for (size_t s = 0; s < plan.signs.size(); ++s) {
-    const Sign sign = plan.signs[s];
+  for (size_t p = 0; p < plan.paths.size(); ++p) {
     for (int m = 0; m < plan.micro_batches(mb); ++m) {
-      Op* loss =
-          AddForward(plan, absl::StrCat("head", SignSuffix(sign), " loss"), HEAD_LOSS, sign, m);
+      Op* loss = AddForward(plan, absl::StrCat("head", PathSuffix(plan.paths[p]), " loss"),
+                            HEAD_LOSS, p, m);
       ComputeOp* c = loss->mutable_compute();
-      const ByteRange activations = MicroBatchActivations(plan, sign, m);
+      const ByteRange activations = MicroBatchActivations(plan, p, m);
       const ByteRange losses =
-          Range(buffers_[plan.id].losses, LossOffset(plan, s, m) * kLossBytes, mb * kLossBytes);
+          Range(buffers_[plan.id].losses, LossOffset(plan, p, m) * kLossBytes, mb * kLossBytes);
       Set(head, c->mutable_params());
       if (model_.tied_lm_head()) Set(lm_head, c->mutable_lm_head());
       Set(activations, c->mutable_activations());
@@ -397,7 +403,7 @@ void OpLowering::LowerHeadLosses(const DevicePlan& plan) {
 }
 
 void OpLowering::LowerLossesAndGradient() {
-  const int64_t chunk = plans_[0].examples * plans_[0].signs.size();
+  const int64_t chunk = plans_[0].examples * plans_[0].paths.size();
   const int64_t all = chunk * plans_.size();
   for (const DevicePlan& plan : plans_) {
     const std::string& losses = buffers_[plan.id].losses;
@@ -423,11 +429,11 @@ void OpLowering::LowerLossesAndGradient() {
       builder_->AddEdge(ready, gather);
       ready = gather;
     }
-    Op* grad = AddCompute(plan, "projected gradient", PROJECTED_GRADIENT, SIGN_UNSPECIFIED);
+    Op* grad = AddCompute(plan, "projected gradient", PROJECTED_GRADIENT);
     ComputeOp* c = grad->mutable_compute();
     c->set_examples(training_.batch_size());
     const ByteRange all_losses = Range(losses, 0, all * kLossBytes);
-    const ByteRange zo_state = Range(buffers_[plan.id].zo_state, 0, kZoStateBytes);
+    const ByteRange zo_state = Range(buffers_[plan.id].zo_state, 0, ZoStateBytes(training_));
     Set(all_losses, c->mutable_losses());
     Set(zo_state, c->mutable_zo_state());
     ScheduleBuilder::Reads(grad, all_losses);
@@ -437,7 +443,8 @@ void OpLowering::LowerLossesAndGradient() {
   }
 }
 
-std::string ScheduleName(const ModelSpec& model, const Cluster& cluster, const Strategy& s) {
+std::string ScheduleName(const ModelSpec& model, const Cluster& cluster, const Strategy& s,
+                         const TrainingSettings& training) {
   std::string knobs;
   if (s.kind() == DISTZO2) {
     knobs = absl::StrFormat(" P%dxD%d %s", s.pertp(), s.dp(), s.slicing() ? "sliced" : "naive");
@@ -445,6 +452,7 @@ std::string ScheduleName(const ModelSpec& model, const Cluster& cluster, const S
     knobs = absl::StrFormat(" x%d %s%s", s.dp(), s.precision() == BF16_FP32_GRADS ? "bf16" : "amp",
                             s.recompute() ? " recompute" : "");
   }
+  if (const int q = DirectionsOf(training); q > 1) absl::StrAppend(&knobs, " q", q);
   return absl::StrCat(model.name(), " ", absl::AsciiStrToLower(StrategyKind_Name(s.kind())), knobs,
                       " on ", cluster.name());
 }
@@ -480,7 +488,7 @@ absl::Status LowerScheduleInto(const ModelSpec& model, const Cluster& cluster,
     s.set_recompute(o.recompute);
     s.set_flash_attention(o.flash_attention);
   }
-  schedule.set_name(ScheduleName(model, cluster, s));
+  schedule.set_name(ScheduleName(model, cluster, s, o.training));
   if (first_order) {
     LowerFirstOrder(model, resolved, &schedule);
     return ValidateSchedule(schedule);

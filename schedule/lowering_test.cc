@@ -257,6 +257,62 @@ TEST(Lower, ComputeDTypeFollowsTheDevices) {
   EXPECT_NE(s.status().message().find("does not compute in FP16"), std::string::npos);
 }
 
+// n-SPSA: q directions a step. Every path (direction, sign) goes through
+// every block once, the blocks still cross the link once each way, the
+// ZO_STATE holds q entries, and perturbation parallelism splits the 2q
+// paths P ways.
+TEST(LowerDirections, EveryDirectionPassesEveryBlockOnAnUploadOfIt) {
+  const ModelSpec model = Model("opt-125m");
+  LowerOptions o = Options(ZO2);
+  o.training.set_directions(3);
+  Schedule s = Lower("opt-125m", "dgx_a100", o);
+  ASSERT_EQ(s.devices_size(), 1);
+  EXPECT_EQ(s.name(), "opt-125m zo2 q3 on dgx_a100");
+  const DeviceStats d = ComputeDeviceStats(s)[0];
+  EXPECT_EQ(d.h2d_bytes, model.num_layers() * BlockBytes(model, FP16));
+  EXPECT_EQ(d.ops_by_kind.at("UPDATE"), model.num_layers() + 2);
+  EXPECT_EQ(d.ops_by_kind.at("BLOCK_FORWARD"), 6 * model.num_layers());
+  EXPECT_EQ(d.ops_by_kind.at("HEAD_LOSS"), 6);
+  EXPECT_EQ(CountBuffers(s, ACTIVATIONS), 6);
+  EXPECT_EQ(BufferBytes(s, ZO_STATE, 0), 3 * 16);
+  std::set<std::tuple<int, int>> paths;  // (direction, sign) of the head losses
+  for (const Op& op : s.ops()) {
+    if (op.has_compute() && op.compute().kind() == HEAD_LOSS) {
+      paths.insert({op.compute().direction(), op.compute().sign()});
+    }
+  }
+  EXPECT_EQ(paths.size(), 6u);
+}
+
+TEST(LowerDirections, PerturbationParallelismSplitsThePathsInOrder) {
+  LowerOptions o = Options(DISTZO2, 3, 1);
+  o.training.set_directions(3);
+  o.devices = {"gpu0", "gpu1", "gpu2"};
+  Schedule s = Lower("opt-125m", "dgx_a100", o);
+  ASSERT_EQ(s.devices_size(), 3);
+  // Device p runs paths 2p and 2p + 1: direction p, + then -.
+  std::map<int, std::vector<std::pair<int, int>>> heads;
+  for (const Op& op : s.ops()) {
+    if (op.has_compute() && op.compute().kind() == HEAD_LOSS) {
+      heads[op.device()].push_back({op.compute().direction(), op.compute().sign()});
+    }
+  }
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ(heads[p], (std::vector<std::pair<int, int>>{{p, PLUS}, {p, MINUS}})) << p;
+  }
+  o.pertp = 2;
+  o.devices = {"gpu0", "gpu1"};
+  s = Lower("opt-125m", "dgx_a100", o);
+  heads.clear();
+  for (const Op& op : s.ops()) {
+    if (op.has_compute() && op.compute().kind() == HEAD_LOSS) {
+      heads[op.device()].push_back({op.compute().direction(), op.compute().sign()});
+    }
+  }
+  EXPECT_EQ(heads[0], (std::vector<std::pair<int, int>>{{0, PLUS}, {0, MINUS}, {1, PLUS}}));
+  EXPECT_EQ(heads[1], (std::vector<std::pair<int, int>>{{1, MINUS}, {2, PLUS}, {2, MINUS}}));
+}
+
 TEST(LowerErrors, BadOptionsSayWhatWouldBeRight) {
   const ModelSpec model = Model("opt-125m");
   const Cluster cluster = Catalog("dgx_a100");
@@ -265,7 +321,17 @@ TEST(LowerErrors, BadOptionsSayWhatWouldBeRight) {
     std::string message;
   };
   std::vector<Case> cases;
-  cases.push_back({Options(DISTZO2, 3, 2), "P must be 1 or 2"});
+  cases.push_back({Options(DISTZO2, 3, 2), "P must divide 2"});
+  LowerOptions odd_split = Options(DISTZO2, 4, 1);
+  odd_split.training.set_directions(3);
+  cases.push_back({odd_split, "splits a step's 6 forward passes (+ε and -ε along each of its q = 3 "
+                              "directions) evenly, so P must divide 6"});
+  LowerOptions first_order = Options(DDP, 1, 2);
+  first_order.training.set_directions(4);
+  cases.push_back({first_order, "directions 4 applies to the ZO strategies (MEZO, ZO2, DISTZO2)"});
+  LowerOptions directions = Options(ZO2);
+  directions.training.set_directions(-1);
+  cases.push_back({directions, "directions is -1 (expected 1 to 1024"});
   LowerOptions devices = Options(DISTZO2, 2, 2);
   devices.devices = {"gpu0", "gpu1", "gpu2"};
   cases.push_back({devices, "3 devices given, but DISTZO2 needs 4 (P·D = 2·2)"});

@@ -26,7 +26,7 @@ std::vector<DeviceBuffers> PlanMemory(const ModelSpec& model, const ResolvedLowe
   const bool casts = t.wire_dtype() != compute;
   const bool shared_store = !(options.strategy == DISTZO2 && !options.slicing);
   int64_t total_losses = 0;
-  for (const DevicePlan& plan : plans) total_losses += plan.examples * plan.signs.size();
+  for (const DevicePlan& plan : plans) total_losses += plan.examples * plan.paths.size();
   int64_t perturbed_bytes = 0, workspace_bytes = 0;
   for (ComputeKind kind : {EMBED, BLOCK_FORWARD, HEAD_LOSS}) {
     perturbed_bytes = std::max(perturbed_bytes, PerturbedBytes(model, counts, t, kind));
@@ -78,9 +78,10 @@ std::vector<DeviceBuffers> PlanMemory(const ModelSpec& model, const ResolvedLowe
                                       host, t.host_dtype());
       }
     }
-    for (Sign sign : plan.signs) {
-      mine.activations[sign] = d + (sign == PLUS ? "act+" : "act-");
-      builder->AddBuffer(mine.activations[sign], ACTIVATIONS, plan.id, "",
+    for (const PerturbationPath& path : plan.paths) {
+      mine.activations.push_back(absl::StrCat(d, "act", path.direction > 0 ? absl::StrCat(path.direction) : "",
+                                              path.sign == PLUS ? "+" : "-"));
+      builder->AddBuffer(mine.activations.back(), ACTIVATIONS, plan.id, "",
                          plan.micro_batches(t.micro_batch_size()) *
                              MicroBatchActivationBytes(model, t),
                          compute, false);
@@ -94,7 +95,7 @@ std::vector<DeviceBuffers> PlanMemory(const ModelSpec& model, const ResolvedLowe
     mine.losses = d + "losses";
     builder->AddBuffer(mine.losses, LOSSES, plan.id, "", total_losses * kLossBytes, FP32, false);
     mine.zo_state = d + "zo_state";
-    builder->AddBuffer(mine.zo_state, ZO_STATE, plan.id, "", kZoStateBytes, FP32, true);
+    builder->AddBuffer(mine.zo_state, ZO_STATE, plan.id, "", ZoStateBytes(t), FP32, true);
   }
   return buffers;
 }

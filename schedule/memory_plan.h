@@ -10,7 +10,8 @@
 //               wide (padded to slice_chunk · group size elements)
 //   wire<k>     WIRE_STAGING: each slot at the wire dtype, when it differs
 //               from the compute dtype
-//   act+, act-  ACTIVATIONS: the residual stream of its examples per sign
+//   act+, act-  ACTIVATIONS: the residual stream of its examples per path
+//               (act<i>+, act<i>- along direction i >= 1)
 //   workspace   WORKSPACE: one micro-batch's scratch
 //   perturbed   PERTURBED_WEIGHTS: the largest θ±εz a forward reads
 //   losses      LOSSES: every (example, sign) loss of the step
@@ -35,7 +36,7 @@ namespace zosched {
 struct DeviceBuffers {
   std::string resident, blocks, workspace, perturbed, losses, zo_state;
   std::string host_params;  // the host store this device streams from
-  std::map<Sign, std::string> activations;
+  std::vector<std::string> activations;  // per path of the device's plan, in order
   std::vector<std::string> slots, wire;
 };
 

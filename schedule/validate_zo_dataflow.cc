@@ -26,6 +26,7 @@ absl::Status CheckStreamsAndUpdates(const Schedule& s) {
   // One residual stream: where it is, and how far it has come.
   struct Path {
     Sign sign;
+    int direction;
     int first_example, examples;
     int next_block;  // the block it goes through next; layers when done
     const Op* last;
@@ -58,7 +59,7 @@ absl::Status CheckStreamsAndUpdates(const Schedule& s) {
                                                     c.activations().offset_bytes());
     auto& device_paths = paths[op.device()];
     if (c.kind() == EMBED) {
-      device_paths[key] = {c.sign(), c.first_example(), c.examples(), 0, &op};
+      device_paths[key] = {c.sign(), c.direction(), c.first_example(), c.examples(), 0, &op};
       continue;
     }
     auto it = device_paths.find(key);
@@ -70,15 +71,15 @@ absl::Status CheckStreamsAndUpdates(const Schedule& s) {
           DescribeOp(op), RangeText(c.activations()));
     }
     Path& path = it->second;
-    if (path.sign != c.sign() || path.first_example != c.first_example() ||
-        path.examples != c.examples()) {
+    if (path.sign != c.sign() || path.direction != c.direction() ||
+        path.first_example != c.first_example() || path.examples != c.examples()) {
       return InvalidArgument(
-          "%s: sign %s, examples [%d, +%d); but the residual stream %s it continues "
-          "is the %s path of examples [%d, +%d) (from %s); check the op's sign and "
-          "examples",
-          DescribeOp(op), Sign_Name(c.sign()), c.first_example(), c.examples(),
-          RangeText(c.activations()), Sign_Name(path.sign), path.first_example, path.examples,
-          DescribeOp(*path.last));
+          "%s: sign %s, direction %d, examples [%d, +%d); but the residual stream %s it "
+          "continues is the %s path along direction %d of examples [%d, +%d) (from %s); check "
+          "the op's sign, direction and examples",
+          DescribeOp(op), Sign_Name(c.sign()), c.direction(), c.first_example(), c.examples(),
+          RangeText(c.activations()), Sign_Name(path.sign), path.direction, path.first_example,
+          path.examples, DescribeOp(*path.last));
     }
     if (path.next_block != wanted_block) {
       return InvalidArgument(
@@ -111,14 +112,19 @@ absl::Status CheckLosses(const Schedule& s, int device, const LossLayout& layout
   const Op* gradient = gradients[0];
   const BufferRange& read = gradient->compute().losses();
   const std::string& name = s.buffers(layout.buffer).name();
+  const int batch = s.training().batch_size();
   for (const std::vector<int64_t>* side : {&layout.plus, &layout.minus}) {
-    for (size_t e = 0; e < side->size(); ++e) {
-      const int64_t at = (*side)[e] * kLossBytes;
+    for (size_t i = 0; i < side->size(); ++i) {
+      const int64_t at = (*side)[i] * kLossBytes;
       if (read.buffer() != name || at < read.offset_bytes() ||
           at + kLossBytes > read.offset_bytes() + read.size_bytes()) {
         return OpError(*gradient, "compute.losses", RangeText(read),
-                       "a range of '%s' covering the %s loss of example %d at byte %d", name,
-                       side == &layout.plus ? "+" : "-", e, at);
+                       "a range of '%s' covering the %s loss of example %d%s at byte %d", name,
+                       side == &layout.plus ? "+" : "-", i % batch,
+                       i >= static_cast<size_t>(batch)
+                           ? absl::StrFormat(" along direction %d", i / batch)
+                           : std::string(),
+                       at);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include "models/model_spec.h"
 #include "schedule/compute_op_model.h"
 #include "schedule/first_order_model.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 namespace {
@@ -57,7 +58,7 @@ std::optional<Part> WholeParamsPart(ComputeKind kind) {
   }
 }
 
-// sign, seq_len, examples and cast_direction.
+// sign, direction, seq_len, examples and cast_direction.
 absl::Status CheckZoFields(const OperandChecker& operands, const Op& op) {
   const ComputeOp& c = op.compute();
   const ComputeKind k = c.kind();
@@ -65,6 +66,13 @@ absl::Status CheckZoFields(const OperandChecker& operands, const Op& op) {
   if (IsZoForward(k) ? (c.sign() != PLUS && c.sign() != MINUS) : c.sign() != SIGN_UNSPECIFIED) {
     return OpError(op, "compute.sign", Sign_Name(c.sign()), "%s",
                    IsZoForward(k) ? "PLUS or MINUS" : "unset for this kind");
+  }
+  const int directions = DirectionsOf(t);
+  if (IsZoForward(k) ? (c.direction() < 0 || c.direction() >= directions) : c.direction() != 0) {
+    return OpError(op, "compute.direction", c.direction(), "%s",
+                   IsZoForward(k) ? absl::StrFormat("0 to %d (the step's %d directions)",
+                                                    directions - 1, directions)
+                                  : std::string("unset for this kind"));
   }
   const int seq = IsZoForward(k) ? t.seq_len() : 0;
   if (c.seq_len() != seq) {
@@ -116,7 +124,7 @@ absl::Status CheckZoRoles(const OperandChecker& operands, const Op& op) {
   }
   if (c.has_zo_state()) {
     RETURN_IF_ERROR(operands.CheckRole(op, "compute.zo_state", c.zo_state(), ZO_STATE,
-                                       DTYPE_UNSPECIFIED, kZoStateBytes, 0));
+                                       DTYPE_UNSPECIFIED, ZoStateBytes(t), 0));
   }
   if (c.has_wire()) {
     const int64_t wb = DTypeBytes(t.wire_dtype());

@@ -8,6 +8,7 @@
 #include "runtime/host_store_layout.h"
 #include "runtime/model_state.h"
 #include "schedule/cluster_lookup.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 
@@ -22,7 +23,10 @@ absl::StatusOr<TimingDevice> MakeTimingDevice(const Schedule& s, int device, int
   ASSIGN_OR_RETURN(const std::vector<StoredPart> parts, StoredParts(s, device, *d.backend));
   RETURN_IF_ERROR(InitialiseParts(parts, kTimingInitSeed));
   RETURN_IF_ERROR(d.backend->PushPersistent());
-  d.backend->set_pending({12345, 0.5f, 1e-6f});
+  // A pending update in every direction, so that the UPDATE ops do their work.
+  std::vector<ZoState> pending(DirectionsOf(s.training()));
+  for (size_t i = 0; i < pending.size(); ++i) pending[i] = {12345 + i, 0.5f, 1e-6f};
+  d.backend->set_pending(pending);
   return d;
 }
 

@@ -51,17 +51,18 @@ std::string ScheduleHash(const Schedule& schedule) {
 
 std::string TrajectoryHash(const std::vector<TrajectoryEntry>& entries, int64_t count) {
   std::string bytes;
+  // Appends the bytes of `value` as the machine holds them.
+  auto append = [&bytes](const auto& value) {
+    bytes.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
   for (int64_t i = 0; i < count; ++i) {
     const TrajectoryEntry& e = entries[i];
-    char record[sizeof(e.step) + sizeof(e.seed) + sizeof(e.g) + sizeof(e.lr)];
-    char* at = record;
-    for (const auto& [field, size] : std::initializer_list<std::pair<const void*, size_t>>{
-             {&e.step, sizeof(e.step)}, {&e.seed, sizeof(e.seed)}, {&e.g, sizeof(e.g)},
-             {&e.lr, sizeof(e.lr)}}) {
-      std::memcpy(at, field, size);
-      at += size;
+    append(e.step);
+    for (const DirectionGradient& d : e.directions) {
+      append(d.seed);
+      append(d.g);
     }
-    bytes.append(record, sizeof(record));
+    append(e.lr);
   }
   return HashBytes(bytes);
 }

@@ -2,6 +2,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "absl/strings/str_format.h"
@@ -25,6 +26,7 @@
 #include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
 #include "schedule/loss_layout.h"
+#include "schedule/training_settings.h"
 
 namespace zosched {
 namespace {
@@ -108,6 +110,7 @@ absl::StatusOr<std::unique_ptr<CudaBackend>> CudaBackend::Create(
   b->label_words_ = label_words;
   b->batch_ = t.batch_size();
   b->seq_ = t.seq_len();
+  b->directions_ = DirectionsOf(t);
 
   ASSIGN_OR_RETURN(const int gpus, RequireVisibleGpus());
   b->gpu_ = device % gpus;
@@ -198,9 +201,11 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
   if (gpu_model_.rotary) rotary = std::make_unique<RotaryTable>(*model_, seq_);
   const int64_t rotary_bytes =
       rotary == nullptr ? 0 : static_cast<int64_t>(rotary->values().size() * sizeof(float));
+  // The loss index lists: q · batch entries each (schedule/loss_layout.h).
+  const int64_t loss_index_bytes = static_cast<int64_t>(directions_) * batch_ * 4;
   const int64_t reserve = kStepSlots * (inputs_bytes + kDeviceAlign) +
-                          3 * AlignUp(static_cast<int64_t>(batch_ + label_words_.size()) * 4,
-                                      kDeviceAlign) +
+                          AlignUp(static_cast<int64_t>(label_words_.size()) * 4, kDeviceAlign) +
+                          2 * AlignUp(loss_index_bytes, kDeviceAlign) +
                           AlignUp(rotary_bytes, kDeviceAlign) +
                           compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes);
   // Left free for what CUDA, cuBLAS and NCCL allocate after this check:
@@ -240,8 +245,8 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
     GPU_RETURN_IF_ERROR(cudaMallocHost(reinterpret_cast<void**>(&slot.staging), inputs_bytes));
   }
   label_words_device_ = reinterpret_cast<int32_t*>(carve(label_words_.size() * 4));
-  plus_index_ = reinterpret_cast<int32_t*>(carve(batch_ * 4));
-  minus_index_ = reinterpret_cast<int32_t*>(carve(batch_ * 4));
+  plus_index_ = reinterpret_cast<int32_t*>(carve(loss_index_bytes));
+  minus_index_ = reinterpret_cast<int32_t*>(carve(loss_index_bytes));
   if (rotary != nullptr) {
     float* angles = reinterpret_cast<float*>(carve(rotary_bytes));
     GPU_RETURN_IF_ERROR(
@@ -252,8 +257,11 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
   gemm_workspace_ = carve(compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes));
   GPU_RETURN_IF_ERROR(cudaMemcpy(label_words_device_, label_words_.data(),
                                  label_words_.size() * 4, cudaMemcpyHostToDevice));
-  GPU_RETURN_IF_ERROR(cudaMallocHost(reinterpret_cast<void**>(&results_),
-                                     kStepSlots * (sizeof(ZoState) + sizeof(double))));
+  // Per slot q ZoStates, then per slot a double (ZoState's 16 bytes keep
+  // the doubles aligned).
+  GPU_RETURN_IF_ERROR(cudaMallocHost(
+      reinterpret_cast<void**>(&results_),
+      kStepSlots * (static_cast<int64_t>(directions_) * sizeof(ZoState) + sizeof(double))));
 
   // Host views: the persistent device buffers' pinned mirrors, and the
   // host store, registered so that copies from and to it are DMA.
@@ -301,6 +309,26 @@ absl::Status CudaBackend::Resolve() {
 
   ASSIGN_OR_RETURN(const LossLayout losses, DeviceLossLayout(schedule_, device_));
   losses_buffer_ = losses.buffer;
+  // q · batch entries each, at direction · batch + example; the kernel
+  // takes them as int32.
+  const size_t loss_entries = static_cast<size_t>(directions_) * batch_;
+  if (!losses.plus.empty() &&
+      (losses.plus.size() != loss_entries || losses.minus.size() != loss_entries)) {
+    return absl::InternalError(absl::StrFormat(
+        "device %d: the loss layout has %d + and %d - entries; a step of %d directions of %d "
+        "examples has %d",
+        device_, losses.plus.size(), losses.minus.size(), directions_, batch_, loss_entries));
+  }
+  for (const std::vector<int64_t>* indices : {&losses.plus, &losses.minus}) {
+    for (int64_t at : *indices) {
+      if (at > INT32_MAX) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "device %d: a loss lies at element %d of its LOSSES buffer; the CUDA projected "
+            "gradient indexes at most %d",
+            device_, at, INT32_MAX));
+      }
+    }
+  }
   std::vector<int32_t> plus(losses.plus.begin(), losses.plus.end());
   std::vector<int32_t> minus(losses.minus.begin(), losses.minus.end());
   if (!plus.empty()) {
@@ -522,7 +550,7 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
   switch (c.kind()) {
     case UPDATE:
       GPU_RETURN_IF_ERROR(LaunchUpdate(compute_, reinterpret_cast<const ZoState*>(o.zo_state),
-                                       o.z_stream, spans_.Of(c.params().part()),
+                                       directions_, o.z_stream, spans_.Of(c.params().part()),
                                        t.weight_decay(), c.params().first_element(),
                                        c.params().elements(), o.params, s));
       return absl::OkStatus();
@@ -579,17 +607,18 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
     }
     case PROJECTED_GRADIENT: {
       const int slot_index = &slot - slots_.data();
-      ZoState* state_out = reinterpret_cast<ZoState*>(results_) + slot_index;
-      double* loss_out =
-          reinterpret_cast<double*>(results_ + kStepSlots * sizeof(ZoState)) + slot_index;
+      ZoState* states_out = ResultStates(slot_index);
+      double* loss_out = ResultLoss(slot_index);
       GPU_RETURN_IF_ERROR(LaunchProjectedGradient(
           reinterpret_cast<const float*>(buffers_[losses_buffer_]), plus_index_, minus_index_,
-          batch_, eps, seed, slot.inputs.learning_rate, reinterpret_cast<ZoState*>(o.zo_state),
-          slot.mean_loss, s));
+          batch_, directions_, eps, seed, slot.inputs.learning_rate,
+          reinterpret_cast<ZoState*>(o.zo_state), slot.mean_loss, s));
       // The step's result for logging, back to pinned memory; the pending
-      // update itself stays on the device for the next step's UPDATE ops.
-      GPU_RETURN_IF_ERROR(
-          cudaMemcpyAsync(state_out, o.zo_state, sizeof(ZoState), cudaMemcpyDeviceToHost, s));
+      // update itself (q entries) stays on the device for the next step's
+      // UPDATE ops.
+      GPU_RETURN_IF_ERROR(cudaMemcpyAsync(states_out, o.zo_state,
+                                          static_cast<size_t>(directions_) * sizeof(ZoState),
+                                          cudaMemcpyDeviceToHost, s));
       GPU_RETURN_IF_ERROR(
           cudaMemcpyAsync(loss_out, slot.mean_loss, sizeof(double), cudaMemcpyDeviceToHost, s));
       slots_[slot_index].has_gradient = true;
@@ -677,9 +706,9 @@ absl::Status CudaBackend::WaitStep(int slot_index, std::vector<OpTime>* times,
   *result = StepResult{};
   if (slot.has_gradient) {
     result->has_gradient = true;
-    result->pending = reinterpret_cast<const ZoState*>(results_)[slot_index];
-    result->mean_loss =
-        reinterpret_cast<const double*>(results_ + kStepSlots * sizeof(ZoState))[slot_index];
+    const ZoState* states = ResultStates(slot_index);
+    result->pending.assign(states, states + directions_);
+    result->mean_loss = *ResultLoss(slot_index);
   }
   return absl::OkStatus();
 }

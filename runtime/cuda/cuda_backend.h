@@ -7,17 +7,18 @@
 // buffer at a 256-byte aligned offset (so a GEMM's algorithm cannot depend
 // on where its operands landed), then a runtime reserve that is not in the
 // plan: per step slot the batch's tokens, lengths and labels, the loss index
-// lists, the label words, a rotary model's table of angles (fp32, seq_len ·
-// head_dim floats), and one cuBLAS workspace (gemm.h, kGemmWorkspaceBytes)
-// per compute stream; the destructor frees it all. A plan (+ reserve + 1 GiB
-// left free for what CUDA, cuBLAS and NCCL allocate later) that exceeds the
-// GPU's free memory is refused before anything runs, saying by how much.
+// lists (q · batch int32 each, q = TrainingSettings.directions), the label
+// words, a rotary model's table of angles (fp32, seq_len · head_dim floats),
+// and one cuBLAS workspace (gemm.h, kGemmWorkspaceBytes) per compute stream;
+// the destructor frees it all. A plan (+ reserve + 1 GiB left free for what
+// CUDA, cuBLAS and NCCL allocate later) that exceeds the GPU's free memory
+// is refused before anything runs, saying by how much.
 // The host parameter store is the node's shared memory (one copy per node,
 // host_store_layout.h), registered (pinned) with cudaHostRegister in every
 // process; copies are cudaMemcpyAsync on the schedule's H2D and D2H
 // streams. Host views of the persistent device buffers (resident
-// parameters, the ZO state) are pinned mirrors that PullPersistent and
-// PushPersistent fill from and send to the device.
+// parameters, the ZO state: q ZoState entries) are pinned mirrors that
+// PullPersistent and PushPersistent fill from and send to the device.
 //
 // Ops (operands by role, resolved once at Create; schedule.proto ComputeOp):
 // UPDATE, EMBED, BLOCK_FORWARD, HEAD_LOSS, PROJECTED_GRADIENT and CAST as
@@ -27,10 +28,11 @@
 // forward of every family the CPU runs, cuBLAS GEMMs in the compute dtype
 // with FP32 accumulation; TF32 only when asked). A rotary model's angles
 // (runtime/nn/rotary_table.h, the CPU's, for seq_len positions) are
-// uploaded once at Create into the runtime reserve. The pending g stays on
-// the device: the next step's UPDATE reads it there. A step's result (the
-// new pending update and the mean loss) comes back to pinned memory by an
-// asynchronous copy.
+// uploaded once at Create into the runtime reserve. The pending update (one
+// (seed, g, η) entry per perturbation direction, q in all) stays on the
+// device: the next step's UPDATE reads it there. A step's result (the q
+// entries of the new pending update and the mean loss) comes back to pinned
+// memory by an asynchronous copy.
 //
 // Timeline. Every op is bracketed by two timing events on its stream; after
 // the step they are resolved against a reference event whose host time was
@@ -158,6 +160,16 @@ class CudaBackend : public Backend {
                               int stream_index);
   char* At(const BufferRange& range) const;
   Gemm& GemmOf(int stream_index);
+  // Step slot `slot_index`'s result in results_: its q pending entries and
+  // its mean loss.
+  ZoState* ResultStates(int slot_index) const {
+    return reinterpret_cast<ZoState*>(results_) + static_cast<int64_t>(slot_index) * directions_;
+  }
+  double* ResultLoss(int slot_index) const {
+    return reinterpret_cast<double*>(results_ + kStepSlots * static_cast<int64_t>(directions_) *
+                                                    sizeof(ZoState)) +
+           slot_index;
+  }
   // `status`, kept as error_ when it is a failure.
   absl::Status Latched(absl::Status status) {
     if (!status.ok()) error_ = status;
@@ -174,6 +186,7 @@ class CudaBackend : public Backend {
   GpuRotary rotary_;  // a rotary model's angles, in the reserve; empty otherwise
   std::vector<int32_t> label_words_;
   int batch_ = 0, seq_ = 0;
+  int directions_ = 1;  // q, the perturbation directions of a step (DirectionsOf)
 
   // Memory.
   char* device_memory_ = nullptr;          // the one allocation
@@ -188,7 +201,8 @@ class CudaBackend : public Backend {
   int32_t* minus_index_ = nullptr;
   int losses_buffer_ = -1;
   char* gemm_workspace_ = nullptr;         // kGemmWorkspaceBytes per compute stream
-  char* results_ = nullptr;                // pinned: per slot a ZoState and a double
+  char* results_ = nullptr;                // pinned: per slot q ZoStates, then per
+                                           // slot a double (ResultStates, ResultLoss)
 
   // Parts.
   PerPart<DecaySpanTable> spans_;  // UPDATE: the decay spans of each kind of part

@@ -18,7 +18,14 @@
 namespace zosched {
 namespace {
 
-constexpr absl::string_view kHeaderPrefix = "# zosched trajectory v1 base_seed=";
+constexpr absl::string_view kHeaderV1Prefix = "# zosched trajectory v1 base_seed=";
+constexpr absl::string_view kHeaderV2Prefix = "# zosched trajectory v2 base_seed=";
+constexpr absl::string_view kHeaderV2Directions = " directions=";
+
+// What to do about a log whose header is not the run's.
+constexpr absl::string_view kAnotherRunsLog =
+    "the log was written by another run: continue it with the settings it was written with "
+    "(its base seed and directions), or start a new --out_dir";
 
 absl::Status LineError(const std::string& path, int line, absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", message));
@@ -54,36 +61,103 @@ bool ParseFiniteFloat(absl::string_view text, float* out) {
   return true;
 }
 
-absl::Status ParseHeader(const std::string& path, absl::string_view line,
-                         std::optional<uint64_t> expected_base_seed) {
-  if (line.substr(0, kHeaderPrefix.size()) != kHeaderPrefix) {
-    return LineError(path, 1,
-                     absl::StrCat("missing header: expected \"", kHeaderPrefix, "<n>\", got \"",
-                                  line.substr(0, 80), "\""));
-  }
+// What a header line says.
+struct Header {
   uint64_t base_seed = 0;
-  if (!ParseDigits(line.substr(kHeaderPrefix.size()), std::numeric_limits<uint64_t>::max(),
-                   &base_seed)) {
-    return LineError(
-        path, 1,
-        absl::StrCat("malformed header base_seed \"", line.substr(kHeaderPrefix.size(), 40),
-                     "\" (expected a decimal uint64)"));
-  }
-  if (expected_base_seed.has_value() && base_seed != *expected_base_seed) {
+  int directions = 1;  // q: 1 for v1, >= 2 for v2
+};
+
+absl::Status ParseBaseSeed(const std::string& path, absl::string_view text, uint64_t* out) {
+  if (!ParseDigits(text, std::numeric_limits<uint64_t>::max(), out)) {
     return LineError(path, 1,
-                     absl::StrCat("header base_seed=", base_seed, " does not match the run's ",
-                                  *expected_base_seed));
+                     absl::StrCat("malformed header base_seed \"", text.substr(0, 40),
+                                  "\" (expected a decimal uint64)"));
   }
   return absl::OkStatus();
 }
 
+absl::StatusOr<Header> ParseHeaderLine(const std::string& path, absl::string_view line) {
+  Header header;
+  if (line.substr(0, kHeaderV1Prefix.size()) == kHeaderV1Prefix) {
+    RETURN_IF_ERROR(ParseBaseSeed(path, line.substr(kHeaderV1Prefix.size()), &header.base_seed));
+    return header;
+  }
+  if (line.substr(0, kHeaderV2Prefix.size()) != kHeaderV2Prefix) {
+    return LineError(
+        path, 1,
+        absl::StrCat("missing header: expected \"", kHeaderV1Prefix, "<n>\" or \"", kHeaderV2Prefix,
+                     "<n>", kHeaderV2Directions, "<q>\", got \"", line.substr(0, 80), "\""));
+  }
+  const absl::string_view rest = line.substr(kHeaderV2Prefix.size());
+  const size_t at = rest.find(kHeaderV2Directions);
+  if (at == absl::string_view::npos) {
+    return LineError(path, 1,
+                     absl::StrCat("malformed v2 header \"", line.substr(0, 80), "\": expected \"",
+                                  kHeaderV2Prefix, "<n>", kHeaderV2Directions, "<q>\""));
+  }
+  RETURN_IF_ERROR(ParseBaseSeed(path, rest.substr(0, at), &header.base_seed));
+  const absl::string_view directions_text = rest.substr(at + kHeaderV2Directions.size());
+  uint64_t directions = 0;
+  if (!ParseDigits(directions_text, std::numeric_limits<int>::max(), &directions)) {
+    return LineError(path, 1,
+                     absl::StrCat("malformed header directions \"", directions_text.substr(0, 40),
+                                  "\" (expected a decimal int >= 2)"));
+  }
+  if (directions < 2) {
+    return LineError(path, 1,
+                     absl::StrCat("header directions=", directions,
+                                  " is not a v2 count: a v2 log has directions >= 2 (a "
+                                  "one-direction log has the v1 header \"",
+                                  kHeaderV1Prefix, "<n>\")"));
+  }
+  header.directions = static_cast<int>(directions);
+  return header;
+}
+
+absl::StatusOr<Header> ParseHeader(const std::string& path, absl::string_view line,
+                                   std::optional<uint64_t> expected_base_seed,
+                                   std::optional<int> expected_directions) {
+  ASSIGN_OR_RETURN(const Header header, ParseHeaderLine(path, line));
+  if (expected_base_seed.has_value() && header.base_seed != *expected_base_seed) {
+    return LineError(path, 1,
+                     absl::StrCat("header base_seed=", header.base_seed,
+                                  " does not match the run's base_seed=", *expected_base_seed, "; ",
+                                  kAnotherRunsLog));
+  }
+  if (expected_directions.has_value() && header.directions != *expected_directions) {
+    return LineError(path, 1,
+                     absl::StrCat("header directions=", header.directions,
+                                  header.directions == 1 ? " (a v1 header)" : "",
+                                  " does not match the run's directions=", *expected_directions,
+                                  "; ", kAnotherRunsLog));
+  }
+  return header;
+}
+
+// The names of an entry's fields for q = `directions`, for errors.
+std::string FieldNames(int directions) {
+  if (directions == 1) return "step seed g lr";
+  if (directions == 2) return "step seed_0 g_0 seed_1 g_1 lr";
+  return absl::StrFormat("step seed_0 g_0 ... seed_%d g_%d lr", directions - 1, directions - 1);
+}
+
+// The name of direction `i`'s field `name` ("seed" or "g") for errors: bare
+// in a v1 log, "name_i" in a v2 one.
+std::string DirectionField(absl::string_view name, int directions, size_t i) {
+  return directions == 1 ? std::string(name) : absl::StrCat(name, "_", i);
+}
+
 absl::StatusOr<TrajectoryEntry> ParseEntry(const std::string& path, int line_number,
-                                           absl::string_view line) {
+                                           absl::string_view line, int directions) {
   std::vector<absl::string_view> fields = absl::StrSplit(line, ' ');
-  if (fields.size() != 4) {
-    return LineError(path, line_number,
-                     absl::StrCat("expected 4 space-separated fields \"step seed g lr\", got ",
-                                  fields.size(), " in \"", line.substr(0, 80), "\""));
+  const size_t expected_fields = 2 + 2 * static_cast<size_t>(directions);
+  if (fields.size() != expected_fields) {
+    return LineError(
+        path, line_number,
+        absl::StrCat("expected ", expected_fields, " space-separated fields \"",
+                     FieldNames(directions), "\"",
+                     directions == 1 ? "" : absl::StrCat(" for directions=", directions), ", got ",
+                     fields.size(), " in \"", line.substr(0, 80), "\""));
   }
   TrajectoryEntry entry;
   uint64_t step = 0;
@@ -92,17 +166,26 @@ absl::StatusOr<TrajectoryEntry> ParseEntry(const std::string& path, int line_num
                      absl::StrCat("step \"", fields[0], "\" is not a decimal int64 >= 0"));
   }
   entry.step = static_cast<int64_t>(step);
-  if (!ParseDigits(fields[1], std::numeric_limits<uint64_t>::max(), &entry.seed)) {
-    return LineError(path, line_number,
-                     absl::StrCat("seed \"", fields[1], "\" is not a decimal uint64"));
+  entry.directions.resize(static_cast<size_t>(directions));
+  for (size_t i = 0; i < entry.directions.size(); ++i) {
+    DirectionGradient& d = entry.directions[i];
+    const absl::string_view seed = fields[1 + 2 * i];
+    const absl::string_view g = fields[2 + 2 * i];
+    if (!ParseDigits(seed, std::numeric_limits<uint64_t>::max(), &d.seed)) {
+      return LineError(path, line_number,
+                       absl::StrCat(DirectionField("seed", directions, i), " \"",
+                                    seed.substr(0, 40), "\" is not a decimal uint64"));
+    }
+    if (!ParseFiniteFloat(g, &d.g)) {
+      return LineError(path, line_number,
+                       absl::StrCat(DirectionField("g", directions, i), " \"", g.substr(0, 40),
+                                    "\" is not a finite float"));
+    }
   }
-  if (!ParseFiniteFloat(fields[2], &entry.g)) {
+  const absl::string_view lr = fields.back();
+  if (!ParseFiniteFloat(lr, &entry.lr)) {
     return LineError(path, line_number,
-                     absl::StrCat("g \"", fields[2], "\" is not a finite float"));
-  }
-  if (!ParseFiniteFloat(fields[3], &entry.lr)) {
-    return LineError(path, line_number,
-                     absl::StrCat("lr \"", fields[3], "\" is not a finite float"));
+                     absl::StrCat("lr \"", lr.substr(0, 40), "\" is not a finite float"));
   }
   return entry;
 }
@@ -121,24 +204,34 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return bytes.str();
 }
 
-std::string FormatEntry(int64_t step, uint64_t seed, float g, float lr) {
-  return absl::StrFormat("%d %d %.9g %.9g\n", step, seed, static_cast<double>(g),
-                         static_cast<double>(lr));
+// The line of one step, '\n' included: for q = 1 exactly v1's
+// "%d %d %.9g %.9g\n".
+std::string FormatEntry(int64_t step, const std::vector<DirectionGradient>& directions, float lr) {
+  std::string line = absl::StrFormat("%d", step);
+  for (const DirectionGradient& d : directions) {
+    absl::StrAppendFormat(&line, " %d %.9g", d.seed, static_cast<double>(d.g));
+  }
+  absl::StrAppendFormat(&line, " %.9g\n", static_cast<double>(lr));
+  return line;
 }
 
 }  // namespace
 
-std::string TrajectoryHeader(uint64_t base_seed) { return absl::StrCat(kHeaderPrefix, base_seed); }
+std::string TrajectoryHeader(uint64_t base_seed, int directions) {
+  if (directions <= 1) return absl::StrCat(kHeaderV1Prefix, base_seed);
+  return absl::StrCat(kHeaderV2Prefix, base_seed, kHeaderV2Directions, directions);
+}
 
 absl::StatusOr<std::vector<TrajectoryEntry>> ReadTrajectory(
-    const std::string& path, std::optional<uint64_t> expected_base_seed) {
+    const std::string& path, std::optional<uint64_t> expected_base_seed,
+    std::optional<int> expected_directions) {
   ASSIGN_OR_RETURN(const std::string bytes, ReadWholeFile(path));
-  return ParseTrajectory(bytes, path, expected_base_seed);
+  return ParseTrajectory(bytes, path, expected_base_seed, expected_directions);
 }
 
 absl::StatusOr<std::vector<TrajectoryEntry>> ParseTrajectory(
-    absl::string_view bytes, const std::string& path,
-    std::optional<uint64_t> expected_base_seed) {
+    absl::string_view bytes, const std::string& path, std::optional<uint64_t> expected_base_seed,
+    std::optional<int> expected_directions) {
   if (bytes.empty()) return LineError(path, 1, "missing header: the file is empty");
   const bool ends_with_newline = bytes.back() == '\n';
   if (ends_with_newline) bytes.remove_suffix(1);
@@ -147,31 +240,39 @@ absl::StatusOr<std::vector<TrajectoryEntry>> ParseTrajectory(
     return LineError(path, static_cast<int>(lines.size()),
                      "last line does not end with a newline (a write cut short?)");
   }
-  RETURN_IF_ERROR(ParseHeader(path, lines[0], expected_base_seed));
+  ASSIGN_OR_RETURN(const Header header,
+                   ParseHeader(path, lines[0], expected_base_seed, expected_directions));
   std::vector<TrajectoryEntry> entries;
   entries.reserve(lines.size() - 1);
   for (size_t i = 1; i < lines.size(); ++i) {
     const int line_number = static_cast<int>(i) + 1;
-    ASSIGN_OR_RETURN(TrajectoryEntry entry, ParseEntry(path, line_number, lines[i]));
+    ASSIGN_OR_RETURN(TrajectoryEntry entry,
+                     ParseEntry(path, line_number, lines[i], header.directions));
     // step - 1, not back + 1: the previous step may be the largest int64.
     if (!entries.empty() && entry.step - 1 != entries.back().step) {
       return LineError(path, line_number,
                        absl::StrCat("step ", entry.step, " does not follow step ",
                                     entries.back().step, " (steps must be consecutive)"));
     }
-    entries.push_back(entry);
+    entries.push_back(std::move(entry));
   }
   return entries;
 }
 
-TrajectoryWriter::TrajectoryWriter(std::string path, std::FILE* file,
+TrajectoryWriter::TrajectoryWriter(std::string path, std::FILE* file, int directions,
                                    std::optional<int64_t> last_step)
-    : path_(std::move(path)), file_(file), last_step_(last_step) {}
+    : path_(std::move(path)), file_(file), directions_(directions), last_step_(last_step) {}
 
 TrajectoryWriter::~TrajectoryWriter() { std::fclose(file_); }
 
 absl::StatusOr<std::unique_ptr<TrajectoryWriter>> TrajectoryWriter::Open(const std::string& path,
-                                                                         uint64_t base_seed) {
+                                                                         uint64_t base_seed,
+                                                                         int directions) {
+  if (directions < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot open a trajectory log for directions=", directions,
+                     ": a step has at least 1 direction"));
+  }
   std::optional<int64_t> last_step;
   bool is_new = true;
   {
@@ -179,7 +280,8 @@ absl::StatusOr<std::unique_ptr<TrajectoryWriter>> TrajectoryWriter::Open(const s
     if (existing && existing.tellg() > 0) is_new = false;
   }
   if (!is_new) {
-    ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries, ReadTrajectory(path, base_seed));
+    ASSIGN_OR_RETURN(std::vector<TrajectoryEntry> entries,
+                     ReadTrajectory(path, base_seed, directions));
     if (!entries.empty()) last_step = entries.back().step;
   }
   std::FILE* file = std::fopen(path.c_str(), "a");
@@ -187,9 +289,9 @@ absl::StatusOr<std::unique_ptr<TrajectoryWriter>> TrajectoryWriter::Open(const s
     return absl::PermissionDeniedError(absl::StrFormat(
         "cannot open trajectory log %s for append: %s", path, std::strerror(errno)));
   }
-  std::unique_ptr<TrajectoryWriter> writer(new TrajectoryWriter(path, file, last_step));
+  std::unique_ptr<TrajectoryWriter> writer(new TrajectoryWriter(path, file, directions, last_step));
   if (is_new) {
-    const std::string header = TrajectoryHeader(base_seed) + "\n";
+    const std::string header = TrajectoryHeader(base_seed, directions) + "\n";
     if (std::fputs(header.c_str(), file) < 0 || std::fflush(file) != 0) {
       return absl::PermissionDeniedError(absl::StrFormat(
           "cannot write the header of trajectory log %s: %s", path, std::strerror(errno)));
@@ -198,7 +300,8 @@ absl::StatusOr<std::unique_ptr<TrajectoryWriter>> TrajectoryWriter::Open(const s
   return writer;
 }
 
-absl::Status TrajectoryWriter::Append(int64_t step, uint64_t seed, float g, float lr) {
+absl::Status TrajectoryWriter::Append(int64_t step,
+                                      const std::vector<DirectionGradient>& directions, float lr) {
   if (step < 0) {
     return absl::InvalidArgumentError(absl::StrCat(path_, ": step ", step, " is negative"));
   }
@@ -207,11 +310,23 @@ absl::Status TrajectoryWriter::Append(int64_t step, uint64_t seed, float g, floa
     return absl::InvalidArgumentError(absl::StrCat(
         path_, ": step ", step, " does not follow the last logged step ", *last_step_));
   }
-  if (!std::isfinite(g) || !std::isfinite(lr)) {
+  if (directions.size() != static_cast<size_t>(directions_)) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("%s: step %d: g=%g and lr=%g must be finite", path_, step, g, lr));
+        absl::StrCat(path_, ": step ", step, " has ", directions.size(),
+                     " directions, but the log has directions=", directions_,
+                     " (one seed and g for each direction of every step)"));
   }
-  const std::string line = FormatEntry(step, seed, g, lr);
+  for (size_t i = 0; i < directions.size(); ++i) {
+    if (!std::isfinite(directions[i].g)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: step %d: direction %d's g=%g must be finite", path_, step, i, directions[i].g));
+    }
+  }
+  if (!std::isfinite(lr)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: step %d: lr=%g must be finite", path_, step, lr));
+  }
+  const std::string line = FormatEntry(step, directions, lr);
   if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0) {
     return absl::DataLossError(absl::StrFormat("error writing step %d to trajectory log %s: %s",
                                                step, path_, std::strerror(errno)));

@@ -157,5 +157,35 @@ TEST(ProjectedGradient, EqualsDirectionalDerivativeOfAQuadratic) {
   EXPECT_NEAR(ProjectedGradient(&loss_plus, &loss_minus, 1, eps), directional, 1e-3);
 }
 
+// n-SPSA's seeds: direction 0 draws the step's own z (so one direction is
+// MeZO's step), every other direction a z of its own.
+TEST(DirectionSeed, DirectionZeroIsTheStepSeedAndTheOthersDiffer) {
+  const uint64_t step = StepSeed(7, 12);
+  EXPECT_EQ(DirectionSeed(step, 0), step);
+  std::set<uint64_t> seeds;
+  for (int d = 0; d < 64; ++d) seeds.insert(DirectionSeed(step, d));
+  EXPECT_EQ(seeds.size(), 64u);
+  EXPECT_NE(DirectionSeed(step, 1), DirectionSeed(StepSeed(7, 13), 1));
+  EXPECT_NE(DirectionSeed(step, 1), StepSeed(7, 13));
+}
+
+// The update of several directions is θ - η((1/q) Σ g_i z_i + λθ), in the
+// stated order; one direction gives Updated's bits.
+TEST(DirectionsUpdate, AveragesTheDirectionsInOrderAndReducesToUpdated) {
+  const float g[3] = {0.7f, -1.3f, 0.11f};
+  const float z[3] = {1.5f, 0.25f, -2.0f};
+  const float theta = 0.375f, lr = 1e-2f, wd = 0.1f;
+  float sum = g[0] * z[0];
+  sum = sum + g[1] * z[1];
+  sum = sum + g[2] * z[2];
+  const float mean = sum / 3.0f;
+  const float want = theta - lr * (mean + wd * theta);
+  EXPECT_EQ(UpdatedAlong(theta, DirectionsMean(DirectionsSum(g, z, 3), 3), lr, wd, true), want);
+  for (bool decays : {false, true}) {
+    EXPECT_EQ(UpdatedAlong(theta, DirectionsMean(DirectionsSum(g, z, 1), 1), lr, wd, decays),
+              Updated(theta, z[0], lr, g[0], wd, decays));
+  }
+}
+
 }  // namespace
 }  // namespace zosched

@@ -1,10 +1,11 @@
 // The PROJECTED_GRADIENT compute op on the GPU (docs/ARCHITECTURE.md, 'The
 // algorithms', 'Determinism contract' and 'Runtime'): gathers the step's
-// per-example losses in the canonical example order, reduces them to the
-// SPSA projected gradient g (zo_math.h ProjectedGradient, bit for bit) and
-// the mean loss, and stores the pending update in device memory, where the
-// next step's fused update reads it (update.h), so g never has to visit the
-// host inside a step.
+// per-example losses of every perturbation direction in the canonical
+// (direction, example) order, reduces each direction's to its SPSA
+// projected gradient g_i (zo_math.h ProjectedGradient, bit for bit) and all
+// of them to the mean loss, and stores the q pending entries in device
+// memory, where the next step's fused update reads them (update.h), so no g
+// ever has to visit the host inside a step.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,30 +16,37 @@
 
 namespace zosched {
 
-// One thread on `stream`. For e in [0, batch), with L+_e = losses[plus_index[e]]
-// and L-_e = losses[minus_index[e]] (the +ε and -ε losses of example e of
-// the global batch, in example order):
-//   *state     = {seed, g, learning_rate}, g = ProjectedGradient(L+, L-, batch, eps)
-//                evaluated in exactly zo_math.h's operation order (double sum
-//                of double(L+_e) - double(L-_e) in e order, divided by
+// One thread on `stream`. With q = `directions` and, for direction i in
+// [0, q) and example e in [0, batch), L+_ie = losses[plus_index[i·batch + e]]
+// and L-_ie = losses[minus_index[i·batch + e]] (the +ε and -ε losses of
+// example e of the global batch along direction i, in example order):
+//   state[i]   = {DirectionSeed(seed, i), g_i, learning_rate} for i in [0, q),
+//                g_i = ProjectedGradient(L+_i, L-_i, batch, eps) evaluated in
+//                exactly zo_math.h's operation order (double sum of
+//                double(L+_ie) - double(L-_ie) in e order, divided by
 //                double(batch) * (2.0 * double(eps)), rounded to float once);
-//   *mean_loss = (sum_e 0.5 * (double(L+_e) + double(L-_e))) / batch, the
-//                sum in e order in double: the CPU backend's step loss.
+//   *mean_loss = (sum_{i,e} 0.5 * (double(L+_ie) + double(L-_ie))) /
+//                double(q · batch), the sum in (direction, example) order
+//                (i outer) in double: the CPU backend's step loss (for q = 1
+//                the batch's mean).
 // The losses are gathered on the fly: no scratch memory.
 //   losses        device, the step's loss buffer (floats, loss units).
-//   plus_index    device, batch int32 indices into `losses`.
-//   minus_index   device, batch int32 indices into `losses`.
+//   plus_index    device, q · batch int32 indices into `losses`, at i·batch + e.
+//   minus_index   device, q · batch int32 indices into `losses`, at i·batch + e.
 //   batch         examples (>= 1).
+//   directions    q (>= 1), the perturbation directions of the step.
 //   eps           ε > 0 of the step's perturbation.
-//   seed          the step seed z was drawn with (zo_math.h StepSeed).
-//   learning_rate η of the step (0: the update is a no-op).
-//   state         device, written.
+//   seed          the step seed (zo_math.h StepSeed); direction i drew its z
+//                 with DirectionSeed(seed, i) (direction 0: seed itself).
+//   learning_rate η of the step (0: the update is a no-op), in every entry.
+//   state         device, q entries written.
 //   mean_loss     device, written.
 // Only enqueues. Returns cudaErrorInvalidValue (nothing launched) for
-// batch < 1, otherwise cudaGetLastError() after the launch.
+// batch < 1, directions < 1 or q · batch above 2^31 - 1, otherwise
+// cudaGetLastError() after the launch.
 cudaError_t LaunchProjectedGradient(const float* losses, const int32_t* plus_index,
-                                    const int32_t* minus_index, int batch, float eps, uint64_t seed,
-                                    float learning_rate, ZoState* state, double* mean_loss,
-                                    cudaStream_t stream);
+                                    const int32_t* minus_index, int batch, int directions,
+                                    float eps, uint64_t seed, float learning_rate, ZoState* state,
+                                    double* mean_loss, cudaStream_t stream);
 
 }  // namespace zosched

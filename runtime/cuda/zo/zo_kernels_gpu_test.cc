@@ -21,6 +21,7 @@
 #include "runtime/dtype/half_convert.h"
 #include "runtime/model_parts.h"
 #include "runtime/dtype/convert.h"
+#include "runtime/zo/normal.h"
 #include "runtime/zo/zo_math.h"
 #include "runtime/zo/zo_state.h"
 #include "runtime/zo_ranges.h"
@@ -251,37 +252,52 @@ DecaySpanTable ToTable(const std::vector<DecaySpan>& spans) {
   return table;
 }
 
+// The pending update of `directions` directions of step seed kSeed: entry i
+// has DirectionSeed(kSeed, i), a g of its own and learning rate `lr`.
+std::vector<ZoState> Pending(int directions, float lr) {
+  const float g[] = {-3.75f, 1.3125f, 0.40625f, -2.0f};
+  std::vector<ZoState> pending(directions);
+  for (int i = 0; i < directions; ++i) {
+    pending[i].seed = DirectionSeed(kSeed, i);
+    pending[i].g = g[i % 4] * static_cast<float>(1 + i / 4);
+    pending[i].learning_rate = lr;
+  }
+  return pending;
+}
+
 template <class T>
-void CheckUpdate(const ZoState& pending) {
-  SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(TypeOf<T>()) << " lr "
-                                  << pending.learning_rate);
+void CheckUpdate(const std::vector<ZoState>& pending) {
+  const int directions = static_cast<int>(pending.size());
+  SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(TypeOf<T>()) << " directions "
+                                  << directions << " lr " << pending[0].learning_rate);
   const int64_t first = (int64_t{1} << 33) + 1, count = 80001;
   const uint32_t stream = 2;
   const float weight_decay = 0.01f;
   const std::vector<DecaySpan> spans = TestSpans();
   const std::vector<T> theta = Params<T>(count);
   GuardedBuffer<T> d_theta(theta);
-  DevicePtr d_state = Upload(std::vector<ZoState>{pending});
+  DevicePtr d_state = Upload(pending);
   ASSERT_TRUE(d_theta.ok() && d_state != nullptr);
-  ASSERT_EQ(LaunchUpdate(TypeOf<T>(), static_cast<const ZoState*>(d_state.get()), stream,
-                         ToTable(spans), weight_decay, first, count, d_theta.get(), nullptr),
+  ASSERT_EQ(LaunchUpdate(TypeOf<T>(), static_cast<const ZoState*>(d_state.get()), directions,
+                         stream, ToTable(spans), weight_decay, first, count, d_theta.get(),
+                         nullptr),
             cudaSuccess);
   // The CPU reference: UpdateRange on the widened values, narrowed back.
   std::vector<float> wide = Widen(theta);
-  UpdateRange(pending, stream, spans, weight_decay, first, count, wide.data());
+  UpdateRange(pending.data(), directions, stream, spans, weight_decay, first, count, wide.data());
   const std::vector<T> want = Narrow<T>(wide);
   EXPECT_EQ(Mismatches(d_theta.Elements(), want), 0);
-  if (pending.learning_rate == 0) {
+  if (pending[0].learning_rate == 0) {
     EXPECT_EQ(Mismatches(want, theta), 0);
+  } else {
+    EXPECT_NE(std::memcmp(want.data(), theta.data(), theta.size() * sizeof(T)), 0)
+        << "the update changed nothing";
   }
 }
 
 TEST(ZoKernelsGpu, UpdateMatchesUpdateRange) {
   if (!HaveGpu()) GTEST_SKIP() << "no GPU";
-  ZoState pending;
-  pending.seed = kSeed;
-  pending.g = -3.75f;
-  pending.learning_rate = 1e-3f;
+  const std::vector<ZoState> pending = Pending(1, 1e-3f);
   CheckUpdate<float>(pending);
   CheckUpdate<Half>(pending);
   CheckUpdate<BFloat16>(pending);
@@ -289,13 +305,52 @@ TEST(ZoKernelsGpu, UpdateMatchesUpdateRange) {
 
 TEST(ZoKernelsGpu, UpdateWithNothingPendingChangesNothing) {
   if (!HaveGpu()) GTEST_SKIP() << "no GPU";
-  ZoState pending;
-  pending.seed = kSeed;
-  pending.g = -3.75f;
-  pending.learning_rate = 0;
-  CheckUpdate<float>(pending);
-  CheckUpdate<Half>(pending);
-  CheckUpdate<BFloat16>(pending);
+  for (int directions : {1, 3}) {
+    const std::vector<ZoState> pending = Pending(directions, 0.0f);
+    CheckUpdate<float>(pending);
+    CheckUpdate<Half>(pending);
+    CheckUpdate<BFloat16>(pending);
+  }
+}
+
+// n-SPSA: the mean of g_i z_i over three directions (and more, past the
+// group of four g values Pending cycles through), bitwise UpdateRange's.
+TEST(ZoKernelsGpu, UpdateOfSeveralDirectionsMatchesUpdateRange) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (int directions : {3, 9}) {
+    const std::vector<ZoState> pending = Pending(directions, 1e-3f);
+    CheckUpdate<float>(pending);
+    CheckUpdate<Half>(pending);
+    CheckUpdate<BFloat16>(pending);
+  }
+}
+
+// A one-direction update is MeZO's Updated, element by element, whatever
+// UpdateRange does: the q = 1 bits never moved.
+TEST(ZoKernelsGpu, UpdateOfOneDirectionIsUpdated) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  const ZoState s = Pending(1, 1e-3f)[0];
+  const int64_t first = 3, count = 1001;
+  const uint32_t stream = 7;
+  const float weight_decay = 0.01f;
+  DecaySpanTable spans;
+  spans.count = 1;
+  spans.begin[0] = 0;
+  spans.end[0] = first + count;
+  spans.decays[0] = true;
+  const std::vector<float> theta = Params<float>(count);
+  GuardedBuffer<float> d_theta(theta);
+  DevicePtr d_state = Upload(std::vector<ZoState>{s});
+  ASSERT_TRUE(d_theta.ok() && d_state != nullptr);
+  ASSERT_EQ(LaunchUpdate(ElementType::kF32, static_cast<const ZoState*>(d_state.get()), 1, stream,
+                         spans, weight_decay, first, count, d_theta.get(), nullptr),
+            cudaSuccess);
+  std::vector<float> want(count);
+  for (int64_t i = 0; i < count; ++i) {
+    want[i] = Updated(theta[i], StandardNormal(s.seed, stream, first + i), s.learning_rate, s.g,
+                      weight_decay, true);
+  }
+  EXPECT_EQ(Mismatches(d_theta.Elements(), want), 0);
 }
 
 // The CPU's conversion of `n` elements (ConvertBuffer).
@@ -358,55 +413,127 @@ TEST(ZoKernelsGpu, CastMatchesConvertBufferForAllNinePairs) {
   }
 }
 
+// LaunchProjectedGradient of a step of `directions` directions of `batch`
+// examples against the CPU backend's ProjectedGradientOp, bitwise.
+void CheckProjectedGradient(int batch, int directions) {
+  SCOPED_TRACE(testing::Message() << "batch " << batch << " directions " << directions);
+  const int n = directions * batch;  // losses of each sign
+  // Losses of both signs interleaved in a larger buffer, reached through
+  // index lists (direction i, example e at i·batch + e) as the CPU backend
+  // reaches them. Their magnitudes span 2^-60 .. 2^60, so the double sums
+  // round and their order shows.
+  std::vector<float> losses(2 * n + 3);
+  for (size_t k = 0; k < losses.size(); ++k) {
+    const float mantissa = 1.0f + static_cast<float>((k * 7919) % 1021) / 1021.0f;
+    losses[k] = std::ldexp(mantissa, static_cast<int>((k * 37) % 121) - 60);
+  }
+  std::vector<int32_t> plus_index(n), minus_index(n);
+  for (int k = 0; k < n; ++k) {
+    plus_index[k] = 2 * ((k * 5) % n) + 1;
+    minus_index[k] = 2 * ((k * 5) % n) + 2;
+  }
+  const float eps = 1e-3f, lr = 5e-4f;
+  const uint64_t seed = StepSeed(kSeed, 12);
+  DevicePtr d_losses = Upload(losses);
+  DevicePtr d_plus = Upload(plus_index);
+  DevicePtr d_minus = Upload(minus_index);
+  GuardedBuffer<ZoState> d_state{std::vector<ZoState>(directions)};
+  DevicePtr d_mean = Alloc(sizeof(double));
+  ASSERT_TRUE(d_losses != nullptr && d_plus != nullptr && d_minus != nullptr && d_state.ok() &&
+              d_mean != nullptr);
+  ASSERT_EQ(LaunchProjectedGradient(static_cast<const float*>(d_losses.get()),
+                                    static_cast<const int32_t*>(d_plus.get()),
+                                    static_cast<const int32_t*>(d_minus.get()), batch, directions,
+                                    eps, seed, lr, static_cast<ZoState*>(d_state.get()),
+                                    static_cast<double*>(d_mean.get()), nullptr),
+            cudaSuccess);
+  const std::vector<ZoState> states = d_state.Elements();
+  const double mean = Download<double>(d_mean, 1)[0];
+  // As the CPU backend's ProjectedGradientOp: the mean loss summed in
+  // (direction, example) order, each direction's g over its own losses.
+  std::vector<float> loss_plus(n), loss_minus(n);
+  double sum = 0;
+  for (int k = 0; k < n; ++k) {
+    loss_plus[k] = losses[plus_index[k]];
+    loss_minus[k] = losses[minus_index[k]];
+    sum += 0.5 * (static_cast<double>(loss_plus[k]) + loss_minus[k]);
+  }
+  const double want_mean = sum / (static_cast<double>(directions) * batch);
+  ASSERT_EQ(states.size(), static_cast<size_t>(directions));
+  for (int i = 0; i < directions; ++i) {
+    SCOPED_TRACE(testing::Message() << "direction " << i);
+    const float g = ProjectedGradient(loss_plus.data() + i * batch, loss_minus.data() + i * batch,
+                                      batch, eps);
+    EXPECT_EQ(states[i].seed, DirectionSeed(seed, i));
+    EXPECT_EQ(std::memcmp(&states[i].g, &g, sizeof(g)), 0) << states[i].g << " vs " << g;
+    EXPECT_EQ(std::memcmp(&states[i].learning_rate, &lr, sizeof(lr)), 0);
+  }
+  EXPECT_EQ(states[0].seed, seed) << "direction 0 draws with the step seed";
+  EXPECT_EQ(std::memcmp(&mean, &want_mean, sizeof(mean)), 0) << mean << " vs " << want_mean;
+}
+
 TEST(ZoKernelsGpu, ProjectedGradientAndMeanLossMatchCpu) {
   if (!HaveGpu()) GTEST_SKIP() << "no GPU";
-  for (int batch : {1, 16, 37}) {
-    SCOPED_TRACE(testing::Message() << "batch " << batch);
-    // Losses of both signs interleaved in a larger buffer, reached through
-    // index lists as the CPU backend reaches them. Their magnitudes span
-    // 2^-60 .. 2^60, so the double sums round and their order shows.
-    std::vector<float> losses(2 * batch + 3);
-    for (size_t k = 0; k < losses.size(); ++k) {
-      const float mantissa = 1.0f + static_cast<float>((k * 7919) % 1021) / 1021.0f;
-      losses[k] = std::ldexp(mantissa, static_cast<int>((k * 37) % 121) - 60);
-    }
-    std::vector<int32_t> plus_index(batch), minus_index(batch);
-    for (int e = 0; e < batch; ++e) {
-      plus_index[e] = 2 * ((e * 5) % batch) + 1;
-      minus_index[e] = 2 * ((e * 5) % batch) + 2;
-    }
-    const float eps = 1e-3f, lr = 5e-4f;
-    const uint64_t seed = StepSeed(kSeed, 12);
-    DevicePtr d_losses = Upload(losses);
-    DevicePtr d_plus = Upload(plus_index);
-    DevicePtr d_minus = Upload(minus_index);
-    DevicePtr d_state = Alloc(sizeof(ZoState));
-    DevicePtr d_mean = Alloc(sizeof(double));
-    ASSERT_TRUE(d_losses != nullptr && d_plus != nullptr && d_minus != nullptr &&
-                d_state != nullptr && d_mean != nullptr);
-    ASSERT_EQ(LaunchProjectedGradient(static_cast<const float*>(d_losses.get()),
-                                      static_cast<const int32_t*>(d_plus.get()),
-                                      static_cast<const int32_t*>(d_minus.get()), batch, eps, seed,
-                                      lr, static_cast<ZoState*>(d_state.get()),
-                                      static_cast<double*>(d_mean.get()), nullptr),
-              cudaSuccess);
-    const ZoState state = Download<ZoState>(d_state, 1)[0];
-    const double mean = Download<double>(d_mean, 1)[0];
-    // As the CPU backend's ProjectedGradientOp.
-    std::vector<float> loss_plus(batch), loss_minus(batch);
-    double sum = 0;
-    for (int e = 0; e < batch; ++e) {
-      loss_plus[e] = losses[plus_index[e]];
-      loss_minus[e] = losses[minus_index[e]];
-      sum += 0.5 * (static_cast<double>(loss_plus[e]) + loss_minus[e]);
-    }
-    const float g = ProjectedGradient(loss_plus.data(), loss_minus.data(), batch, eps);
-    const double want_mean = sum / batch;
-    EXPECT_EQ(state.seed, seed);
-    EXPECT_EQ(std::memcmp(&state.g, &g, sizeof(g)), 0) << state.g << " vs " << g;
-    EXPECT_EQ(std::memcmp(&state.learning_rate, &lr, sizeof(lr)), 0);
-    EXPECT_EQ(std::memcmp(&mean, &want_mean, sizeof(mean)), 0) << mean << " vs " << want_mean;
+  for (int batch : {1, 16, 37}) CheckProjectedGradient(batch, 1);
+}
+
+TEST(ZoKernelsGpu, ProjectedGradientOfSeveralDirectionsMatchesCpu) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (int batch : {1, 16, 37}) CheckProjectedGradient(batch, 3);
+}
+
+// The whole n-SPSA step on the GPU: the projected gradient's q entries,
+// left in device memory, feed the update, which matches UpdateRange over the
+// entries the CPU computes from the same losses.
+TEST(ZoKernelsGpu, ProjectedGradientFeedsUpdateOfThreeDirections) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  const int batch = 5, directions = 3, n = batch * directions;
+  std::vector<float> losses(2 * n);
+  for (int k = 0; k < 2 * n; ++k) losses[k] = 2.0f + 0.01f * static_cast<float>((k * 13) % 17);
+  std::vector<int32_t> plus_index(n), minus_index(n);
+  for (int k = 0; k < n; ++k) {
+    plus_index[k] = 2 * k;
+    minus_index[k] = 2 * k + 1;
   }
+  const float eps = 1e-3f, lr = 1e-3f, weight_decay = 0.01f;
+  const uint64_t seed = StepSeed(kSeed, 3);
+  const int64_t first = 5, count = 4099;
+  const uint32_t stream = 1;
+  const std::vector<DecaySpan> spans = {{0, 1000, true}, {1000, first + count, false}};
+  const std::vector<BFloat16> theta = Params<BFloat16>(count);
+  DevicePtr d_losses = Upload(losses);
+  DevicePtr d_plus = Upload(plus_index);
+  DevicePtr d_minus = Upload(minus_index);
+  DevicePtr d_state = Alloc(directions * sizeof(ZoState));
+  DevicePtr d_mean = Alloc(sizeof(double));
+  GuardedBuffer<BFloat16> d_theta(theta);
+  ASSERT_TRUE(d_losses != nullptr && d_plus != nullptr && d_minus != nullptr &&
+              d_state != nullptr && d_mean != nullptr && d_theta.ok());
+  auto* state = static_cast<ZoState*>(d_state.get());
+  ASSERT_EQ(LaunchProjectedGradient(static_cast<const float*>(d_losses.get()),
+                                    static_cast<const int32_t*>(d_plus.get()),
+                                    static_cast<const int32_t*>(d_minus.get()), batch, directions,
+                                    eps, seed, lr, state, static_cast<double*>(d_mean.get()),
+                                    nullptr),
+            cudaSuccess);
+  ASSERT_EQ(LaunchUpdate(ElementType::kBF16, state, directions, stream, ToTable(spans),
+                         weight_decay, first, count, d_theta.get(), nullptr),
+            cudaSuccess);
+  std::vector<ZoState> pending(directions);
+  std::vector<float> loss_plus(n), loss_minus(n);
+  for (int k = 0; k < n; ++k) {
+    loss_plus[k] = losses[plus_index[k]];
+    loss_minus[k] = losses[minus_index[k]];
+  }
+  for (int i = 0; i < directions; ++i) {
+    pending[i].seed = DirectionSeed(seed, i);
+    pending[i].g = ProjectedGradient(loss_plus.data() + i * batch, loss_minus.data() + i * batch,
+                                     batch, eps);
+    pending[i].learning_rate = lr;
+  }
+  std::vector<float> wide = Widen(theta);
+  UpdateRange(pending.data(), directions, stream, spans, weight_decay, first, count, wide.data());
+  EXPECT_EQ(Mismatches(d_theta.Elements(), Narrow<BFloat16>(wide)), 0);
 }
 
 // Arguments outside the contracts are refused before anything touches the
@@ -428,18 +555,29 @@ TEST(ZoKernelsGpu, BadArgumentsAndEmptyLaunches) {
   EXPECT_EQ(LaunchPerturbRows(ElementType::kBF16, 1, 0, 0, p, 4, nullptr, 0, 1e-3f, 1, p, nullptr),
             cudaSuccess);
   DecaySpanTable spans;
-  EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 0, spans, 0.0f, 0, 0, p, nullptr),
+  EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 1, 0, spans, 0.0f, 0, 0, p, nullptr),
             cudaSuccess);
-  EXPECT_EQ(LaunchUpdate(bad, nullptr, 0, spans, 0.0f, 0, 4, p, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 3, 0, spans, 0.0f, 0, 0, p, nullptr),
+            cudaSuccess);
+  EXPECT_EQ(LaunchUpdate(bad, nullptr, 1, 0, spans, 0.0f, 0, 4, p, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 0, 0, spans, 0.0f, 0, 4, p, nullptr),
+            cudaErrorInvalidValue);
   spans.count = kMaxDecaySpans + 1;
-  EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 0, spans, 0.0f, 0, 4, p, nullptr),
+  EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 1, 0, spans, 0.0f, 0, 4, p, nullptr),
             cudaErrorInvalidValue);
   EXPECT_EQ(LaunchCast(ElementType::kF32, p, ElementType::kF16, p, -1, nullptr),
             cudaErrorInvalidValue);
   EXPECT_EQ(LaunchCast(ElementType::kF32, p, bad, p, 4, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(LaunchCast(ElementType::kF32, p, ElementType::kF16, p, 0, nullptr), cudaSuccess);
-  EXPECT_EQ(LaunchProjectedGradient(nullptr, nullptr, nullptr, 0, 1e-3f, 1, 1e-3f, nullptr, nullptr,
-                                    nullptr),
+  EXPECT_EQ(LaunchProjectedGradient(nullptr, nullptr, nullptr, 0, 1, 1e-3f, 1, 1e-3f, nullptr,
+                                    nullptr, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchProjectedGradient(nullptr, nullptr, nullptr, 16, 0, 1e-3f, 1, 1e-3f, nullptr,
+                                    nullptr, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchProjectedGradient(nullptr, nullptr, nullptr, 1 << 20, 4096, 1e-3f, 1, 1e-3f,
+                                    nullptr, nullptr, nullptr),
             cudaErrorInvalidValue);
 }
 
