@@ -6,7 +6,9 @@
 # and on the CPU testbed, devices computing on several cores (--threads:
 # mezo on 2, zo2 on 3, distzo2 P=2xD=1 on 2 per rank). For the tiny model
 # of every family the runtime trains (OPT, GPT-2, LLaMA, Qwen2, Qwen3): one
-# checksum per family, printed as "MODEL: CHECKSUM".
+# checksum per family, printed as "MODEL: CHECKSUM". Then, for the first
+# model, n-SPSA with 4 and with 3 directions a step, under every grid whose
+# P divides 2q on up to 4 ranks: one checksum each.
 # `--models=a,b` checks those models only (a GPU session splits the check
 # over calls); other arguments are passed to every run: `--backend=cuda`
 # runs the same check on the GPU (ranks sharing it), and skips, saying so,
@@ -69,4 +71,38 @@ printf '%s\n' "${checksums[@]}"
 # Each family trained something of its own.
 [ "$(printf '%s\n' "${checksums[@]}" | cut -d' ' -f2 | sort -u | wc -l)" -eq "${#models[@]}" ] ||
   fail "two families ended with the same checksum"
+
+# n-SPSA: q directions a step give one checksum under every strategy too,
+# perturbation parallelism splitting the 2q passes any way P divides them
+# (q = 4: P = 1, 2, 4; q = 3: P = 3), and one trajectory.log (format v2).
+for q_configs in "4|mezo 1 1 true|zo2 1 1 true|distzo2 2 1 true|distzo2 2 1 false|distzo2 4 1 true|distzo2 4 1 false|distzo2 1 2 true|distzo2 2 2 true" \
+                 "3|mezo 1 1 true|distzo2 3 1 true|distzo2 3 1 false"; do
+  IFS='|' read -r -a q_cfg <<<"$q_configs"
+  q=${q_cfg[0]}
+  model=${models[0]}
+  reference=""
+  for cfg in "${q_cfg[@]:1}"; do
+    set -- $cfg
+    ranks=$(($2 * $3))
+    out="$TEST_TMPDIR/q$q/$model/$1_P$2_D$3_$4"
+    grid=()
+    [ "$1" = distzo2 ] && grid=(--pertp=$2 --dp=$3 --slicing=$4)
+    log=$(timeout 600 $train --model=$model --strategy=$1 "${grid[@]}" --ranks=$ranks \
+          --directions=$q --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) ||
+      fail "$model q=$q $cfg exited $?: $log"
+    sum=$(sed -n 's/^final weights checksum: //p' <<<"$log")
+    [ -n "$sum" ] || fail "$model q=$q $cfg printed no checksum: $log"
+    echo "$model q=$q $cfg ($ranks ranks): $sum"
+    [ -z "$reference" ] && reference=$sum
+    [ "$sum" = "$reference" ] || fail "$model q=$q $cfg: checksum $sum differs from mezo's $reference"
+    head -1 "$out/trajectory.log" | grep -q "^# zosched trajectory v2 base_seed=7 directions=$q$" ||
+      fail "$model q=$q $cfg: trajectory.log header: $(head -1 "$out/trajectory.log")"
+    cmp -s "$out/trajectory.log" "$TEST_TMPDIR/q$q/$model/mezo_P1_D1_true/trajectory.log" ||
+      fail "$model q=$q $cfg: trajectory.log differs from mezo's"
+  done
+  for one in "${checksums[@]}"; do
+    [ "$one" != "$model: $reference" ] || fail "q=$q ended where one direction did: $reference"
+  done
+  echo "$model, $q directions: $reference"
+done
 echo PASS
