@@ -5,7 +5,8 @@
 //
 // Prints the compute profile the GPU compute is costed by and the floor
 // (the step with every compute op at its roofline), the step time,
-// tokens/s, per device the compute time, communication
+// tokens/s (and, with q > 1 directions a step, the time per direction),
+// per device the compute time, communication
 // time, overlap, exposed communication, idle time and memory plan
 // (docs/ARCHITECTURE.md, 'Simulator', Metrics), and the utilisation of every
 // link that carried data. Writes the predicted Timeline (.pbtxt: text) and
@@ -26,6 +27,7 @@
 #include "base/user_path.h"
 #include "schedule/chrome_trace.h"
 #include "schedule/timeline_metrics.h"
+#include "schedule/training_settings.h"
 #include "schedule/validate.h"
 #include "sim/roofline_floor.h"
 #include "sim/simulator.h"
@@ -58,6 +60,10 @@ absl::Status Run() {
               ComputeProfile_Name(schedule.compute_profile()).c_str(), Ms(floor_ns));
   std::printf("step time: %.3f ms   tokens/s: %.0f   bound by: %s\n", Ms(m.step_ns),
               m.tokens_per_s, BindingResourceName(m.binding));
+  if (const int q = DirectionsOf(schedule.training()); q > 1) {
+    // n-SPSA: the step serves q directions (2q forwards of the batch).
+    std::printf("directions: %d   per direction: %.3f ms\n", q, Ms(m.step_ns) / q);
+  }
   std::printf("\n%-7s %-10s %11s %11s %9s %12s %10s %9s %11s %11s %-10s %11s\n", "device", "name",
               "compute_ms", "comm_ms", "overlap%", "exposed_ms", "idle_ms", "compute%", "host_ms",
               "peer_ms", "bound_by", "memory_GB");

@@ -71,12 +71,20 @@ TEST_F(InitFileTest, AcceptsFinalWeightsAndHuggingFaceFiles) {
   EXPECT_TRUE(s.ok()) << s;
 }
 
+// Step 0 of a one-direction run.
+TrajectoryEntry OneStep() {
+  TrajectoryEntry e;
+  e.directions = {{11u, 0.5f}};
+  e.lr = 1e-4f;
+  return e;
+}
+
 // A run checkpoint's last update is still pending in its run's log:
 // starting from it would silently drop that update.
 TEST_F(InitFileTest, RefusesARunCheckpointAndSaysWhatToPassInstead) {
   const std::string path = RunFile("checkpoint.safetensors");
   ASSERT_TRUE(WriteRunCheckpoint(path, schedule_, {"0123456789abcdef0123456789abcdef", "--data=synthetic --task=sst2"}, Parts(),
-                                 {{0, 11u, 0.5f, 1e-4f}}).ok());
+                                 {OneStep()}).ok());
   const absl::Status s = CheckInitFile(path, spec());
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(Contains(s.message(), absl::StrCat("--init: ", path, " is a run checkpoint")));

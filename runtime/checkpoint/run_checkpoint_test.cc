@@ -43,7 +43,13 @@ Parameters TinyParameters(const ModelSpec& spec) {
 
 std::vector<TrajectoryEntry> Trajectory(int steps, float g0 = 0.5f) {
   std::vector<TrajectoryEntry> t;
-  for (int s = 0; s < steps; ++s) t.push_back({s, 1000u + s, g0 + s, 1e-4f});
+  for (int s = 0; s < steps; ++s) {
+    TrajectoryEntry e;
+    e.step = s;
+    e.directions = {{1000u + s, g0 + s}};
+    e.lr = 1e-4f;
+    t.push_back(e);
+  }
   return t;
 }
 
@@ -166,6 +172,27 @@ TEST_F(RunCheckpointTest, ResumingRefusesNonFiniteWeights) {
                                      "([0, 7] in shape [32, 8]) is inf"),
             std::string::npos)
       << s;
+}
+
+// A one-direction log hashes as it always did (step, seed, g, lr of each
+// entry, as the machine holds them), so checkpoints written before n-SPSA
+// still open; every direction's seed and g count.
+TEST(TrajectoryHash, OneDirectionKeepsTheFormerBytesAndEveryDirectionCounts) {
+  const std::vector<TrajectoryEntry> one = Trajectory(3);
+  std::string bytes;
+  for (const TrajectoryEntry& e : one) {
+    bytes.append(reinterpret_cast<const char*>(&e.step), sizeof(e.step));
+    bytes.append(reinterpret_cast<const char*>(&e.directions[0].seed), sizeof(uint64_t));
+    bytes.append(reinterpret_cast<const char*>(&e.directions[0].g), sizeof(float));
+    bytes.append(reinterpret_cast<const char*>(&e.lr), sizeof(float));
+  }
+  EXPECT_EQ(TrajectoryHash(one, 3), HashBytes(bytes));
+  std::vector<TrajectoryEntry> two = one;
+  for (TrajectoryEntry& e : two) e.directions.push_back({7u, 0.25f});
+  const std::string with_two = TrajectoryHash(two, 3);
+  EXPECT_NE(with_two, TrajectoryHash(one, 3));
+  two[1].directions[1].g = 0.5f;
+  EXPECT_NE(TrajectoryHash(two, 3), with_two);
 }
 
 TEST(ContentHash, DependsOnEveryByteAndNameButNotOnOrder) {
