@@ -54,4 +54,30 @@ refused "trajectory.log: step 30 has seed $seed, but this run (base seed 3) draw
 cp "$log.good" "$log"
 # Resumed with another ε: the schedule differs.
 refused "was written by another schedule" --epsilon=2e-3 --steps=40 --resume --out_dir="$TEST_TMPDIR/split"
-echo "PASS: $a"
+
+# n-SPSA: a run of 3 directions a step, each of 3 ranks taking a direction
+# (P = 3), resumes to its uninterrupted weights too; its log (format v2)
+# holds every direction's seed and g.
+q3=(--strategy=distzo2 --pertp=3 --dp=1 --ranks=3 --directions=3 --batch=4 --seq=24 --lr=2e-4
+    --seed=3 --eval_examples=32)
+full=$($train "${q3[@]}" --steps=20 --out_dir="$TEST_TMPDIR/q3_full" 2>&1) || fail "q=3 full: $full"
+first=$($train "${q3[@]}" --steps=7 --out_dir="$TEST_TMPDIR/q3_split" 2>&1) || fail "q=3 first: $first"
+second=$($train "${q3[@]}" --steps=20 --resume --out_dir="$TEST_TMPDIR/q3_split" 2>&1) ||
+  fail "q=3 resumed: $second"
+c=$(sed -n 's/^final weights checksum: //p' <<<"$full")
+d=$(sed -n 's/^final weights checksum: //p' <<<"$second")
+[ -n "$c" ] && [ "$c" = "$d" ] || fail "q=3: resumed checksum '$d' != uninterrupted '$c'"
+[ "$c" != "$a" ] || fail "q=3 ended where one direction did"
+cmp -s "$TEST_TMPDIR/q3_full/trajectory.log" "$TEST_TMPDIR/q3_split/trajectory.log" ||
+  fail "q=3: trajectory logs differ"
+head -1 "$TEST_TMPDIR/q3_split/trajectory.log" |
+  grep -q "^# zosched trajectory v2 base_seed=3 directions=3$" || fail "q=3: not a v2 log"
+[ "$(tail -1 "$TEST_TMPDIR/q3_split/trajectory.log" | wc -w)" -eq 8 ] ||
+  fail "q=3: a step's line lacks a direction's seed or g"
+# Resumed with another number of directions: refused, the log saying why.
+out=$($train "${q3[@]/--directions=3/--directions=6}" --steps=30 --resume \
+  --out_dir="$TEST_TMPDIR/q3_split" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && grep -q "header directions=3 does not match the run.s directions=6" <<<"$out" ||
+  fail "q=3 resumed with --directions=6: exit $code: $out"
+echo "PASS: $a; 3 directions: $c"
