@@ -86,6 +86,11 @@ int64_t ZoStateBytes(const TrainingSettings& training) {
   return kZoStateBytes * DirectionsOf(training);
 }
 
+int MeasuredDirections(const TrainingSettings& training, ComputeKind kind) {
+  const int q = DirectionsOf(training);
+  return q > 1 && (kind == UPDATE || kind == PROJECTED_GRADIENT) ? q : 0;
+}
+
 int64_t MicroBatchActivationBytes(const ModelSpec& model, const TrainingSettings& training) {
   return SatMul(
       SatMul(SatMul(training.micro_batch_size(), training.seq_len()), model.hidden_size()),

@@ -82,6 +82,12 @@ int64_t PerturbedBytes(const ModelSpec& model, const ModelCounts& counts,
 constexpr int64_t kZoStateBytes = 16;
 // Bytes of the ZO_STATE of a schedule with `training`'s directions.
 int64_t ZoStateBytes(const TrainingSettings& training);
+
+// The `directions` of a compute op's MeasuredCompute row (cluster.proto):
+// q for an UPDATE or PROJECTED_GRADIENT of a step of q > 1 directions,
+// whose cost grows with q; 0 for every other op (and for q = 1, so that
+// tables measured before n-SPSA still match).
+int MeasuredDirections(const TrainingSettings& training, ComputeKind kind);
 // Bytes of one per-example loss (fp32).
 constexpr int64_t kLossBytes = 4;
 

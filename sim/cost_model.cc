@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "kernel_plans/profile_plan.h"
+#include "schedule/compute_op_model.h"
 #include "schedule/cluster_lookup.h"
 #include "sim/kernel_cost.h"
 
@@ -75,7 +76,7 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
   }
   for (const MeasuredCompute& m : cluster.measured_compute()) {
     model.measured_compute_[{m.op_class(), m.model(), m.examples(), m.seq_len(), m.elements(),
-                             static_cast<int>(m.dtype())}] = m.seconds();
+                             static_cast<int>(m.dtype()), m.directions()}] = m.seconds();
   }
   for (const MeasuredCollective& m : cluster.measured_collectives()) {
     model.measured_collectives_[{m.kind(), m.ranks()}].push_back({m.bytes(), m.seconds()});
@@ -90,10 +91,12 @@ absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
   const ComputeOp& c = op.compute();
   const Roofline& roofline = rooflines_[op.device()];
   if (!measured_compute_.empty()) {  // (the key costs two strings: only when there is a table)
+    const int directions = MeasuredDirections(schedule_->training(), c.kind());
     for (const DType dtype : {schedule_->training().compute_dtype(), DTYPE_UNSPECIFIED}) {
-      auto measured =
-          measured_compute_.find({ComputeKind_Name(c.kind()), schedule_->model().name(),
-                                  c.examples(), c.seq_len(), c.params().elements(), dtype});
+      auto measured = measured_compute_.find({ComputeKind_Name(c.kind()),
+                                              schedule_->model().name(), c.examples(),
+                                              c.seq_len(), c.params().elements(), dtype,
+                                              directions});
       if (measured != measured_compute_.end()) {
         return CeilNs(measured->second * roofline.time_scale);
       }

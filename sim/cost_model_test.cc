@@ -102,6 +102,25 @@ TEST(CostModel, ARowOfTheComputeDtypeWinsOverOneForAnyAndOthersDoNotCount) {
   EXPECT_EQ(ComputeNs(Quad(op, fp32)), 20000000);  // no FP16 row: the roofline
 }
 
+// An UPDATE of a step of q directions draws q normals an element: its row
+// says q, and a row of one direction does not stand for it (nor it for one).
+TEST(CostModel, AnUpdateOfSeveralDirectionsTakesItsOwnRow) {
+  const std::string op =
+      R"pb(ops { compute { kind: UPDATE params { elements: 1000 } flops: 1 } })pb";
+  const std::string one =
+      R"pb(measured_compute { op_class: "UPDATE" model: "m" elements: 1000 seconds: 0.001 })pb";
+  const std::string four =
+      R"pb(measured_compute { op_class: "UPDATE" model: "m" elements: 1000 directions: 4
+                              seconds: 0.0035 })pb";
+  Schedule q4 = Quad(op, one + four);
+  q4.mutable_training()->set_directions(4);
+  EXPECT_EQ(ComputeNs(q4), 3500000);
+  EXPECT_EQ(ComputeNs(Quad(op, one + four)), 1000000);
+  q4 = Quad(op, one);
+  q4.mutable_training()->set_directions(4);
+  EXPECT_EQ(ComputeNs(q4), 1);  // no row of 4 directions: the roofline
+}
+
 TEST(CostModel, ADevicesComputeTimeScaleStretchesItsOpsOnly) {
   Schedule s = Quad(
       R"pb(ops { device: 1 compute { kind: BLOCK_FORWARD examples: 4 seq_len: 128 } }

@@ -14,6 +14,7 @@
 #include "runtime/calibration/timing_inputs.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/speed_probe.h"
+#include "schedule/compute_op_model.h"
 
 namespace zosched {
 
@@ -48,6 +49,7 @@ absl::Status MeasureCompute(const CalibrationSettings& settings,
   }
   struct Shape {
     CpuBackend* backend;
+    const Schedule* schedule;
     const Op* op;
     std::vector<std::vector<double>> seconds;  // per entry of `cores`
   };
@@ -60,15 +62,17 @@ absl::Status MeasureCompute(const CalibrationSettings& settings,
       for (const Op& op : s.ops()) {
         if (op.device() != device || !op.has_compute()) continue;
         const ComputeOp& c = op.compute();
-        const std::string key = absl::StrCat(ComputeKind_Name(c.kind()), "/", c.examples(), "/",
-                                             c.seq_len(), "/", c.params().elements());
+        const std::string key =
+            absl::StrCat(ComputeKind_Name(c.kind()), "/", c.examples(), "/", c.seq_len(), "/",
+                         c.params().elements(), "/",
+                         MeasuredDirections(s.training(), c.kind()));
         if (!seen.insert(key).second) continue;
         if (backend == nullptr) {
           ASSIGN_OR_RETURN(TimingDevice created, MakeTimingDevice(s, device, threads));
           backend = created.backend.get();
           devices.push_back(std::move(created));
         }
-        shapes.push_back({backend, &op, std::vector<std::vector<double>>(cores.size())});
+        shapes.push_back({backend, &s, &op, std::vector<std::vector<double>>(cores.size())});
       }
     }
   }
@@ -110,6 +114,7 @@ absl::Status MeasureCompute(const CalibrationSettings& settings,
     m->set_examples(c.examples());
     m->set_seq_len(c.seq_len());
     m->set_elements(c.params().elements());
+    m->set_directions(MeasuredDirections(shape.schedule->training(), c.kind()));
     m->set_seconds(Median(shape.seconds[0]));
     for (size_t k = 0; k < cores.size(); ++k) core_total[k] += Median(shape.seconds[k]);
     std::printf("  %-18s examples %3d seq %4d elements %9ld: %.6f / %.6f / %.6f\n",

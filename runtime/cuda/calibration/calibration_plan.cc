@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "kernel_plans/profile_plan.h"
+#include "schedule/compute_op_model.h"
 #include "schedule/lowering.h"
 #include "schedule/strategy_grid.h"
 #include "schedule/testbed_grid.h"
@@ -134,12 +135,14 @@ MeasuredCompute ComputeShape(const Schedule& schedule, const ComputeOp& op) {
   m.set_seq_len(op.seq_len());
   m.set_elements(op.params().elements());
   m.set_dtype(schedule.training().compute_dtype());
+  m.set_directions(MeasuredDirections(schedule.training(), op.kind()));
   return m;
 }
 
 std::string ShapeKey(const MeasuredCompute& shape) {
   return absl::StrCat(shape.op_class(), "/", shape.model(), "/", shape.examples(), "/",
-                      shape.seq_len(), "/", shape.elements(), "/", DType_Name(shape.dtype()));
+                      shape.seq_len(), "/", shape.elements(), "/", DType_Name(shape.dtype()), "/",
+                      shape.directions());
 }
 
 std::vector<ShapeTiming> ComputeTimings(const Schedule& schedule, int device,
