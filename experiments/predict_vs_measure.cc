@@ -13,7 +13,8 @@
 // (compute-bound, balanced, transfer-bound), on real MPI ranks; and a tiny
 // LLaMA and a tiny Qwen3 (--more_models: grouped-query attention, SwiGLU,
 // rotary positions, QK-norm) for zo2 and distzo2 P2xD2 sliced, balanced and
-// transfer-bound.
+// transfer-bound; and n-SPSA with 4 directions a step (zo2 and distzo2 P2xD1
+// sliced, balanced and transfer-bound).
 // GPUs: zo2 and mezo on OPT-1.3B, 2.7B and 6.7B (random init) in FP16 and
 // FP32 (host = wire = compute dtype), block slots 2 and 3, micro-batch 1 and
 // 4, sequence 512 and 2048, on the one GPU of --cluster; and distzo2 P2xD1
@@ -171,6 +172,15 @@ std::vector<CycleCase> CpuCases() {
         other.model = model;
         cases.push_back(other);
       }
+    }
+    // n-SPSA, 4 directions a step: a block uploaded once serves 8 forwards,
+    // so the links that bound one direction's step bind these less; zo2 and
+    // P2xD1 sliced (4 of the 8 passes on each device).
+    if (absl::GetFlag(FLAGS_quick) || regime == "compute-bound") continue;
+    for (const StrategyGrid& g : {StrategyGrid{ZO2, 1, 1, true}, StrategyGrid{DISTZO2, 2, 1, true}}) {
+      CycleCase c = TestbedCase(GridSchemeName(g) + "_q4_" + regime, g, gbps);
+      c.options.training.set_directions(4);
+      cases.push_back(c);
     }
   }
   return cases;
