@@ -155,9 +155,15 @@ absl::Status CheckStrategyChoice(const std::string& where, const StrategyChoice&
                                    "the first-order strategies"));
   RETURN_IF_ERROR(CheckKnobApplies(where, s, s.recompute_size(), "recompute", IsFirstOrder(k),
                                    "the first-order strategies"));
+  RETURN_IF_ERROR(CheckKnobApplies(where, s, s.directions_size(), "directions", !IsFirstOrder(k),
+                                   "MEZO, ZO2 and DISTZO2"));
+  RETURN_IF_ERROR(CheckRange(where, "directions", s.directions(), 1, kMaxDirections,
+                             "1 to 1024 perturbation directions a step"));
+  RETURN_IF_ERROR(CheckUnique(where, "directions", s.directions(), IntText));
   RETURN_IF_ERROR(CheckRange(where, "block_slots", s.block_slots(), 1, kMaxBlockSlots,
                              "1 to 1024 device slots"));
-  RETURN_IF_ERROR(CheckRange(where, "pertp", s.pertp(), 1, 2, "1 or 2"));
+  RETURN_IF_ERROR(CheckRange(where, "pertp", s.pertp(), 1, 2 * kMaxDirections,
+                             "1 to 2048, dividing 2q"));
   RETURN_IF_ERROR(CheckRange(where, "dp", s.dp(), 1, kMaxDataParallel,
                              "1 to 4096 data-parallel groups"));
   RETURN_IF_ERROR(CheckEnumList(where, "wire_dtype", s.wire_dtype(), DType_IsValid, "DType",
@@ -168,6 +174,18 @@ absl::Status CheckStrategyChoice(const std::string& where, const StrategyChoice&
   RETURN_IF_ERROR(CheckUnique(where, "wire_dtype", s.wire_dtype(),
                               [](int v) { return DType_Name(static_cast<DType>(v)); }));
   RETURN_IF_ERROR(CheckUnique(where, "pertp", s.pertp(), IntText));
+  // Each P splits the 2q passes of some q the strategy tries.
+  const std::vector<int> qs = OrDefault<int>(s.directions(), {1});
+  for (int i = 0; i < s.pertp_size(); ++i) {
+    const int p = s.pertp(i);
+    if (std::none_of(qs.begin(), qs.end(), [p](int q) { return 2 * q % p == 0; })) {
+      return Invalid(where,
+                     absl::StrFormat("pertp[%d] is %d (expected a P that divides 2q, the "
+                                     "forward passes of a step, for some q of directions %s: "
+                                     "1 or 2 at one direction)",
+                                     i, p, absl::StrJoin(qs, ", ")));
+    }
+  }
   RETURN_IF_ERROR(CheckUnique(where, "dp", s.dp(), IntText));
   RETURN_IF_ERROR(CheckUnique(where, "slicing", s.slicing(), BoolText));
   RETURN_IF_ERROR(CheckUnique(where, "precision", s.precision(), [](int v) {
@@ -199,6 +217,22 @@ void ForEachStrategyConfig(const StrategyChoice& s, const SweepConfig& base, int
   const TrainingSettings& t = base.options.training;
   SweepConfig c = base;
   c.options.strategy = s.kind();
+  if (!IsFirstOrder(s.kind()) && s.directions_size() > 0) {
+    // Each q in turn, the other knobs under it (q = 1 left unset: the
+    // schedule of a sweep without the axis).
+    StrategyChoice one = s;
+    one.clear_directions();
+    for (int q : s.directions()) {
+      SweepConfig with_q = base;
+      if (q > 1) {
+        with_q.options.training.set_directions(q);
+      } else {
+        with_q.options.training.clear_directions();
+      }
+      ForEachStrategyConfig(one, with_q, devices, emit);
+    }
+    return;
+  }
   if (s.kind() == MEZO) {
     c.gpus = 1;
     emit(c);
@@ -563,7 +597,7 @@ const std::vector<std::string>& SweepKnobColumns() {
       "cluster",      "nodes",          "gpus_per_node",   "gpu_model",
       "host_link_gbps", "host_link_duplex_gbps", "nvlink_gbps", "gpus_per_pcie_switch",
       "host_memory_gib", "device_memory_gib", "price_per_gpu_hour", "strategy",
-      "pertp",        "dp",             "slicing",         "block_slots",
+      "directions",   "pertp",        "dp",             "slicing",         "block_slots",
       "wire_dtype",   "precision",      "recompute",       "gpus",
       "compute_profile"};
   return *columns;
@@ -593,6 +627,7 @@ std::vector<std::string> SweepKnobValues(const SweepSpace& space, const SweepCon
           Number(m.device_memory_gib),
           Number(m.price_per_gpu_hour),
           Lower(StrategyKind_Name(k)),
+          if_applies(!IsFirstOrder(k), absl::StrCat(DirectionsOf(t))),
           if_applies(k == DISTZO2, absl::StrCat(o.pertp)),
           if_applies(k == DISTZO2 || IsFirstOrder(k), absl::StrCat(o.dp)),
           if_applies(k == DISTZO2, o.slicing ? "sliced" : "naive"),
@@ -625,6 +660,9 @@ std::string StrategyLabel(const SweepConfig& config) {
   }
   if (o.training.micro_batch_size() > 0) {
     absl::StrAppend(&label, ", micro-batch ", o.training.micro_batch_size());
+  }
+  if (DirectionsOf(o.training) > 1) {
+    absl::StrAppend(&label, ", ", DirectionsOf(o.training), " directions");
   }
   return label;
 }

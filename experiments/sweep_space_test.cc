@@ -90,9 +90,29 @@ TEST(SweepSpaceTest, KnobValuesFollowTheColumns) {
   EXPECT_EQ(value("wire_dtype"), "FP32");
   EXPECT_EQ(value("block_slots"), "3");
   EXPECT_EQ(value("pertp"), "");  // not a ZO2 knob
+  EXPECT_EQ(value("directions"), "1");
   EXPECT_EQ(value("price_per_gpu_hour"), "3");
   EXPECT_EQ(value("gpus"), "1");
   EXPECT_EQ(value("compute_profile"), "zosched_cuda");
+}
+
+// The directions axis: each q in turn with every other knob under it; a P
+// that does not divide 2q stays in the sweep, for lowering to refuse with
+// its reason.
+TEST(SweepSpaceTest, DirectionsMultiplyTheZoConfigurations) {
+  absl::StatusOr<SweepSpace> space = ExpandSweep(
+      Parse(std::string(kBase) +
+            R"pb(strategies { kind: ZO2 directions: 1 directions: 4 }
+                 strategies { kind: DISTZO2 pertp: 2 pertp: 4 dp: 1 directions: 1 directions: 4 })pb"),
+      "sweep.pbtxt");
+  ASSERT_TRUE(space.ok()) << space.status();
+  std::vector<std::pair<int, int>> q_and_p;
+  for (const SweepConfig& c : space->configs) {
+    q_and_p.push_back({c.options.training.directions(), c.options.pertp});
+  }
+  EXPECT_EQ(q_and_p, (std::vector<std::pair<int, int>>{{0, 1}, {4, 1}, {0, 2}, {0, 4}, {4, 2},
+                                                       {4, 4}}));
+  EXPECT_EQ(StrategyLabel(space->configs[1]), "zo2, 3 slots, 4 directions");
 }
 
 // Without a compute_profile, each configuration takes its kernel-level
@@ -217,7 +237,13 @@ TEST(SweepSpaceTest, RefusesWhatWouldSweepNothingOrTheWrongThing) {
        "strategies[0] (MEZO): pertp applies to DISTZO2 only"},
       {base + "strategies { kind: SINGLE_DEVICE dp: 2 }",
        "strategies[0] (SINGLE_DEVICE): dp applies to DISTZO2, DDP and ZERO_1/2/3 only"},
-      {base + "strategies { kind: DISTZO2 pertp: 3 }", "pertp[0] is 3 (expected 1 or 2)"},
+      {base + "strategies { kind: DISTZO2 pertp: 3 }",
+       "pertp[0] is 3 (expected a P that divides 2q, the forward passes of a step, for some q of "
+       "directions 1"},
+      {base + "strategies { kind: DISTZO2 pertp: 1 pertp: 4 directions: 1 directions: 3 }",
+       "pertp[1] is 4"},
+      {base + "strategies { kind: DDP directions: 2 }", "directions applies to"},
+      {base + "strategies { kind: ZO2 directions: 0 }", "directions[0] is 0"},
       {base + "strategies { kind: ZO2 block_slots: 0 }", "block_slots[0] is 0"},
       {base + "strategies { kind: DDP precision: PRECISION_RECIPE_UNSPECIFIED }",
        "precision[0] is unset"},
