@@ -361,11 +361,12 @@ std::string SharedGpuShortfall(const Schedule& schedule, const Cluster& gpu) {
 // Runs //runtime:calibrate on `cluster_name` into `dir`; returns the
 // calibrated Cluster file's path (its log: dir/calibrate.log). Where the
 // backend calibrates once, it measures the compute shapes of `schedules`
-// (schedule files).
+// (schedule files); before each schedule, those of `model`'s testbed grids
+// with `directions` a step.
 absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::string& cluster_name,
                                           const BackendCycle& cycle,
                                           const std::vector<std::string>& schedules = {},
-                                          const std::string& model = "") {
+                                          const std::string& model = "", int directions = 1) {
   const std::string calibrated = dir + "/" + ClusterStem(cluster_name) + ".calibrated.pbtxt";
   std::vector<std::string> argv = {CalibrateProgram(absl::GetFlag(FLAGS_programs_dir)),
                                    "--out=" + calibrated,
@@ -377,6 +378,7 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
     argv.push_back("--model=" + (model.empty() ? absl::GetFlag(FLAGS_model) : model));
     argv.push_back(absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)));
     argv.push_back(absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq)));
+    if (directions > 1) argv.push_back(absl::StrFormat("--directions=%d", directions));
     if (!absl::GetFlag(FLAGS_hosts).empty()) {
       argv.push_back("--hosts=" + absl::StrJoin(absl::GetFlag(FLAGS_hosts), ","));
     }
@@ -564,7 +566,8 @@ absl::Status Run() {
         const std::string dir = out + "/" + run.label;
         RETURN_IF_ERROR(MakeDirectories(dir));
         ASSIGN_OR_RETURN(const std::string path,
-                         CalibrateInto(dir, cluster_name, cycle, /*schedules=*/{}, c.model));
+                         CalibrateInto(dir, cluster_name, cycle, /*schedules=*/{}, c.model,
+                                       DirectionsOf(c.options.training)));
         ASSIGN_OR_RETURN(cluster, LoadCluster(path));
       }
       ASSIGN_OR_RETURN(const CyclePrediction prediction,

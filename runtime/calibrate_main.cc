@@ -63,6 +63,9 @@ ABSL_FLAG(std::string, cluster, "",
 ABSL_FLAG(std::string, model, "opt-tiny", "the model whose op shapes to measure");
 ABSL_FLAG(int32_t, batch, 16, "examples per step of the schedules to calibrate for");
 ABSL_FLAG(int32_t, seq, 32, "sequence length of the schedules to calibrate for");
+ABSL_FLAG(int32_t, directions, 1,
+          "cpu: perturbation directions a step (n-SPSA q) of the schedules to calibrate for: "
+          "their updates' cost grows with it");
 ABSL_FLAG(int32_t, threads, 1,
           "cpu: cores each device computes on, as train --threads will run it");
 ABSL_FLAG(int32_t, repeats, 7,
@@ -118,6 +121,7 @@ CalibrationSettings SettingsFromFlags() {
   s.model = absl::GetFlag(FLAGS_model);
   s.batch = absl::GetFlag(FLAGS_batch);
   s.seq = absl::GetFlag(FLAGS_seq);
+  s.directions = absl::GetFlag(FLAGS_directions);
   s.repeats = absl::GetFlag(FLAGS_repeats);
   s.threads = absl::GetFlag(FLAGS_threads);
   s.data = absl::GetFlag(FLAGS_data);

@@ -23,6 +23,7 @@ struct CalibrationSettings {
   std::string model = "opt-tiny";  // whose op shapes to measure
   int32_t batch = 16;              // examples per step of the schedules measured
   int32_t seq = 32;                // their sequence length, tokens
+  int32_t directions = 1;          // their perturbation directions a step (n-SPSA q)
   int32_t repeats = 7;             // timed runs per measurement
   // cpu:
   int32_t threads = 1;             // cores each device computes on

@@ -24,6 +24,7 @@ absl::StatusOr<std::vector<Schedule>> TestbedSchedules(const CalibrationSettings
     LowerOptions o = GridLowerOptions(grid);
     o.training.set_batch_size(settings.batch);
     o.training.set_seq_len(settings.seq);
+    if (settings.directions > 1) o.training.set_directions(settings.directions);
     o.training.set_compute_dtype(FP32);
     o.training.set_host_dtype(FP32);
     o.training.set_learning_rate(1e-6);

@@ -11,8 +11,8 @@
 
 namespace zosched {
 
-// Each of TestbedGrids() lowered on `cluster` for settings.model, batch and
-// seq, in FP32 (compute and host), learning rate 1e-6; in TestbedGrids()'s
+// Each of TestbedGrids() lowered on `cluster` for settings.model, batch,
+// seq and directions, in FP32 (compute and host), learning rate 1e-6; in TestbedGrids()'s
 // order, so the first is zo2's; where the cluster's hosts are joined by
 // NICs and it has more than 2 devices, then distzo2 P1 x every device. Errors: the model's (LoadModelSpec);
 // lowering's (InvalidArgument, or ResourceExhausted for a memory plan that
