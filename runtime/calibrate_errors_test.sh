@@ -44,6 +44,7 @@ testbed() {
 expect2 "--repeats=0: expected 1 to 1000 (timed runs)" --repeats=0
 expect2 "--batch=-4: expected 1 to" --batch=-4
 expect2 "--seq=0: expected 1 to" --seq=0
+expect2 "--directions=0: expected 1 to 1024 (perturbation directions a step)" --directions=0
 expect2 "seq_len is 100 (expected 1 to model 'opt-tiny' max_positions 64)" --seq=100
 expect2 "unknown cluster 'nope'" --cluster=nope
 expect2 "unknown model 'opt-7b'" --model=opt-7b

@@ -40,6 +40,11 @@ absl::StatusOr<const KnownCalibration*> ChooseCalibration(
     if (!settings.hosts.empty()) {
       return absl::InvalidArgumentError("--hosts applies to " + testbeds + " only");
     }
+    if (settings.directions != 1) {
+      return absl::InvalidArgumentError(
+          "--directions applies to " + testbeds +
+          " only (an accelerator measures the shapes of --schedules, directions and all)");
+    }
     return chosen;
   }
   if (!settings.compute_dtype.empty() || settings.tf32) {
@@ -49,7 +54,7 @@ absl::StatusOr<const KnownCalibration*> ChooseCalibration(
   if (!settings.schedules.empty()) {
     return absl::InvalidArgumentError(
         "--schedules applies to " + accelerators +
-        " only (the CPU testbed measures the shapes of --model, --batch and --seq)");
+        " only (the CPU testbed measures the shapes of --model, --batch, --seq and --directions)");
   }
   return chosen;
 }

@@ -40,6 +40,13 @@ TEST(ChooseCalibrationTest, ThreadsApplyWhereDevicesShareHostCores) {
             "--threads applies to --backend=host only");
   s.backend = "host";
   EXPECT_TRUE(ChooseCalibration(s, Known()).ok());
+  s = Settings("gpu");
+  s.directions = 4;
+  EXPECT_EQ(ChooseCalibration(s, Known()).status().message(),
+            "--directions applies to --backend=host only (an accelerator measures the shapes of "
+            "--schedules, directions and all)");
+  s.backend = "host";
+  EXPECT_TRUE(ChooseCalibration(s, Known()).ok());
 }
 
 TEST(ChooseCalibrationTest, AcceleratorFlagsApplyWhereDevicesShareNoHostCores) {
@@ -52,7 +59,7 @@ TEST(ChooseCalibrationTest, AcceleratorFlagsApplyWhereDevicesShareNoHostCores) {
   s.schedules = "a.pb";
   EXPECT_EQ(ChooseCalibration(s, Known()).status().message(),
             "--schedules applies to --backend=gpu only (the CPU testbed measures the shapes of "
-            "--model, --batch and --seq)");
+            "--model, --batch, --seq and --directions)");
   s.backend = "gpu";
   s.compute_dtype = "FP16";
   EXPECT_TRUE(ChooseCalibration(s, Known()).ok());
