@@ -21,9 +21,9 @@ rows=$(($(wc -l <"$csv") - 1))
 
 checked=0 refused=0
 while IFS= read -r line; do
-  IFS=, read -r model batch seq micro cluster _ _ _ _ _ _ _ _ _ _ strategy pertp dp slicing \
-    slots wire precision recompute _ profile state _ step_ms roofline_ms _ <<<"$line"
-  reason=$(cut -d, -f40- <<<"$line" | sed 's/^"//; s/"$//; s/""/"/g')
+  IFS=, read -r model batch seq micro cluster _ _ _ _ _ _ _ _ _ _ strategy directions pertp dp \
+    slicing slots wire precision recompute _ profile state _ step_ms roofline_ms _ <<<"$line"
+  reason=$(cut -d, -f41- <<<"$line" | sed 's/^"//; s/"$//; s/""/"/g')
   file="$out/clusters/$(sed -E 's/[^A-Za-z0-9.-]+/_/g; s/_$//' <<<"$cluster").pbtxt"
   [ -f "$file" ] || fail "no cluster file $file"
   flags=(--model="$model" --cluster="$file" --strategy="$strategy" --batch="$batch" --seq="$seq"
@@ -32,6 +32,7 @@ while IFS= read -r line; do
     mezo | zo2 | distzo2) [ "$profile" = zosched_cuda ] || fail "$model $strategy: profile $profile" ;;
     *) [ "$profile" = pytorch_first_order ] || fail "$model $strategy: profile $profile" ;;
   esac
+  [ -n "$directions" ] && flags+=(--directions="$directions")
   [ -n "$pertp" ] && flags+=(--pertp="$pertp")
   [ -n "$dp" ] && [ "$strategy" != zo2 ] && [ "$strategy" != mezo ] && flags+=(--dp="$dp")
   [ "$slicing" = naive ] && flags+=(--slicing=false)
