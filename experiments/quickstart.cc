@@ -146,7 +146,7 @@ absl::Status Run() {
   std::printf("   <strategy>/schedule.pb    the schedule (./bazelw run //schedule:inspect -- "
               "FILE)\n");
   std::printf("   <strategy>/local_cpu.calibrated.pbtxt  this machine, measured before the run\n");
-  std::printf("next: ./bazelw run //experiments:predict_vs_measure (29 schedules) and "
+  std::printf("next: ./bazelw run //experiments:predict_vs_measure (33 schedules) and "
               "./bazelw run //experiments:distzo2_study (GPU clusters)\n");
   return absl::OkStatus();
 }
