@@ -220,6 +220,21 @@ echo "node2's ranks killed: the job ended in $took s naming node2; --resume: $su
 # and mpirun, which cannot reach node2 to end its ranks, within 20 s more.
 interrupted cut "ip link set zsv2 down"
 ip link set zsv2 up
+# The link carries traffic again once node2 reaches this machine: a
+# connection to a closed port refused (not timed out). Until then mpirun's
+# daemon on node2 cannot call back (seen once: the resume refused, node2
+# unreachable).
+back=""
+for _ in $(seq 60); do
+  "$testbed" exec node2 "python3 -c \"
+import socket
+s = socket.socket(); s.settimeout(1)
+try: s.connect(('10.77.0.254', 9))
+except ConnectionRefusedError: pass
+\"" 2>/dev/null && { back=1; break; }
+  sleep 0.5
+done
+[ -n "$back" ] || fail "cut: node2 did not reach this machine within 60 s of its link coming back"
 grep -q "the link to its machine failed (the ranks are on .*node2 (ranks 2,3))" <<<"$said" ||
   fail "cut: $said"
 awk -v t="$took" 'BEGIN { exit !(t < 60) }' || fail "cut: the job took $took s to end"
