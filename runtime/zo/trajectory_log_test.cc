@@ -175,6 +175,16 @@ struct BadFile {
   const char* error;  // expected substring, after "PATH:"
 };
 
+// Writes `contents` to `path`: reading it back is refused with c.error.
+void ExpectReadRefused(const BadFile& c, const std::string& path, const std::string& contents) {
+  WriteFile(path, contents);
+  auto entries = ReadTrajectory(path);
+  ASSERT_FALSE(entries.ok()) << c.name;
+  EXPECT_EQ(entries.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
+  EXPECT_NE(entries.status().message().find(path + c.error), std::string::npos)
+      << c.name << ": " << entries.status();
+}
+
 TEST(TrajectoryLog, MalformedFilesNameFileAndLine) {
   const std::string header = "# zosched trajectory v1 base_seed=3\n";
   const std::vector<BadFile> cases = {
@@ -205,12 +215,7 @@ TEST(TrajectoryLog, MalformedFilesNameFileAndLine) {
     const bool raw =
         absl::string_view(c.name) == "empty" || absl::string_view(c.name) == "no_header" ||
         absl::string_view(c.name) == "old_version" || absl::string_view(c.name) == "bad_base_seed";
-    WriteFile(path, raw ? std::string(c.text) : header + c.text);
-    auto entries = ReadTrajectory(path);
-    ASSERT_FALSE(entries.ok()) << c.name;
-    EXPECT_EQ(entries.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
-    EXPECT_NE(entries.status().message().find(path + c.error), std::string::npos)
-        << c.name << ": " << entries.status();
+    ExpectReadRefused(c, path, raw ? std::string(c.text) : header + c.text);
   }
 }
 
@@ -384,12 +389,7 @@ TEST(TrajectoryLog, MalformedV2FilesNameFileAndLine) {
   for (const BadFile& c : cases) {
     const std::string path = TempPath(absl::StrCat("bad_v2_", c.name, ".log"));
     const bool raw = absl::string_view(c.text).substr(0, 1) == "#";
-    WriteFile(path, raw ? std::string(c.text) : header + c.text);
-    auto entries = ReadTrajectory(path);
-    ASSERT_FALSE(entries.ok()) << c.name;
-    EXPECT_EQ(entries.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
-    EXPECT_NE(entries.status().message().find(path + c.error), std::string::npos)
-        << c.name << ": " << entries.status();
+    ExpectReadRefused(c, path, raw ? std::string(c.text) : header + c.text);
   }
   // Under a v1 header a v2 line is as wrong.
   const auto v2_line_in_v1 =
