@@ -287,7 +287,7 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
 
 void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
                   int examples, int seq, float* hidden, float* workspace, ThreadTeam* team,
-                  const RotaryTable* rotary) {
+                  const RotaryTable* rotary, const BlockLora* lora) {
   CheckBatch(spec, lengths, examples, seq);
   std::unique_ptr<RotaryTable> own_rotary;
   if (spec.positional() == ROTARY && rotary == nullptr) {
@@ -321,10 +321,21 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
   auto rows = [&](int64_t count, auto fn) {
     ParallelFor(team, count, 1, [&](int64_t begin, int64_t end, int) { fn(begin, end); });
   };
-  auto linear = [&](const float* x, int64_t in, const float* weight, const float* bias,
+  // The projection in `slot` (with its LoRA adapter, if any) over whole
+  // token panels, then its epilogue over the same panels.
+  auto linear = [&](const float* x, int64_t in, TensorSlot slot, TensorSlot bias_slot,
                     int64_t out, float* y, auto epilogue) {
+    const float* weight = w(slot);
+    const float* bias = w(bias_slot);
+    const LoraWeights* adapter = lora == nullptr ? nullptr : lora->Find(slot);
     ParallelFor(team, T4, kTokenPanel, [&](int64_t begin, int64_t end, int) {
       Linear(x + begin * in, end - begin, in, weight, bias, out, y + begin * out, in_out);
+      if (adapter != nullptr) {
+        thread_local std::vector<float> u;
+        u.resize(std::max<size_t>(u.size(), (end - begin) * lora->rank));
+        AddLora(*adapter, lora->rank, lora->scaling, x + begin * in, end - begin,
+                y + begin * out, u.data());
+      }
       epilogue(begin, end);
     });
   };
@@ -354,13 +365,13 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
   norm(TensorSlot::kAttnNormWeight, TensorSlot::kAttnNormBias);
   if (fused_qkv) {
     ldq = ldkv = qw + 2 * kvw;
-    linear(a, h, w(TensorSlot::kQkvWeight), w(TensorSlot::kQkvBias), ldq, q, no_epilogue);
+    linear(a, h, TensorSlot::kQkvWeight, TensorSlot::kQkvBias, ldq, q, no_epilogue);
     k = q + qw;
     v = k + kvw;
   } else {
-    linear(a, h, w(TensorSlot::kQWeight), w(TensorSlot::kQBias), qw, q, no_epilogue);
-    linear(a, h, w(TensorSlot::kKWeight), w(TensorSlot::kKBias), kvw, k, no_epilogue);
-    linear(a, h, w(TensorSlot::kVWeight), w(TensorSlot::kVBias), kvw, v, no_epilogue);
+    linear(a, h, TensorSlot::kQWeight, TensorSlot::kQBias, qw, q, no_epilogue);
+    linear(a, h, TensorSlot::kKWeight, TensorSlot::kKBias, kvw, k, no_epilogue);
+    linear(a, h, TensorSlot::kVWeight, TensorSlot::kVBias, kvw, v, no_epilogue);
   }
   // Per token: QK-norm of each head (Qwen3), the rotary embedding at the
   // token's position (LLaMA, Qwen), and the queries scaled by 1/sqrt(d).
@@ -416,7 +427,7 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
     }
   });
   float* projected = q;  // o_proj's output [T4, h]: q, k and v are no longer needed
-  linear(a, qw, w(TensorSlot::kOWeight), w(TensorSlot::kOBias), h, projected,
+  linear(a, qw, TensorSlot::kOWeight, TensorSlot::kOBias, h, projected,
          [&](int64_t begin, int64_t end) {
            for (int64_t i = begin * h; i < std::min(end, T) * h; ++i) hidden[i] += projected[i];
          });
@@ -424,23 +435,23 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
   // ---- FFN: x += down(act(up(norm2(x)))), or down(silu(gate(x')) · up(x')) ----
   norm(TensorSlot::kFfnNormWeight, TensorSlot::kFfnNormBias);
   if (spec.activation() == SWIGLU) {
-    linear(a, h, w(TensorSlot::kGateWeight), w(TensorSlot::kGateBias), f, inner, no_epilogue);
-    linear(a, h, w(TensorSlot::kUpWeight), w(TensorSlot::kUpBias), f, up,
+    linear(a, h, TensorSlot::kGateWeight, TensorSlot::kGateBias, f, inner, no_epilogue);
+    linear(a, h, TensorSlot::kUpWeight, TensorSlot::kUpBias, f, up,
            [&](int64_t begin, int64_t end) {
              SwiGluRange(inner + begin * f, up + begin * f, (end - begin) * f);
            });
   } else if (spec.activation() == GELU) {
-    linear(a, h, w(TensorSlot::kUpWeight), w(TensorSlot::kUpBias), f, inner,
+    linear(a, h, TensorSlot::kUpWeight, TensorSlot::kUpBias, f, inner,
            [&](int64_t begin, int64_t end) {
              GeluTanhRange(inner + begin * f, (end - begin) * f);
            });
   } else {
-    linear(a, h, w(TensorSlot::kUpWeight), w(TensorSlot::kUpBias), f, inner,
+    linear(a, h, TensorSlot::kUpWeight, TensorSlot::kUpBias, f, inner,
            [&](int64_t begin, int64_t end) {
              for (int64_t i = begin * f; i < end * f; ++i) inner[i] = std::max(inner[i], 0.0f);
            });
   }
-  linear(inner, f, w(TensorSlot::kDownWeight), w(TensorSlot::kDownBias), h, a,
+  linear(inner, f, TensorSlot::kDownWeight, TensorSlot::kDownBias, h, a,
          [&](int64_t begin, int64_t end) {
            for (int64_t i = begin * h; i < std::min(end, T) * h; ++i) hidden[i] += a[i];
          });

@@ -47,6 +47,7 @@
 
 #include "absl/status/status.h"
 #include "models/model.pb.h"
+#include "runtime/nn/block_lora.h"
 #include "runtime/nn/param_layout.h"
 #include "runtime/nn/rotary_table.h"
 #include "runtime/nn/thread_team.h"
@@ -126,9 +127,13 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
 // (at least seq positions; null: made for this call, for a rotary model).
 // With a team, attention scores of members other than 0 live in a
 // per-thread buffer of seq² floats (grown once), outside `workspace`.
+// With `lora`, each adapted projection adds its adapter's term
+// (block_lora.h) before its epilogue; the adapter's scratch is a
+// per-thread buffer too.
 void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
                   int examples, int seq, float* hidden, float* workspace,
-                  ThreadTeam* team = nullptr, const RotaryTable* rotary = nullptr);
+                  ThreadTeam* team = nullptr, const RotaryTable* rotary = nullptr,
+                  const BlockLora* lora = nullptr);
 
 // Floats of workspace LabelLogitsFromRows and HeadLossFromRows need:
 // h + e + examples · n_labels.
