@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
 
@@ -89,7 +90,7 @@ int64_t BlockPerturbedScratchElements(const ModelSpec& spec) {
   return vectors + largest_matrix;
 }
 
-ModelCounts CountModel(const ModelSpec& spec) {
+ModelCounts CountModel(const ModelSpec& spec, const Peft& peft) {
   ModelCounts counts;
   counts.query_width = QueryWidth(spec);
   counts.embedding_params = EmbeddingParams(spec);
@@ -98,6 +99,10 @@ ModelCounts CountModel(const ModelSpec& spec) {
   counts.head_params = HeadParams(spec);
   counts.block_matrix_elements = BlockMatrixElements(spec);
   counts.block_perturbed_scratch_elements = BlockPerturbedScratchElements(spec);
+  for (const LoraAdapter& a : BlockAdapters(spec, peft, 0)) {
+    counts.adapter_params += a.a.elements() + a.b.elements();
+    counts.adapter_flops_per_token += 2 * peft.lora_rank() * (a.in + a.out) + peft.lora_rank();
+  }
   return counts;
 }
 

@@ -100,13 +100,19 @@ struct ModelCounts {
   int64_t head_params = 0;                       // HeadParams
   int64_t block_matrix_elements = 0;             // M of BlockForwardFlopsPerToken
   int64_t block_perturbed_scratch_elements = 0;  // BlockPerturbedScratchElements
+  // Under LoRA (the Peft counted with; 0 without): one block's adapter
+  // elements (AdapterParams, models/adapters.h), and the FLOPs a token
+  // spends in them: per adapter 2r(in + out) for the two GEMMs and r for
+  // the scaling.
+  int64_t adapter_params = 0;
+  int64_t adapter_flops_per_token = 0;
 
   // BlockForwardFlopsPerToken(spec, seq_len).
   int64_t BlockForwardFlopsPerToken(int64_t seq_len) const {
     return 2 * block_matrix_elements + 4 * seq_len * query_width;
   }
 };
-ModelCounts CountModel(const ModelSpec& spec);
+ModelCounts CountModel(const ModelSpec& spec, const Peft& peft = Peft());
 
 // Bytes of the rows of the LM head that prompt-based classification reads:
 // `num_label_words` rows (e.g. 2 for SST-2's " terrible" / " great") of the

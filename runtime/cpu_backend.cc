@@ -14,6 +14,7 @@
 #include "models/model_spec.h"
 #include "runtime/dtype/convert.h"
 #include "runtime/host_store_layout.h"
+#include "runtime/nn/block_lora.h"
 #include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
 #include "runtime/ops/label_words.h"
@@ -139,7 +140,7 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
 
 absl::Status CpuBackend::Resolve() {
   const ModelSpec& model = *model_;
-  spans_ = PartDecaySpans(model);
+  spans_ = PartDecaySpans(model, schedule_.training().peft());
   if (model.positional() == ROTARY) {
     rotary_ = std::make_unique<RotaryTable>(model, schedule_.training().seq_len());
   }
@@ -322,14 +323,29 @@ void CpuBackend::Update(const ComputeOp& c, const ComputeOperands& o) {
               c.params().first_element(), c.params().elements(), Floats(o.params), team_.get());
 }
 
+namespace {
+
+// θ ± εz of elements [first, first + count) of `stream` (θ at `theta`)
+// into `out`; θ itself when the op's params are frozen (LoRA).
+void PerturbParams(const Perturbation& p, uint32_t stream, int64_t first, int64_t count,
+                   const float* theta, float* out, ThreadTeam* team = nullptr) {
+  if (p.frozen_params) {
+    std::copy(theta, theta + count, out);
+  } else {
+    PerturbRange(p.seed, stream, first, count, theta, p.epsilon, p.sign, out, team);
+  }
+}
+
+}  // namespace
+
 void CpuBackend::Embed(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs) {
   const EmbedPlan& plan = o.embed;
   const Perturbation p = PerturbationOf(c, schedule_.training(), inputs.seed);
   const float* params = Floats(o.params);
   float* perturbed = Floats(o.perturbed);
   auto perturb = [&](const PerturbedRange& range, float* into, ThreadTeam* team) {
-    PerturbRange(p.seed, o.z_stream, range.first, range.count, params + range.first, p.epsilon,
-                 p.sign, into + range.into, team);
+    PerturbParams(p, o.z_stream, range.first, range.count, params + range.first,
+                  into + range.into, team);
   };
   const float* positions = nullptr;
   if (plan.has_positions) {
@@ -389,12 +405,34 @@ class PerturbedBlockWeights : public BlockWeightSource {
   ThreadTeam* team_;
 };
 
+// A frozen block (LoRA): its weights as stored.
+class FrozenBlockWeights : public BlockWeightSource {
+ public:
+  explicit FrozenBlockWeights(const float* theta) : theta_(theta) {}
+  const float* Get(const TensorSlice& t) override { return theta_ + t.offset; }
+
+ private:
+  const float* theta_;
+};
+
 }  // namespace
 
 void CpuBackend::Forward(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs) {
   const TrainingSettings& t = schedule_.training();
-  PerturbedBlockWeights weights(*perturbed_block_, PerturbationOf(c, t, inputs.seed), o.z_stream,
-                                Floats(o.params), Floats(o.perturbed), team_.get());
+  const Perturbation p = PerturbationOf(c, t, inputs.seed);
+  if (o.adapters != nullptr) {
+    // LoRA: the adapters perturbed at once; the frozen block read as it is.
+    float* adapters = Floats(o.perturbed);
+    PerturbRange(p.seed, o.adapter_stream, 0, c.adapters().elements(), Floats(o.adapters),
+                 p.epsilon, p.sign, adapters, team_.get());
+    const BlockLora lora = MakeBlockLora(*model_, t.peft(), adapters);
+    FrozenBlockWeights weights(Floats(o.params));
+    BlockForward(*model_, weights, inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
+                 Floats(o.activations), Floats(o.workspace), team_.get(), rotary_.get(), &lora);
+    return;
+  }
+  PerturbedBlockWeights weights(*perturbed_block_, p, o.z_stream, Floats(o.params),
+                                Floats(o.perturbed), team_.get());
   BlockForward(*model_, weights, inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
                Floats(o.activations), Floats(o.workspace), team_.get(), rotary_.get());
 }
@@ -405,16 +443,14 @@ void CpuBackend::HeadLoss(const ComputeOp& c, const ComputeOperands& o,
   const HeadLossPlan& plan = o.head_loss;
   const Perturbation p = PerturbationOf(c, t, inputs.seed);
   float* perturbed = Floats(o.perturbed);
-  PerturbRange(p.seed, o.z_stream, plan.head.first, plan.head.count,
-               Floats(o.params) + plan.head.first, p.epsilon, p.sign, perturbed + plan.head.into,
-               team_.get());
+  PerturbParams(p, o.z_stream, plan.head.first, plan.head.count,
+                Floats(o.params) + plan.head.first, perturbed + plan.head.into, team_.get());
   float* rows = perturbed + plan.rows_at;
   const float* table = Floats(o.lm_head);
   const int64_t e = plan.row_elements;
   for (size_t k = 0; k < label_words_.size(); ++k) {
     const int64_t at = static_cast<int64_t>(label_words_[k]) * e;
-    PerturbRange(p.seed, plan.table_stream, plan.table_first + at, e, table + at, p.epsilon,
-                 p.sign, rows + k * e);
+    PerturbParams(p, plan.table_stream, plan.table_first + at, e, table + at, rows + k * e);
   }
   HeadLossFromRows(*model_, perturbed, rows, Floats(o.activations),
                    inputs.lengths + c.first_example(), c.examples(), t.seq_len(),

@@ -220,7 +220,7 @@ void CheckStepAgainstReference(BackendStep& step) {
     }
     std::vector<float> want(before[p].size()), zi(q);
     int64_t i = 0;
-    for (const TensorSpec& t : PartTensors(m, part, block)) {
+    for (const TensorSpec& t : PartTensors(m, part, block, Peft())) {
       for (int64_t k = 0; k < t.elements(); ++k, ++i) {
         if (q == 1) {
           want[i] = Updated(before[p][i], z[0][i], kLearningRate, g[0], lambda, t.weight_decay());

@@ -3,11 +3,27 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/adapters.h"
+#include "runtime/nn/block_lora.h"
 #include "runtime/nn/decoder_forward.h"
 
 namespace zosched {
 
-Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& parts,
+namespace {
+
+// A block's weights as stored in its flat part.
+class PartWeights : public BlockWeightSource {
+ public:
+  explicit PartWeights(const float* part) : part_(part) {}
+  const float* Get(const TensorSlice& t) override { return part_ + t.offset; }
+
+ private:
+  const float* part_;
+};
+
+}  // namespace
+
+Evaluation Evaluate(const ModelSpec& spec, const Peft& peft, const std::vector<const float*>& parts,
                     const EncodedExamples& examples, const std::vector<int32_t>& label_words,
                     int micro_batch) {
   const int seq = examples.seq_len;
@@ -24,8 +40,12 @@ Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& part
     Embed(spec, parts[0], examples.tokens.data() + static_cast<int64_t>(first) * seq, n, seq,
           hidden.data());
     for (int b = 0; b < layers; ++b) {
-      BlockForward(spec, parts[1 + b], examples.lengths.data() + first, n, seq, hidden.data(),
-                   workspace.data());
+      PartWeights weights(parts[1 + b]);
+      const BlockLora lora =
+          TrainsAdapters(peft) ? MakeBlockLora(spec, peft, parts[2 + layers + b]) : BlockLora();
+      BlockForward(spec, weights, examples.lengths.data() + first, n, seq, hidden.data(),
+                   workspace.data(), /*team=*/nullptr, /*rotary=*/nullptr,
+                   TrainsAdapters(peft) ? &lora : nullptr);
     }
     LabelLogits(spec, parts[1 + layers], parts[0], hidden.data(), examples.lengths.data() + first,
                 n, seq, label_words.data(), n_labels, logits.data());
@@ -46,14 +66,14 @@ Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& part
 }
 
 Evaluation EvaluateStoredParts(const std::vector<StoredPart>& parts, const ModelSpec& spec,
-                               const std::vector<ZoState>& pending, float weight_decay,
+                               const Peft& peft, const std::vector<ZoState>& pending, float weight_decay,
                                const EncodedExamples& examples,
                                const std::vector<int32_t>& label_words, int micro_batch) {
   std::vector<std::vector<float>> values;
   std::vector<const float*> pointers;
   for (const StoredPart& part : parts) values.push_back(CurrentPart(part, spec, pending, weight_decay));
   for (const std::vector<float>& v : values) pointers.push_back(v.data());
-  return Evaluate(spec, pointers, examples, label_words, micro_batch);
+  return Evaluate(spec, peft, pointers, examples, label_words, micro_batch);
 }
 
 }  // namespace zosched

@@ -27,10 +27,11 @@ struct Evaluation {
   double loss = 0;      // mean cross-entropy over the label words, nats
 };
 
-// Runs the fp32 OPT forward (runtime/nn) over `examples` in micro-batches of
+// Runs the fp32 forward (runtime/nn) over `examples` in micro-batches of
 // `micro_batch` with the given flat parts (embedding, the blocks in order,
-// head) and scores the label-word logits.
-Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& parts,
+// head, then under `peft` LoRA every block's adapters in order) and scores
+// the label-word logits.
+Evaluation Evaluate(const ModelSpec& spec, const Peft& peft, const std::vector<const float*>& parts,
                     const EncodedExamples& examples, const std::vector<int32_t>& label_words,
                     int micro_batch);
 
@@ -38,6 +39,7 @@ Evaluation Evaluate(const ModelSpec& spec, const std::vector<const float*>& part
 // next step would start from: CurrentPart's fp32 values, `pending` applied
 // with `weight_decay`; the storage is left as it is.
 Evaluation EvaluateStoredParts(const std::vector<StoredPart>& parts, const ModelSpec& spec,
+                               const Peft& peft,
                                const std::vector<ZoState>& pending, float weight_decay,
                                const EncodedExamples& examples,
                                const std::vector<int32_t>& label_words, int micro_batch);

@@ -1,11 +1,13 @@
 #include "runtime/model_parts.h"
 
 #include "base/check.h"
+#include "models/adapters.h"
 #include "runtime/zo/zo_math.h"
 
 namespace zosched {
 
-std::vector<TensorSpec> PartTensors(const ModelSpec& spec, Part part, int block) {
+std::vector<TensorSpec> PartTensors(const ModelSpec& spec, Part part, int block,
+                                    const Peft& peft) {
   switch (part) {
     case EMBEDDING_PART:
       return EmbeddingTensors(spec);
@@ -16,6 +18,8 @@ std::vector<TensorSpec> PartTensors(const ModelSpec& spec, Part part, int block)
       for (TensorSpec& t : HeadTensors(spec)) head.push_back(std::move(t));
       return head;
     }
+    case ADAPTER_PART:
+      return AdapterTensors(spec, peft, block);
     default:
       CHECK(false) << "no tensors for part " << part;
       return {};
@@ -31,6 +35,8 @@ uint32_t PartStream(const ModelSpec& spec, Part part, int block) {
       return BlockStream(block);
     case HEAD_PART:
       return HeadStream(layers);
+    case ADAPTER_PART:
+      return AdapterStream(layers, block);
     default:
       CHECK(false) << "no z stream for part " << part;
       return 0;

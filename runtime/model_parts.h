@@ -13,11 +13,14 @@
 
 namespace zosched {
 
-// The tensors of `part` (block `block` for DECODER_BLOCK): EmbeddingTensors,
-// BlockTensors, or FinalNormTensors then HeadTensors.
-std::vector<TensorSpec> PartTensors(const ModelSpec& spec, Part part, int block);
+// The tensors of `part` (block `block` for DECODER_BLOCK and ADAPTER_PART):
+// EmbeddingTensors, BlockTensors, FinalNormTensors then HeadTensors, or
+// `peft`'s AdapterTensors (models/adapters.h).
+std::vector<TensorSpec> PartTensors(const ModelSpec& spec, Part part, int block,
+                                    const Peft& peft);
 
-// The z stream of `part`: BlockStream(block), EmbeddingStream or HeadStream.
+// The z stream of `part`: BlockStream(block), EmbeddingStream, HeadStream
+// or AdapterStream(block).
 uint32_t PartStream(const ModelSpec& spec, Part part, int block);
 
 // Elements [begin, end) of a part that do (or do not) take weight decay.

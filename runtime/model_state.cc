@@ -3,13 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "runtime/dtype/convert.h"
 #include "runtime/model_parts.h"
@@ -33,6 +36,8 @@ absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, in
   const ModelSpec& spec = schedule.model();
   ASSIGN_OR_RETURN(const DeviceParamHomes homes, FindParamHomes(schedule, device));
   std::vector<StoredPart> parts;
+  const Peft& peft = schedule.training().peft();
+  const bool lora = TrainsAdapters(peft);
   auto add = [&](const std::string& name, Part part, int block,
                  const ParamHome& home) -> absl::Status {
     char* data = backend.HostView(home.buffer);
@@ -41,8 +46,9 @@ absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, in
                                                  "mapped on this rank",
                                                  device, name, schedule.buffers(home.buffer).name()));
     }
-    parts.push_back({name, PartTensors(spec, part, block), PartStream(spec, part, block),
-                     data + home.offset_bytes, home.dtype, home.buffer, home.host});
+    parts.push_back({name, PartTensors(spec, part, block, peft), PartStream(spec, part, block),
+                     data + home.offset_bytes, home.dtype, home.buffer, home.host,
+                     /*frozen=*/lora && part != ADAPTER_PART});
     return absl::OkStatus();
   };
   RETURN_IF_ERROR(add("embedding", EMBEDDING_PART, 0, homes.embedding));
@@ -50,6 +56,9 @@ absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, in
     RETURN_IF_ERROR(add(absl::StrCat("block ", b), DECODER_BLOCK, b, homes.blocks[b]));
   }
   RETURN_IF_ERROR(add("head", HEAD_PART, 0, homes.head));
+  for (int b = 0; b < static_cast<int>(homes.adapters.size()); ++b) {
+    RETURN_IF_ERROR(add(absl::StrCat("adapters ", b), ADAPTER_PART, b, homes.adapters[b]));
+  }
   return parts;
 }
 
@@ -60,7 +69,13 @@ void InitPart(const StoredPart& part, uint64_t seed, float* out) {
     const bool norm_weight =
         t.role == TensorRole::kNorm && t.name.size() >= 7 &&
         t.name.compare(t.name.size() - 7, 7, ".weight") == 0;
-    if (t.role == TensorRole::kMatrix || t.role == TensorRole::kEmbedding) {
+    if (absl::EndsWith(t.name, ".lora_B.weight")) {
+      std::fill(out + offset, out + offset + n, 0.0f);
+    } else if (absl::EndsWith(t.name, ".lora_A.weight")) {
+      FillNormals(seed ^ kInitSalt, part.stream, offset, n, out + offset);
+      const float scale = 1.0f / std::sqrt(3.0f * static_cast<float>(t.shape[1]));
+      for (int64_t i = 0; i < n; ++i) out[offset + i] *= scale;
+    } else if (t.role == TensorRole::kMatrix || t.role == TensorRole::kEmbedding) {
       FillNormals(seed ^ kInitSalt, part.stream, offset, n, out + offset);
       for (int64_t i = 0; i < n; ++i) out[offset + i] *= 0.02f;
     } else {
@@ -114,6 +129,7 @@ std::vector<float> CurrentPart(const StoredPart& part, const ModelSpec& spec,
                                const std::vector<ZoState>& pending, float weight_decay) {
   std::vector<float> values(part.elements());
   ConvertBuffer(part.dtype, part.data, FP32, values.data(), values.size());
+  if (part.frozen) return values;
   UpdateRange(pending.data(), static_cast<int>(pending.size()), part.stream, DecaySpans(part.tensors), weight_decay, 0, values.size(),
               values.data());
   return values;

@@ -29,11 +29,16 @@ struct StoredPart {
   DType dtype = DTYPE_UNSPECIFIED;
   int buffer = -1;                  // the schedule buffer holding them (index)
   bool host = false;                // in node-shared host memory
+  // Not trained: a base part under LoRA, which no update touches (the
+  // pending update does not apply to it).
+  bool frozen = false;
   int64_t elements() const;
 };
 
 // The parts of `schedule`'s model as device `device` sees them through
-// `backend`, at their homes (schedule/param_homes.h). Errors: those of
+// `backend`, at their homes (schedule/param_homes.h): the embedding, the
+// blocks, the head and, under LoRA, every block's adapters ("adapters 3")
+// after them, the base parts then frozen. Errors: those of
 // FindParamHomes; Internal when a home is not mapped on this rank.
 absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, int device,
                                                     const Backend& backend);
@@ -41,7 +46,9 @@ absl::StatusOr<std::vector<StoredPart>> StoredParts(const Schedule& schedule, in
 // Fills `out` (elements() floats) with a part's initial values from `seed`:
 // OPT's initialisation, N(0, 0.02²) for matrices and embeddings (z from
 // runtime/zo/normal.h with the init seed, so it is reproducible anywhere),
-// 1 for norm weights, 0 for biases and norm biases.
+// 1 for norm weights, 0 for biases and norm biases; LoRA's A ~ N(0,
+// 1/(3·in)) (the variance of PEFT's kaiming-uniform U(-1/√in, 1/√in)) and
+// B = 0, so an adapted model starts as its base.
 void InitPart(const StoredPart& part, uint64_t seed, float* out);
 
 // Writes fp32 `values` into the part's storage (converting to its dtype).

@@ -302,7 +302,8 @@ absl::StatusOr<std::vector<TrajectoryEntry>> Run::Resume() {
 void Run::Evaluate(const std::string& label, const std::vector<ZoState>& pending) const {
   if (rank_ != 0) return;
   const EncodedExamples examples = task_.EvalSubset(o_.eval_examples);
-  const Evaluation e = EvaluateStoredParts(parts_, schedule_.model(), pending,
+  const Evaluation e = EvaluateStoredParts(parts_, schedule_.model(), schedule_.training().peft(),
+                                           pending,
                                            schedule_.training().weight_decay(), examples,
                                            task_.label_words,
                                            schedule_.training().micro_batch_size());

@@ -5,6 +5,7 @@
 
 #include "base/saturating.h"
 #include "models/accounting.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "schedule/first_order_model.h"
 #include "schedule/model_parts.h"
@@ -55,8 +56,15 @@ ComputeCost ComputeOpCost(const ModelSpec& model, const ModelCounts& counts,
       cost.bytes_accessed = SatMul(2 + PositionRowsPerToken(model), act_bytes);
       break;
     case BLOCK_FORWARD:
-      cost.flops = SatMul(counts.BlockForwardFlopsPerToken(training.seq_len()), tokens);
-      cost.bytes_accessed = SatAdd(SatMul(counts.block_params, c), SatMul(2, act_bytes));
+      cost.flops = SatMul(
+          SatAdd(counts.BlockForwardFlopsPerToken(training.seq_len()),
+                 counts.adapter_flops_per_token),
+          tokens);
+      // Under LoRA the adapters are read, perturbed into scratch and read
+      // again.
+      cost.bytes_accessed =
+          SatAdd(SatMul(SatAdd(counts.block_params, SatMul(3, counts.adapter_params)), c),
+                 SatMul(2, act_bytes));
       break;
     case HEAD_LOSS:
       cost.flops =
@@ -128,7 +136,10 @@ int64_t PerturbedBytes(const ModelSpec& model, const ModelCounts& counts,
                            ProjectionElements(model)),
                     c);
     case BLOCK_FORWARD:
-      return SatMul(counts.block_perturbed_scratch_elements, c);
+      // Under LoRA only the adapters are perturbed, all at once.
+      return SatMul(TrainsAdapters(training.peft()) ? counts.adapter_params
+                                                    : counts.block_perturbed_scratch_elements,
+                    c);
     case HEAD_LOSS:
       return SatMul(SatAdd(HeadElementsReadWhole(model, counts),
                            SatMul(training.num_label_words(), EmbedDim(model))),

@@ -38,8 +38,9 @@ inline bool IsZoForward(ComputeKind kind) {
 //   UPDATE:             4n FLOPs (z, two multiplies, two adds), 2nc bytes
 //   EMBED:              3Th FLOPs, 3Thc bytes (rows read, summed, written);
 //                       2Th, 2Thc for rotary models (no position rows)
-//   BLOCK_FORWARD:      BlockForwardFlopsPerToken · T FLOPs,
-//                       BlockParams·c + 2Thc bytes
+//   BLOCK_FORWARD:      (BlockForwardFlopsPerToken + the adapters' FLOPs
+//                       per token under LoRA) · T FLOPs,
+//                       (BlockParams + 3 · adapter elements)·c + 2Thc bytes
 //   HEAD_LOSS (last position only): examples · (8h + 2he [project_out, when
 //                       e != h] + 2·labels·e) FLOPs, (final norm +
 //                       project_out)·c + the label rows (of the tied table or
@@ -69,7 +70,10 @@ int64_t WorkspaceBytes(const ModelSpec& model, const TrainingSettings& training,
 //   EMBED:         the position rows it reads (none for rotary models) and
 //                  project_in: (seq·h + he [e != h])·c
 //   BLOCK_FORWARD: BlockPerturbedScratchElements · c (its vectors and room
-//                  for its largest matrix, perturbed one at a time)
+//                  for its largest matrix, perturbed one at a time); under
+//                  LoRA the block's adapters, adapter_params · c
+//   (EMBED and HEAD_LOSS under LoRA copy their frozen rows into the same
+//   rooms unperturbed)
 //   HEAD_LOSS:     the final norm, project_out and the label words' rows of
 //                  the head: (FinalNormParams + he [e != h] + labels·e)·c
 //   other kinds:   0.

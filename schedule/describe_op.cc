@@ -10,7 +10,9 @@ std::string DescribeOp(const Op& op) {
 }
 
 std::string DescribePart(Part part, int block) {
-  return part == DECODER_BLOCK ? absl::StrFormat("DECODER_BLOCK %d", block) : Part_Name(part);
+  return part == DECODER_BLOCK || part == ADAPTER_PART
+             ? absl::StrFormat("%s %d", Part_Name(part), block)
+             : Part_Name(part);
 }
 
 }  // namespace zosched

@@ -14,6 +14,7 @@
 #include "base/flag_checks.h"
 #include "base/status_format.h"
 #include "base/status_macros.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
@@ -58,6 +59,13 @@ ABSL_FLAG(std::string, wire_dtype, "",
           "the host dtype)");
 ABSL_FLAG(std::string, compute_dtype, "",
           "FP32, FP16 or BF16 (default: the model's where the devices compute in it, else FP32)");
+ABSL_FLAG(std::string, peft, "none",
+          "mezo/zo2/distzo2: which parameters train: none (every parameter) or lora (LoRA "
+          "adapters over a frozen base: blocks are uploaded and never offloaded)");
+ABSL_FLAG(int32_t, lora_rank, 8, "--peft=lora: the adapters' rank r (MeZO: 8)");
+ABSL_FLAG(double, lora_alpha, 16, "--peft=lora: α; the adapters' output is scaled by α / r");
+ABSL_FLAG(std::vector<std::string>, lora_targets, std::vector<std::string>({"query", "value"}),
+          "--peft=lora: the adapted projections, from query, key, value, output, gate, up, down");
 ABSL_FLAG(int32_t, label_words, 2, "mezo/zo2/distzo2: label words of the classification prompt");
 
 namespace zosched {
@@ -100,6 +108,10 @@ const std::vector<StrategyFlag>& StrategyFlags() {
       {absl::GetFlagReflectionHandle(FLAGS_weight_decay), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_seed), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_label_words), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_peft), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_lora_rank), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_lora_alpha), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_lora_targets), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_precision), kFirstOrder},
       {absl::GetFlagReflectionHandle(FLAGS_recompute), kFirstOrder},
       {absl::GetFlagReflectionHandle(FLAGS_flash_attention), kFirstOrder},
@@ -150,6 +162,57 @@ absl::StatusOr<StrategyKind> StrategyFromFlag() {
         strategy);
   }
   return kind;
+}
+
+// "query,value": the targets of `peft` as --lora_targets takes them.
+std::string LoraTargetList(const Peft& peft) {
+  if (!TrainsAdapters(peft)) return "";
+  std::vector<std::string> names;
+  for (LoraTarget t : LoraTargetsOf(peft)) {
+    names.push_back(absl::AsciiStrToLower(LoraTarget_Name(t).substr(sizeof("LORA_") - 1)));
+  }
+  return absl::StrJoin(names, ",");
+}
+
+// The Peft of --peft and the --lora_* flags (which need --peft=lora).
+absl::StatusOr<Peft> PeftFromFlags() {
+  Peft peft;
+  const std::string kind = absl::GetFlag(FLAGS_peft);
+  if (kind == "none") {
+    for (const absl::CommandLineFlag* f :
+         {&absl::GetFlagReflectionHandle(FLAGS_lora_rank),
+          &absl::GetFlagReflectionHandle(FLAGS_lora_alpha),
+          &absl::GetFlagReflectionHandle(FLAGS_lora_targets)}) {
+      if (GivenOnCommandLine(*f)) {
+        return InvalidArgument("--%s=%s applies with --peft=lora only; add it or drop --%s",
+                               f->Name(), f->CurrentValue(), f->Name());
+      }
+    }
+    return peft;
+  }
+  if (kind != "lora") return InvalidArgument("--peft=%s: expected none or lora", kind);
+  peft.set_kind(LORA);
+  RETURN_IF_ERROR(CheckFlagRange("lora_rank", absl::GetFlag(FLAGS_lora_rank), 1, kMaxLoraRank,
+                                 "the adapters' rank"));
+  RETURN_IF_ERROR(CheckFlagFinite("lora_alpha", absl::GetFlag(FLAGS_lora_alpha), true,
+                                  "α (MeZO: 16)"));
+  peft.set_lora_rank(absl::GetFlag(FLAGS_lora_rank));
+  peft.set_lora_alpha(absl::GetFlag(FLAGS_lora_alpha));
+  const std::vector<std::string> targets = absl::GetFlag(FLAGS_lora_targets);
+  if (targets.empty()) {
+    return InvalidArgument("--lora_targets is empty: name at least one of query, key, value, "
+                           "output, gate, up, down");
+  }
+  for (const std::string& name : targets) {
+    LoraTarget target;
+    if (!LoraTarget_Parse("LORA_" + absl::AsciiStrToUpper(name), &target)) {
+      return InvalidArgument("--lora_targets names '%s': expected query, key, value, output, "
+                             "gate, up or down",
+                             name);
+    }
+    peft.add_lora_targets(target);
+  }
+  return peft;
 }
 
 // The LowerOptions the flags' values give, range-checked, for `strategy`;
@@ -210,6 +273,13 @@ absl::StatusOr<LowerOptions> OptionsFromFlags(StrategyKind strategy) {
   t.set_host_dtype(host);
   t.set_wire_dtype(wire);
   t.set_compute_dtype(compute);
+  ASSIGN_OR_RETURN(*t.mutable_peft(), PeftFromFlags());
+  // A frozen base is never offloaded, so a slot is free again once its
+  // block's forwards are done: two slots overlap an upload with compute.
+  if (TrainsAdapters(t.peft()) &&
+      !GivenOnCommandLine(absl::GetFlagReflectionHandle(FLAGS_block_slots))) {
+    o.block_slots = 2;
+  }
   return o;
 }
 
@@ -296,6 +366,17 @@ absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::st
       {absl::GetFlagReflectionHandle(FLAGS_label_words), "num_label_words",
        str(f.num_label_words()), str(t.num_label_words()),
        f.num_label_words() == t.num_label_words()},
+      {absl::GetFlagReflectionHandle(FLAGS_peft), "peft", absl::GetFlag(FLAGS_peft),
+       TrainsAdapters(t.peft()) ? "lora" : "none",
+       f.peft().kind() == t.peft().kind()},
+      {absl::GetFlagReflectionHandle(FLAGS_lora_rank), "peft lora_rank",
+       str(f.peft().lora_rank()), str(t.peft().lora_rank()),
+       f.peft().lora_rank() == t.peft().lora_rank()},
+      {absl::GetFlagReflectionHandle(FLAGS_lora_alpha), "peft lora_alpha",
+       str(f.peft().lora_alpha()), str(t.peft().lora_alpha()),
+       f.peft().lora_alpha() == t.peft().lora_alpha()},
+      {absl::GetFlagReflectionHandle(FLAGS_lora_targets), "peft lora_targets",
+       LoraTargetList(f.peft()), LoraTargetList(t.peft()), LoraTargetsOf(f.peft()) == LoraTargetsOf(t.peft())},
   };
   for (const Check& c : checks) {
     if (!GivenOnCommandLine(c.flag) || c.agree) continue;

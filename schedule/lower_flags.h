@@ -6,6 +6,9 @@
 //   every strategy:     --model --cluster --strategy --devices --batch
 //                       --micro_batch --seq --compute_dtype
 //   mezo, zo2, distzo2: --epsilon --lr --weight_decay --seed --label_words
+//                       --directions --peft --lora_rank --lora_alpha
+//                       --lora_targets (--block_slots defaults to 2 under
+//                       --peft=lora: nothing is offloaded)
 //   zo2, distzo2:       --block_slots --host_dtype --wire_dtype
 //   distzo2:            --pertp --slicing
 //   distzo2 and ddp, zero_1, zero_2, zero_3: --dp

@@ -114,6 +114,12 @@ absl::Status CheckGrid(const LowerOptions& options) {
             "gradients by backpropagation",
             options.training.directions(), StrategyKind_Name(options.strategy));
       }
+      if (options.training.peft().kind() != PEFT_NONE) {
+        return InvalidArgument(
+            "peft %s applies to the ZO strategies (MEZO, ZO2, DISTZO2) only: the first-order "
+            "baselines train every parameter",
+            PeftKind_Name(options.training.peft().kind()));
+      }
       if (options.dp < 1 || options.dp > 4096 ||
           (options.strategy == SINGLE_DEVICE && options.dp != 1)) {
         return InvalidArgument("dp is %d (expected %s)", options.dp,

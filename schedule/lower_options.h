@@ -52,7 +52,7 @@ struct ResolvedLowerOptions {
 // Errors: InvalidArgument for options that cannot be lowered, saying what
 // would be right: no strategy, an unknown device, P·D not equal to the
 // number of devices, P not dividing 2q (q: the training settings'
-// directions), directions > 1 for a first-order strategy, a batch not
+// directions), directions > 1 or a peft for a first-order strategy, a batch not
 // divisible by D or a share not
 // divisible by the micro-batch, block_slots < 1, P or D given for a strategy
 // other than DISTZO2 (or D, the device count, for a first-order one),

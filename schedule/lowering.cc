@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "models/accounting.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "schedule/compute_op_model.h"
 #include "schedule/device_plan.h"
@@ -41,7 +42,7 @@ class OpLowering {
              std::vector<DevicePlan> plans, std::vector<DeviceBuffers> buffers,
              ScheduleBuilder* builder)
       : model_(model),
-        counts_(CountModel(model)),
+        counts_(CountModel(model, resolved.options.training.peft())),
         cluster_(cluster),
         options_(resolved.options),
         training_(resolved.options.training),
@@ -51,6 +52,7 @@ class OpLowering {
         block_elements_(counts_.block_params),
         cb_(DTypeBytes(training_.compute_dtype())),
         offloaded_(options_.strategy != MEZO),
+        adapters_(counts_.adapter_params > 0),
         slots_(offloaded_ ? options_.block_slots : 0),
         slot_users_(plans_.size(), std::vector<std::vector<const Op*>>(model.num_layers())),
         last_loss_op_(plans_.size(), nullptr) {}
@@ -87,6 +89,12 @@ class OpLowering {
   ByteRange PerturbedFor(const DevicePlan& plan, ComputeKind kind) const;
   ByteRange WorkspaceFor(const DevicePlan& plan, ComputeKind kind) const;
   ParamRange ResidentPart(const DevicePlan& plan, Part part) const;
+  // The offload of the updated `slice` of `block` (cast to the wire dtype
+  // first when it differs), after `update`.
+  void Offload(const DevicePlan& plan, int block, const ParamRange& slice,
+               const ByteRange& landing_range, const ByteRange& host_range, const Op* update);
+  // The ADAPTER_PART of `block` in `plan`'s device's adapters buffer.
+  ParamRange Adapters(const DevicePlan& plan, int block) const;
   // Where every loss of the step lands: (device, path index, micro-batch) ->
   // element offset in the losses buffer; the same layout on every device.
   int64_t LossOffset(const DevicePlan& plan, int path_index, int m) const;
@@ -95,7 +103,7 @@ class OpLowering {
   }
 
   const ModelSpec& model_;
-  const ModelCounts counts_;  // CountModel(model_)
+  const ModelCounts counts_;  // CountModel(model_, training_.peft())
   const Cluster& cluster_;
   const LowerOptions& options_;
   const TrainingSettings& training_;
@@ -105,6 +113,9 @@ class OpLowering {
   const int64_t block_elements_;
   const int64_t cb_;  // bytes per compute-dtype element
   const bool offloaded_;  // ZO2 / DISTZO2: blocks stream from the host
+  // LoRA: only the adapters (resident) are perturbed and updated; the base
+  // is frozen, so blocks are uploaded and never offloaded.
+  const bool adapters_;
   const int slots_;
   // Per device, per block: the ops that must finish before the block's slot
   // may be refilled (its last forward and its offload).
@@ -188,6 +199,11 @@ ParamRange OpLowering::ResidentPart(const DevicePlan& plan, Part part) const {
   return Params(part, 0, 0, elements, Range(buffers_[plan.id].resident, offset, elements * cb_));
 }
 
+ParamRange OpLowering::Adapters(const DevicePlan& plan, int block) const {
+  const int64_t n = counts_.adapter_params;
+  return Params(ADAPTER_PART, block, 0, n, Range(buffers_[plan.id].adapters, block * n * cb_, n * cb_));
+}
+
 int64_t OpLowering::LossOffset(const DevicePlan& plan, int path_index, int m) const {
   const int64_t chunk = plan.examples * plan.paths.size();  // this device's losses
   return plan.id * chunk + path_index * plan.examples + m * training_.micro_batch_size();
@@ -230,28 +246,10 @@ const Op* OpLowering::StreamInBlock(const DevicePlan& plan, int block) {
     builder_->AddEdge(h2d, cast);
     before_update = cast;
   }
-  Op* update = AddUpdate(plan, absl::StrCat("update", b), slice);
-  builder_->AddEdge(before_update, update);
-
-  const Op* before_offload = update;
-  if (casts) {
-    before_offload =
-        AddCast(plan, absl::StrCat("cast-out", b), COMPUTE_TO_WIRE, slice, landing_range);
-  }
-  Op* d2h = builder_->AddOp(plan.id, kD2h, absl::StrCat("d2h", b));
-  CopyOp* down = d2h->mutable_copy();
-  down->set_direction(DEVICE_TO_HOST);
-  Set(landing_range, down->mutable_src());
-  Set(host_range, down->mutable_dst());
-  down->set_bytes(count * wb);
-  down->set_link_class(link);
-  down->set_src_dtype(training_.wire_dtype());
-  down->set_dst_dtype(training_.host_dtype());
-  ScheduleBuilder::Reads(d2h, landing_range);
-  ScheduleBuilder::Writes(d2h, host_range);
-  builder_->AddEdge(before_offload, d2h);
-  slot_users_[plan.id][block].push_back(d2h);
-
+  // Frozen under LoRA: the slice is ready once it has landed (and widened).
+  const Op* update = adapters_ ? before_update : AddUpdate(plan, absl::StrCat("update", b), slice);
+  if (!adapters_) builder_->AddEdge(before_update, update);
+  if (!adapters_) Offload(plan, block, slice, landing_range, host_range, update);
   if (plan.group.size() == 1) return update;
   // All-gather the block among the devices of this host, in place: each
   // device sends its chunk of the slot and receives the others'.
@@ -282,6 +280,31 @@ const Op* OpLowering::StreamInBlock(const DevicePlan& plan, int block) {
   return gather;
 }
 
+void OpLowering::Offload(const DevicePlan& plan, int block, const ParamRange& slice,
+                         const ByteRange& landing_range, const ByteRange& host_range,
+                         const Op* update) {
+  const std::string b = absl::StrCat(" block ", block);
+  const int64_t wb = DTypeBytes(training_.wire_dtype());
+  const Op* before_offload = update;
+  if (!buffers_[plan.id].wire.empty()) {
+    before_offload =
+        AddCast(plan, absl::StrCat("cast-out", b), COMPUTE_TO_WIRE, slice, landing_range);
+  }
+  Op* d2h = builder_->AddOp(plan.id, kD2h, absl::StrCat("d2h", b));
+  CopyOp* down = d2h->mutable_copy();
+  down->set_direction(DEVICE_TO_HOST);
+  Set(landing_range, down->mutable_src());
+  Set(host_range, down->mutable_dst());
+  down->set_bytes(plan.slice_count * wb);
+  down->set_link_class(plan.device->host_link().link_class());
+  down->set_src_dtype(training_.wire_dtype());
+  down->set_dst_dtype(training_.host_dtype());
+  ScheduleBuilder::Reads(d2h, landing_range);
+  ScheduleBuilder::Writes(d2h, host_range);
+  builder_->AddEdge(before_offload, d2h);
+  slot_users_[plan.id][block].push_back(d2h);
+}
+
 void OpLowering::ForwardBlock(const DevicePlan& plan, int block, const Op* ready) {
   const DeviceBuffers& buffers = buffers_[plan.id];
   const ByteRange weights =
@@ -290,6 +313,13 @@ void OpLowering::ForwardBlock(const DevicePlan& plan, int block, const Op* ready
   const ParamRange params = Params(DECODER_BLOCK, block, 0, block_elements_, weights);
   const ByteRange workspace = WorkspaceFor(plan, BLOCK_FORWARD);
   const ByteRange perturbed = PerturbedFor(plan, BLOCK_FORWARD);
+  // Under LoRA the block's adapters take the pending update right before
+  // its forwards (every device keeps and updates its own copy, identically).
+  ParamRange adapters;
+  if (adapters_) {
+    adapters = Adapters(plan, block);
+    AddUpdate(plan, absl::StrCat("update adapters block ", block), adapters);
+  }
   const Op* last = nullptr;
   for (size_t p = 0; p < plan.paths.size(); ++p) {
     const std::string name = absl::StrCat("fwd", PathSuffix(plan.paths[p]), " block ", block);
@@ -301,6 +331,10 @@ void OpLowering::ForwardBlock(const DevicePlan& plan, int block, const Op* ready
       Set(activations, c->mutable_activations());
       Set(workspace, c->mutable_workspace());
       Set(perturbed, c->mutable_perturbed());
+      if (adapters_) {
+        Set(adapters, c->mutable_adapters());
+        ScheduleBuilder::Reads(fwd, adapters.range);
+      }
       ScheduleBuilder::Reads(fwd, weights);
       ScheduleBuilder::Reads(fwd, activations);
       ScheduleBuilder::Writes(fwd, activations);
@@ -316,7 +350,7 @@ void OpLowering::ForwardBlock(const DevicePlan& plan, int block, const Op* ready
 
 void OpLowering::LowerDevice(const DevicePlan& plan) {
   const ParamRange embedding = ResidentPart(plan, EMBEDDING_PART);
-  AddUpdate(plan, "update embedding", embedding);
+  if (!adapters_) AddUpdate(plan, "update embedding", embedding);
   const ByteRange workspace = WorkspaceFor(plan, EMBED);
   const ByteRange perturbed = PerturbedFor(plan, EMBED);
   for (size_t p = 0; p < plan.paths.size(); ++p) {
@@ -342,9 +376,11 @@ void OpLowering::LowerDevice(const DevicePlan& plan) {
   if (!offloaded_) {
     const std::string& blocks = buffers_[plan.id].blocks;
     for (int b = 0; b < layers; ++b) {
-      AddUpdate(plan, absl::StrCat("update block ", b),
-                Params(DECODER_BLOCK, b, 0, block_elements_,
-                       Range(blocks, b * block_elements_ * cb_, block_elements_ * cb_)));
+      if (!adapters_) {
+        AddUpdate(plan, absl::StrCat("update block ", b),
+                  Params(DECODER_BLOCK, b, 0, block_elements_,
+                         Range(blocks, b * block_elements_ * cb_, block_elements_ * cb_)));
+      }
       ForwardBlock(plan, b, nullptr);
     }
   } else if (plan.group.size() > 1 && slots_ >= 2) {
@@ -364,7 +400,7 @@ void OpLowering::LowerDevice(const DevicePlan& plan) {
 void OpLowering::LowerHeadLosses(const DevicePlan& plan) {
   const int64_t mb = training_.micro_batch_size();
   const ParamRange head = ResidentPart(plan, HEAD_PART);
-  AddUpdate(plan, "update head", head);
+  if (!adapters_) AddUpdate(plan, "update head", head);
   ParamRange lm_head;
   if (model_.tied_lm_head()) {
     const ParamRange embedding = ResidentPart(plan, EMBEDDING_PART);
@@ -453,6 +489,7 @@ std::string ScheduleName(const ModelSpec& model, const Cluster& cluster, const S
                             s.recompute() ? " recompute" : "");
   }
   if (const int q = DirectionsOf(training); q > 1) absl::StrAppend(&knobs, " q", q);
+  if (TrainsAdapters(training.peft())) absl::StrAppend(&knobs, " lora r", training.peft().lora_rank());
   return absl::StrCat(model.name(), " ", absl::AsciiStrToLower(StrategyKind_Name(s.kind())), knobs,
                       " on ", cluster.name());
 }
@@ -506,10 +543,8 @@ absl::Status LowerScheduleInto(const ModelSpec& model, const Cluster& cluster,
       stream->set_kind(kind);
     };
     add_stream(kCompute, COMPUTE);
-    if (offloaded) {
-      add_stream(kH2d, H2D);
-      add_stream(kD2h, D2H);
-    }
+    if (offloaded) add_stream(kH2d, H2D);
+    if (offloaded && !TrainsAdapters(o.training.peft())) add_stream(kD2h, D2H);
     if (plans.size() > 1) add_stream(kCollective, COLLECTIVE);
   }
   ScheduleBuilder builder(&schedule);

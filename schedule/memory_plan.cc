@@ -17,14 +17,17 @@ std::vector<DeviceBuffers> PlanMemory(const ModelSpec& model, const ResolvedLowe
   const DType compute = t.compute_dtype();
   const int64_t cb = DTypeBytes(compute);
   const int64_t wb = DTypeBytes(t.wire_dtype());
-  const ModelCounts counts = CountModel(model);
+  const ModelCounts counts = CountModel(model, t.peft());
   const int64_t block = counts.block_params;
   const int64_t embedding = PartElements(counts, EMBEDDING_PART);
   const int64_t head = PartElements(counts, HEAD_PART);
   const int layers = model.num_layers();
   const bool offloaded = options.strategy != MEZO;
   const bool casts = t.wire_dtype() != compute;
-  const bool shared_store = !(options.strategy == DISTZO2 && !options.slicing);
+  // The naive scheme gives each device its own store to offload into; a
+  // frozen base (LoRA) is never written, so its devices share one.
+  const bool shared_store =
+      !(options.strategy == DISTZO2 && !options.slicing) || counts.adapter_params > 0;
   int64_t total_losses = 0;
   for (const DevicePlan& plan : plans) total_losses += plan.examples * plan.paths.size();
   int64_t perturbed_bytes = 0, workspace_bytes = 0;
@@ -54,6 +57,15 @@ std::vector<DeviceBuffers> PlanMemory(const ModelSpec& model, const ResolvedLowe
                                           (embedding + head) * cb, compute, true);
     *resident->add_params() = Placement(EMBEDDING_PART, 0, embedding, 0);
     *resident->add_params() = Placement(HEAD_PART, 0, head, embedding * cb);
+    if (counts.adapter_params > 0) {
+      mine.adapters = d + "adapters";
+      Buffer* adapters = builder->AddBuffer(mine.adapters, RESIDENT_PARAMS, plan.id, "",
+                                            layers * counts.adapter_params * cb, compute, true);
+      for (int k = 0; k < layers; ++k) {
+        *adapters->add_params() =
+            Placement(ADAPTER_PART, k, counts.adapter_params, k * counts.adapter_params * cb);
+      }
+    }
     if (!offloaded) {
       mine.blocks = add_blocks(d + "blocks", RESIDENT_PARAMS, plan.id, "", compute);
     } else {

@@ -5,6 +5,7 @@
 //
 // Per device:
 //   resident    RESIDENT_PARAMS: the embedding part, then the head part
+//   adapters    RESIDENT_PARAMS (LoRA): every block's ADAPTER_PART, in order
 //   blocks      RESIDENT_PARAMS (MEZO): every decoder block, in order
 //   slot<k>     BLOCK_SLOT (ZO2, DISTZO2): the ring's slots, each one block
 //               wide (padded to slice_chunk · group size elements)
@@ -18,7 +19,7 @@
 //   zo_state    ZO_STATE: the pending update
 // Per host (ZO2, DISTZO2): one HOST_PARAMS store of every block in the host
 // dtype, shared by the host's devices; the naive DISTZO2 scheme gives every
-// device its own.
+// device its own, except under LoRA (nothing is offloaded into it).
 #pragma once
 
 #include <map>
@@ -34,7 +35,7 @@ namespace zosched {
 
 // The names of one device's buffers ("" where the strategy has none).
 struct DeviceBuffers {
-  std::string resident, blocks, workspace, perturbed, losses, zo_state;
+  std::string resident, blocks, adapters, workspace, perturbed, losses, zo_state;
   std::string host_params;  // the host store this device streams from
   std::vector<std::string> activations;  // per path of the device's plan, in order
   std::vector<std::string> slots, wire;

@@ -13,6 +13,8 @@ int64_t PartElements(const ModelCounts& counts, Part part) {
       return counts.block_params;
     case HEAD_PART:
       return counts.final_norm_params + counts.head_params;
+    case ADAPTER_PART:
+      return counts.adapter_params;
     default:
       return 0;
   }

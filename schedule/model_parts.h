@@ -14,8 +14,9 @@ namespace zosched {
 
 // Parameters of `part`: EMBEDDING_PART EmbeddingParams (token table, position
 // table, project_in), DECODER_BLOCK BlockParams, HEAD_PART FinalNormParams +
-// HeadParams (models/accounting.h); 0 for PART_UNSPECIFIED. `counts` =
-// CountModel(model).
+// HeadParams (models/accounting.h), ADAPTER_PART the LoRA adapters of one
+// block (counts.adapter_params); 0 for PART_UNSPECIFIED. `counts` =
+// CountModel(model, the training settings' peft).
 int64_t PartElements(const ModelCounts& counts, Part part);
 
 // Elements of the token table embed_tokens [V, e], which starts the

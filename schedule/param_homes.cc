@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "models/adapters.h"
 #include "schedule/describe_op.h"
 
 namespace zosched {
@@ -32,6 +33,7 @@ UploadSources FindUploadSources(const Schedule& schedule, int device) {
 absl::StatusOr<DeviceParamHomes> HomesOf(const Schedule& schedule, int device,
                                          const absl::flat_hash_set<absl::string_view>& sources) {
   const int layers = schedule.model().num_layers();
+  const bool lora = TrainsAdapters(schedule.training().peft());
   // The host stores this device uploads from (by name; names are unique).
   absl::flat_hash_set<int> stores;
   for (int b = 0; b < schedule.buffers_size() && !sources.empty(); ++b) {
@@ -39,6 +41,7 @@ absl::StatusOr<DeviceParamHomes> HomesOf(const Schedule& schedule, int device,
   }
   DeviceParamHomes homes;
   homes.blocks.resize(layers);
+  if (lora) homes.adapters.resize(layers);
   auto place = [&](ParamHome* home, Part part, int block, int b,
                    const ParamPlacement& p) -> absl::Status {
     if (home->buffer >= 0) {
@@ -66,6 +69,9 @@ absl::StatusOr<DeviceParamHomes> HomesOf(const Schedule& schedule, int device,
       if (p.part() == DECODER_BLOCK && p.block() >= 0 && p.block() < layers) {
         home = &homes.blocks[p.block()];
       }
+      if (p.part() == ADAPTER_PART && lora && p.block() >= 0 && p.block() < layers) {
+        home = &homes.adapters[p.block()];
+      }
       if (home == nullptr) continue;  // validation reports a bad placement
       RETURN_IF_ERROR(place(home, p.part(), p.block(), b, p));
     }
@@ -82,6 +88,9 @@ absl::StatusOr<DeviceParamHomes> HomesOf(const Schedule& schedule, int device,
     RETURN_IF_ERROR(missing(homes.blocks[k], DECODER_BLOCK, k));
   }
   RETURN_IF_ERROR(missing(homes.head, HEAD_PART, 0));
+  for (int k = 0; k < static_cast<int>(homes.adapters.size()); ++k) {
+    RETURN_IF_ERROR(missing(homes.adapters[k], ADAPTER_PART, k));
+  }
   return homes;
 }
 

@@ -2,7 +2,8 @@
 // ParamPlacements hold them (schedule.proto). The embedding and head parts
 // live in a RESIDENT_PARAMS buffer of the device; each decoder block either
 // there too (MEZO) or in the HOST_PARAMS store the device uploads it from
-// (its H2D copies' source). Backends read the parameters' home from here,
+// (its H2D copies' source); under LoRA each block's adapters in a
+// RESIDENT_PARAMS buffer of the device. Backends read the parameters' home from here,
 // never from buffer names; ValidateSchedule checks that every device's homes
 // resolve.
 #pragma once
@@ -28,6 +29,9 @@ struct DeviceParamHomes {
   ParamHome embedding;
   std::vector<ParamHome> blocks;  // one per decoder block
   ParamHome head;
+  // Under LoRA, one per decoder block (its ADAPTER_PART, resident on the
+  // device); empty otherwise.
+  std::vector<ParamHome> adapters;
 };
 
 // The homes of device `device`'s parameters. Every placement must hold a

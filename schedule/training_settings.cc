@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/status_format.h"
+#include "models/adapters.h"
 
 namespace zosched {
 TrainingSettings DefaultTrainingSettings() {
@@ -73,6 +74,9 @@ absl::Status ValidateTrainingSettings(const ModelSpec& model, const TrainingSett
   if (t.seed_policy() != SEED_FROM_STEP) {
     return InvalidArgument("training seed_policy is %s (expected SEED_FROM_STEP)",
                    SeedPolicy_Name(t.seed_policy()));
+  }
+  if (const absl::Status peft = ValidatePeft(model, t.peft()); !peft.ok()) {
+    return InvalidArgument("training %s", peft.message());
   }
   return absl::OkStatus();
 }

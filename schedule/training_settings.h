@@ -38,7 +38,8 @@ inline int DirectionsOf(const TrainingSettings& training) {
 // batch × seq_len <= kMaxTokensPerStep; directions in [0, kMaxDirections]
 // (0 means 1); ε finite and > 0; η and λ finite
 // and >= 0; num_label_words in [1, vocab_size]; host, wire and compute
-// dtypes set; seed policy set.
+// dtypes set; seed policy set; peft as ValidatePeft (models/adapters.h)
+// accepts it for the model.
 //
 // Errors: InvalidArgument naming the field, its value and the valid range.
 absl::Status ValidateTrainingSettings(const ModelSpec& model, const TrainingSettings& training);

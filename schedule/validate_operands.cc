@@ -21,7 +21,7 @@ struct Role {
   int access;
 };
 
-constexpr int kRoles = 13;
+constexpr int kRoles = 14;
 
 // The roles of `c` in the order they are checked, with `access`.
 std::array<Role, kRoles> Roles(const ComputeOp& c, const RoleAccesses& access) {
@@ -40,6 +40,7 @@ std::array<Role, kRoles> Roles(const ComputeOp& c, const RoleAccesses& access) {
       {"compute.losses", c.has_losses(), &c.losses(), access.losses},
       {"compute.zo_state", c.has_zo_state(), &c.zo_state(), access.zo_state},
       {"compute.wire", c.has_wire(), &c.wire(), access.wire},
+      {"compute.adapters", c.has_adapters(), &c.adapters().range(), access.adapters},
   }};
 }
 
@@ -116,7 +117,7 @@ bool Covered(const BufferRange& r, const google::protobuf::RepeatedPtrField<Buff
 OperandChecker::OperandChecker(const Schedule& schedule, const OpFamily& family)
     : schedule_(schedule),
       family_(family),
-      counts_(CountModel(schedule.model())),
+      counts_(CountModel(schedule.model(), schedule.training().peft())),
       layers_(schedule.model().num_layers()) {
   for (int b = 0; b < schedule.buffers_size(); ++b) buffer_index_[schedule.buffers(b).name()] = b;
 }
@@ -130,6 +131,7 @@ absl::Status OperandChecker::CheckCompute(const Op& op) const {
       CheckRolesPresent(op, roles, model().tied_lm_head(), training().host_dtype()));
   if (c.has_params()) RETURN_IF_ERROR(CheckComputeParams(op, family_.whole_params_part(c.kind())));
   RETURN_IF_ERROR(CheckLmHead(op));
+  RETURN_IF_ERROR(CheckAdapters(op));
   RETURN_IF_ERROR(family_.check_roles(*this, op));
   RETURN_IF_ERROR(CheckRolesAccessed(op, roles));
   return CheckCost(op);
@@ -213,15 +215,20 @@ absl::Status OperandChecker::CheckParams(const Op& op, absl::string_view role,
                                          const ParamOperand& p, bool whole) const {
   if (p.part() == PART_UNSPECIFIED) {
     return OpError(op, absl::StrCat(role, ".part"), "PART_UNSPECIFIED",
-                   "EMBEDDING_PART, DECODER_BLOCK or HEAD_PART");
+                   "EMBEDDING_PART, DECODER_BLOCK, HEAD_PART or ADAPTER_PART");
   }
-  if (p.part() == DECODER_BLOCK ? (p.block() < 0 || p.block() >= layers_) : p.block() != 0) {
+  const bool per_block = p.part() == DECODER_BLOCK || p.part() == ADAPTER_PART;
+  if (per_block ? (p.block() < 0 || p.block() >= layers_) : p.block() != 0) {
     return OpError(op, absl::StrCat(role, ".block"), p.block(), "%s",
-                   p.part() == DECODER_BLOCK ? absl::StrFormat("0 to %d (model '%s' has %d layers)",
-                                                               layers_ - 1, model().name(), layers_)
-                                             : std::string("0 for the ") + Part_Name(p.part()));
+                   per_block ? absl::StrFormat("0 to %d (model '%s' has %d layers)", layers_ - 1,
+                                               model().name(), layers_)
+                             : std::string("0 for the ") + Part_Name(p.part()));
   }
   const int64_t part = PartElements(counts_, p.part());
+  if (part == 0) {
+    return OpError(op, absl::StrCat(role, ".part"), Part_Name(p.part()),
+                   "a part the schedule trains (ADAPTER_PART only under training.peft LORA)");
+  }
   if (p.first_element() < 0 || p.elements() < 1 || p.first_element() > part ||
       p.elements() > part - p.first_element()) {
     return OpError(op, absl::StrCat(role, " elements"),
@@ -287,6 +294,18 @@ absl::Status OperandChecker::CheckLmHead(const Op& op) const {
                                    c.lm_head().first_element(), c.lm_head().elements()),
                    "the token table, EMBEDDING_PART elements [0, +%d)",
                    TokenTableElements(model()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status OperandChecker::CheckAdapters(const Op& op) const {
+  const ComputeOp& c = op.compute();
+  if (!c.has_adapters()) return absl::OkStatus();
+  RETURN_IF_ERROR(CheckParams(op, "compute.adapters", c.adapters(), /*whole=*/true));
+  if (c.adapters().part() != ADAPTER_PART || c.adapters().block() != c.params().block()) {
+    return OpError(op, "compute.adapters", DescribePart(c.adapters().part(), c.adapters().block()),
+                   "ADAPTER_PART %d, the adapters of the block the op computes",
+                   c.params().block());
   }
   return absl::OkStatus();
 }

@@ -110,6 +110,7 @@ struct RoleAccesses {
   int losses = kUnused;
   int zo_state = kUnused;
   int wire = kUnused;
+  int adapters = kUnused;
 };
 
 // The checks of one schedule's ops that both families share. The schedule's
@@ -172,12 +173,14 @@ class OperandChecker {
   absl::Status CheckComputeParams(const Op& op, std::optional<Part> whole_part) const;
   // compute.lm_head, when set: the whole token table (TokenTableElements).
   absl::Status CheckLmHead(const Op& op) const;
+  // compute.adapters, when set: the whole ADAPTER_PART of the params' block.
+  absl::Status CheckAdapters(const Op& op) const;
   // compute.flops and bytes_accessed equal to ComputeOpCost.
   absl::Status CheckCost(const Op& op) const;
 
   const Schedule& schedule_;
   const OpFamily& family_;
-  const ModelCounts counts_;  // CountModel(schedule_.model())
+  const ModelCounts counts_;  // CountModel(schedule_.model(), its training's peft)
   const int layers_;
   absl::flat_hash_map<absl::string_view, int> buffer_index_;
 };

@@ -34,15 +34,21 @@ absl::Status CheckPlacements(const Buffer& buffer, const OpFamily& family,
     const ParamPlacement& p = buffer.params(i);
     const std::string where = absl::StrFormat("buffer '%s' params[%d]", buffer.name(), i);
     if (p.part() == PART_UNSPECIFIED) return InvalidArgument("%s: part is not set", where);
-    const int block_limit = p.part() == DECODER_BLOCK ? layers : 1;
+    const bool per_block = p.part() == DECODER_BLOCK || p.part() == ADAPTER_PART;
+    const int block_limit = per_block ? layers : 1;
     if (p.block() < 0 || p.block() >= block_limit) {
       return InvalidArgument(
           "%s: block is %d; expected %s", where, p.block(),
-          p.part() == DECODER_BLOCK
+          per_block
               ? absl::StrFormat("0 to %d (the model has %d layers)", layers - 1, layers)
               : std::string("0 for the ") + Part_Name(p.part()));
     }
     const int64_t part = PartElements(counts, p.part());
+    if (part == 0) {
+      return InvalidArgument("%s: part is %s; expected a part the schedule trains (ADAPTER_PART "
+                             "only under training.peft LORA)",
+                             where, Part_Name(p.part()));
+    }
     const bool fits = family.shards_placements ? p.first_element() >= 0 && p.elements() >= 1 &&
                                                      p.first_element() <= part - p.elements()
                                                : p.first_element() == 0 && p.elements() == part;
@@ -130,7 +136,7 @@ absl::Status ValidateBuffers(const Schedule& s, const OpFamily& family) {
           BufferKind_Name(b.kind()), family.name, StrategyKind_Name(s.strategy().kind()));
     }
   }
-  const ModelCounts counts = CountModel(s.model());
+  const ModelCounts counts = CountModel(s.model(), s.training().peft());
   std::vector<int> zo_states(s.devices_size(), 0);
   for (const Buffer& b : s.buffers()) {
     // Proto3 enums are open: a file may hold any number.

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "base/status_macros.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "schedule/compute_op_model.h"
 #include "schedule/first_order_model.h"
@@ -39,6 +40,8 @@ RoleAccesses ZoRoleAccesses(const OperandChecker& operands, const ComputeOp& c) 
   a.losses = k == HEAD_LOSS ? kWrite : k == PROJECTED_GRADIENT ? kRead : kUnused;
   a.zo_state = k == UPDATE ? kRead : k == PROJECTED_GRADIENT ? kWrite : kUnused;
   if (k == CAST) a.wire = c.cast_direction() == WIRE_TO_COMPUTE ? kRead : kWrite;
+  a.adapters =
+      k == BLOCK_FORWARD && TrainsAdapters(operands.training().peft()) ? kRead : kUnused;
   return a;
 }
 
@@ -103,6 +106,16 @@ absl::Status CheckZoRoles(const OperandChecker& operands, const Op& op) {
   const ModelSpec& model = operands.model();
   const TrainingSettings& t = operands.training();
   const DType compute = t.compute_dtype();
+  // Under LoRA the base is frozen: only adapters take updates; without it
+  // there are no adapters.
+  const bool lora = TrainsAdapters(t.peft());
+  if (k == UPDATE && (c.params().part() == ADAPTER_PART) != lora) {
+    return OpError(op, "compute.params.part", Part_Name(c.params().part()), "%s",
+                   lora ? "ADAPTER_PART: under training.peft LORA the base parameters are frozen "
+                          "and only the adapters are updated"
+                        : "a part of the model (ADAPTER_PART exists under training.peft LORA "
+                          "only)");
+  }
   if (c.has_perturbed()) {
     RETURN_IF_ERROR(operands.CheckRole(op, "compute.perturbed", c.perturbed(), PERTURBED_WEIGHTS,
                                        compute, -1,

@@ -302,7 +302,7 @@ char* CudaBackend::At(const BufferRange& range) const {
 
 absl::Status CudaBackend::Resolve() {
   const ModelSpec& model = *model_;
-  const PerPart<std::vector<DecaySpan>> spans = PartDecaySpans(model);
+  const PerPart<std::vector<DecaySpan>> spans = PartDecaySpans(model, schedule_.training().peft());
   ASSIGN_OR_RETURN(spans_.embedding, SpanTable(model, EMBEDDING_PART, spans.embedding));
   ASSIGN_OR_RETURN(spans_.block, SpanTable(model, DECODER_BLOCK, spans.block));
   ASSIGN_OR_RETURN(spans_.head, SpanTable(model, HEAD_PART, spans.head));

@@ -19,6 +19,8 @@ ComputeOperands ResolveComputeOperands(const ModelSpec& model, const TrainingSet
   o.zo_state = at(op.has_zo_state(), op.zo_state());
   o.wire = at(op.has_wire(), op.wire());
   if (op.has_params()) o.z_stream = PartStream(model, op.params().part(), op.params().block());
+  o.adapters = at(op.has_adapters(), op.adapters().range());
+  if (op.has_adapters()) o.adapter_stream = PartStream(model, ADAPTER_PART, op.adapters().block());
   if (op.kind() == EMBED) o.embed = PlanEmbed(model, op, training.seq_len());
   if (op.kind() == HEAD_LOSS) {
     o.head_loss = PlanHeadLoss(model, op, label_words);

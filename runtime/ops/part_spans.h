@@ -17,14 +17,19 @@ namespace zosched {
 template <typename T>
 struct PerPart {
   T embedding, block, head;
+  T adapters;  // under LoRA: every block's adapters share one layout too
 
-  // The one of `part` (DECODER_BLOCK for any block).
+  // The one of `part` (DECODER_BLOCK and ADAPTER_PART for any block).
   const T& Of(Part part) const {
-    return part == EMBEDDING_PART ? embedding : part == HEAD_PART ? head : block;
+    return part == EMBEDDING_PART ? embedding
+           : part == HEAD_PART    ? head
+           : part == ADAPTER_PART ? adapters
+                                  : block;
   }
 };
 
-// DecaySpans of the tensors of each kind of part of `model`.
-PerPart<std::vector<DecaySpan>> PartDecaySpans(const ModelSpec& model);
+// DecaySpans of the tensors of each kind of part of `model`, with `peft`'s
+// adapters (empty without LoRA). LoRA's A and B decay.
+PerPart<std::vector<DecaySpan>> PartDecaySpans(const ModelSpec& model, const Peft& peft);
 
 }  // namespace zosched

@@ -10,6 +10,7 @@ Perturbation PerturbationOf(const ComputeOp& op, const TrainingSettings& trainin
   p.seed = DirectionSeed(step_seed, op.direction());
   p.epsilon = training.epsilon();
   p.sign = op.sign() == MINUS ? -1 : 1;
+  p.frozen_params = training.peft().kind() == LORA;
   return p;
 }
 
