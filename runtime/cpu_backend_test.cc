@@ -7,7 +7,9 @@
 // update averaging them). For opt-tiny, the tiny
 // model of every other family, and OPT-350m's embedding and head
 // (word_embed_proj_dim 512 ≠ hidden 1024: project_in and project_out, no
-// final norm).
+// final norm). Under LoRA: the base read unperturbed, only the adapters
+// perturbed (runtime/nn/block_lora.h's term) and updated, the base bitwise
+// unchanged.
 #include "runtime/cpu_backend.h"
 
 #include <cstring>
@@ -19,6 +21,8 @@
 #include "models/model_zoo.h"
 #include "runtime/model_parts.h"
 #include "runtime/model_state.h"
+#include "models/adapters.h"
+#include "runtime/nn/block_lora.h"
 #include "runtime/nn/decoder_forward.h"
 #include "runtime/zo/normal.h"
 #include "runtime/zo/zo_math.h"
@@ -44,10 +48,21 @@ std::vector<float> PerturbedPart(const std::vector<float>& theta, uint64_t seed,
   return out;
 }
 
+// A block's weights as given.
+class BlockSource : public BlockWeightSource {
+ public:
+  explicit BlockSource(const float* part) : part_(part) {}
+  const float* Get(const TensorSlice& t) override { return part_ + t.offset; }
+
+ private:
+  const float* part_;
+};
+
 class BackendStep {
  public:
-  // A MeZO step of `model` with `directions` perturbation directions.
-  explicit BackendStep(const ModelSpec& model, int directions = 1) {
+  // A MeZO step of `model` with `directions` perturbation directions,
+  // training what `peft` says.
+  explicit BackendStep(const ModelSpec& model, int directions = 1, const Peft& peft = Peft()) {
     absl::StatusOr<Cluster> cluster = LoadCluster("local_cpu");
     EXPECT_TRUE(cluster.ok()) << cluster.status();
     LowerOptions options;
@@ -57,6 +72,7 @@ class BackendStep {
     options.training.set_seq_len(kSeq);
     options.training.set_weight_decay(0.1);
     if (directions > 1) options.training.set_directions(directions);
+    *options.training.mutable_peft() = peft;
     absl::StatusOr<Schedule> lowered = LowerSchedule(model, *cluster, options);
     EXPECT_TRUE(lowered.ok()) << lowered.status();
     schedule_ = *lowered;
@@ -70,6 +86,10 @@ class BackendStep {
     for (const StoredPart& part : parts_) {
       std::vector<float> values(part.elements());
       InitPart(part, /*seed=*/3, values.data());
+      // LoRA starts B at 0; a non-zero B makes its adapters count.
+      if (TrainsAdapters(peft) && part.name.rfind("adapters", 0) == 0) {
+        for (size_t i = 0; i < values.size(); ++i) values[i] += 0.01f * ((i % 7) - 3.0f);
+      }
       StorePart(part, values.data());
     }
     // Deterministic inputs: tokens spread over the vocabulary, the second
@@ -84,7 +104,17 @@ class BackendStep {
   const Schedule& schedule() const { return schedule_; }
   const ModelSpec& model() const { return schedule_.model(); }
 
-  // The stored values of every part (embedding, blocks, head), fp32.
+  // Which part the p-th stored part is: the embedding, the blocks, the head,
+  // then (LoRA) every block's adapters.
+  std::pair<Part, int> PartOf(size_t p) const {
+    const size_t layers = model().num_layers();
+    if (p == 0) return {EMBEDDING_PART, 0};
+    if (p <= layers) return {DECODER_BLOCK, static_cast<int>(p - 1)};
+    if (p == layers + 1) return {HEAD_PART, 0};
+    return {ADAPTER_PART, static_cast<int>(p - layers - 2)};
+  }
+
+  // The stored values of every part (StoredParts' order), fp32.
   std::vector<std::vector<float>> Parameters() const {
     std::vector<std::vector<float>> values;
     for (const StoredPart& part : parts_) {
@@ -138,22 +168,35 @@ class BackendStep {
   void Reference(const std::vector<std::vector<float>>& params, uint64_t seed, Sign sign,
                  std::vector<float>* hidden, std::vector<float>* losses) const {
     const ModelSpec& m = model();
+    const Peft& peft = schedule_.training().peft();
+    const bool lora = TrainsAdapters(peft);
     const float eps = schedule_.training().epsilon();
     const int s = sign == MINUS ? -1 : 1;
     const int layers = m.num_layers();
-    const std::vector<float> embedding =
-        PerturbedPart(params[0], seed, PartStream(m, EMBEDDING_PART, 0), eps, s);
+    // θ ± εz of a trained part; a frozen one (LoRA's base) as it is.
+    auto perturbed = [&](const std::vector<float>& theta, Part part, int block) {
+      return lora && part != ADAPTER_PART ? theta
+                                          : PerturbedPart(theta, seed, PartStream(m, part, block),
+                                                          eps, s);
+    };
+    const std::vector<float> embedding = perturbed(params[0], EMBEDDING_PART, 0);
     hidden->assign(static_cast<size_t>(kBatch) * kSeq * m.hidden_size(), 0.0f);
     Embed(m, embedding.data(), tokens_.data(), kBatch, kSeq, hidden->data());
     std::vector<float> workspace(BlockWorkspaceFloats(m, kBatch, kSeq));
     for (int b = 0; b < layers; ++b) {
-      const std::vector<float> block =
-          PerturbedPart(params[1 + b], seed, PartStream(m, DECODER_BLOCK, b), eps, s);
-      BlockForward(m, block.data(), lengths_.data(), kBatch, kSeq, hidden->data(),
-                   workspace.data());
+      const std::vector<float> block = perturbed(params[1 + b], DECODER_BLOCK, b);
+      if (!lora) {
+        BlockForward(m, block.data(), lengths_.data(), kBatch, kSeq, hidden->data(),
+                     workspace.data());
+        continue;
+      }
+      const std::vector<float> adapters = perturbed(params[2 + layers + b], ADAPTER_PART, b);
+      const BlockLora adapted = MakeBlockLora(m, peft, adapters.data());
+      BlockSource weights(block.data());
+      BlockForward(m, weights, lengths_.data(), kBatch, kSeq, hidden->data(), workspace.data(),
+                   nullptr, nullptr, &adapted);
     }
-    const std::vector<float> head =
-        PerturbedPart(params[1 + layers], seed, PartStream(m, HEAD_PART, 0), eps, s);
+    const std::vector<float> head = perturbed(params[1 + layers], HEAD_PART, 0);
     losses->assign(kBatch, 0.0f);
     HeadLoss(m, head.data(), embedding.data(), hidden->data(), lengths_.data(), kBatch, kSeq,
              kLabelWords.data(), kLabelWords.size(), labels_.data(), losses->data());
@@ -209,10 +252,14 @@ void CheckStepAgainstReference(BackendStep& step) {
   step.RunStep(kSeed + 1);
   const std::vector<std::vector<float>> after = step.Parameters();
   const ModelSpec& m = step.model();
+  const Peft& peft = step.schedule().training().peft();
   const float lambda = step.schedule().training().weight_decay();
   for (size_t p = 0; p < before.size(); ++p) {
-    const Part part = p == 0 ? EMBEDDING_PART : p + 1 == before.size() ? HEAD_PART : DECODER_BLOCK;
-    const int block = part == DECODER_BLOCK ? static_cast<int>(p) - 1 : 0;
+    const auto [part, block] = step.PartOf(p);
+    if (TrainsAdapters(peft) && part != ADAPTER_PART) {
+      ExpectBitwise(after[p].data(), before[p], "frozen part " + std::to_string(p));
+      continue;
+    }
     std::vector<std::vector<float>> z(q, std::vector<float>(before[p].size()));
     for (int d = 0; d < q; ++d) {
       FillNormals(DirectionSeed(kSeed, d), PartStream(m, part, block), 0, z[d].size(),
@@ -220,7 +267,7 @@ void CheckStepAgainstReference(BackendStep& step) {
     }
     std::vector<float> want(before[p].size()), zi(q);
     int64_t i = 0;
-    for (const TensorSpec& t : PartTensors(m, part, block, Peft())) {
+    for (const TensorSpec& t : PartTensors(m, part, block, peft)) {
       for (int64_t k = 0; k < t.elements(); ++k, ++i) {
         if (q == 1) {
           want[i] = Updated(before[p][i], z[0][i], kLearningRate, g[0], lambda, t.weight_decay());
@@ -256,6 +303,28 @@ TEST(CpuBackend, SeveralDirectionsMatchTheNnReference) {
     ASSERT_TRUE(model.ok()) << model.status();
     BackendStep step(*model, /*directions=*/3);
     CheckStepAgainstReference(step);
+  }
+}
+
+// LoRA: the adapters of every target of OPT (and LLaMA's gated FFN),
+// perturbed along one and along two directions; the base frozen.
+TEST(CpuBackend, LoraStepMatchesTheNnReference) {
+  for (const char* name : {"opt-tiny", "llama-tiny"}) {
+    for (int q : {1, 2}) {
+      SCOPED_TRACE(std::string(name) + " q " + std::to_string(q));
+      absl::StatusOr<ModelSpec> model = LoadModelSpec(name);
+      ASSERT_TRUE(model.ok()) << model.status();
+      Peft peft;
+      peft.set_kind(LORA);
+      peft.set_lora_rank(3);
+      peft.set_lora_alpha(6);
+      for (LoraTarget t : {LORA_QUERY, LORA_KEY, LORA_VALUE, LORA_OUTPUT, LORA_UP, LORA_DOWN}) {
+        peft.add_lora_targets(t);
+      }
+      if (model->activation() == SWIGLU) peft.add_lora_targets(LORA_GATE);
+      BackendStep step(*model, q, peft);
+      CheckStepAgainstReference(step);
+    }
   }
 }
 

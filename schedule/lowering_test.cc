@@ -313,6 +313,75 @@ TEST(LowerDirections, PerturbationParallelismSplitsThePathsInOrder) {
   EXPECT_EQ(heads[1], (std::vector<std::pair<int, int>>{{1, MINUS}, {2, PLUS}, {2, MINUS}}));
 }
 
+Peft Lora(int rank) {
+  Peft peft;
+  peft.set_kind(LORA);
+  peft.set_lora_rank(rank);
+  peft.set_lora_alpha(16);
+  return peft;
+}
+
+// LoRA freezes the base: ZO2 uploads every block once and offloads nothing,
+// updates only the adapters (one UPDATE per block), which stay resident,
+// and its forwards perturb only them.
+TEST(LowerLora, UploadsTheFrozenBaseAndUpdatesOnlyTheResidentAdapters) {
+  const ModelSpec model = Model("opt-125m");
+  LowerOptions o = Options(ZO2);
+  o.block_slots = 2;
+  *o.training.mutable_peft() = Lora(8);
+  Schedule s = Lower("opt-125m", "dgx_a100", o);
+  EXPECT_EQ(s.name(), "opt-125m zo2 lora r8 on dgx_a100");
+  const DeviceStats d = ComputeDeviceStats(s)[0];
+  EXPECT_EQ(d.h2d_bytes, model.num_layers() * BlockBytes(model, FP16));
+  EXPECT_EQ(d.d2h_bytes, 0);
+  EXPECT_EQ(d.ops_by_kind.at("UPDATE"), model.num_layers());
+  const int64_t adapter = 4 * 8 * model.hidden_size();  // A and B of q and v
+  for (const Op& op : s.ops()) {
+    if (!op.has_compute()) continue;
+    const ComputeOp& c = op.compute();
+    if (c.kind() == UPDATE) {
+      EXPECT_EQ(c.params().part(), ADAPTER_PART) << op.name();
+      EXPECT_EQ(c.params().elements(), adapter);
+    }
+    if (c.kind() == BLOCK_FORWARD) {
+      EXPECT_EQ(c.adapters().block(), c.params().block());
+      EXPECT_EQ(c.perturbed().size_bytes(), adapter * 2) << "the adapters' θ±εz in FP16";
+    }
+  }
+  EXPECT_EQ(BufferBytes(s, RESIDENT_PARAMS, 0) - BufferBytes(Lower("opt-125m", "dgx_a100", Options(ZO2)), RESIDENT_PARAMS, 0),
+            model.num_layers() * adapter * 2);
+  EXPECT_EQ(CountBuffers(s, BLOCK_SLOT), 2);
+  for (const ScheduleDevice& device : s.devices()) {
+    for (const Stream& stream : device.streams()) EXPECT_NE(stream.kind(), D2H);
+  }
+}
+
+// The naive DistZO2 scheme gives each device its own store to offload into;
+// with nothing offloaded, the devices of a host share one.
+TEST(LowerLora, NaiveDevicesShareTheFrozenStore) {
+  LowerOptions o = Options(DISTZO2, 2, 1, /*slicing=*/false);
+  *o.training.mutable_peft() = Lora(4);
+  Schedule s = Lower("opt-125m", "dgx_a100", o);
+  EXPECT_EQ(CountBuffers(s, HOST_PARAMS), 1);
+  EXPECT_EQ(CountBuffers(s, RESIDENT_PARAMS), 4);  // resident and adapters, per device
+}
+
+TEST(LowerLora, FirstOrderStrategiesAndGpt2AreRefused) {
+  LowerOptions o = Options(DDP, 1, 2);
+  *o.training.mutable_peft() = Lora(8);
+  absl::StatusOr<Schedule> s = LowerSchedule(Model("opt-125m"), Catalog("dgx_a100"), o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("peft LORA applies to the ZO strategies"),
+            std::string::npos)
+      << s.status();
+  o = Options(ZO2);
+  *o.training.mutable_peft() = Lora(8);
+  s = LowerSchedule(Model("gpt2-small"), Catalog("dgx_a100"), o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("training model 'gpt2-small' fuses"), std::string::npos)
+      << s.status();
+}
+
 TEST(LowerErrors, BadOptionsSayWhatWouldBeRight) {
   const ModelSpec model = Model("opt-125m");
   const Cluster cluster = Catalog("dgx_a100");

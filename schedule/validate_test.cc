@@ -19,7 +19,8 @@ namespace {
 
 // opt-tiny (4 layers) on local_cpu, batch 4 (or 6 for three data-parallel
 // groups), seq 8.
-Schedule Lowered(StrategyKind strategy, int pertp = 1, int dp = 1, DType wire = DTYPE_UNSPECIFIED) {
+Schedule Lowered(StrategyKind strategy, int pertp = 1, int dp = 1, DType wire = DTYPE_UNSPECIFIED,
+                 bool lora = false) {
   absl::StatusOr<ModelSpec> model = LoadModelSpec("opt-tiny");
   absl::StatusOr<Cluster> cluster = LoadCluster("local_cpu");
   EXPECT_TRUE(model.ok() && cluster.ok());
@@ -32,6 +33,11 @@ Schedule Lowered(StrategyKind strategy, int pertp = 1, int dp = 1, DType wire = 
   o.training.set_batch_size(dp == 3 ? 6 : 4);
   o.training.set_seq_len(8);
   o.training.set_wire_dtype(wire);
+  if (lora) {
+    o.training.mutable_peft()->set_kind(LORA);
+    o.training.mutable_peft()->set_lora_rank(2);
+    o.training.mutable_peft()->set_lora_alpha(4);
+  }
   absl::StatusOr<Schedule> s = LowerSchedule(*model, *cluster, o);
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *s : Schedule();
@@ -41,6 +47,8 @@ Schedule Lowered(StrategyKind strategy, int pertp = 1, int dp = 1, DType wire = 
 Schedule Zo2() { return Lowered(ZO2, 1, 1, BF16); }
 // DistZO2 P1×D2, sliced: all-gathers of blocks and losses.
 Schedule Sliced() { return Lowered(DISTZO2, 1, 2); }
+// ZO2 training LoRA adapters (rank 2) over a frozen base.
+Schedule Lora() { return Lowered(ZO2, 1, 1, DTYPE_UNSPECIFIED, /*lora=*/true); }
 
 Op& OpNamed(Schedule& s, const std::string& name, int device = 0) {
   for (Op& op : *s.mutable_ops()) {
@@ -87,7 +95,8 @@ TEST(ValidateSchedule, LoweredSchedulesAreValid) {
   // P1×D3 slices a block of 49,984 elements into three chunks, the last
   // one padded: the padding travels in the all-gather but is never read.
   for (const Schedule& s : {Lowered(MEZO), Zo2(), Sliced(), Lowered(DISTZO2, 2, 2),
-                            Lowered(DISTZO2, 2, 1, BF16), Lowered(DISTZO2, 1, 3)}) {
+                            Lowered(DISTZO2, 2, 1, BF16), Lowered(DISTZO2, 1, 3), Lora(),
+                            Lowered(DISTZO2, 2, 2, BF16, /*lora=*/true)}) {
     EXPECT_TRUE(ValidateSchedule(s).ok()) << s.name() << ": " << ValidateSchedule(s);
   }
 }
@@ -247,6 +256,29 @@ TEST(ValidateSchedule, RejectsMissingAndExtraOperandRoles) {
       Zo2(), "update embedding",
       R"pb(compute { losses { buffer: "d0/losses" offset_bytes: 0 size_bytes: 4 } })pb");
   ExpectInvalid(s, {"'update embedding'", "compute.losses is set; expected unset for UPDATE"});
+}
+
+// Under LoRA a forward reads its block's adapters, only adapters take
+// updates, and without LoRA there are none.
+TEST(ValidateSchedule, HoldsLoraSchedulesToTheFrozenBase) {
+  Schedule s = Lora();
+  OpNamed(s, "fwd+ block 1").mutable_compute()->clear_adapters();
+  ExpectInvalid(s, {"'fwd+ block 1'", "compute.adapters is unset; expected set for BLOCK_FORWARD"});
+  s = Lora();
+  // Block 2's adapters, where they are.
+  ParamOperand* adapters = OpNamed(s, "fwd- block 1").mutable_compute()->mutable_adapters();
+  adapters->set_block(2);
+  adapters->mutable_range()->set_offset_bytes(2 * adapters->range().size_bytes());
+  ExpectInvalid(s, {"'fwd- block 1'", "compute.adapters is ADAPTER_PART 2; expected ADAPTER_PART 1"});
+  // The adapters' update pointed at the base block in its slot.
+  s = Lora();
+  Op& update = OpNamed(s, "update adapters block 0");
+  *update.mutable_compute()->mutable_params() = OpNamed(s, "fwd+ block 0").compute().params();
+  ExpectInvalid(s, {"'update adapters block 0'", "compute.params.part is DECODER_BLOCK; expected "
+                    "ADAPTER_PART: under training.peft LORA the base parameters are frozen"});
+  s = Zo2();
+  s.mutable_training()->mutable_peft()->set_lora_rank(8);
+  ExpectInvalid(s, {"peft sets LoRA fields", "its kind is PEFT_NONE"});
 }
 
 TEST(ValidateSchedule, RejectsOperandsOfTheWrongKindOrSize) {

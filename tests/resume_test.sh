@@ -80,4 +80,19 @@ out=$($train "${q3[@]/--directions=3/--directions=6}" --steps=30 --resume \
 code=$?
 [ "$code" -eq 2 ] && grep -q "header directions=3 does not match the run.s directions=6" <<<"$out" ||
   fail "q=3 resumed with --directions=6: exit $code: $out"
-echo "PASS: $a; 3 directions: $c"
+# LoRA: the run's checkpoint holds the frozen base (in its FP16 store) and
+# the adapters; resumed, the adapters end where the uninterrupted run's do.
+lora=("${common[@]}" --peft=lora --lora_rank=4 --lr=1e-2)
+full=$($train "${lora[@]}" --steps=20 --out_dir="$TEST_TMPDIR/lora_full" 2>&1) || fail "LoRA full: $full"
+first=$($train "${lora[@]}" --steps=8 --out_dir="$TEST_TMPDIR/lora_split" 2>&1) ||
+  fail "LoRA first: $first"
+second=$($train "${lora[@]}" --steps=20 --resume --out_dir="$TEST_TMPDIR/lora_split" 2>&1) ||
+  fail "LoRA resumed: $second"
+e=$(sed -n 's/^final weights checksum: //p' <<<"$full")
+f=$(sed -n 's/^final weights checksum: //p' <<<"$second")
+[ -n "$e" ] && [ "$e" = "$f" ] || fail "LoRA: resumed checksum '$f' != uninterrupted '$e'"
+# Resumed with another rank: another schedule, refused.
+out=$($train "${lora[@]/--lora_rank=4/--lora_rank=2}" --steps=30 --resume \
+  --out_dir="$TEST_TMPDIR/lora_split" 2>&1) && fail "LoRA resumed at rank 2: $out"
+grep -q "was written by another schedule" <<<"$out" || fail "LoRA resumed at rank 2: $out"
+echo "PASS: $a; 3 directions: $c; LoRA: $e"

@@ -112,6 +112,12 @@ bool IsNonParameterBuffer(absl::string_view name) {
          absl::EndsWith(name, ".rotary_emb.inv_freq");
 }
 
+// A LoRA adapter's tensor (models/adapters.h), which a LoRA run's
+// checkpoint holds beside its base: not a parameter of the base model.
+bool IsAdapterTensor(absl::string_view name) {
+  return absl::EndsWith(name, ".lora_A.weight") || absl::EndsWith(name, ".lora_B.weight");
+}
+
 absl::Status CheckNoForeignTensors(const CheckpointFiles& checkpoint, const ModelSpec& spec) {
   if (spec.family() == FAMILY_UNSPECIFIED) return absl::OkStatus();
   std::set<std::string, std::less<>> parameters;
@@ -125,7 +131,8 @@ absl::Status CheckNoForeignTensors(const CheckpointFiles& checkpoint, const Mode
   // (block or -1, name, tensor) of each tensor not of `spec`.
   std::vector<std::tuple<int64_t, absl::string_view, const SafetensorsTensor*>> foreign;
   for (const SafetensorsTensor* t : checkpoint.tensors()) {
-    if (parameters.count(t->name) != 0 || IsNonParameterBuffer(t->name) || t->name == kLmHeadName) {
+    if (parameters.count(t->name) != 0 || IsNonParameterBuffer(t->name) ||
+        IsAdapterTensor(t->name) || t->name == kLmHeadName) {
       continue;
     }
     const int64_t layer = blocks.LayerOf(t->name);
