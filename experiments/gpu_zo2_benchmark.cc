@@ -303,7 +303,8 @@ absl::Status FillKernelPrediction(const CyclePrediction& prediction, Row* row) {
       continue;
     }
     ASSIGN_OR_RETURN(const KernelPlan plan, ProfilePlan(ZOSCHED_CUDA, s.model(), op.compute(),
-                                                        s.training().compute_dtype()));
+                                                        s.training().compute_dtype(),
+                                                        s.training().peft()));
     for (const Kernel& k : plan) {
       ASSIGN_OR_RETURN(const PlanCost cost,
                        CostPlan({k}, *device, ProfileHostDispatchS(ZOSCHED_CUDA)));

@@ -323,12 +323,12 @@ TEST(MegatronPlan, IsTheMegatronProfilesPlan) {
   for (const ComputeKind kind : {TRAIN_EMBED, TRAIN_BLOCK_FORWARD, TRAIN_HEAD_LOSS, HEAD_BACKWARD,
                                  BLOCK_BACKWARD, EMBED_BACKWARD, OPTIMIZER_STEP}) {
     const ComputeOp op = FirstOp(s, kind);
-    absl::StatusOr<KernelPlan> plan = ProfilePlan(MEGATRON_FIRST_ORDER, model, op, BF16);
+    absl::StatusOr<KernelPlan> plan = ProfilePlan(MEGATRON_FIRST_ORDER, model, op, BF16, Peft());
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_EQ(PlanLaunches(*plan), PlanLaunches(PlanOf(model, op))) << ComputeKind_Name(kind);
   }
   ExpectRefusesZoKinds(FirstOp(s, TRAIN_BLOCK_FORWARD), [&model](const ComputeOp& op) {
-    return ProfilePlan(MEGATRON_FIRST_ORDER, model, op, BF16).status();
+    return ProfilePlan(MEGATRON_FIRST_ORDER, model, op, BF16, Peft()).status();
   });
   EXPECT_DOUBLE_EQ(ProfileHostDispatchS(MEGATRON_FIRST_ORDER),
                    ProfileHostDispatchS(PYTORCH_FIRST_ORDER));

@@ -5,6 +5,7 @@
 #include "kernel_plans/pytorch_first_order_plan.h"
 #include "kernel_plans/pytorch_zo_plan.h"
 #include "kernel_plans/zosched_cuda_plan.h"
+#include "models/adapters.h"
 
 namespace zosched {
 namespace {
@@ -17,10 +18,17 @@ constexpr double kZoschedDispatchS = 3e-6;
 }  // namespace
 
 absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& model,
-                                       const ComputeOp& op, DType compute_dtype) {
+                                       const ComputeOp& op, DType compute_dtype,
+                                       const Peft& peft) {
+  if (TrainsAdapters(peft) && profile != ZOSCHED_CUDA) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "compute profile %s has no LoRA kernel plan (ZO2's and MeZO's PyTorch code paths are "
+        "modelled for full-parameter ZO): cost LoRA schedules with ZOSCHED_CUDA or ROOFLINE",
+        ComputeProfile_Name(profile)));
+  }
   switch (profile) {
     case ZOSCHED_CUDA:
-      return ZoschedCudaPlan(model, op, compute_dtype);
+      return ZoschedCudaPlan(model, op, compute_dtype, peft);
     case PYTORCH_MEZO:
       return PyTorchZoPlan(model, op, compute_dtype, PyTorchZoVariant::kMezoResident);
     case PYTORCH_ZO2:

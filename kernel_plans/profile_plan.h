@@ -11,13 +11,14 @@
 namespace zosched {
 
 // The kernels `profile`'s implementation launches for `op` of a schedule
-// over `model` computing in `compute_dtype`.
+// over `model` computing in `compute_dtype` and training what `peft` says.
 //
 // Errors: InvalidArgument for ROOFLINE (no kernels: the caller costs the
 // roofline), and for an op or model the implementation does not run (the
 // message names which).
 absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& model,
-                                       const ComputeOp& op, DType compute_dtype);
+                                       const ComputeOp& op, DType compute_dtype,
+                                       const Peft& peft);
 
 // Seconds the implementation's host spends issuing one launch (CostPlan's
 // host_dispatch_s).

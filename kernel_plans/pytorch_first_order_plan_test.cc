@@ -257,9 +257,9 @@ TEST(PyTorchFirstOrderPlan, ProfilesKeepToTheirKinds) {
   const Schedule s = Lower(model, Setting());
   for (const ComputeKind kind : kFirstOrderKinds) {
     const ComputeOp op = FirstOp(s, kind);
-    EXPECT_TRUE(ProfilePlan(PYTORCH_FIRST_ORDER, model, op, FP16).ok()) << ComputeKind_Name(kind);
+    EXPECT_TRUE(ProfilePlan(PYTORCH_FIRST_ORDER, model, op, FP16, Peft()).ok()) << ComputeKind_Name(kind);
     for (const ComputeProfile zo : {ZOSCHED_CUDA, PYTORCH_MEZO, PYTORCH_ZO2}) {
-      const absl::Status status = ProfilePlan(zo, model, op, FP16).status();
+      const absl::Status status = ProfilePlan(zo, model, op, FP16, Peft()).status();
       EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
           << ComputeProfile_Name(zo) << " " << ComputeKind_Name(kind);
       EXPECT_TRUE(absl::StrContains(status.message(), ComputeKind_Name(kind))) << status;
@@ -270,7 +270,7 @@ TEST(PyTorchFirstOrderPlan, ProfilesKeepToTheirKinds) {
   zo_forward.set_sign(PLUS);
   zo_forward.set_examples(1);
   zo_forward.set_seq_len(128);
-  const absl::Status status = ProfilePlan(PYTORCH_FIRST_ORDER, model, zo_forward, FP16).status();
+  const absl::Status status = ProfilePlan(PYTORCH_FIRST_ORDER, model, zo_forward, FP16, Peft()).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(status.message(), "BLOCK_FORWARD")) << status;
   EXPECT_DOUBLE_EQ(ProfileHostDispatchS(PYTORCH_FIRST_ORDER), ProfileHostDispatchS(PYTORCH_ZO2));

@@ -12,6 +12,7 @@
 #include "kernel_plans/attention_plan.h"
 #include "kernel_plans/op_shape.h"
 #include "models/accounting.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
 #include "schedule/compute_op_model.h"
@@ -46,10 +47,20 @@ struct Dims : OpShape {
   int64_t kv_heads = 0, d = 0;                // key/value heads, HeadDim
   int64_t qw = 0, kvw = 0;                    // QueryWidth, KvWidth
   bool layer_norm = false;                    // LayerNorm, else RMSNorm
+  // LoRA: the op's params are frozen (copied where a full-parameter op
+  // perturbs them), and these adapters run beside their projections.
+  bool frozen = false;
+  int64_t lora_rank = 0;
+  std::vector<LoraAdapter> adapters;
 };
 
-Dims DimsOf(const ModelSpec& model, const ComputeOp& op, DType dtype) {
+Dims DimsOf(const ModelSpec& model, const ComputeOp& op, DType dtype, const Peft& peft) {
   Dims s;
+  s.frozen = TrainsAdapters(peft);
+  if (s.frozen) {
+    s.lora_rank = peft.lora_rank();
+    s.adapters = BlockAdapters(model, peft, 0);
+  }
   static_cast<OpShape&>(s) = ShapeOf(model, op, dtype);
   s.e = EmbedDim(model);
   s.kv_heads = KvHeads(model);
@@ -85,18 +96,34 @@ Kernel ZPass(const std::string& name, double bytes, double flops, int64_t elemen
 }
 
 // LaunchPerturb (perturb.cu) of `elements` parameters: reads θ, writes
-// θ ± εz.
+// θ ± εz; under LoRA (frozen params) a copy of θ.
 Kernel Perturb(const std::string& what, int64_t elements, const Dims& s) {
+  if (s.frozen) return MemoryPass(absl::StrCat("copy ", what), s.dtype, 2.0 * elements * s.c);
   return ZPass(absl::StrCat("perturb ", what), 2.0 * elements * s.c, kPerturbFlops * elements,
                elements, s);
 }
 
 // LaunchPerturbRows (perturb.cu) of `rows` gathered rows of `width`
 // elements: reads the row indices (int32) and the rows, writes their
-// perturbed copies.
+// perturbed copies (under LoRA, plain copies).
 Kernel PerturbRows(const std::string& what, int64_t rows, int64_t width, const Dims& s) {
-  return ZPass(absl::StrCat("perturb ", what), rows * kIndexBytes + 2.0 * rows * width * s.c,
-               kPerturbFlops * rows * width, rows * width, s);
+  const double bytes = rows * kIndexBytes + 2.0 * rows * width * s.c;
+  if (s.frozen) return MemoryPass(absl::StrCat("gather ", what), s.dtype, bytes);
+  return ZPass(absl::StrCat("perturb ", what), bytes, kPerturbFlops * rows * width, rows * width,
+               s);
+}
+
+// The adapter term of a projection under LoRA (runtime/nn/block_lora.h,
+// runtime/cuda/nn/decoder_forward_gpu.cc): u[T, r] = x Aᵀ (m r, n T, k
+// in), u scaled by α / r in place, then y += u Bᵀ (m out, n T, k r; y read
+// and written).
+void AppendLora(const LoraAdapter& a, const std::string& name, const Dims& s, KernelPlan* plan) {
+  const double u = static_cast<double>(s.tokens) * s.lora_rank;
+  plan->push_back(Gemm(absl::StrCat(name, " lora_A"), s.dtype, s.c, s.lora_rank, s.tokens, a.in));
+  plan->push_back(MemoryPass(absl::StrCat(name, " lora scaling"), s.dtype, 2.0 * u * s.c, u));
+  Kernel b = Gemm(absl::StrCat(name, " lora_B"), s.dtype, s.c, a.out, s.tokens, s.lora_rank);
+  b.bytes += static_cast<double>(s.tokens) * a.out * s.c;  // y read to accumulate
+  plan->push_back(std::move(b));
 }
 
 // NormRows (row_norm.cu) over the op's T rows of h: reads x, the weight (and a
@@ -147,8 +174,11 @@ void AppendLinear(const std::vector<TensorSpec>& block, TensorSlot weight, Tenso
                   const std::string& name, int64_t n_in, int64_t n_out, Activation act,
                   const Dims& s, KernelPlan* plan) {
   const TensorSpec* w = Find(block, weight);
-  plan->push_back(Perturb(BlockSuffix(*w), w->elements(), s));
+  if (!s.frozen) plan->push_back(Perturb(BlockSuffix(*w), w->elements(), s));
   plan->push_back(Gemm(absl::StrCat(name, " projection"), s.dtype, s.c, n_out, s.tokens, n_in));
+  for (const LoraAdapter& a : s.adapters) {
+    if (a.base == weight) AppendLora(a, name, s, plan);
+  }
   const bool has_bias = Find(block, bias) != nullptr;
   if (!has_bias && act == Activation::kNone) return;
   const double n = static_cast<double>(s.tokens) * n_out;
@@ -271,8 +301,16 @@ absl::StatusOr<KernelPlan> BlockForwardKernels(const ModelSpec& model, const Com
                                                const Dims& s) {
   const std::vector<TensorSpec> block = BlockTensors(model, 0);
   KernelPlan plan;
-  for (const TensorSpec& t : block) {
-    if (t.shape.size() == 1) plan.push_back(Perturb(BlockSuffix(t), t.elements(), s));
+  if (s.frozen) {
+    // LoRA: the block read as stored; its adapters perturbed in one launch.
+    int64_t adapters = 0;
+    for (const LoraAdapter& a : s.adapters) adapters += a.a.elements() + a.b.elements();
+    plan.push_back(ZPass("perturb adapters", 2.0 * adapters * s.c, kPerturbFlops * adapters,
+                         adapters, s));
+  } else {
+    for (const TensorSpec& t : block) {
+      if (t.shape.size() == 1) plan.push_back(Perturb(BlockSuffix(t), t.elements(), s));
+    }
   }
   const bool fused_qkv = Find(block, TensorSlot::kQkvWeight) != nullptr;
 
@@ -396,13 +434,13 @@ absl::StatusOr<KernelPlan> HeadLossKernels(const ModelSpec& model, const Compute
 }  // namespace
 
 absl::StatusOr<KernelPlan> ZoschedCudaPlan(const ModelSpec& model, const ComputeOp& op,
-                                           DType compute_dtype) {
+                                           DType compute_dtype, const Peft& peft) {
   if (compute_dtype != FP32 && compute_dtype != FP16 && compute_dtype != BF16) {
     return absl::InvalidArgumentError(
         absl::StrFormat("the compute dtype is %s; the CUDA backend runs FP32, FP16 and BF16",
                         DType_Name(compute_dtype)));
   }
-  const Dims s = DimsOf(model, op, compute_dtype);
+  const Dims s = DimsOf(model, op, compute_dtype, peft);
   const int64_t n = op.params().elements();
   switch (op.kind()) {
     case UPDATE: {

@@ -91,7 +91,11 @@ namespace zosched {
 // op whose fields above are inconsistent (examples or seq_len < 1, an
 // attention scratch smaller than one row of scores, a perturbed range that
 // is not whole label rows).
+// Under `peft` LoRA the params of EMBED, BLOCK_FORWARD and HEAD_LOSS are
+// copied where a full-parameter op perturbs them (the block not at all: it
+// is read as stored), the block's adapters are perturbed in one launch, and
+// each adapted projection adds its adapter's GEMMs and scaling pass.
 absl::StatusOr<KernelPlan> ZoschedCudaPlan(const ModelSpec& model, const ComputeOp& op,
-                                           DType compute_dtype);
+                                           DType compute_dtype, const Peft& peft);
 
 }  // namespace zosched

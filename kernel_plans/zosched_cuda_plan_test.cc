@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "kernel_plans/one_gpu_cluster_for_test.h"
+#include "models/adapters.h"
 #include "models/family_for_test.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
@@ -17,7 +18,7 @@ namespace zosched {
 namespace {
 
 KernelPlan PlanOf(const ModelSpec& model, const ComputeOp& op, DType dtype) {
-  absl::StatusOr<KernelPlan> plan = ZoschedCudaPlan(model, op, dtype);
+  absl::StatusOr<KernelPlan> plan = ZoschedCudaPlan(model, op, dtype, Peft());
   EXPECT_TRUE(plan.ok()) << plan.status();
   return plan.ok() ? *std::move(plan) : KernelPlan();
 }
@@ -306,20 +307,20 @@ TEST(ZoschedCudaPlan, HeadLossTakesItsLabelWordsFromThePerturbedRange) {
   EXPECT_DOUBLE_EQ(plan[1].normal_elements, 3 * model.hidden_size());  // 3 label rows
 
   op.mutable_perturbed()->set_size_bytes((final_norm + 3 * model.hidden_size() + 1) * 2);
-  EXPECT_EQ(ZoschedCudaPlan(model, op, FP16).status().code(),
+  EXPECT_EQ(ZoschedCudaPlan(model, op, FP16, Peft()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ZoschedCudaPlan, RefusesWhatTheBackendDoesNotRun) {
   const ModelSpec model = Zoo("opt-tiny");
   ComputeOp first_order = ForwardOp(TRAIN_BLOCK_FORWARD, 1, 16);
-  EXPECT_EQ(ZoschedCudaPlan(model, first_order, FP16).status().code(),
+  EXPECT_EQ(ZoschedCudaPlan(model, first_order, FP16, Peft()).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ZoschedCudaPlan(model, ForwardOp(BLOCK_FORWARD, 1, 16), DTYPE_UNSPECIFIED)
+  EXPECT_EQ(ZoschedCudaPlan(model, ForwardOp(BLOCK_FORWARD, 1, 16), DTYPE_UNSPECIFIED, Peft())
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ZoschedCudaPlan(model, ForwardOp(BLOCK_FORWARD, 0, 16), FP16).status().code(),
+  EXPECT_EQ(ZoschedCudaPlan(model, ForwardOp(BLOCK_FORWARD, 0, 16), FP16, Peft()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -389,6 +390,43 @@ TEST(ZoschedCudaPlan, AgreesWithTheLoweredOps) {
     }
     EXPECT_EQ(forwards, 2 * c.model.num_layers()) << c.model.name();
     EXPECT_EQ(casts > 0, c.compute != c.wire) << c.model.name();
+  }
+}
+
+// LoRA: the block is read as stored (no weight perturbed), its adapters are
+// perturbed in one launch, each adapted projection adds two GEMMs of rank r
+// and a scaling pass, and the embedding and head copy instead of
+// perturbing.
+TEST(ZoschedCudaPlanTest, LoraPerturbsOnlyTheAdapters) {
+  const ModelSpec model = Zoo("opt-125m");
+  Peft peft;
+  peft.set_kind(LORA);
+  peft.set_lora_rank(8);
+  peft.set_lora_alpha(16);
+  const int64_t examples = 2, seq = 128, tokens = examples * seq, h = model.hidden_size();
+  ComputeOp op = ForwardOp(BLOCK_FORWARD, examples, seq);
+  absl::StatusOr<KernelPlan> lora = ZoschedCudaPlan(model, op, FP16, peft);
+  ASSERT_TRUE(lora.ok()) << lora.status();
+  double normals = 0;
+  int perturbs = 0, lora_gemms = 0;
+  for (const Kernel& k : *lora) {
+    normals += k.normal_elements * k.launches;
+    perturbs += k.name.rfind("perturb", 0) == 0;
+    lora_gemms += k.kind == KernelKind::kGemm && k.name.find(" lora_") != std::string::npos;
+  }
+  EXPECT_EQ(perturbs, 1);
+  EXPECT_EQ(normals, AdapterParams(model, peft));
+  EXPECT_EQ(lora_gemms, 4);  // A and B of query and value
+  // The adapters add 2·T·r·(in + out) per adapted projection to the GEMMs.
+  EXPECT_DOUBLE_EQ(GemmFlops(*lora) - GemmFlops(PlanOf(model, op, FP16)),
+                   2.0 * 2.0 * tokens * 8 * (h + h));
+  for (ComputeKind kind : {EMBED, HEAD_LOSS}) {
+    ComputeOp frozen = ForwardOp(kind, examples, seq);
+    frozen.mutable_perturbed()->set_size_bytes(
+        2 * (CountElements(FinalNormTensors(model)) + 2 * EmbedDim(model)));
+    absl::StatusOr<KernelPlan> plan = ZoschedCudaPlan(model, frozen, FP16, peft);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const Kernel& k : *plan) EXPECT_EQ(k.normal_elements, 0) << ComputeKind_Name(kind) << " " << k.name;
   }
 }
 

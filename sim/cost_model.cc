@@ -123,7 +123,7 @@ absl::StatusOr<int64_t> CostModel::KernelsNs(const Op& op) const {
   const Roofline& roofline = rooflines_[op.device()];
   absl::StatusOr<KernelPlan> plan =
       ProfilePlan(schedule_->compute_profile(), schedule_->model(), c,
-                  schedule_->training().compute_dtype());
+                  schedule_->training().compute_dtype(), schedule_->training().peft());
   if (!plan.ok()) {
     return absl::Status(plan.status().code(),
                         absl::StrFormat("%s: %s", Describe(op), plan.status().message()));

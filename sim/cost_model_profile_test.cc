@@ -71,7 +71,7 @@ TEST(CostModelProfile, AGpuOpCostsItsKernelPlan) {
   s.set_compute_profile(ZOSCHED_CUDA);
   const Op& forward = FirstOf(s, BLOCK_FORWARD);
   absl::StatusOr<KernelPlan> plan =
-      ProfilePlan(ZOSCHED_CUDA, s.model(), forward.compute(), FP16);
+      ProfilePlan(ZOSCHED_CUDA, s.model(), forward.compute(), FP16, Peft());
   ASSERT_TRUE(plan.ok()) << plan.status();
   absl::StatusOr<PlanCost> cost =
       CostPlan(*plan, s.cluster().devices(0), ProfileHostDispatchS(ZOSCHED_CUDA));

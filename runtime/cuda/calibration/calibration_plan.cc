@@ -251,8 +251,9 @@ absl::StatusOr<std::vector<MeasuredGemm>> GemmShapes(const std::vector<Schedule>
   for (const Schedule& schedule : schedules) {
     for (const Op& op : schedule.ops()) {
       if (!op.has_compute()) continue;
-      absl::StatusOr<KernelPlan> plan = ProfilePlan(ZOSCHED_CUDA, schedule.model(), op.compute(),
-                                                    schedule.training().compute_dtype());
+      absl::StatusOr<KernelPlan> plan =
+          ProfilePlan(ZOSCHED_CUDA, schedule.model(), op.compute(),
+                      schedule.training().compute_dtype(), schedule.training().peft());
       if (!plan.ok()) {
         return absl::Status(plan.status().code(),
                             absl::StrFormat("schedule '%s', op %d '%s': %s", schedule.name(),
