@@ -21,9 +21,9 @@ rows=$(($(wc -l <"$csv") - 1))
 
 checked=0 refused=0
 while IFS= read -r line; do
-  IFS=, read -r model batch seq micro cluster _ _ _ _ _ _ _ _ _ _ strategy directions pertp dp \
+  IFS=, read -r model batch seq micro cluster _ _ _ _ _ _ _ _ _ _ strategy directions peft pertp dp \
     slicing slots wire precision recompute _ profile state _ step_ms roofline_ms _ <<<"$line"
-  reason=$(cut -d, -f41- <<<"$line" | sed 's/^"//; s/"$//; s/""/"/g')
+  reason=$(cut -d, -f42- <<<"$line" | sed 's/^"//; s/"$//; s/""/"/g')
   file="$out/clusters/$(sed -E 's/[^A-Za-z0-9.-]+/_/g; s/_$//' <<<"$cluster").pbtxt"
   [ -f "$file" ] || fail "no cluster file $file"
   flags=(--model="$model" --cluster="$file" --strategy="$strategy" --batch="$batch" --seq="$seq"
@@ -33,6 +33,7 @@ while IFS= read -r line; do
     *) [ "$profile" = pytorch_first_order ] || fail "$model $strategy: profile $profile" ;;
   esac
   [ -n "$directions" ] && flags+=(--directions="$directions")
+  [[ "$peft" == "lora r"* ]] && flags+=(--peft=lora --lora_rank="${peft#lora r}")
   [ -n "$pertp" ] && flags+=(--pertp="$pertp")
   [ -n "$dp" ] && [ "$strategy" != zo2 ] && [ "$strategy" != mezo ] && flags+=(--dp="$dp")
   [ "$slicing" = naive ] && flags+=(--slicing=false)

@@ -16,6 +16,7 @@
 #include "base/status_macros.h"
 #include "base/textproto.h"
 #include "google/protobuf/descriptor.h"
+#include "models/adapters.h"
 #include "models/model_zoo.h"
 #include "schedule/compute_profile_fit.h"
 #include "schedule/training_settings.h"
@@ -27,6 +28,7 @@ namespace {
 // that a sweep is refused before it is expanded.
 constexpr int kMaxBlockSlots = 1024;
 constexpr int kMaxDataParallel = 4096;
+constexpr double kMeZoLoraAlpha = 16;  // α of MeZO's LoRA runs (r 8)
 constexpr int kMaxNameLength = 100;
 
 absl::Status Invalid(const std::string& source, const std::string& what) {
@@ -160,6 +162,23 @@ absl::Status CheckStrategyChoice(const std::string& where, const StrategyChoice&
   RETURN_IF_ERROR(CheckRange(where, "directions", s.directions(), 1, kMaxDirections,
                              "1 to 1024 perturbation directions a step"));
   RETURN_IF_ERROR(CheckUnique(where, "directions", s.directions(), IntText));
+  RETURN_IF_ERROR(CheckKnobApplies(where, s, s.peft_size(), "peft", !IsFirstOrder(k),
+                                   "MEZO, ZO2 and DISTZO2"));
+  for (int i = 0; i < s.peft_size(); ++i) {  // PEFT_NONE is 0: a value, not unset
+    if (!PeftKind_IsValid(s.peft(i))) {
+      return Invalid(where, absl::StrFormat("peft[%d] is %d (expected PEFT_NONE or LORA)", i,
+                                            s.peft(i)));
+    }
+  }
+  RETURN_IF_ERROR(CheckUnique(where, "peft", s.peft(),
+                              [](int v) { return PeftKind_Name(static_cast<PeftKind>(v)); }));
+  if (s.lora_rank_size() > 0 && std::find(s.peft().begin(), s.peft().end(), LORA) == s.peft().end()) {
+    return Invalid(where, "lora_rank is set but peft lists no LORA (add peft: LORA, or drop "
+                          "lora_rank)");
+  }
+  RETURN_IF_ERROR(CheckRange(where, "lora_rank", s.lora_rank(), 1, kMaxLoraRank,
+                             "1 to 4096, the adapters' rank"));
+  RETURN_IF_ERROR(CheckUnique(where, "lora_rank", s.lora_rank(), IntText));
   RETURN_IF_ERROR(CheckRange(where, "block_slots", s.block_slots(), 1, kMaxBlockSlots,
                              "1 to 1024 device slots"));
   RETURN_IF_ERROR(CheckRange(where, "pertp", s.pertp(), 1, 2 * kMaxDirections,
@@ -233,6 +252,28 @@ void ForEachStrategyConfig(const StrategyChoice& s, const SweepConfig& base, int
     }
     return;
   }
+  if (!IsFirstOrder(s.kind()) && s.peft_size() > 0) {
+    // Each peft (and LoRA rank) in turn, the other knobs under it.
+    StrategyChoice one = s;
+    one.clear_peft();
+    one.clear_lora_rank();
+    for (int kind : s.peft()) {
+      const std::vector<int> ranks = kind == LORA ? OrDefault<int>(s.lora_rank(), {8})
+                                                  : std::vector<int>{0};
+      for (int rank : ranks) {
+        SweepConfig with_peft = base;
+        Peft& peft = *with_peft.options.training.mutable_peft();
+        peft.Clear();
+        if (kind == LORA) {
+          peft.set_kind(LORA);
+          peft.set_lora_rank(rank);
+          peft.set_lora_alpha(kMeZoLoraAlpha);
+        }
+        ForEachStrategyConfig(one, with_peft, devices, emit);
+      }
+    }
+    return;
+  }
   if (s.kind() == MEZO) {
     c.gpus = 1;
     emit(c);
@@ -262,7 +303,10 @@ void ForEachStrategyConfig(const StrategyChoice& s, const SweepConfig& base, int
     for (int d : degrees) {
       for (bool slicing : s.kind() == DISTZO2 ? OrDefault<bool>(s.slicing(), {true})
                                               : std::vector<bool>{true}) {
-        for (int slots : OrDefault<int>(s.block_slots(), {3})) {
+        // A frozen base (LoRA) is never offloaded: 2 slots overlap an
+        // upload with compute.
+        const int default_slots = TrainsAdapters(t.peft()) ? 2 : 3;
+        for (int slots : OrDefault<int>(s.block_slots(), {default_slots})) {
           for (int wire : OrDefault<int>(s.wire_dtype(), {DTYPE_UNSPECIFIED})) {
             c.options.pertp = pertp;
             c.options.dp = d;
@@ -597,7 +641,7 @@ const std::vector<std::string>& SweepKnobColumns() {
       "cluster",      "nodes",          "gpus_per_node",   "gpu_model",
       "host_link_gbps", "host_link_duplex_gbps", "nvlink_gbps", "gpus_per_pcie_switch",
       "host_memory_gib", "device_memory_gib", "price_per_gpu_hour", "strategy",
-      "directions",   "pertp",        "dp",             "slicing",         "block_slots",
+      "directions",   "peft",         "pertp",        "dp",             "slicing",         "block_slots",
       "wire_dtype",   "precision",      "recompute",       "gpus",
       "compute_profile"};
   return *columns;
@@ -628,6 +672,9 @@ std::vector<std::string> SweepKnobValues(const SweepSpace& space, const SweepCon
           Number(m.price_per_gpu_hour),
           Lower(StrategyKind_Name(k)),
           if_applies(!IsFirstOrder(k), absl::StrCat(DirectionsOf(t))),
+          if_applies(!IsFirstOrder(k), TrainsAdapters(t.peft())
+                                           ? absl::StrCat("lora r", t.peft().lora_rank())
+                                           : std::string("none")),
           if_applies(k == DISTZO2, absl::StrCat(o.pertp)),
           if_applies(k == DISTZO2 || IsFirstOrder(k), absl::StrCat(o.dp)),
           if_applies(k == DISTZO2, o.slicing ? "sliced" : "naive"),
@@ -663,6 +710,9 @@ std::string StrategyLabel(const SweepConfig& config) {
   }
   if (DirectionsOf(o.training) > 1) {
     absl::StrAppend(&label, ", ", DirectionsOf(o.training), " directions");
+  }
+  if (TrainsAdapters(o.training.peft())) {
+    absl::StrAppend(&label, ", LoRA r", o.training.peft().lora_rank());
   }
   return label;
 }

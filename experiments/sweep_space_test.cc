@@ -115,6 +115,36 @@ TEST(SweepSpaceTest, DirectionsMultiplyTheZoConfigurations) {
   EXPECT_EQ(StrategyLabel(space->configs[1]), "zo2, 3 slots, 4 directions");
 }
 
+// The peft axis: full-parameter ZO and LoRA at each rank, every other knob
+// under each; LoRA's ring keeps 2 slots unless block_slots says otherwise.
+TEST(SweepSpaceTest, PeftAndRankMultiplyTheZoConfigurations) {
+  absl::StatusOr<SweepSpace> space = ExpandSweep(
+      Parse(std::string(kBase) +
+            R"pb(strategies { kind: ZO2 peft: PEFT_NONE peft: LORA lora_rank: 8 lora_rank: 64 })pb"),
+      "sweep.pbtxt");
+  ASSERT_TRUE(space.ok()) << space.status();
+  ASSERT_EQ(space->configs.size(), 3u);
+  EXPECT_EQ(space->configs[0].options.training.peft().kind(), PEFT_NONE);
+  EXPECT_EQ(space->configs[0].options.block_slots, 3);
+  EXPECT_EQ(space->configs[1].options.training.peft().lora_rank(), 8);
+  EXPECT_EQ(space->configs[1].options.block_slots, 2);
+  EXPECT_EQ(space->configs[2].options.training.peft().lora_rank(), 64);
+  EXPECT_EQ(StrategyLabel(space->configs[2]), "zo2, 2 slots, LoRA r64");
+  const std::vector<std::string> values = SweepKnobValues(*space, space->configs[1]);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (SweepKnobColumns()[i] == "peft") EXPECT_EQ(values[i], "lora r8");
+  }
+  absl::StatusOr<SweepSpace> stray = ExpandSweep(
+      Parse(std::string(kBase) + R"pb(strategies { kind: ZO2 lora_rank: 8 })pb"), "sweep.pbtxt");
+  ASSERT_FALSE(stray.ok());
+  EXPECT_NE(stray.status().message().find("lora_rank is set but peft lists no LORA"),
+            std::string::npos)
+      << stray.status();
+  absl::StatusOr<SweepSpace> first_order = ExpandSweep(
+      Parse(std::string(kBase) + R"pb(strategies { kind: DDP peft: LORA })pb"), "sweep.pbtxt");
+  ASSERT_FALSE(first_order.ok());
+}
+
 // Without a compute_profile, each configuration takes its kernel-level
 // profile: zosched's CUDA kernels for ZO (every family), PyTorch eager for
 // first-order AMP training of OPT and GPT-2.
