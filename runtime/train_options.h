@@ -36,6 +36,9 @@ struct TrainOptions {
   int eval_examples = 256;         // dev examples per evaluation (0: all)
   std::string init = "random";     // "random" or a .safetensors path
   uint64_t init_seed = 1;
+  // LoRA: a PEFT adapter directory (runtime/checkpoint/peft_adapters.h) the
+  // adapters start from; "" starts them as init_seed says (B = 0).
+  std::string init_adapters;
   bool resume = false;             // continue the run in out_dir
   bool overwrite = false;          // a fresh run may replace the outputs in out_dir
   std::string out_dir;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,8 @@
 #include "base/proto_file.h"
 #include "base/status_macros.h"
 #include "runtime/backend_factory.h"
+#include "models/adapters.h"
+#include "runtime/checkpoint/peft_adapters.h"
 #include "runtime/checkpoint/run_checkpoint.h"
 #include "runtime/checkpoint/safetensors.h"
 #include "runtime/collective_groups.h"
@@ -223,8 +226,43 @@ absl::Status Run::InitParameters() {
     ASSIGN_OR_RETURN(const bool writes, WritesPart(part));
     if (writes) mine.push_back(&part);
   }
+  const Peft& peft = schedule_.training().peft();
+  std::vector<std::vector<float>> adapters;  // LoRA, from --init_adapters
+  if (!o_.init_adapters.empty()) {
+    if (!TrainsAdapters(peft)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--init_adapters=%s: the schedule '%s' trains every parameter; adapters start a LoRA "
+          "run (--peft=lora)",
+          o_.init_adapters, schedule_.name()));
+    }
+    ASSIGN_OR_RETURN(const Peft saved, ReadPeftConfig(o_.init_adapters, schedule_.model()));
+    if (LoraTargetsOf(saved) != LoraTargetsOf(peft) || saved.lora_rank() != peft.lora_rank() ||
+        saved.lora_alpha() != peft.lora_alpha()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--init_adapters=%s holds rank %d, alpha %g adapters on %d projection(s); the run "
+          "trains rank %d, alpha %g on %d: lower the schedule with the adapters' --lora_rank, "
+          "--lora_alpha and --lora_targets",
+          o_.init_adapters, saved.lora_rank(), saved.lora_alpha(), LoraTargetsOf(saved).size(),
+          peft.lora_rank(), peft.lora_alpha(), LoraTargetsOf(peft).size()));
+    }
+    ASSIGN_OR_RETURN(adapters, LoadPeftAdapters(o_.init_adapters, schedule_.model(), peft));
+  }
+  // The block of each adapter part: they follow the base, in block order.
+  std::map<const StoredPart*, int> adapter_block;
+  for (const StoredPart& part : parts_) {
+    if (TrainsAdapters(peft) && !part.frozen) {
+      const int block = static_cast<int>(adapter_block.size());
+      adapter_block[&part] = block;
+    }
+  }
   RETURN_IF_ERROR(FillParts(mine, [&](const StoredPart& part, float* values) {
-    if (!from_file) {
+    const bool adapter = TrainsAdapters(peft) && !part.frozen;
+    if (adapter && !adapters.empty()) {
+      const std::vector<float>& loaded = adapters[adapter_block.at(&part)];
+      std::copy(loaded.begin(), loaded.end(), values);
+      return absl::OkStatus();
+    }
+    if (!from_file || adapter) {
       InitPart(part, o_.init_seed, values);
       return absl::OkStatus();
     }
@@ -350,13 +388,25 @@ absl::Status Run::Finish() {
     for (size_t i = 0; i < parts_.size(); ++i) {
       flushed.push_back({parts_[i].tensors, FP32, flushed_values[i].data()});
     }
-    RETURN_IF_ERROR(SaveModelParameters(out_ + "/weights.safetensors", spec, flushed,
-                                        {{"zosched.kind", "weights"},
-                                         {"zosched.step", absl::StrCat(o_.steps - 1)},
-                                         {"zosched.checksum", checksum}}));
-    std::printf("wrote %s/%s\n", out_.c_str(),
-                o_.checkpoint_every > 0 ? "{checkpoint.safetensors, weights.safetensors}"
-                                        : "weights.safetensors");
+    if (TrainsAdapters(t.peft())) {
+      // The base is what it was; the adapters go out as PEFT saves them.
+      std::vector<std::vector<float>> adapters;
+      for (size_t i = 0; i < parts_.size(); ++i) {
+        if (!parts_[i].frozen) adapters.push_back(std::move(flushed_values[i]));
+      }
+      RETURN_IF_ERROR(SavePeftAdapters(out_ + "/adapter", spec, t.peft(), adapters, FP32,
+                                       o_.init == "random" ? "" : o_.init));
+      std::printf("wrote %s/adapter/{%s, %s}%s\n", out_.c_str(), kPeftConfigFile,
+                  kPeftWeightsFile, o_.checkpoint_every > 0 ? " and checkpoint.safetensors" : "");
+    } else {
+      RETURN_IF_ERROR(SaveModelParameters(out_ + "/weights.safetensors", spec, flushed,
+                                          {{"zosched.kind", "weights"},
+                                           {"zosched.step", absl::StrCat(o_.steps - 1)},
+                                           {"zosched.checksum", checksum}}));
+      std::printf("wrote %s/%s\n", out_.c_str(),
+                  o_.checkpoint_every > 0 ? "{checkpoint.safetensors, weights.safetensors}"
+                                          : "weights.safetensors");
+    }
   }
   return Barrier("the final outputs (rank 0 writing them)", /*behind_rank0=*/true);
 }

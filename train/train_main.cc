@@ -92,6 +92,10 @@ ABSL_FLAG(int32_t, eval_examples, 256, "dev examples per evaluation (0: all)");
 ABSL_FLAG(std::string, init, "random",
           "'random', a .safetensors file, or a Hugging Face checkpoint directory or its index.json");
 ABSL_FLAG(uint64_t, init_seed, 1, "seed of the random initialisation");
+ABSL_FLAG(std::string, init_adapters, "",
+          "--peft=lora: a PEFT adapter directory (adapter_config.json, "
+          "adapter_model.safetensors) the adapters start from, e.g. an earlier run's "
+          "OUT_DIR/adapter (default: A random, B = 0)");
 ABSL_FLAG(bool, resume, false,
           "continue the run in --out_dir from its checkpoint and trajectory.log, bit for bit");
 ABSL_FLAG(bool, overwrite, false, "a fresh run may replace the run in a non-empty --out_dir");
@@ -175,16 +179,20 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
   o.init = absl::GetFlag(FLAGS_init) == "random" ? "random"
                                                  : ResolveUserPath(absl::GetFlag(FLAGS_init));
   o.init_seed = absl::GetFlag(FLAGS_init_seed);
+  if (!absl::GetFlag(FLAGS_init_adapters).empty()) {
+    o.init_adapters = ResolveUserPath(absl::GetFlag(FLAGS_init_adapters));
+  }
   o.resume = absl::GetFlag(FLAGS_resume);
   o.overwrite = absl::GetFlag(FLAGS_overwrite);
   if (o.resume && o.overwrite) {
     return absl::InvalidArgumentError(
         "--resume continues the run in --out_dir and --overwrite replaces it: give one");
   }
-  if (o.resume && o.init != "random") {
-    return absl::InvalidArgumentError(
-        "--init chooses the starting weights of a fresh run; --resume continues from the "
-        "run's checkpoint: drop --init");
+  if (o.resume && (o.init != "random" || !o.init_adapters.empty())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        o.init != "random" ? "--init" : "--init_adapters",
+        " chooses the starting weights of a fresh run; --resume continues from the run's "
+        "checkpoint: drop it"));
   }
   o.out_dir = absl::GetFlag(FLAGS_out_dir);
   o.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A LoRA run's outputs as a user takes them to PEFT: OUT_DIR/adapter holds
+# adapter_config.json and adapter_model.safetensors (no weights.safetensors:
+# the base is what the run started from); a run started from them
+# (--init_adapters) with η = 0 ends with the same adapters, bit for bit;
+# adapters of another shape, or LoRA flags without --peft=lora, are refused
+# with what would be right.
+set -uo pipefail
+train=train/train
+fail() { echo "FAIL: $*" >&2; exit 1; }
+lora=(--model=llama-tiny --strategy=distzo2 --pertp=2 --ranks=2 --batch=4 --seq=16 --seed=5
+      --eval_examples=32 --peft=lora --lora_rank=4 --lora_alpha=8 --lora_targets=query,value,gate)
+
+log=$($train "${lora[@]}" --steps=12 --lr=1e-2 --out_dir="$TEST_TMPDIR/first" 2>&1) ||
+  fail "first run: $log"
+dir="$TEST_TMPDIR/first/adapter"
+[ -s "$dir/adapter_model.safetensors" ] || fail "no adapter_model.safetensors: $(ls "$dir")"
+[ ! -e "$TEST_TMPDIR/first/weights.safetensors" ] || fail "a LoRA run wrote weights.safetensors"
+config=$(tr -d ' \n' <"$dir/adapter_config.json")
+for want in '"peft_type":"LORA"' '"r":4' '"lora_alpha":8' \
+            '"target_modules":["gate_proj","q_proj","v_proj"]'; do
+  grep -qF "$want" <<<"$config" || fail "adapter_config.json lacks $want: $config"
+done
+# PEFT's tensor names, A [r, in] and B [out, r].
+grep -qa 'base_model.model.model.layers.3.mlp.gate_proj.lora_B.weight' \
+  "$dir/adapter_model.safetensors" || fail "no gate_proj lora_B of block 3 in the file"
+
+log=$($train "${lora[@]}" --steps=3 --lr=0 --init_adapters="$dir" \
+      --out_dir="$TEST_TMPDIR/again" 2>&1) || fail "run from the adapters: $log"
+cmp -s "$dir/adapter_model.safetensors" "$TEST_TMPDIR/again/adapter/adapter_model.safetensors" ||
+  fail "adapters started from and kept at η = 0 changed"
+
+refused() {  # refused EXPECTED FLAGS...: exit 2, the message containing EXPECTED
+  local expected=$1
+  shift
+  local out code
+  out=$($train "$@" --steps=2 --out_dir="$TEST_TMPDIR/refused" --overwrite 2>&1)
+  code=$?
+  [ "$code" -eq 2 ] && grep -qF -- "$expected" <<<"$out" ||
+    fail "$* exited $code, expected 2 and '$expected': $out"
+}
+refused "holds rank 4, alpha 8 adapters on 3 projection(s); the run trains rank 8" \
+  "${lora[@]/--lora_rank=4/--lora_rank=8}" --init_adapters="$dir"
+refused "the schedule 'llama-tiny distzo2 P2xD1 sliced on local_cpu' trains every parameter" \
+  --model=llama-tiny --strategy=distzo2 --pertp=2 --ranks=2 --init_adapters="$dir"
+refused "--lora_rank=4 applies with --peft=lora only" --model=opt-tiny --lora_rank=4
+refused "--peft=lora2: expected none or lora" --model=opt-tiny --peft=lora2
+refused "fuses its query, key and value projections" --model=gpt2-tiny --peft=lora
+refused "model 'opt-tiny' has no gated FFN" --model=opt-tiny --peft=lora --lora_targets=gate
+refused "--lora_targets names 'attention'" --model=opt-tiny --peft=lora --lora_targets=attention
+echo PASS
