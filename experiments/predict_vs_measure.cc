@@ -13,8 +13,10 @@
 // (compute-bound, balanced, transfer-bound), on real MPI ranks; and a tiny
 // LLaMA and a tiny Qwen3 (--more_models: grouped-query attention, SwiGLU,
 // rotary positions, QK-norm) for zo2 and distzo2 P2xD2 sliced, balanced and
-// transfer-bound; and n-SPSA with 4 directions a step (zo2 and distzo2 P2xD1
-// sliced, balanced and transfer-bound).
+// transfer-bound; n-SPSA with 4 directions a step (zo2 and distzo2 P2xD1
+// sliced, balanced and transfer-bound); and LoRA ZO, rank 8 on query and
+// value (zo2, distzo2 P2xD1 sliced and P2xD2 naive, balanced and
+// transfer-bound).
 // GPUs: zo2 and mezo on OPT-1.3B, 2.7B and 6.7B (random init) in FP16 and
 // FP32 (host = wire = compute dtype), block slots 2 and 3, micro-batch 1 and
 // 4, sequence 512 and 2048, on the one GPU of --cluster; and distzo2 P2xD1
@@ -76,8 +78,10 @@
 #include "experiments/breakdown_target.h"
 #include "experiments/steady_machine.h"
 #include "experiments/testbed_cycle.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/peft_choice.h"
 #include "schedule/schedule_stats.h"
 #include "schedule/strategy_grid.h"
 #include "schedule/testbed_grid.h"
@@ -180,6 +184,19 @@ std::vector<CycleCase> CpuCases() {
     for (const StrategyGrid& g : {StrategyGrid{ZO2, 1, 1, true}, StrategyGrid{DISTZO2, 2, 1, true}}) {
       CycleCase c = TestbedCase(GridSchemeName(g) + "_q4_" + regime, g, gbps);
       c.options.training.set_directions(4);
+      cases.push_back(c);
+    }
+    // LoRA (rank 8 on query and value): the frozen base is uploaded and
+    // never offloaded, the adapters perturbed and updated on every device;
+    // zo2, P2xD1 sliced and P2xD2 naive (one shared store).
+    for (const StrategyGrid& g : {StrategyGrid{ZO2, 1, 1, true}, StrategyGrid{DISTZO2, 2, 1, true},
+                                  StrategyGrid{DISTZO2, 2, 2, false}}) {
+      CycleCase c = TestbedCase(GridSchemeName(g) + "_lora_" + regime, g, gbps);
+      Peft& peft = *c.options.training.mutable_peft();
+      peft.set_kind(LORA);
+      peft.set_lora_rank(8);
+      peft.set_lora_alpha(16);
+      c.options.block_slots = 2;
       cases.push_back(c);
     }
   }
@@ -362,11 +379,12 @@ std::string SharedGpuShortfall(const Schedule& schedule, const Cluster& gpu) {
 // calibrated Cluster file's path (its log: dir/calibrate.log). Where the
 // backend calibrates once, it measures the compute shapes of `schedules`
 // (schedule files); before each schedule, those of `model`'s testbed grids
-// with `directions` a step.
+// with `training`'s directions a step and adapters.
 absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::string& cluster_name,
                                           const BackendCycle& cycle,
-                                          const std::vector<std::string>& schedules = {},
-                                          const std::string& model = "", int directions = 1) {
+                                          const std::vector<std::string>& schedules,
+                                          const std::string& model,
+                                          const TrainingSettings& training) {
   const std::string calibrated = dir + "/" + ClusterStem(cluster_name) + ".calibrated.pbtxt";
   std::vector<std::string> argv = {CalibrateProgram(absl::GetFlag(FLAGS_programs_dir)),
                                    "--out=" + calibrated,
@@ -378,7 +396,15 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
     argv.push_back("--model=" + (model.empty() ? absl::GetFlag(FLAGS_model) : model));
     argv.push_back(absl::StrFormat("--batch=%d", absl::GetFlag(FLAGS_batch)));
     argv.push_back(absl::StrFormat("--seq=%d", absl::GetFlag(FLAGS_seq)));
-    if (directions > 1) argv.push_back(absl::StrFormat("--directions=%d", directions));
+    if (DirectionsOf(training) > 1) {
+      argv.push_back(absl::StrFormat("--directions=%d", DirectionsOf(training)));
+    }
+    if (TrainsAdapters(training.peft())) {
+      argv.push_back("--peft=lora");
+      argv.push_back(absl::StrFormat("--lora_rank=%d", training.peft().lora_rank()));
+      argv.push_back(absl::StrFormat("--lora_alpha=%g", training.peft().lora_alpha()));
+      argv.push_back("--lora_targets=" + LoraTargetList(training.peft()));
+    }
     if (!absl::GetFlag(FLAGS_hosts).empty()) {
       argv.push_back("--hosts=" + absl::StrJoin(absl::GetFlag(FLAGS_hosts), ","));
     }
@@ -499,7 +525,8 @@ absl::Status Run() {
     }
     std::printf("calibrating this machine for %zu schedules (log: %s/calibrate.log) ...\n",
                 schedules.size(), out.c_str());
-    ASSIGN_OR_RETURN(calibrated, CalibrateInto(out, cluster_name, cycle, schedules));
+    ASSIGN_OR_RETURN(calibrated, CalibrateInto(out, cluster_name, cycle, schedules,
+                                               /*model=*/"", TrainingSettings()));
     ASSIGN_OR_RETURN(cluster, LoadCluster(calibrated));
   } else {
     std::printf("calibrating this machine before each schedule (logs: %s/<schedule>/"
@@ -567,7 +594,7 @@ absl::Status Run() {
         RETURN_IF_ERROR(MakeDirectories(dir));
         ASSIGN_OR_RETURN(const std::string path,
                          CalibrateInto(dir, cluster_name, cycle, /*schedules=*/{}, c.model,
-                                       DirectionsOf(c.options.training)));
+                                       c.options.training));
         ASSIGN_OR_RETURN(cluster, LoadCluster(path));
       }
       ASSIGN_OR_RETURN(const CyclePrediction prediction,

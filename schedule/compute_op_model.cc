@@ -2,6 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 #include "base/saturating.h"
 #include "models/accounting.h"
@@ -97,6 +103,15 @@ int64_t ZoStateBytes(const TrainingSettings& training) {
 int MeasuredDirections(const TrainingSettings& training, ComputeKind kind) {
   const int q = DirectionsOf(training);
   return q > 1 && (kind == UPDATE || kind == PROJECTED_GRADIENT) ? q : 0;
+}
+
+std::string MeasuredPeft(const TrainingSettings& training, ComputeKind kind) {
+  if (!TrainsAdapters(training.peft()) || !IsZoForward(kind)) return "";
+  std::vector<std::string> targets;
+  for (LoraTarget t : LoraTargetsOf(training.peft())) {
+    targets.push_back(absl::AsciiStrToLower(LoraTarget_Name(t).substr(sizeof("LORA_") - 1)));
+  }
+  return absl::StrCat("lora r", training.peft().lora_rank(), " ", absl::StrJoin(targets, ","));
 }
 
 int64_t MicroBatchActivationBytes(const ModelSpec& model, const TrainingSettings& training) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "models/accounting.h"
 #include "models/model.pb.h"
@@ -92,6 +93,13 @@ int64_t ZoStateBytes(const TrainingSettings& training);
 // whose cost grows with q; 0 for every other op (and for q = 1, so that
 // tables measured before n-SPSA still match).
 int MeasuredDirections(const TrainingSettings& training, ComputeKind kind);
+// The `peft` of a compute op's MeasuredCompute row (cluster.proto): for a
+// forward (EMBED, BLOCK_FORWARD, HEAD_LOSS) of a LoRA step, "lora r<rank>
+// <targets>" ("lora r8 query,value": what its cost depends on); "" for
+// every other op and without LoRA, so that tables measured before LoRA
+// still match.
+std::string MeasuredPeft(const TrainingSettings& training, ComputeKind kind);
+
 // Bytes of one per-example loss (fp32).
 constexpr int64_t kLossBytes = 4;
 

@@ -18,6 +18,7 @@
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "schedule/cluster_catalog.h"
+#include "schedule/peft_choice.h"
 #include "schedule/training_settings.h"
 
 ABSL_FLAG(std::string, model, "opt-tiny", "zoo name or ModelSpec textproto path");
@@ -164,21 +165,9 @@ absl::StatusOr<StrategyKind> StrategyFromFlag() {
   return kind;
 }
 
-// "query,value": the targets of `peft` as --lora_targets takes them.
-std::string LoraTargetList(const Peft& peft) {
-  if (!TrainsAdapters(peft)) return "";
-  std::vector<std::string> names;
-  for (LoraTarget t : LoraTargetsOf(peft)) {
-    names.push_back(absl::AsciiStrToLower(LoraTarget_Name(t).substr(sizeof("LORA_") - 1)));
-  }
-  return absl::StrJoin(names, ",");
-}
-
 // The Peft of --peft and the --lora_* flags (which need --peft=lora).
 absl::StatusOr<Peft> PeftFromFlags() {
-  Peft peft;
-  const std::string kind = absl::GetFlag(FLAGS_peft);
-  if (kind == "none") {
+  if (absl::GetFlag(FLAGS_peft) == "none") {
     for (const absl::CommandLineFlag* f :
          {&absl::GetFlagReflectionHandle(FLAGS_lora_rank),
           &absl::GetFlagReflectionHandle(FLAGS_lora_alpha),
@@ -188,31 +177,9 @@ absl::StatusOr<Peft> PeftFromFlags() {
                                f->Name(), f->CurrentValue(), f->Name());
       }
     }
-    return peft;
   }
-  if (kind != "lora") return InvalidArgument("--peft=%s: expected none or lora", kind);
-  peft.set_kind(LORA);
-  RETURN_IF_ERROR(CheckFlagRange("lora_rank", absl::GetFlag(FLAGS_lora_rank), 1, kMaxLoraRank,
-                                 "the adapters' rank"));
-  RETURN_IF_ERROR(CheckFlagFinite("lora_alpha", absl::GetFlag(FLAGS_lora_alpha), true,
-                                  "α (MeZO: 16)"));
-  peft.set_lora_rank(absl::GetFlag(FLAGS_lora_rank));
-  peft.set_lora_alpha(absl::GetFlag(FLAGS_lora_alpha));
-  const std::vector<std::string> targets = absl::GetFlag(FLAGS_lora_targets);
-  if (targets.empty()) {
-    return InvalidArgument("--lora_targets is empty: name at least one of query, key, value, "
-                           "output, gate, up, down");
-  }
-  for (const std::string& name : targets) {
-    LoraTarget target;
-    if (!LoraTarget_Parse("LORA_" + absl::AsciiStrToUpper(name), &target)) {
-      return InvalidArgument("--lora_targets names '%s': expected query, key, value, output, "
-                             "gate, up or down",
-                             name);
-    }
-    peft.add_lora_targets(target);
-  }
-  return peft;
+  return ParsePeft(absl::GetFlag(FLAGS_peft), absl::GetFlag(FLAGS_lora_rank),
+                   absl::GetFlag(FLAGS_lora_alpha), absl::GetFlag(FLAGS_lora_targets));
 }
 
 // The LowerOptions the flags' values give, range-checked, for `strategy`;

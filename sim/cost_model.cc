@@ -76,7 +76,7 @@ absl::StatusOr<CostModel> CostModel::Build(const Schedule& schedule) {
   }
   for (const MeasuredCompute& m : cluster.measured_compute()) {
     model.measured_compute_[{m.op_class(), m.model(), m.examples(), m.seq_len(), m.elements(),
-                             static_cast<int>(m.dtype()), m.directions()}] = m.seconds();
+                             static_cast<int>(m.dtype()), m.directions(), m.peft()}] = m.seconds();
   }
   for (const MeasuredCollective& m : cluster.measured_collectives()) {
     model.measured_collectives_[{m.kind(), m.ranks()}].push_back({m.bytes(), m.seconds()});
@@ -92,11 +92,12 @@ absl::StatusOr<int64_t> CostModel::ComputeNs(const Op& op) const {
   const Roofline& roofline = rooflines_[op.device()];
   if (!measured_compute_.empty()) {  // (the key costs two strings: only when there is a table)
     const int directions = MeasuredDirections(schedule_->training(), c.kind());
+    const std::string peft = MeasuredPeft(schedule_->training(), c.kind());
     for (const DType dtype : {schedule_->training().compute_dtype(), DTYPE_UNSPECIFIED}) {
       auto measured = measured_compute_.find({ComputeKind_Name(c.kind()),
                                               schedule_->model().name(), c.examples(),
                                               c.seq_len(), c.params().elements(), dtype,
-                                              directions});
+                                              directions, peft});
       if (measured != measured_compute_.end()) {
         return CeilNs(measured->second * roofline.time_scale);
       }

@@ -120,8 +120,8 @@ class CostModel {
   // compute_time_scale: a cluster of one GPU model has one class).
   std::vector<int> kernel_class_;
   // measured_compute by (op class, model, examples, seq_len, elements,
-  // dtype, directions).
-  std::map<std::tuple<std::string, std::string, int, int, int64_t, int, int>, double>
+  // dtype, directions, peft).
+  std::map<std::tuple<std::string, std::string, int, int, int64_t, int, int, std::string>, double>
       measured_compute_;
   // measured_collectives by (kind, ranks): (bytes, seconds), sorted.
   std::map<std::pair<std::string, int>, std::vector<std::pair<int64_t, double>>>

@@ -40,10 +40,11 @@ absl::StatusOr<const KnownCalibration*> ChooseCalibration(
     if (!settings.hosts.empty()) {
       return absl::InvalidArgumentError("--hosts applies to " + testbeds + " only");
     }
-    if (settings.directions != 1) {
+    if (settings.directions != 1 || settings.peft != "none") {
       return absl::InvalidArgumentError(
-          "--directions applies to " + testbeds +
-          " only (an accelerator measures the shapes of --schedules, directions and all)");
+          (settings.directions != 1 ? "--directions" : "--peft") + std::string(" applies to ") +
+          testbeds + " only (an accelerator measures the shapes of --schedules, directions, "
+          "adapters and all)");
     }
     return chosen;
   }

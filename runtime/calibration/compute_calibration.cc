@@ -65,7 +65,8 @@ absl::Status MeasureCompute(const CalibrationSettings& settings,
         const std::string key =
             absl::StrCat(ComputeKind_Name(c.kind()), "/", c.examples(), "/", c.seq_len(), "/",
                          c.params().elements(), "/",
-                         MeasuredDirections(s.training(), c.kind()));
+                         MeasuredDirections(s.training(), c.kind()), "/",
+                         MeasuredPeft(s.training(), c.kind()));
         if (!seen.insert(key).second) continue;
         if (backend == nullptr) {
           ASSIGN_OR_RETURN(TimingDevice created, MakeTimingDevice(s, device, threads));
@@ -115,6 +116,7 @@ absl::Status MeasureCompute(const CalibrationSettings& settings,
     m->set_seq_len(c.seq_len());
     m->set_elements(c.params().elements());
     m->set_directions(MeasuredDirections(shape.schedule->training(), c.kind()));
+    m->set_peft(MeasuredPeft(shape.schedule->training(), c.kind()));
     m->set_seconds(Median(shape.seconds[0]));
     for (size_t k = 0; k < cores.size(); ++k) core_total[k] += Median(shape.seconds[k]);
     std::printf("  %-18s examples %3d seq %4d elements %9ld: %.6f / %.6f / %.6f\n",

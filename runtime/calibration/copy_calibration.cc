@@ -25,7 +25,20 @@ absl::Status MeasureCopies(int repeats, const Schedule& zo2, Cluster* out) {
     if (op.has_copy() && op.copy().direction() == HOST_TO_DEVICE && !upload) upload = &op;
     if (op.has_copy() && op.copy().direction() == DEVICE_TO_HOST && !offload) offload = &op;
   }
-  if (upload == nullptr || offload == nullptr) return absl::InternalError("no copies to time");
+  // A LoRA schedule offloads nothing (its base is frozen): its upload
+  // reversed times the link's other direction.
+  Op reversed;
+  if (offload == nullptr && upload != nullptr) {
+    reversed = *upload;
+    CopyOp* c = reversed.mutable_copy();
+    c->set_direction(DEVICE_TO_HOST);
+    std::swap(*c->mutable_src(), *c->mutable_dst());
+    const DType src = c->src_dtype();
+    c->set_src_dtype(c->dst_dtype());
+    c->set_dst_dtype(src);
+    offload = &reversed;
+  }
+  if (upload == nullptr) return absl::InternalError("no copies to time");
   double latency_sum = 0;
   // The host CPU of each copy: its thread's CPU time against the bytes it
   // moves (the throttle's sleep is part of the fixed cost: arming the timer

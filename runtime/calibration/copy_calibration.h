@@ -19,7 +19,8 @@ namespace zosched {
 // likewise -> transfer_cpu_s (fixed part; MeasureStreamWakeUp adds the
 // thread's wake-up) and transfer_cpu_gbps (the bytes moved). Prints every
 // size's min, median and max and the fits. Errors: Internal when `zo2` has
-// no upload or offload; those of the backend and the fits.
+// no upload (a schedule without offloads, LoRA's, times its upload reversed
+// for the other direction); those of the backend and the fits.
 absl::Status MeasureCopies(int repeats, const Schedule& zo2, Cluster* out);
 
 }  // namespace zosched

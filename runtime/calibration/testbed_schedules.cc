@@ -6,6 +6,7 @@
 #include "base/status_macros.h"
 #include "models/model_zoo.h"
 #include "schedule/lowering.h"
+#include "schedule/peft_choice.h"
 #include "schedule/testbed_grid.h"
 
 namespace zosched {
@@ -13,6 +14,8 @@ namespace zosched {
 absl::StatusOr<std::vector<Schedule>> TestbedSchedules(const CalibrationSettings& settings,
                                                        const Cluster& cluster) {
   ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(settings.model));
+  ASSIGN_OR_RETURN(const Peft peft, ParsePeft(settings.peft, settings.lora_rank,
+                                              settings.lora_alpha, settings.lora_targets));
   std::vector<Schedule> schedules;
   std::vector<StrategyGrid> grids = TestbedGrids();
   // Across machines, data parallel over every device as well (a shape of
@@ -25,6 +28,7 @@ absl::StatusOr<std::vector<Schedule>> TestbedSchedules(const CalibrationSettings
     o.training.set_batch_size(settings.batch);
     o.training.set_seq_len(settings.seq);
     if (settings.directions > 1) o.training.set_directions(settings.directions);
+    *o.training.mutable_peft() = peft;
     o.training.set_compute_dtype(FP32);
     o.training.set_host_dtype(FP32);
     o.training.set_learning_rate(1e-6);

@@ -136,6 +136,7 @@ MeasuredCompute ComputeShape(const Schedule& schedule, const ComputeOp& op) {
   m.set_elements(op.params().elements());
   m.set_dtype(schedule.training().compute_dtype());
   m.set_directions(MeasuredDirections(schedule.training(), op.kind()));
+  m.set_peft(MeasuredPeft(schedule.training(), op.kind()));
   return m;
 }
 
