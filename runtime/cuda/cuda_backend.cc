@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "base/gpu_check.h"
 #include "base/status_macros.h"
+#include "models/adapters.h"
 #include "runtime/collective_groups.h"
 #include "runtime/cuda/comm/gpu_identity_gather.h"
 #include "runtime/cuda/comm/host_staged_communicator.h"
@@ -203,11 +204,20 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
       rotary == nullptr ? 0 : static_cast<int64_t>(rotary->values().size() * sizeof(float));
   // The loss index lists: q · batch entries each (schedule/loss_layout.h).
   const int64_t loss_index_bytes = static_cast<int64_t>(directions_) * batch_ * 4;
+  // Under LoRA, each compute stream's scratch for u = s · x Aᵀ of one
+  // block forward: micro-batch tokens · rank elements (decoder_forward_gpu.h).
+  const TrainingSettings& t = s.training();
+  if (TrainsAdapters(t.peft())) {
+    lora_u_bytes_ = AlignUp(static_cast<int64_t>(t.micro_batch_size()) * seq_ *
+                                t.peft().lora_rank() * ElementBytes(compute_),
+                            kDeviceAlign);
+  }
   const int64_t reserve = kStepSlots * (inputs_bytes + kDeviceAlign) +
                           AlignUp(static_cast<int64_t>(label_words_.size()) * 4, kDeviceAlign) +
                           2 * AlignUp(loss_index_bytes, kDeviceAlign) +
                           AlignUp(rotary_bytes, kDeviceAlign) +
-                          compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes);
+                          compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes) +
+                          compute_streams * lora_u_bytes_;
   // Left free for what CUDA, cuBLAS and NCCL allocate after this check:
   // kernels loaded lazily at their first launch, the cuBLAS handles, NCCL's
   // channel buffers. Checked, not allocated.
@@ -219,7 +229,8 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
     GPU_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, gpu_));
     return absl::ResourceExhaustedError(absl::StrFormat(
         "device %d (%s) on GPU %d (%s): the memory plan needs %d bytes, the runtime %d more "
-        "(step inputs, rotary angles, cuBLAS workspaces) and CUDA, cuBLAS and NCCL %d of "
+        "(step inputs, rotary angles, cuBLAS workspaces, LoRA scratch) and CUDA, cuBLAS and "
+        "NCCL %d of "
         "headroom, but only %d "
         "of %d are free: over by %d",
         device_, cluster_device->name(), gpu_, prop.name, plan, reserve, kLibraryHeadroomBytes,
@@ -255,6 +266,7 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
     rotary_.positions = rotary->positions();
   }
   gemm_workspace_ = carve(compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes));
+  if (lora_u_bytes_ > 0) lora_scratch_ = carve(compute_streams * lora_u_bytes_);
   GPU_RETURN_IF_ERROR(cudaMemcpy(label_words_device_, label_words_.data(),
                                  label_words_.size() * 4, cudaMemcpyHostToDevice));
   // Per slot q ZoStates, then per slot a double (ZoState's 16 bytes keep
@@ -302,10 +314,15 @@ char* CudaBackend::At(const BufferRange& range) const {
 
 absl::Status CudaBackend::Resolve() {
   const ModelSpec& model = *model_;
-  const PerPart<std::vector<DecaySpan>> spans = PartDecaySpans(model, schedule_.training().peft());
+  const Peft& peft = schedule_.training().peft();
+  const PerPart<std::vector<DecaySpan>> spans = PartDecaySpans(model, peft);
   ASSIGN_OR_RETURN(spans_.embedding, SpanTable(model, EMBEDDING_PART, spans.embedding));
   ASSIGN_OR_RETURN(spans_.block, SpanTable(model, DECODER_BLOCK, spans.block));
   ASSIGN_OR_RETURN(spans_.head, SpanTable(model, HEAD_PART, spans.head));
+  // Adapters exist (and UPDATE ops target them) only under LoRA.
+  if (TrainsAdapters(peft)) {
+    ASSIGN_OR_RETURN(spans_.adapters, SpanTable(model, ADAPTER_PART, spans.adapters));
+  }
 
   ASSIGN_OR_RETURN(const LossLayout losses, DeviceLossLayout(schedule_, device_));
   losses_buffer_ = losses.buffer;
@@ -371,8 +388,48 @@ absl::Status CudaBackend::Resolve() {
       o.compute = ResolveComputeOperands(model, schedule_.training(), op.compute(),
                                          label_words_.size(),
                                          [this](const BufferRange& r) { return At(r); });
+      if (o.compute.adapters != nullptr) RETURN_IF_ERROR(ResolveLora(op, &o));
     }
     operands_.push_back(std::move(o));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CudaBackend::ResolveLora(const Op& op, Operands* o) const {
+  const ModelSpec& model = *model_;
+  const TrainingSettings& t = schedule_.training();
+  const ComputeOp& c = op.compute();
+  const int64_t elements = AdapterParams(model, t.peft());
+  if (c.adapters().elements() != elements || c.adapters().first_element() != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: its adapters are elements [%d, %d) of ADAPTER_PART %d; the CUDA backend perturbs "
+        "a block's whole ADAPTER_PART, [0, %d) of model '%s' at rank %d",
+        DescribeOp(op), c.adapters().first_element(),
+        c.adapters().first_element() + c.adapters().elements(), c.adapters().block(), elements,
+        model.name(), t.peft().lora_rank()));
+  }
+  const int64_t u_bytes = static_cast<int64_t>(c.examples()) * seq_ * t.peft().lora_rank() *
+                          ElementBytes(compute_);
+  if (u_bytes > lora_u_bytes_) {
+    return absl::InternalError(absl::StrFormat(
+        "%s: its adapters' u needs %d bytes (%d examples of %d tokens at rank %d); the LoRA "
+        "scratch of a stream has %d",
+        DescribeOp(op), u_bytes, c.examples(), seq_, t.peft().lora_rank(), lora_u_bytes_));
+  }
+  // The adapters perturbed into the perturbed operand keep the part's layout.
+  const int64_t width = ElementBytes(compute_);
+  const char* part = o->compute.perturbed;
+  GpuBlockLora& lora = o->lora;
+  lora.rank = t.peft().lora_rank();
+  lora.scaling = LoraScaling(t.peft());
+  for (const LoraAdapter& a : BlockAdapters(model, t.peft(), c.adapters().block())) {
+    GpuLoraAdapter g;
+    g.base = a.base;
+    g.in = a.in;
+    g.out = a.out;
+    g.a = part + a.a_offset * width;
+    g.b = part + a.b_offset * width;
+    lora.adapters.push_back(g);
   }
   return absl::OkStatus();
 }
@@ -387,13 +444,16 @@ absl::Status CudaBackend::Start(const std::vector<Stream>& streams, int events, 
     GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     streams_.push_back(s);
     std::unique_ptr<Gemm> gemm;
+    char* lora_u = nullptr;
     if (streams[i].kind() == COMPUTE) {
       if (first_compute_stream_ < 0) first_compute_stream_ = i;
       ASSIGN_OR_RETURN(gemm, Gemm::Create(s, gemm_workspace_ + compute_index * kGemmWorkspaceBytes,
                                           kGemmWorkspaceBytes, options_.allow_tf32));
+      if (lora_scratch_ != nullptr) lora_u = lora_scratch_ + compute_index * lora_u_bytes_;
       ++compute_index;
     }
     gemms_.push_back(std::move(gemm));
+    lora_u_.push_back(lora_u);
   }
   if (first_compute_stream_ < 0) first_compute_stream_ = 0;
   for (int e = 0; e < events; ++e) {
@@ -542,10 +602,29 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
   const int64_t width = ElementBytes(compute_);
   cudaStream_t s = streams_[stream_index];
   const int seq = seq_;
-  auto perturb = [&](const Perturbation& p, const PerturbedRange& range, char* into) {
+  // θ ± εz of `range` of the op's params into `into`; under LoRA θ itself
+  // (frozen params are copied, not perturbed).
+  auto perturb = [&](const Perturbation& p, const PerturbedRange& range,
+                     char* into) -> cudaError_t {
+    if (p.frozen_params) {
+      return cudaMemcpyAsync(into + range.into * width, o.params + range.first * width,
+                             range.count * width, cudaMemcpyDeviceToDevice, s);
+    }
     return LaunchPerturb(compute_, p.seed, o.z_stream, range.first, range.count,
                          o.params + range.first * width, p.epsilon, p.sign,
                          into + range.into * width, s);
+  };
+  // Rows `rows` of a table gathered into `out`, perturbed (LaunchPerturbRows:
+  // the table's z stream and element index of its first element); under
+  // LoRA copied as they are.
+  auto perturb_rows = [&](const Perturbation& p, uint32_t z_stream, int64_t table_first,
+                          const char* table, int64_t row_width, const int32_t* rows,
+                          int64_t n_rows, char* out) -> cudaError_t {
+    if (p.frozen_params) {
+      return LaunchGatherRows(compute_, table, row_width, rows, n_rows, out, s);
+    }
+    return LaunchPerturbRows(compute_, p.seed, z_stream, table_first, table, row_width, rows,
+                             n_rows, p.epsilon, p.sign, out, s);
   };
   switch (c.kind()) {
     case UPDATE:
@@ -569,10 +648,9 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
       }
       const int64_t e = plan.row_elements;
       char* rows = o.workspace;
-      GPU_RETURN_IF_ERROR(LaunchPerturbRows(compute_, p.seed, o.z_stream, plan.token_table,
-                                            o.params + plan.token_table * width, e,
-                                            slot.tokens + plan.first_token, plan.token_count,
-                                            p.epsilon, p.sign, rows, s));
+      GPU_RETURN_IF_ERROR(perturb_rows(p, o.z_stream, plan.token_table,
+                                       o.params + plan.token_table * width, e,
+                                       slot.tokens + plan.first_token, plan.token_count, rows));
       if (plan.row_count > plan.token_count) {
         GPU_RETURN_IF_ERROR(cudaMemsetAsync(rows + plan.token_count * e * width, 0,
                                             (plan.row_count - plan.token_count) * e * width, s));
@@ -581,25 +659,38 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
                           c.examples(), seq, rows + plan.scratch_at * width, o.activations);
     }
     case BLOCK_FORWARD: {
-      PerturbedBlockWeights weights(*perturbed_block_, compute_, PerturbationOf(c, t, seed),
-                                    o.z_stream, o.params, o.perturbed, s);
+      const Perturbation p = PerturbationOf(c, t, seed);
+      const int32_t* lengths = slot.lengths + c.first_example();
+      if (o.adapters != nullptr) {
+        // LoRA: the block's adapters perturbed at once (z of the adapter
+        // stream from element 0) into the perturbed operand, where
+        // operands.lora points; the frozen block read as it is stored.
+        GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, p.seed, o.adapter_stream, 0,
+                                          c.adapters().elements(), o.adapters, p.epsilon, p.sign,
+                                          o.perturbed, s));
+        return BlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, o.params, lengths,
+                               c.examples(), seq, o.activations, o.workspace, rotary_,
+                               &operands.lora, lora_u_[stream_index]);
+      }
+      PerturbedBlockWeights weights(*perturbed_block_, compute_, p, o.z_stream, o.params,
+                                    o.perturbed, s);
       RETURN_IF_ERROR(weights.PerturbVectors());
-      return BlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, weights,
-                             slot.lengths + c.first_example(), c.examples(), seq, o.activations,
-                             o.workspace, rotary_);
+      return BlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, weights, lengths,
+                             c.examples(), seq, o.activations, o.workspace, rotary_);
     }
     case HEAD_LOSS: {
       // The head part but an untied lm_head, perturbed; then the label
       // words' rows of the LM head, read where o.lm_head points: the token
       // table (tied) or the head part's own lm_head (untied), each with its
-      // part's z stream and element indices (head_loss_plan.h).
+      // part's z stream and element indices (head_loss_plan.h). Under LoRA
+      // both copied as they are.
       const HeadLossPlan& plan = o.head_loss;
       const Perturbation p = PerturbationOf(c, t, seed);
       GPU_RETURN_IF_ERROR(perturb(p, plan.head, o.perturbed));
       char* rows = o.perturbed + plan.rows_at * width;
-      GPU_RETURN_IF_ERROR(LaunchPerturbRows(compute_, p.seed, plan.table_stream, plan.table_first,
-                                            o.lm_head, plan.row_elements, label_words_device_,
-                                            plan.label_rows, p.epsilon, p.sign, rows, s));
+      GPU_RETURN_IF_ERROR(perturb_rows(p, plan.table_stream, plan.table_first, o.lm_head,
+                                       plan.row_elements, label_words_device_, plan.label_rows,
+                                       rows));
       return HeadLossFromRowsGpu(s, compute_, gpu_model_, o.perturbed, rows, o.activations,
                                  slot.lengths + c.first_example(), c.examples(), seq,
                                  plan.label_rows, slot.labels + c.first_example(),

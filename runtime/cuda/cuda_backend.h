@@ -9,8 +9,11 @@
 // plan: per step slot the batch's tokens, lengths and labels, the loss index
 // lists (q · batch int32 each, q = TrainingSettings.directions), the label
 // words, a rotary model's table of angles (fp32, seq_len · head_dim floats),
-// and one cuBLAS workspace (gemm.h, kGemmWorkspaceBytes) per compute stream;
-// the destructor frees it all. A plan (+ reserve + 1 GiB left free for what
+// one cuBLAS workspace (gemm.h, kGemmWorkspaceBytes) per compute stream,
+// and under LoRA one scratch for the adapters' u per compute stream
+// (micro_batch_size · seq_len · lora_rank compute elements; the IR's
+// BLOCK_FORWARD workspace is runtime/nn's and holds no room for it); the
+// destructor frees it all. A plan (+ reserve + 1 GiB left free for what
 // CUDA, cuBLAS and NCCL allocate later) that exceeds the GPU's free memory
 // is refused before anything runs, saying by how much.
 // The host parameter store is the node's shared memory (one copy per node,
@@ -26,7 +29,12 @@
 // runtime/cuda/zo (perturbation, fused update, casts, the projected
 // gradient: the same bits as the CPU) and runtime/cuda/nn (the decoder
 // forward of every family the CPU runs, cuBLAS GEMMs in the compute dtype
-// with FP32 accumulation; TF32 only when asked). A rotary model's angles
+// with FP32 accumulation; TF32 only when asked). Under LoRA (TrainingSettings
+// .peft) as the CPU: EMBED and HEAD_LOSS copy their frozen rows where they
+// would perturb them (LaunchGatherRows for gathered rows), BLOCK_FORWARD
+// perturbs the block's whole ADAPTER_PART into its perturbed operand and
+// runs the frozen block as stored with the adapters' terms (GpuBlockLora),
+// and UPDATE updates adapters with their decay spans. A rotary model's angles
 // (runtime/nn/rotary_table.h, the CPU's, for seq_len positions) are
 // uploaded once at Create into the runtime reserve. The pending update (one
 // (seed, g, η) entry per perturbation direction, q in all) stays on the
@@ -137,6 +145,9 @@ class CudaBackend : public Backend {
     int64_t bytes = 0;
     AllGatherCall gather;  // collectives
     ComputeOperands compute;  // compute ops (runtime/ops/compute_operands.h)
+    // BLOCK_FORWARD under LoRA: the adapters as they lie, perturbed, in the
+    // op's perturbed operand (no adapters otherwise).
+    GpuBlockLora lora;
   };
   // Per step slot: where its inputs are and what it reports.
   struct Slot {
@@ -156,6 +167,10 @@ class CudaBackend : public Backend {
   CudaBackend(const Schedule& schedule, int device) : schedule_(schedule), device_(device) {}
   absl::Status Allocate(NodeSharedMemory* host_memory);
   absl::Status Resolve();
+  // o->lora of BLOCK_FORWARD op `op` under LoRA. Errors: InvalidArgument
+  // for an adapters range that is not one block's ADAPTER_PART; Internal
+  // when the u scratch is too small for the op's micro-batch.
+  absl::Status ResolveLora(const Op& op, Operands* o) const;
   absl::Status EnqueueCompute(const Op& op, const Operands& o, const Slot& slot,
                               int stream_index);
   char* At(const BufferRange& range) const;
@@ -201,6 +216,8 @@ class CudaBackend : public Backend {
   int32_t* minus_index_ = nullptr;
   int losses_buffer_ = -1;
   char* gemm_workspace_ = nullptr;         // kGemmWorkspaceBytes per compute stream
+  char* lora_scratch_ = nullptr;           // under LoRA: lora_u_bytes_ per compute stream
+  int64_t lora_u_bytes_ = 0;               // 0 without LoRA
   char* results_ = nullptr;                // pinned: per slot q ZoStates, then per
                                            // slot a double (ResultStates, ResultLoss)
 
@@ -214,6 +231,7 @@ class CudaBackend : public Backend {
   std::vector<Stream> stream_specs_;
   std::vector<cudaStream_t> streams_;
   std::vector<std::unique_ptr<Gemm>> gemms_;  // per stream; null for non-compute streams
+  std::vector<char*> lora_u_;  // per stream: LoRA's u scratch (compute streams under LoRA)
   int first_compute_stream_ = -1;
   std::vector<cudaEvent_t> events_;
   std::array<Slot, kStepSlots> slots_;

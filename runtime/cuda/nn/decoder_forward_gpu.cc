@@ -14,6 +14,7 @@
 #include "runtime/cuda/nn/head_norm_rotary.h"
 #include "runtime/cuda/nn/residual_add.h"
 #include "runtime/cuda/nn/row_norm.h"
+#include "runtime/cuda/nn/scale.h"
 #include "runtime/cuda/nn/swiglu.h"
 #include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
@@ -49,7 +50,58 @@ std::vector<GpuTensor> BySlot(const PartLayout& layout) {
   return tensors;
 }
 
+// The input and output widths of the projection whose weight is in
+// `slot`; false for a slot that is not a projection of `m`.
+bool ProjectionWidths(const DecoderGpuModel& m, TensorSlot slot, int64_t* in, int64_t* out) {
+  if (!m.Block(slot).present()) return false;
+  switch (slot) {
+    case TensorSlot::kQkvWeight: *in = m.h, *out = m.q_width + 2 * m.kv_width; return true;
+    case TensorSlot::kQWeight: *in = m.h, *out = m.q_width; return true;
+    case TensorSlot::kKWeight:
+    case TensorSlot::kVWeight: *in = m.h, *out = m.kv_width; return true;
+    case TensorSlot::kOWeight: *in = m.q_width, *out = m.h; return true;
+    case TensorSlot::kGateWeight:
+    case TensorSlot::kUpWeight: *in = m.h, *out = m.f; return true;
+    case TensorSlot::kDownWeight: *in = m.f, *out = m.h; return true;
+    default: return false;
+  }
+}
+
+// `lora` against the model (GpuBlockLora's contract), before anything is
+// enqueued.
+absl::Status CheckLora(const DecoderGpuModel& m, const GpuBlockLora& lora, const void* u) {
+  if (lora.rank < 1 || u == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "BlockForwardGpu: LoRA rank %d with scratch %p: expected a rank >= 1 and scratch for "
+        "u = x Aᵀ",
+        lora.rank, u));
+  }
+  for (const GpuLoraAdapter& a : lora.adapters) {
+    int64_t in = 0, out = 0;
+    if (!ProjectionWidths(m, a.base, &in, &out)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "BlockForwardGpu: a LoRA adapter adapts tensor slot %d, which is not a projection of "
+          "model '%s'",
+          static_cast<int>(a.base), m.spec.name()));
+    }
+    if (a.in != in || a.out != out || a.a == nullptr || a.b == nullptr) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "BlockForwardGpu: the LoRA adapter of tensor slot %d maps %d -> %d (A %p, B %p); "
+          "model '%s' projects %d -> %d there and both matrices must be given",
+          static_cast<int>(a.base), a.in, a.out, a.a, a.b, m.spec.name(), in, out));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+const GpuLoraAdapter* GpuBlockLora::Find(TensorSlot base) const {
+  for (const GpuLoraAdapter& a : adapters) {
+    if (a.base == base) return &a;
+  }
+  return nullptr;
+}
 
 const GpuTensor& DecoderGpuModel::Find(const std::vector<GpuTensor>& tensors, TensorSlot slot) {
   static const GpuTensor kAbsent;
@@ -136,15 +188,17 @@ class GpuPartWeights : public GpuBlockWeightSource {
 
 absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
                              const void* block_part, const int32_t* lengths, int examples,
-                             int seq, void* hidden, void* workspace, const GpuRotary& rotary) {
+                             int seq, void* hidden, void* workspace, const GpuRotary& rotary,
+                             const GpuBlockLora* lora, void* lora_u) {
   GpuPartWeights weights(block_part, type);
   return BlockForwardGpu(gemm, type, m, weights, lengths, examples, seq, hidden, workspace,
-                         rotary);
+                         rotary, lora, lora_u);
 }
 
 absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
                              GpuBlockWeightSource& weights, const int32_t* lengths, int examples,
-                             int seq, void* hidden, void* workspace, const GpuRotary& rotary) {
+                             int seq, void* hidden, void* workspace, const GpuRotary& rotary,
+                             const GpuBlockLora* lora, void* lora_u) {
   RETURN_IF_ERROR(CheckBatch("BlockForwardGpu", examples, seq));
   if (m.rotary && (rotary.values == nullptr || rotary.positions < seq)) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -152,6 +206,7 @@ absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel
         "table of %d",
         m.spec.name(), seq, rotary.values == nullptr ? 0 : rotary.positions));
   }
+  if (lora != nullptr) RETURN_IF_ERROR(CheckLora(m, *lora, lora_u));
   const cudaStream_t stream = gemm.stream();
   const int64_t T = static_cast<int64_t>(examples) * seq;
   const int64_t h = m.h, f = m.f, qw = m.q_width, kvw = m.kv_width, d = m.head_dim;
@@ -184,8 +239,8 @@ absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel
     if (!t.present()) return static_cast<const void*>(nullptr);
     return weights.Get(t.offset, t.elements);
   };
-  // A projection: out [T, out_width] = in · W (+ b, then act), `in` rows
-  // in_ld elements apart (0: in_width).
+  // A projection: out [T, out_width] = in · W (+ its LoRA adapter's term,
+  // + b, then act), `in` rows in_ld elements apart (0: in_width).
   auto linear = [&](const void* in, int64_t in_width, int64_t in_ld, TensorSlot weight,
                     TensorSlot bias, int64_t out_width, void* out,
                     PointwiseActivation act) -> absl::Status {
@@ -194,6 +249,18 @@ absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel
     layout.weight_in_out = m.weights_in_out;
     layout.x_ld = in_ld;
     RETURN_IF_ERROR(gemm.Linear(type, in, T, in_width, w, out_width, out, layout));
+    if (const GpuLoraAdapter* adapter = lora == nullptr ? nullptr : lora->Find(weight)) {
+      // u = s · x Aᵀ, then out += u Bᵀ (A and B are nn.Linear [out, in]
+      // whatever the base weight's layout).
+      LinearLayout x_rows;
+      x_rows.x_ld = in_ld;
+      RETURN_IF_ERROR(gemm.Linear(type, in, T, in_width, adapter->a, lora->rank, lora_u, x_rows));
+      GPU_RETURN_IF_ERROR(ScaleInPlace(type, lora_u, lora->scaling, T * lora->rank, stream));
+      LinearLayout accumulate;
+      accumulate.accumulate = true;
+      RETURN_IF_ERROR(
+          gemm.Linear(type, lora_u, T, lora->rank, adapter->b, out_width, out, accumulate));
+    }
     ASSIGN_OR_RETURN(const void* b, get(bias));
     if (b != nullptr || act != PointwiseActivation::kNone) {
       GPU_RETURN_IF_ERROR(BiasActivation(type, out, b, T, out_width, act, stream));

@@ -24,7 +24,8 @@
 //   kv_heads), queries scaled by 1/sqrt(d) in the scores' GEMM); o_proj
 //   from the context rows; residual add (residual_add.h); norm2; the FFN:
 //   up with ReLU or GELU (tanh), or SwiGLU's gate and up then silu(gate) ·
-//   up (swiglu.h); down; residual add.
+//   up (swiglu.h); down; residual add. Under LoRA (GpuBlockLora) each
+//   adapted projection adds its adapter's term before its epilogue.
 //
 // Numerics: storage in `type`, arithmetic in fp32 (projections: cuBLAS with
 // fp32 accumulation); each stored intermediate (normed rows, q, k, v after
@@ -152,6 +153,37 @@ class GpuBlockWeightSource {
   virtual absl::StatusOr<const void*> Get(int64_t offset, int64_t elements) = 0;
 };
 
+// One LoRA adapter of a block on the device (models/adapters.h): the
+// projection in slot `base`, y [T, out] = x [T, in] · Wᵀ, gains
+// s · (x Aᵀ) Bᵀ.
+struct GpuLoraAdapter {
+  TensorSlot base = TensorSlot::kUnspecified;  // the adapted projection's weight
+  int64_t in = 0;           // its input width
+  int64_t out = 0;          // its output width
+  const void* a = nullptr;  // lora_A [r, in], row-major elements of `type`, device
+  const void* b = nullptr;  // lora_B [out, r], row-major elements of `type`, device
+};
+
+// A block's LoRA adapters as BlockForwardGpu applies them: the GPU twin of
+// runtime/nn/block_lora.h's BlockLora. After an adapted projection's GEMM
+// and before its epilogue (bias and activation, SwiGLU, the residual add),
+// over the block's T = examples · seq rows:
+//   u = x Aᵀ    [T, r]    (cuBLAS into the caller's scratch `u`)
+//   u = s · u             (scale.h: each element rounded once to `type`,
+//                          as the CPU rounds s · u apart from its GEMM)
+//   y += u Bᵀ   [T, out]  (cuBLAS accumulating, LinearLayout::accumulate)
+// The CPU adds a projection's bias before the adapter's term, the GPU after
+// it (with the activation, bias_activation.h): the same sum in another
+// order, equal to rounding like the GEMMs themselves.
+struct GpuBlockLora {
+  int64_t rank = 0;   // r >= 1
+  float scaling = 0;  // s = α / r (models/adapters.h LoraScaling)
+  std::vector<GpuLoraAdapter> adapters;  // at most one per projection
+
+  // The adapter of the projection in `base`, or nullptr.
+  const GpuLoraAdapter* Find(TensorSlot base) const;
+};
+
 // One pre-norm decoder block of the model's family in place on the residual
 // stream, as BlockForward (see the top of this file), with causal attention
 // in which query i of example e attends to keys j <= i, j < lengths[e].
@@ -170,15 +202,25 @@ class GpuBlockWeightSource {
 //              [T, f] (SwiGLU)
 //   rotary:    the angles of at least seq positions for a rotary model;
 //              ignored (may be empty) for the others
-// Errors: InvalidArgument for examples or seq < 1, or a rotary model
-// without a rotary table of seq positions.
+//   lora:      the block's LoRA adapters (their terms added as GpuBlockLora
+//              says), or nullptr for none
+//   lora_u:    with `lora`, scratch of examples · seq · lora->rank
+//              elements of `type` (device; no other op may use it while
+//              this one runs: one per stream); ignored without
+// Errors: InvalidArgument for examples or seq < 1, a rotary model without
+// a rotary table of seq positions, or (with `lora`) a rank < 1, a missing
+// scratch or adapter matrix, an adapter of a slot that is not one of the
+// model's projections or whose widths are not that projection's.
 absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
                              GpuBlockWeightSource& weights, const int32_t* lengths, int examples,
-                             int seq, void* hidden, void* workspace, const GpuRotary& rotary);
-// The same reading the flat (perturbed) block part in place.
+                             int seq, void* hidden, void* workspace, const GpuRotary& rotary,
+                             const GpuBlockLora* lora = nullptr, void* lora_u = nullptr);
+// The same reading the flat (perturbed, or under LoRA frozen) block part in
+// place.
 absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
                              const void* block_part, const int32_t* lengths, int examples,
-                             int seq, void* hidden, void* workspace, const GpuRotary& rotary);
+                             int seq, void* hidden, void* workspace, const GpuRotary& rotary,
+                             const GpuBlockLora* lora = nullptr, void* lora_u = nullptr);
 
 // MeZO's per-example classification loss, as HeadLossFromRows: the final
 // norm (LayerNorm or RMSNorm, when final_norm) of the hidden row at

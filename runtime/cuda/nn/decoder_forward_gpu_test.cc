@@ -6,8 +6,10 @@
 // multi-query attention, head_dim 128, untied head), Qwen2 (q/k/v biases),
 // Qwen3 (QK-norm, q wider than h) — plus the GPU's own determinism: run to
 // run, and an example's independence of the rest of its batch (both
-// bitwise). Built only under --config=cuda; the GPU tests skip when no GPU
-// is visible.
+// bitwise); and the blocks with LoRA adapters on every projection
+// (GpuBlockLora against runtime/nn/block_lora.h) for OPT and LLaMA, in FP32,
+// FP16 and BF16 with the same tolerances. Built only under --config=cuda;
+// the GPU tests skip when no GPU is visible.
 //
 // Tolerances. The CPU runs in fp32 on the parameters the GPU sees (rounded
 // to the element type first), so only the activations' storage and the
@@ -287,6 +289,89 @@ Model RandomModel(const ModelSpec& spec, ElementType type) {
   return m;
 }
 
+// LoRA adapters on every projection of a block (the q, k, v, output, gate,
+// up and down weights the model has: every LoraTarget), random and rounded
+// to `type` like the model. B is random too (PEFT starts it at 0, which
+// would leave nothing to compare). Each block's adapters lie in one flat
+// vector, A [r, in] then B [out, r] per adapter, as in an ADAPTER_PART.
+struct Lora {
+  struct Adapter {
+    TensorSlot base = TensorSlot::kUnspecified;
+    int64_t in = 0, out = 0;
+    int64_t a_offset = 0, b_offset = 0;  // in the block's flat vector
+  };
+  int64_t rank = 0;
+  float scaling = 0;
+  std::vector<Adapter> adapters;
+  std::vector<std::vector<float>> blocks;  // per block
+};
+
+Lora RandomLora(const ModelSpec& spec, ElementType type, int64_t rank, float scaling) {
+  Lora lora;
+  lora.rank = rank;
+  lora.scaling = scaling;
+  const PartLayout layout = BlockPartLayout(spec);
+  int64_t elements = 0;
+  for (TensorSlot slot : {TensorSlot::kQWeight, TensorSlot::kKWeight, TensorSlot::kVWeight,
+                          TensorSlot::kOWeight, TensorSlot::kGateWeight, TensorSlot::kUpWeight,
+                          TensorSlot::kDownWeight}) {
+    const TensorSlice* w = layout.Find(slot);
+    if (w == nullptr) continue;
+    Lora::Adapter a;
+    a.base = slot;
+    a.out = w->shape[0];  // nn.Linear [out, in]
+    a.in = w->shape[1];
+    a.a_offset = elements;
+    a.b_offset = a.a_offset + rank * a.in;
+    elements = a.b_offset + a.out * rank;
+    lora.adapters.push_back(a);
+  }
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  lora.blocks.resize(spec.num_layers());
+  for (std::vector<float>& block : lora.blocks) {
+    block.resize(elements);
+    // A ~ N(0, 1/in), B ~ N(0, 1/r): the adapter's term is O(1) like the
+    // projection's.
+    for (const Lora::Adapter& a : lora.adapters) {
+      for (int64_t i = 0; i < rank * a.in; ++i) {
+        block[a.a_offset + i] = Rounded(type, normal(rng) / std::sqrt(static_cast<float>(a.in)));
+      }
+      for (int64_t i = 0; i < a.out * rank; ++i) {
+        block[a.b_offset + i] = Rounded(type, normal(rng) / std::sqrt(static_cast<float>(rank)));
+      }
+    }
+  }
+  return lora;
+}
+
+// The CPU forward's adapters (block_lora.h) of block `layer`.
+BlockLora CpuLora(const Lora& lora, int layer) {
+  BlockLora cpu;
+  cpu.rank = lora.rank;
+  cpu.scaling = lora.scaling;
+  for (const Lora::Adapter& a : lora.adapters) {
+    LoraWeights w;
+    w.base = a.base;
+    w.in = a.in;
+    w.out = a.out;
+    w.a = lora.blocks[layer].data() + a.a_offset;
+    w.b = lora.blocks[layer].data() + a.b_offset;
+    cpu.adapters.push_back(w);
+  }
+  return cpu;
+}
+
+// A flat block part for the CPU forward, read in place.
+class FlatBlock : public BlockWeightSource {
+ public:
+  explicit FlatBlock(const float* part) : part_(part) {}
+  const float* Get(const TensorSlice& t) override { return part_ + t.offset; }
+
+ private:
+  const float* part_;
+};
+
 struct Batch {
   int examples = 0;
   int seq = 0;
@@ -352,7 +437,8 @@ struct Outputs {
   std::vector<float> losses;
 };
 
-Outputs RunCpu(const Model& m, const Batch& b) {
+// With `lora`, every block adds its adapters' terms.
+Outputs RunCpu(const Model& m, const Batch& b, const Lora* lora = nullptr) {
   const Gathered g = Gather(m, b);
   const int64_t h = m.spec.hidden_size();
   Outputs out;
@@ -367,9 +453,16 @@ Outputs RunCpu(const Model& m, const Batch& b) {
   EXPECT_EQ(std::memcmp(hidden.data(), reference.data(), hidden.size() * sizeof(float)), 0);
   out.hidden.push_back(hidden);
   workspace.assign(BlockWorkspaceFloats(m.spec, b.examples, b.seq), 0.0f);
-  for (const auto& block : m.blocks) {
-    BlockForward(m.spec, block.data(), b.lengths.data(), b.examples, b.seq, hidden.data(),
-                 workspace.data());
+  for (size_t layer = 0; layer < m.blocks.size(); ++layer) {
+    if (lora == nullptr) {
+      BlockForward(m.spec, m.blocks[layer].data(), b.lengths.data(), b.examples, b.seq,
+                   hidden.data(), workspace.data());
+    } else {
+      FlatBlock weights(m.blocks[layer].data());
+      const BlockLora adapters = CpuLora(*lora, static_cast<int>(layer));
+      BlockForward(m.spec, weights, b.lengths.data(), b.examples, b.seq, hidden.data(),
+                   workspace.data(), /*team=*/nullptr, /*rotary=*/nullptr, &adapters);
+    }
     out.hidden.push_back(hidden);
   }
   const int n_labels = static_cast<int>(kLabelWords.size());
@@ -385,8 +478,11 @@ Outputs RunCpu(const Model& m, const Batch& b) {
 // must already be rounded to it), workspaces of exactly the CPU's sizes, the
 // head part without an untied lm_head (as HEAD_LOSS perturbs it,
 // runtime/ops/head_loss_plan.h) and the rotary table uploaded as the
-// backend uploads it.
-void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out) {
+// backend uploads it. With `lora` (values rounded to `type`), every block
+// adds its adapters' terms, with u in a scratch of exactly examples · seq ·
+// rank elements.
+void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out,
+            const Lora* lora = nullptr) {
   absl::StatusOr<DecoderGpuModel> model = DecoderGpuModel::From(m.spec);
   ASSERT_TRUE(model.ok()) << model.status();
   const Gathered g = Gather(m, b);
@@ -433,6 +529,30 @@ void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out) {
   DeviceBuffer embed_workspace(EmbedWorkspaceFloats(m.spec, b.examples, b.seq) * bytes);
   DeviceBuffer block_workspace(BlockWorkspaceFloats(m.spec, b.examples, b.seq) * bytes);
   DeviceBuffer losses(b.examples * sizeof(float));
+  // Each block's adapters in one flat buffer, as the backend's perturbed
+  // operand holds them.
+  std::vector<DeviceBuffer> adapter_parts;
+  std::vector<GpuBlockLora> adapters(m.blocks.size());
+  DeviceBuffer lora_u;
+  if (lora != nullptr) {
+    lora_u = DeviceBuffer(rows * lora->rank * bytes);
+    for (size_t layer = 0; layer < m.blocks.size(); ++layer) {
+      const std::vector<float>& part = lora->blocks[layer];
+      adapter_parts.push_back(Upload(type, part.data(), part.size()));
+      GpuBlockLora& g = adapters[layer];
+      g.rank = lora->rank;
+      g.scaling = lora->scaling;
+      for (const Lora::Adapter& a : lora->adapters) {
+        GpuLoraAdapter ga;
+        ga.base = a.base;
+        ga.in = a.in;
+        ga.out = a.out;
+        ga.a = static_cast<const char*>(adapter_parts.back().get()) + a.a_offset * bytes;
+        ga.b = static_cast<const char*>(adapter_parts.back().get()) + a.b_offset * bytes;
+        g.adapters.push_back(ga);
+      }
+    }
+  }
   ASSERT_FALSE(::testing::Test::HasFailure());
 
   out->hidden.clear();
@@ -442,9 +562,10 @@ void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out) {
   ASSERT_TRUE(status.ok()) << status;
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   out->hidden.push_back(Download(type, hidden.get(), rows * h));
-  for (const DeviceBuffer& block : blocks) {
-    status = BlockForwardGpu(**gemm, type, *model, block.get(), lengths.as<int32_t>(), b.examples,
-                             b.seq, hidden.get(), block_workspace.get(), rotary);
+  for (size_t layer = 0; layer < blocks.size(); ++layer) {
+    status = BlockForwardGpu(**gemm, type, *model, blocks[layer].get(), lengths.as<int32_t>(),
+                             b.examples, b.seq, hidden.get(), block_workspace.get(), rotary,
+                             lora == nullptr ? nullptr : &adapters[layer], lora_u.get());
     ASSERT_TRUE(status.ok()) << status;
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     out->hidden.push_back(Download(type, hidden.get(), rows * h));
@@ -632,6 +753,90 @@ INSTANTIATE_TEST_SUITE_P(Models, DecoderForwardGpuHalf,
                          ::testing::Values(&OptTiny, &Gpt2Tiny, &LlamaTiny, &Qwen2Tiny,
                                            &Qwen3Tiny),
                          ModelName);
+
+// LoRA on every projection (every LoraTarget the family has: OPT's q, k,
+// v, out_proj, fc1, fc2; LLaMA's q, k, v, o, gate, up, down), rank 4 and a
+// scaling that is not a power of two, in each element type against the
+// FP32 CPU, with the tolerances of the full-parameter forward.
+class DecoderForwardGpuLora : public ::testing::TestWithParam<ModelSpec (*)()> {};
+
+constexpr int64_t kLoraRank = 4;
+constexpr float kLoraScaling = 0.75f;  // α 3 / r 4
+
+// No GPU needed: the comparison below is not vacuous, because the
+// adapters move every block's output and the losses.
+TEST_P(DecoderForwardGpuLora, AdaptersChangeTheCpuForward) {
+  const Model m = RandomModel(GetParam()(), ElementType::kF32);
+  const Lora lora = RandomLora(m.spec, ElementType::kF32, kLoraRank, kLoraScaling);
+  const Batch b = MakeBatch(m.spec, 11, {11, 6, 1}, {0, 2, 1}, /*seed=*/5);
+  EXPECT_EQ(lora.adapters.size(), m.spec.activation() == SWIGLU ? 7u : 6u);
+  const Outputs plain = RunCpu(m, b), adapted = RunCpu(m, b, &lora);
+  for (size_t stage = 1; stage < plain.hidden.size(); ++stage) {
+    double diff = 0;
+    for (int64_t i = 0; i < b.lengths[0] * m.spec.hidden_size(); ++i) {
+      diff = std::max(diff, std::fabs(double{plain.hidden[stage][i]} - adapted.hidden[stage][i]));
+    }
+    EXPECT_GT(diff, 0.1) << "stage " << stage;
+  }
+  EXPECT_NE(plain.losses, adapted.losses);
+}
+
+TEST_P(DecoderForwardGpuLora, MatchesCpu) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (ElementType type : {ElementType::kF32, ElementType::kF16, ElementType::kBF16}) {
+    const Model m = RandomModel(GetParam()(), type);
+    const Lora lora = RandomLora(m.spec, type, kLoraRank, kLoraScaling);
+    const Batch b = MakeBatch(m.spec, 11, {11, 6, 1}, {0, 2, 1}, /*seed=*/5);
+    Outputs gpu;
+    RunGpu(m, b, type, &gpu, &lora);
+    if (HasFatalFailure()) return;
+    ExpectMatchesCpu(gpu, RunCpu(m, b, &lora), b, m.spec.hidden_size(), type);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DecoderForwardGpuLora,
+                         ::testing::Values(&OptTiny, &LlamaTiny, &LlamaWideHeads), ModelName);
+
+// Adapters that do not fit the model are refused before anything is
+// enqueued.
+TEST(DecoderGpuModel, RefusesLoraAdaptersThatDoNotFit) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  absl::StatusOr<DecoderGpuModel> opt = DecoderGpuModel::From(OptTiny());
+  ASSERT_TRUE(opt.ok()) << opt.status();
+  DeviceBuffer gemm_workspace(kGemmWorkspaceBytes);
+  absl::StatusOr<std::unique_ptr<Gemm>> gemm =
+      Gemm::Create(nullptr, gemm_workspace.get(), kGemmWorkspaceBytes, /*allow_tf32=*/false);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  DeviceBuffer any(4096);
+  GpuRotary no_rotary;
+  auto run = [&](const GpuBlockLora& lora, void* u) {
+    return BlockForwardGpu(**gemm, ElementType::kF32, *opt, any.get(), any.as<int32_t>(), 1, 4,
+                           any.get(), any.get(), no_rotary, &lora, u);
+  };
+  GpuBlockLora lora;
+  lora.rank = 4;
+  lora.scaling = 1.0f;
+  GpuLoraAdapter adapter;
+  adapter.a = adapter.b = any.get();
+  // OPT has no gate projection.
+  adapter.base = TensorSlot::kGateWeight;
+  adapter.in = opt->h;
+  adapter.out = opt->f;
+  lora.adapters = {adapter};
+  absl::Status status = run(lora, any.get());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("not a projection"), std::string::npos) << status;
+  // fc2 maps f -> h, not h -> f.
+  lora.adapters[0].base = TensorSlot::kDownWeight;
+  status = run(lora, any.get());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("projects 256 -> 64"), std::string::npos) << status;
+  // No scratch for u.
+  lora.adapters[0].base = TensorSlot::kUpWeight;
+  status = run(lora, nullptr);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("scratch"), std::string::npos) << status;
+}
 
 // No GPU needed: the model description.
 TEST(DecoderGpuModel, TensorsAreTheParamLayoutsSlots) {

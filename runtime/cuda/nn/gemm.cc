@@ -64,7 +64,7 @@ absl::Status Gemm::Linear(ElementType type, const void* x, int64_t rows, int64_t
   const cudaDataType_t data_type = CudaDataType(type);
   const cublasComputeType_t compute =
       allow_tf32_ && type == ElementType::kF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  const float alpha = 1.0f, beta = 0.0f;
+  const float alpha = 1.0f, beta = layout.accumulate ? 1.0f : 0.0f;
   // cuBLAS is column-major: the row-major y [rows, out] is the column-major
   // yᵀ [out, rows] = W [out, in] · xᵀ [in, rows], where the row-major x
   // (rows x_ld apart) is xᵀ with leading dimension x_ld (OP_N). A row-major

@@ -40,6 +40,10 @@ struct LinearLayout {
   // (x dense). Lets a projection read columns of a wider matrix, e.g. the
   // attention context inside GPT-2's fused q | k | v rows.
   int64_t x_ld = 0;
+  // y += x · wᵀ (cuBLAS beta 1: y read in `type`, the sum formed in fp32
+  // and rounded once) instead of overwriting y; a LoRA adapter's second
+  // product adds onto its projection's output this way.
+  bool accumulate = false;
 };
 
 class Gemm {
@@ -61,8 +65,8 @@ class Gemm {
   // arrays of `type` (x's rows layout.x_ld elements apart; y dense),
   // accumulated in fp32 (CUBLAS_COMPUTE_32F, or CUBLAS_COMPUTE_32F_FAST_TF32
   // for FP32 when allow_tf32; partial sums never rounded to a 16-bit type).
-  // y is overwritten (no bias: see bias_activation.h). Enqueued on
-  // stream().
+  // y is overwritten (no bias: see bias_activation.h), or added to with
+  // layout.accumulate. Enqueued on stream().
   // Errors: InvalidArgument for rows < 0, in or out < 1, x_ld (when not 0)
   // < in, a dimension above INT32_MAX or an unknown type; the cuBLAS error
   // of the call.

@@ -1,4 +1,4 @@
-// LaunchPerturb and LaunchPerturbRows (perturb.h).
+// LaunchPerturb, LaunchPerturbRows and LaunchGatherRows (perturb.h).
 //
 // z comes in Philox groups of four consecutive element indices (normal.h:
 // one Philox call and two Box-Muller pairs yield z of elements 4g .. 4g+3),
@@ -74,6 +74,22 @@ static __global__ void PerturbRowsKernel(uint64_t seed, uint32_t z_stream, int64
   }
 }
 
+// Gathered rows copied: grid y strides over output rows r, grid x over
+// the row's columns.
+template <class T>
+static __global__ void GatherRowsKernel(const T* table, int64_t row_width, const int32_t* rows,
+                                        int64_t n_rows, T* out) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t r = blockIdx.y; r < n_rows; r += gridDim.y) {
+    const T* row = table + static_cast<int64_t>(rows[r]) * row_width;
+    T* row_out = out + r * row_width;
+    for (int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < row_width;
+         j += stride) {
+      row_out[j] = row[j];
+    }
+  }
+}
+
 template <class T>
 static cudaError_t PerturbAs(uint64_t seed, uint32_t z_stream, int64_t first, int64_t count,
                              const void* theta, float eps, int sign, void* out,
@@ -98,6 +114,16 @@ static cudaError_t PerturbRowsAs(uint64_t seed, uint32_t z_stream, int64_t table
   PerturbRowsKernel<T><<<grid, kThreads, 0, stream>>>(
       seed, z_stream, table_first, static_cast<const T*>(table), row_width, rows, n_rows,
       row_groups, eps, sign, static_cast<T*>(out));
+  return cudaGetLastError();
+}
+
+template <class T>
+static cudaError_t GatherRowsAs(const void* table, int64_t row_width, const int32_t* rows,
+                                int64_t n_rows, void* out, cudaStream_t stream) {
+  const dim3 grid(Blocks(row_width),
+                  static_cast<unsigned>(n_rows < kMaxBlocks ? n_rows : kMaxBlocks));
+  GatherRowsKernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(table), row_width,
+                                                     rows, n_rows, static_cast<T*>(out));
   return cudaGetLastError();
 }
 
@@ -133,6 +159,21 @@ cudaError_t LaunchPerturbRows(ElementType type, uint64_t seed, uint32_t z_stream
     case ElementType::kBF16:
       return PerturbRowsAs<BFloat16>(seed, z_stream, table_first, table, row_width, rows, n_rows,
                                      eps, sign, out, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchGatherRows(ElementType type, const void* table, int64_t row_width,
+                             const int32_t* rows, int64_t n_rows, void* out, cudaStream_t stream) {
+  if (row_width < 0 || n_rows < 0) return cudaErrorInvalidValue;
+  if (row_width == 0 || n_rows == 0) return cudaSuccess;
+  switch (type) {
+    case ElementType::kF32:
+      return GatherRowsAs<float>(table, row_width, rows, n_rows, out, stream);
+    case ElementType::kF16:
+      return GatherRowsAs<Half>(table, row_width, rows, n_rows, out, stream);
+    case ElementType::kBF16:
+      return GatherRowsAs<BFloat16>(table, row_width, rows, n_rows, out, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -66,4 +66,15 @@ cudaError_t LaunchPerturbRows(ElementType type, uint64_t seed, uint32_t z_stream
                               const int32_t* rows, int64_t n_rows, float eps, int sign, void* out,
                               cudaStream_t stream);
 
+// The rows LaunchPerturbRows would perturb, copied as they are (LoRA's
+// frozen token embedding and LM head rows, perturbation.h frozen_params):
+// for r in [0, n_rows) and j in [0, row_width),
+//   out[r * row_width + j] = table[rows[r] * row_width + j]
+// bitwise, no z drawn. table, row_width, rows, n_rows and out as for
+// LaunchPerturbRows.
+// Errors: cudaErrorInvalidValue for row_width < 0, n_rows < 0 or an
+// unknown type.
+cudaError_t LaunchGatherRows(ElementType type, const void* table, int64_t row_width,
+                             const int32_t* rows, int64_t n_rows, void* out, cudaStream_t stream);
+
 }  // namespace zosched

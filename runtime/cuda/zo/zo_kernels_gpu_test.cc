@@ -230,6 +230,39 @@ TEST(ZoKernelsGpu, PerturbRowsMatchesPerturbRangeOfEachRow) {
   }
 }
 
+// LoRA's frozen rows: the same rows as they are, bitwise.
+template <class T>
+void CheckGatherRows(int64_t row_width) {
+  SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(TypeOf<T>()) << " row_width "
+                                  << row_width);
+  const int64_t table_rows = 37;
+  const std::vector<int32_t> rows = {5, 0, 36, 5, 17, 1, 2, 3, 35};
+  const int64_t n_rows = static_cast<int64_t>(rows.size());
+  const std::vector<T> table = Params<T>(table_rows * row_width);
+  DevicePtr d_table = Upload(table);
+  DevicePtr d_rows = Upload(rows);
+  GuardedBuffer<T> d_out{std::vector<T>(n_rows * row_width)};
+  ASSERT_TRUE(d_table != nullptr && d_rows != nullptr && d_out.ok());
+  ASSERT_EQ(LaunchGatherRows(TypeOf<T>(), d_table.get(), row_width,
+                             static_cast<const int32_t*>(d_rows.get()), n_rows, d_out.get(),
+                             nullptr),
+            cudaSuccess);
+  std::vector<T> want;
+  for (int32_t t : rows) {
+    want.insert(want.end(), table.begin() + t * row_width, table.begin() + (t + 1) * row_width);
+  }
+  EXPECT_EQ(Mismatches(d_out.Elements(), want), 0);
+}
+
+TEST(ZoKernelsGpu, GatherRowsCopiesEachRow) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (int64_t row_width : {1, 3, 1030}) {
+    CheckGatherRows<float>(row_width);
+    CheckGatherRows<Half>(row_width);
+    CheckGatherRows<BFloat16>(row_width);
+  }
+}
+
 // The decay spans of a part whose elements [first, first + count) are
 // updated: decaying and non-decaying tensors, unaligned borders, one gap
 // (an element in no span stays as it is, on both sides), far above 2^32.
@@ -554,6 +587,10 @@ TEST(ZoKernelsGpu, BadArgumentsAndEmptyLaunches) {
             cudaErrorInvalidValue);
   EXPECT_EQ(LaunchPerturbRows(ElementType::kBF16, 1, 0, 0, p, 4, nullptr, 0, 1e-3f, 1, p, nullptr),
             cudaSuccess);
+  EXPECT_EQ(LaunchGatherRows(ElementType::kF32, p, -1, nullptr, 1, p, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchGatherRows(bad, p, 4, nullptr, 1, p, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchGatherRows(ElementType::kBF16, p, 4, nullptr, 0, p, nullptr), cudaSuccess);
   DecaySpanTable spans;
   EXPECT_EQ(LaunchUpdate(ElementType::kF32, nullptr, 1, 0, spans, 0.0f, 0, 0, p, nullptr),
             cudaSuccess);
