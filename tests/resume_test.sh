@@ -82,7 +82,7 @@ code=$?
   fail "q=3 resumed with --directions=6: exit $code: $out"
 # LoRA: the run's checkpoint holds the frozen base (in its FP16 store) and
 # the adapters; resumed, the adapters end where the uninterrupted run's do.
-lora=("${common[@]}" --peft=lora --lora_rank=4 --lr=1e-2)
+lora=("${common[@]/--lr=2e-4/--lr=1e-2}" --peft=lora --lora_rank=4)
 full=$($train "${lora[@]}" --steps=20 --out_dir="$TEST_TMPDIR/lora_full" 2>&1) || fail "LoRA full: $full"
 first=$($train "${lora[@]}" --steps=8 --out_dir="$TEST_TMPDIR/lora_split" 2>&1) ||
   fail "LoRA first: $first"

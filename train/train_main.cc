@@ -189,10 +189,10 @@ absl::StatusOr<TrainOptions> OptionsFromFlags() {
         "--resume continues the run in --out_dir and --overwrite replaces it: give one");
   }
   if (o.resume && (o.init != "random" || !o.init_adapters.empty())) {
+    const std::string flag = o.init != "random" ? "--init" : "--init_adapters";
     return absl::InvalidArgumentError(absl::StrCat(
-        o.init != "random" ? "--init" : "--init_adapters",
-        " chooses the starting weights of a fresh run; --resume continues from the run's "
-        "checkpoint: drop it"));
+        flag, " chooses the starting weights of a fresh run; --resume continues from the run's "
+              "checkpoint: drop ", flag));
   }
   o.out_dir = absl::GetFlag(FLAGS_out_dir);
   o.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);

@@ -44,7 +44,14 @@ TEST(ChooseCalibrationTest, ThreadsApplyWhereDevicesShareHostCores) {
   s.directions = 4;
   EXPECT_EQ(ChooseCalibration(s, Known()).status().message(),
             "--directions applies to --backend=host only (an accelerator measures the shapes of "
-            "--schedules, directions and all)");
+            "--schedules, directions, adapters and all)");
+  s.backend = "host";
+  EXPECT_TRUE(ChooseCalibration(s, Known()).ok());
+  s = Settings("gpu");
+  s.peft = "lora";
+  EXPECT_EQ(ChooseCalibration(s, Known()).status().message(),
+            "--peft applies to --backend=host only (an accelerator measures the shapes of "
+            "--schedules, directions, adapters and all)");
   s.backend = "host";
   EXPECT_TRUE(ChooseCalibration(s, Known()).ok());
 }
