@@ -103,6 +103,10 @@ ModelCounts CountModel(const ModelSpec& spec, const Peft& peft) {
     counts.adapter_params += a.a.elements() + a.b.elements();
     counts.adapter_flops_per_token += 2 * peft.lora_rank() * (a.in + a.out) + peft.lora_rank();
   }
+  if (const int64_t k = PrefixTokens(peft); k > 0) {
+    counts.adapter_params = 2 * k * KvWidth(spec);
+    counts.adapter_flops_per_token = 4 * k * counts.query_width;
+  }
   return counts;
 }
 

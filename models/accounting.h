@@ -100,10 +100,11 @@ struct ModelCounts {
   int64_t head_params = 0;                       // HeadParams
   int64_t block_matrix_elements = 0;             // M of BlockForwardFlopsPerToken
   int64_t block_perturbed_scratch_elements = 0;  // BlockPerturbedScratchElements
-  // Under LoRA (the Peft counted with; 0 without): one block's adapter
-  // elements (AdapterParams, models/adapters.h), and the FLOPs a token
-  // spends in them: per adapter 2r(in + out) for the two GEMMs and r for
-  // the scaling.
+  // Under LoRA or a prefix (the Peft counted with; 0 without): one block's
+  // adapter elements (AdapterParams, models/adapters.h), and the FLOPs a
+  // token spends in them: LoRA, per adapter 2r(in + out) for the two GEMMs
+  // and r for the scaling; a prefix of k tokens, 4·k·QueryWidth for its
+  // scores and its share of the context.
   int64_t adapter_params = 0;
   int64_t adapter_flops_per_token = 0;
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/check.h"
+#include "models/model_spec.h"
 
 namespace zosched {
 namespace {
@@ -55,16 +56,38 @@ std::string LoraTargetName(const ModelSpec& spec, LoraTarget target) {
   return module.substr(module.rfind('.') + 1);
 }
 
+std::string PeftLabel(const Peft& peft) {
+  if (TrainsLora(peft)) return absl::StrCat("lora r", peft.lora_rank());
+  if (PrefixTokens(peft) > 0) return absl::StrCat("prefix k", peft.prefix_tokens());
+  return "";
+}
+
 absl::Status ValidatePeft(const ModelSpec& model, const Peft& peft) {
-  if (!TrainsAdapters(peft)) {
-    if (peft.kind() != PEFT_NONE) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("peft kind %d is not one of PEFT_NONE, LORA", peft.kind()));
-    }
-    if (peft.lora_rank() != 0 || peft.lora_alpha() != 0 || peft.lora_targets_size() != 0) {
-      return absl::InvalidArgumentError(
-          "peft sets LoRA fields (lora_rank, lora_alpha or lora_targets) but its kind is "
-          "PEFT_NONE; set kind LORA or drop them");
+  if (!PeftKind_IsValid(peft.kind())) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("peft kind %d is not one of PEFT_NONE, LORA, PREFIX", peft.kind()));
+  }
+  const bool lora_fields =
+      peft.lora_rank() != 0 || peft.lora_alpha() != 0 || peft.lora_targets_size() != 0;
+  if (peft.kind() != LORA && lora_fields) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "peft sets LoRA fields (lora_rank, lora_alpha or lora_targets) but its kind is %s; "
+        "set kind LORA or drop them",
+        PeftKind_Name(peft.kind())));
+  }
+  if (peft.kind() != PREFIX && peft.prefix_tokens() != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "peft sets prefix_tokens %d but its kind is %s; set kind PREFIX or drop it",
+        peft.prefix_tokens(), PeftKind_Name(peft.kind())));
+  }
+  if (peft.kind() == PEFT_NONE) return absl::OkStatus();
+  if (peft.kind() == PREFIX) {
+    const int64_t limit = std::min<int64_t>(kMaxPrefixTokens, model.max_positions() - 1);
+    if (peft.prefix_tokens() < 1 || peft.prefix_tokens() > limit) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "peft prefix_tokens %d is out of range: a prefix has 1 to %d virtual tokens for "
+          "model '%s' (the real tokens follow them, within its %d positions; MeZO: 5)",
+          peft.prefix_tokens(), limit, model.name(), model.max_positions()));
     }
     return absl::OkStatus();
   }
@@ -108,7 +131,7 @@ absl::Status ValidatePeft(const ModelSpec& model, const Peft& peft) {
 
 std::vector<LoraAdapter> BlockAdapters(const ModelSpec& spec, const Peft& peft, int64_t layer) {
   std::vector<LoraAdapter> adapters;
-  if (!TrainsAdapters(peft)) return adapters;
+  if (!TrainsLora(peft)) return adapters;
   const std::vector<TensorSpec> tensors = BlockTensors(spec, layer);
   const int64_t r = peft.lora_rank();
   int64_t offset = 0;
@@ -134,8 +157,27 @@ std::vector<LoraAdapter> BlockAdapters(const ModelSpec& spec, const Peft& peft, 
   return adapters;
 }
 
+std::string AttentionModule(const ModelSpec& spec, int64_t layer) {
+  for (const TensorSpec& t : BlockTensors(spec, layer)) {
+    if (t.slot == TensorSlot::kQWeight || t.slot == TensorSlot::kQkvWeight) {
+      const std::string projection = t.name.substr(0, t.name.rfind('.'));  // "....q_proj"
+      return projection.substr(0, projection.rfind('.'));
+    }
+  }
+  CHECK(false) << "model '" << spec.name() << "' has no query projection";
+  return "";
+}
+
 std::vector<TensorSpec> AdapterTensors(const ModelSpec& spec, const Peft& peft, int64_t layer) {
   std::vector<TensorSpec> tensors;
+  if (const int64_t k = PrefixTokens(peft); k > 0) {
+    const std::string module = AttentionModule(spec, layer);
+    for (const char* name : {".prefix_keys", ".prefix_values"}) {
+      tensors.push_back({absl::StrCat(module, name), {k, KvWidth(spec)}, TensorRole::kMatrix,
+                         TensorSlot::kUnspecified});
+    }
+    return tensors;
+  }
   for (LoraAdapter& a : BlockAdapters(spec, peft, layer)) {
     tensors.push_back(std::move(a.a));
     tensors.push_back(std::move(a.b));

@@ -131,23 +131,28 @@ void NormRows(const RowNorm& norm, const float* x, int64_t rows, int64_t padded_
 // Softmax of row i of the causal score matrix s [L x L] in place over keys
 // j <= i; keys j > i get exactly 0 (so that later tokens' values, multiplied
 // by 0, leave the context of query i bitwise unchanged).
-void CausalSoftmaxRows(float* s, int64_t L) {
+// Softmax of each row of s [L, P + L] over its first P + i + 1 scores (the
+// prefix's P keys, then the real keys up to query i); the rest set to 0.
+void CausalSoftmaxRows(float* s, int64_t L, int64_t P) {
+  const int64_t width = P + L;
   for (int64_t i = 0; i < L; ++i) {
-    float* row = s + i * L;
+    float* row = s + i * width;
+    const int64_t last = P + i;
     float max = row[0];
-    for (int64_t j = 1; j <= i; ++j) max = std::max(max, row[j]);
-    for (int64_t j = 0; j <= i; ++j) row[j] = std::exp(row[j] - max);
-    const float inv = 1.0f / FixedSum(row, i + 1);
-    for (int64_t j = 0; j <= i; ++j) row[j] *= inv;
-    std::fill(row + i + 1, row + L, 0.0f);
+    for (int64_t j = 1; j <= last; ++j) max = std::max(max, row[j]);
+    for (int64_t j = 0; j <= last; ++j) row[j] = std::exp(row[j] - max);
+    const float inv = 1.0f / FixedSum(row, last + 1);
+    for (int64_t j = 0; j <= last; ++j) row[j] *= inv;
+    std::fill(row + last + 1, row + width, 0.0f);
   }
 }
 
 void CheckBatch(const ModelSpec& spec, const int32_t* lengths, int examples,
-                int seq) {
+                int seq, int64_t first_position = 0) {
   CHECK(examples >= 1 && seq >= 1) << examples << " x " << seq;
-  CHECK(seq <= spec.max_positions())
-      << "seq " << seq << " > max_positions " << spec.max_positions();
+  CHECK(first_position >= 0 && first_position + seq <= spec.max_positions())
+      << "positions " << first_position << " + seq " << seq << " > max_positions "
+      << spec.max_positions();
   if (lengths == nullptr) return;
   for (int e = 0; e < examples; ++e) {
     CHECK(lengths[e] >= 1 && lengths[e] <= seq)
@@ -238,8 +243,9 @@ void EmbedRows(const ModelSpec& spec, const float* token_rows, const float* posi
 }
 
 void Embed(const ModelSpec& spec, const float* embedding_part,
-           const int32_t* tokens, int examples, int seq, float* hidden) {
-  CheckBatch(spec, /*lengths=*/nullptr, examples, seq);
+           const int32_t* tokens, int examples, int seq, float* hidden,
+           int64_t first_position) {
+  CheckBatch(spec, /*lengths=*/nullptr, examples, seq, first_position);
   const EmbeddingView view = MakeEmbeddingView(spec, embedding_part);
   const int64_t e_dim = EmbedDim(spec);
   const int64_t vocab = spec.vocab_size();
@@ -254,7 +260,8 @@ void Embed(const ModelSpec& spec, const float* embedding_part,
   std::vector<float> workspace(EmbedWorkspaceFloats(spec, examples, seq));
   const float* positions = view.positions == nullptr
                               ? nullptr
-                              : view.positions + FirstPositionRow(spec) * spec.hidden_size();
+                              : view.positions + (FirstPositionRow(spec) + first_position) *
+                                                     spec.hidden_size();
   EmbedRows(spec, rows.data(), positions, view.project_in, examples, seq, workspace.data(),
             hidden);
 }
@@ -280,22 +287,25 @@ class PartWeights : public BlockWeightSource {
 
 void BlockForward(const ModelSpec& spec, const float* block_part,
                   const int32_t* lengths, int examples, int seq, float* hidden,
-                  float* workspace) {
+                  float* workspace, KeyValueRows* captured) {
   PartWeights weights(block_part);
-  BlockForward(spec, weights, lengths, examples, seq, hidden, workspace);
+  BlockForward(spec, weights, lengths, examples, seq, hidden, workspace, /*team=*/nullptr,
+               /*rotary=*/nullptr, /*lora=*/nullptr, /*prefix=*/nullptr, captured);
 }
 
 void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
                   int examples, int seq, float* hidden, float* workspace, ThreadTeam* team,
-                  const RotaryTable* rotary, const BlockLora* lora) {
-  CheckBatch(spec, lengths, examples, seq);
+                  const RotaryTable* rotary, const BlockLora* lora, const BlockPrefix* prefix,
+                  KeyValueRows* captured) {
+  const int64_t P = prefix == nullptr ? 0 : prefix->tokens;  // the prefix's keys
+  CheckBatch(spec, lengths, examples, seq, P);
   std::unique_ptr<RotaryTable> own_rotary;
   if (spec.positional() == ROTARY && rotary == nullptr) {
-    own_rotary = std::make_unique<RotaryTable>(spec, seq);
+    own_rotary = std::make_unique<RotaryTable>(spec, P + seq);
     rotary = own_rotary.get();
   }
-  CHECK(rotary == nullptr || rotary->positions() >= seq)
-      << "rotary table of " << rotary->positions() << " positions for seq " << seq;
+  CHECK(rotary == nullptr || rotary->positions() >= P + seq)
+      << "rotary table of " << rotary->positions() << " positions for " << P << " + seq " << seq;
   const PartLayout layout = BlockPartLayout(spec);
   // Each tensor asked for right before it is read (matrices one at a time),
   // on the calling thread; nullptr for a slot the model does not have.
@@ -388,42 +398,71 @@ void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32
       for (int64_t head = 0; head < heads; ++head) {
         float* qh = q + t * ldq + head * d;
         if (q_norm != nullptr) RmsNormRow(qh, d, q_norm, eps, qh);
-        if (rotary != nullptr) rotate(qh, t % seq);
+        if (rotary != nullptr) rotate(qh, P + t % seq);
         for (int64_t i = 0; i < d; ++i) qh[i] *= scaling;
       }
       if (k_norm == nullptr && rotary == nullptr) continue;
       for (int64_t head = 0; head < heads / group; ++head) {
         float* kh = k + t * ldkv + head * d;
         if (k_norm != nullptr) RmsNormRow(kh, d, k_norm, eps, kh);
-        if (rotary != nullptr) rotate(kh, t % seq);
+        if (rotary != nullptr) rotate(kh, P + t % seq);
       }
     }
   });
+  if (captured != nullptr) {
+    rows(T, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        std::memcpy(captured->keys + t * kvw, k + t * ldkv, sizeof(float) * kvw);
+        std::memcpy(captured->values + t * kvw, v + t * ldkv, sizeof(float) * kvw);
+      }
+    });
+  }
 
   // The context goes into `a` (norm1(x) is no longer needed); rows at
   // padding positions and the GEMM padding rows stay 0.
   std::fill(a, a + T4 * qw, 0.0f);
   ParallelFor(team, examples * heads, 1, [&](int64_t begin, int64_t end, int worker) {
-    thread_local std::vector<float> own_scores;
+    // Scores [seq, P + seq], and with a prefix the head's keys and values
+    // with the prefix's first, [P + seq, d] each.
+    thread_local std::vector<float> own;
     float* s = scores;
-    if (worker != 0) {
-      if (own_scores.size() < static_cast<size_t>(seq) * seq) own_scores.resize(seq * seq);
-      s = own_scores.data();
+    if (worker != 0 || P > 0) {
+      const size_t floats = static_cast<size_t>(seq) * (P + seq) + (P > 0 ? 2 * (P + seq) * d : 0);
+      if (own.size() < floats) own.resize(floats);
+      s = own.data();
     }
+    float* joined_k = s + seq * (P + seq);
+    float* joined_v = joined_k + (P + seq) * d;
     for (int64_t pair = begin; pair < end; ++pair) {
       const int64_t e = pair / heads, head = pair % heads;
       const int64_t L = lengths[e];
       const int64_t row0 = e * seq;
-      const float* qh = q + row0 * ldq + head * d;               // [L, d], row stride ldq
-      const float* kh = k + row0 * ldkv + (head / group) * d;    // [L, d], row stride ldkv
-      const float* vh = v + row0 * ldkv + (head / group) * d;    // [L, d], row stride ldkv
-      float* ctx = a + row0 * qw + head * d;                     // [L, d], row stride qw
-      // s[L, L] = qh · khᵀ
-      std::fill(s, s + L * L, 0.0f);
-      GemmAcc(kRhsTransposed, L, L, d, qh, ldq, kh, ldkv, s, L);
-      CausalSoftmaxRows(s, L);
-      // ctx[L, d] = P · vh
-      GemmAcc(kRhsRowMajor, L, d, L, s, L, vh, ldkv, ctx, qw);
+      const int64_t kv_head = (head / group) * d;
+      const float* qh = q + row0 * ldq + head * d;      // [L, d], row stride ldq
+      const float* kh = k + row0 * ldkv + kv_head;      // [L, d], row stride ldkv
+      const float* vh = v + row0 * ldkv + kv_head;      // [L, d], row stride ldkv
+      int64_t ld = ldkv;
+      float* ctx = a + row0 * qw + head * d;            // [L, d], row stride qw
+      if (P > 0) {
+        for (int64_t j = 0; j < P; ++j) {
+          std::memcpy(joined_k + j * d, prefix->keys + j * kvw + kv_head, sizeof(float) * d);
+          std::memcpy(joined_v + j * d, prefix->values + j * kvw + kv_head, sizeof(float) * d);
+        }
+        for (int64_t j = 0; j < L; ++j) {
+          std::memcpy(joined_k + (P + j) * d, kh + j * ldkv, sizeof(float) * d);
+          std::memcpy(joined_v + (P + j) * d, vh + j * ldkv, sizeof(float) * d);
+        }
+        kh = joined_k;
+        vh = joined_v;
+        ld = d;
+      }
+      // s[L, P + L] = qh · khᵀ
+      const int64_t width = P + L;
+      std::fill(s, s + L * width, 0.0f);
+      GemmAcc(kRhsTransposed, L, width, d, qh, ldq, kh, ld, s, width);
+      CausalSoftmaxRows(s, L, P);
+      // ctx[L, d] = softmax · vh
+      GemmAcc(kRhsRowMajor, L, d, width, s, width, vh, ld, ctx, qw);
     }
   });
   float* projected = q;  // o_proj's output [T4, h]: q, k and v are no longer needed

@@ -48,6 +48,7 @@
 #include "absl/status/status.h"
 #include "models/model.pb.h"
 #include "runtime/nn/block_lora.h"
+#include "runtime/nn/block_prefix.h"
 #include "runtime/nn/param_layout.h"
 #include "runtime/nn/rotary_table.h"
 #include "runtime/nn/thread_team.h"
@@ -88,11 +89,14 @@ void EmbedRows(const ModelSpec& spec, const float* token_rows, const float* posi
                float* hidden);
 
 // EmbedRows of embed_tokens[tokens[e, t]] and the position table, all from
-// the flat embedding part (the reference: allocates its scratch).
+// the flat embedding part (the reference: allocates its scratch), token t
+// at position first_position + t (a prefix's k: models/adapters.h).
 //   tokens: [examples * seq], each in [0, V)
-// CHECK-fails on seq > max_positions or a token out of range.
+// CHECK-fails on first_position + seq > max_positions or a token out of
+// range.
 void Embed(const ModelSpec& spec, const float* embedding_part,
-           const int32_t* tokens, int examples, int seq, float* hidden);
+           const int32_t* tokens, int examples, int seq, float* hidden,
+           int64_t first_position = 0);
 
 // Floats of workspace BlockForward needs for this batch shape: the
 // kernels' contract, models/accounting.h's BlockForwardWorkspaceElements
@@ -118,10 +122,11 @@ class BlockWeightSource {
 //   lengths:    [examples], each in [1, seq]
 //   hidden:     [examples * seq * h], read and written
 //   workspace:  BlockWorkspaceFloats(spec, examples, seq) floats, scratch
-// CHECK-fails on a length out of range.
+// CHECK-fails on a length out of range. `captured`: as below.
+struct KeyValueRows;
 void BlockForward(const ModelSpec& spec, const float* block_part,
                   const int32_t* lengths, int examples, int seq, float* hidden,
-                  float* workspace);
+                  float* workspace, KeyValueRows* captured = nullptr);
 // The same with the weights from `weights`, on `team`'s threads (null: the
 // calling thread only; bitwise the same either way), rotating by `rotary`
 // (at least seq positions; null: made for this call, for a rotary model).
@@ -129,11 +134,23 @@ void BlockForward(const ModelSpec& spec, const float* block_part,
 // per-thread buffer of seq² floats (grown once), outside `workspace`.
 // With `lora`, each adapted projection adds its adapter's term
 // (block_lora.h) before its epilogue; the adapter's scratch is a
-// per-thread buffer too.
+// per-thread buffer too. With `prefix` (block_prefix.h), each query
+// attends to the prefix's k keys and values, then to the causal real ones,
+// and the real tokens sit at positions k + t (rotary: `rotary` covers
+// k + seq positions; seq + k <= max_positions); every member's scores and
+// the (example, head)'s concatenated keys and values live in its
+// per-thread buffer. With `captured`, the block's keys and values [T, kv]
+// each (T = examples · seq; the keys after Qwen3's k-norm and the rotary
+// embedding, as attention reads them) are written there too.
+struct KeyValueRows {
+  float* keys = nullptr;    // [T, KvWidth]
+  float* values = nullptr;  // [T, KvWidth]
+};
 void BlockForward(const ModelSpec& spec, BlockWeightSource& weights, const int32_t* lengths,
                   int examples, int seq, float* hidden, float* workspace,
                   ThreadTeam* team = nullptr, const RotaryTable* rotary = nullptr,
-                  const BlockLora* lora = nullptr);
+                  const BlockLora* lora = nullptr, const BlockPrefix* prefix = nullptr,
+                  KeyValueRows* captured = nullptr);
 
 // Floats of workspace LabelLogitsFromRows and HeadLossFromRows need:
 // h + e + examples · n_labels.

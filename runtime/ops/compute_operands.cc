@@ -1,5 +1,6 @@
 #include "runtime/ops/compute_operands.h"
 
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "runtime/model_parts.h"
 
@@ -21,7 +22,9 @@ ComputeOperands ResolveComputeOperands(const ModelSpec& model, const TrainingSet
   if (op.has_params()) o.z_stream = PartStream(model, op.params().part(), op.params().block());
   o.adapters = at(op.has_adapters(), op.adapters().range());
   if (op.has_adapters()) o.adapter_stream = PartStream(model, ADAPTER_PART, op.adapters().block());
-  if (op.kind() == EMBED) o.embed = PlanEmbed(model, op, training.seq_len());
+  if (op.kind() == EMBED) {
+    o.embed = PlanEmbed(model, op, training.seq_len(), PrefixTokens(training.peft()));
+  }
   if (op.kind() == HEAD_LOSS) {
     o.head_loss = PlanHeadLoss(model, op, label_words);
     // An untied head's table lies in the op's own params (the head part).

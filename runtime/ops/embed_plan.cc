@@ -7,14 +7,15 @@
 
 namespace zosched {
 
-EmbedPlan PlanEmbed(const ModelSpec& model, const ComputeOp& op, int seq) {
+EmbedPlan PlanEmbed(const ModelSpec& model, const ComputeOp& op, int seq,
+                    int64_t first_position) {
   const PartLayout embedding = EmbeddingPartLayout(model);
   const int64_t h = model.hidden_size();
   const int64_t e = EmbedDim(model);
   EmbedPlan plan;
   if (const TensorSlice* positions = embedding.Find(TensorSlot::kPositionTable)) {
     plan.has_positions = true;
-    plan.positions.first = positions->offset + FirstPositionRow(model) * h;
+    plan.positions.first = positions->offset + (FirstPositionRow(model) + first_position) * h;
     plan.positions.count = seq * h;
   }
   if (const TensorSlice* project_in = embedding.Find(TensorSlot::kProjectIn)) {

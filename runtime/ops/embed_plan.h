@@ -4,7 +4,7 @@
 // the compute dtype, rows of EmbedDim (e) elements for token rows.
 //
 // The op's scratch operands:
-//   perturbed: [position rows FirstPositionRow .. + seq (seq · h; none
+//   perturbed: [position rows FirstPositionRow + first_position .. + seq (seq · h; none
 //               for rotary models) | project_in (h · e)]
 //   workspace: [token rows (row_count · e; rows token_count .. row_count
 //               zero) | the embedding kernel's scratch]
@@ -34,7 +34,10 @@ struct EmbedPlan {
 };
 
 // The plan of EMBED op `op` of a schedule over `model` (validated: a model
-// CheckRuntimeSupports accepts) with sequences of `seq` tokens.
-EmbedPlan PlanEmbed(const ModelSpec& model, const ComputeOp& op, int seq);
+// CheckRuntimeSupports accepts) with sequences of `seq` tokens at positions
+// first_position .. + seq (a prefix's k tokens come first:
+// models/adapters.h).
+EmbedPlan PlanEmbed(const ModelSpec& model, const ComputeOp& op, int seq,
+                    int64_t first_position = 0);
 
 }  // namespace zosched

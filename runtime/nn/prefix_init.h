@@ -1,0 +1,31 @@
+// A prefix initialised from real tokens' activations, as MeZO initialises
+// prefix tuning: k token ids drawn uniformly from the vocabulary, run
+// through the base model as one sequence at positions 0 .. k - 1, and each
+// block's keys and values for them become that block's prefix
+// (models/adapters.h): the prefix starts as a KV cache of real text, so the
+// first forward with it is the base model's on those k tokens followed by
+// the input.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/model.pb.h"
+
+namespace zosched {
+
+// The k token ids a prefix starts from, for `seed`: uniform over [0, V),
+// the same on every machine (std::mt19937_64's sequence, reduced modulo V).
+std::vector<int32_t> PrefixInitTokens(const ModelSpec& spec, int64_t k, uint64_t seed);
+
+// The ADAPTER_PART of every block (keys [k, kv] then values [k, kv]) from
+// the base model's fp32 parts on `tokens` (k ids, each in [0, V)).
+//   embedding_part: the flat embedding part
+//   block_parts:    spec.num_layers() flat block parts
+// Costs one forward of k tokens through the base model.
+std::vector<std::vector<float>> PrefixFromActivations(const ModelSpec& spec,
+                                                      const float* embedding_part,
+                                                      const std::vector<const float*>& block_parts,
+                                                      const std::vector<int32_t>& tokens);
+
+}  // namespace zosched
