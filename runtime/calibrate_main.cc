@@ -67,12 +67,13 @@ ABSL_FLAG(int32_t, directions, 1,
           "cpu: perturbation directions a step (n-SPSA q) of the schedules to calibrate for: "
           "their updates' cost grows with it");
 ABSL_FLAG(std::string, peft, "none",
-          "cpu: what the schedules to calibrate for train, none or lora (LoRA's forwards "
-          "perturb the adapters, not the block)");
+          "cpu: what the schedules to calibrate for train, none, lora or prefix (their forwards "
+          "perturb the adapters or the prefix, not the block)");
 ABSL_FLAG(int32_t, lora_rank, 8, "cpu, --peft=lora: the adapters' rank");
 ABSL_FLAG(double, lora_alpha, 16, "cpu, --peft=lora: the adapters' α");
 ABSL_FLAG(std::vector<std::string>, lora_targets, std::vector<std::string>({"query", "value"}),
           "cpu, --peft=lora: the adapted projections (query, key, value, output, gate, up, down)");
+ABSL_FLAG(int32_t, prefix_tokens, 5, "cpu, --peft=prefix: the prefix's virtual tokens");
 ABSL_FLAG(int32_t, threads, 1,
           "cpu: cores each device computes on, as train --threads will run it");
 ABSL_FLAG(int32_t, repeats, 7,
@@ -129,10 +130,11 @@ CalibrationSettings SettingsFromFlags() {
   s.batch = absl::GetFlag(FLAGS_batch);
   s.seq = absl::GetFlag(FLAGS_seq);
   s.directions = absl::GetFlag(FLAGS_directions);
-  s.peft = absl::GetFlag(FLAGS_peft);
-  s.lora_rank = absl::GetFlag(FLAGS_lora_rank);
-  s.lora_alpha = absl::GetFlag(FLAGS_lora_alpha);
-  s.lora_targets = absl::GetFlag(FLAGS_lora_targets);
+  s.peft.kind = absl::GetFlag(FLAGS_peft);
+  s.peft.lora_rank = absl::GetFlag(FLAGS_lora_rank);
+  s.peft.lora_alpha = absl::GetFlag(FLAGS_lora_alpha);
+  s.peft.lora_targets = absl::GetFlag(FLAGS_lora_targets);
+  s.peft.prefix_tokens = absl::GetFlag(FLAGS_prefix_tokens);
   s.repeats = absl::GetFlag(FLAGS_repeats);
   s.threads = absl::GetFlag(FLAGS_threads);
   s.data = absl::GetFlag(FLAGS_data);

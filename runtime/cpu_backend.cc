@@ -11,10 +11,12 @@
 #include "absl/strings/str_format.h"
 #include "base/check.h"
 #include "base/status_macros.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
 #include "runtime/dtype/convert.h"
 #include "runtime/host_store_layout.h"
 #include "runtime/nn/block_lora.h"
+#include "runtime/nn/block_prefix.h"
 #include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
 #include "runtime/ops/label_words.h"
@@ -142,7 +144,9 @@ absl::Status CpuBackend::Resolve() {
   const ModelSpec& model = *model_;
   spans_ = PartDecaySpans(model, schedule_.training().peft());
   if (model.positional() == ROTARY) {
-    rotary_ = std::make_unique<RotaryTable>(model, schedule_.training().seq_len());
+    // A prefix's k positions come before the real tokens'.
+    rotary_ = std::make_unique<RotaryTable>(
+        model, PrefixTokens(schedule_.training().peft()) + schedule_.training().seq_len());
   }
   perturbed_block_ = std::make_unique<PerturbedBlockLayout>(model);
   ASSIGN_OR_RETURN(losses_, DeviceLossLayout(schedule_, device_));
@@ -421,14 +425,18 @@ void CpuBackend::Forward(const ComputeOp& c, const ComputeOperands& o, const Ste
   const TrainingSettings& t = schedule_.training();
   const Perturbation p = PerturbationOf(c, t, inputs.seed);
   if (o.adapters != nullptr) {
-    // LoRA: the adapters perturbed at once; the frozen block read as it is.
+    // LoRA or a prefix: the adapters perturbed at once; the frozen block
+    // read as it is.
     float* adapters = Floats(o.perturbed);
     PerturbRange(p.seed, o.adapter_stream, 0, c.adapters().elements(), Floats(o.adapters),
                  p.epsilon, p.sign, adapters, team_.get());
-    const BlockLora lora = MakeBlockLora(*model_, t.peft(), adapters);
+    const bool lora = TrainsLora(t.peft());
+    const BlockLora block_lora = lora ? MakeBlockLora(*model_, t.peft(), adapters) : BlockLora();
+    const BlockPrefix prefix = lora ? BlockPrefix() : MakeBlockPrefix(*model_, t.peft(), adapters);
     FrozenBlockWeights weights(Floats(o.params));
     BlockForward(*model_, weights, inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
-                 Floats(o.activations), Floats(o.workspace), team_.get(), rotary_.get(), &lora);
+                 Floats(o.activations), Floats(o.workspace), team_.get(), rotary_.get(),
+                 lora ? &block_lora : nullptr, lora ? nullptr : &prefix);
     return;
   }
   PerturbedBlockWeights weights(*perturbed_block_, p, o.z_stream, Floats(o.params),

@@ -5,6 +5,7 @@
 
 #include "models/adapters.h"
 #include "runtime/nn/block_lora.h"
+#include "runtime/nn/block_prefix.h"
 #include "runtime/nn/decoder_forward.h"
 
 namespace zosched {
@@ -38,14 +39,16 @@ Evaluation Evaluate(const ModelSpec& spec, const Peft& peft, const std::vector<c
   for (int first = 0; first < examples.size(); first += micro_batch) {
     const int n = std::min(micro_batch, examples.size() - first);
     Embed(spec, parts[0], examples.tokens.data() + static_cast<int64_t>(first) * seq, n, seq,
-          hidden.data());
+          hidden.data(), PrefixTokens(peft));
     for (int b = 0; b < layers; ++b) {
       PartWeights weights(parts[1 + b]);
-      const BlockLora lora =
-          TrainsAdapters(peft) ? MakeBlockLora(spec, peft, parts[2 + layers + b]) : BlockLora();
+      const float* adapters = TrainsAdapters(peft) ? parts[2 + layers + b] : nullptr;
+      const BlockLora lora = TrainsLora(peft) ? MakeBlockLora(spec, peft, adapters) : BlockLora();
+      const BlockPrefix prefix =
+          PrefixTokens(peft) > 0 ? MakeBlockPrefix(spec, peft, adapters) : BlockPrefix();
       BlockForward(spec, weights, examples.lengths.data() + first, n, seq, hidden.data(),
                    workspace.data(), /*team=*/nullptr, /*rotary=*/nullptr,
-                   TrainsAdapters(peft) ? &lora : nullptr);
+                   TrainsLora(peft) ? &lora : nullptr, PrefixTokens(peft) > 0 ? &prefix : nullptr);
     }
     LabelLogits(spec, parts[1 + layers], parts[0], hidden.data(), examples.lengths.data() + first,
                 n, seq, label_words.data(), n_labels, logits.data());

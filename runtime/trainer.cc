@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/check.h"
 #include "base/directory_lock.h"
 #include "base/files.h"
 #include "base/output_dir.h"
@@ -32,6 +33,7 @@
 #include "runtime/measured_timeline.h"
 #include "runtime/model_state.h"
 #include "runtime/mpi_world.h"
+#include "runtime/nn/prefix_init.h"
 #include "runtime/node_host_check.h"
 #include "runtime/progress_bar.h"
 #include "runtime/run_checkpointing.h"
@@ -61,6 +63,16 @@ absl::StatusOr<int> HostBufferOwner(const Schedule& schedule, int buffer) {
                                              schedule.buffers(buffer).name()));
 }
 
+// "rank 8, alpha 16 LoRA adapters on 2 projection(s)", "a prefix of 5
+// virtual tokens": what a run's or a saved adapter's Peft trains, for errors.
+std::string AdaptersDescription(const Peft& peft) {
+  if (TrainsLora(peft)) {
+    return absl::StrFormat("rank %d, alpha %g LoRA adapters on %d projection(s)",
+                           peft.lora_rank(), peft.lora_alpha(), LoraTargetsOf(peft).size());
+  }
+  return absl::StrFormat("a prefix of %d virtual tokens", peft.prefix_tokens());
+}
+
 // The least any start-up wait may last (see Run::Setup).
 constexpr std::chrono::seconds kStartupLimit(120);
 
@@ -80,6 +92,9 @@ class Run {
  private:
   absl::Status Setup();
   absl::Status InitParameters();
+  // Every block's initial prefix (runtime/nn/prefix_init.h) from the base
+  // as this node's store holds it, tokens drawn from --init_seed.
+  std::vector<std::vector<float>> InitialPrefix() const;
   // Restores the run to resume; returns the entries of its trajectory log.
   absl::StatusOr<std::vector<TrajectoryEntry>> Resume();
   // Whether this rank writes `part`: a shared host part only its owner
@@ -227,35 +242,41 @@ absl::Status Run::InitParameters() {
     if (writes) mine.push_back(&part);
   }
   const Peft& peft = schedule_.training().peft();
-  std::vector<std::vector<float>> adapters;  // LoRA, from --init_adapters
+  std::vector<std::vector<float>> adapters;  // from --init_adapters, or a prefix's initial one
   if (!o_.init_adapters.empty()) {
     if (!TrainsAdapters(peft)) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "--init_adapters=%s: the schedule '%s' trains every parameter; adapters start a LoRA "
-          "run (--peft=lora)",
+          "or prefix run (--peft=lora or --peft=prefix)",
           o_.init_adapters, schedule_.name()));
     }
     ASSIGN_OR_RETURN(const Peft saved, ReadPeftConfig(o_.init_adapters, schedule_.model()));
-    if (LoraTargetsOf(saved) != LoraTargetsOf(peft) || saved.lora_rank() != peft.lora_rank() ||
-        saved.lora_alpha() != peft.lora_alpha()) {
+    if (saved.kind() != peft.kind() || LoraTargetsOf(saved) != LoraTargetsOf(peft) ||
+        saved.lora_rank() != peft.lora_rank() || saved.lora_alpha() != peft.lora_alpha() ||
+        saved.prefix_tokens() != peft.prefix_tokens()) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "--init_adapters=%s holds rank %d, alpha %g adapters on %d projection(s); the run "
-          "trains rank %d, alpha %g on %d: lower the schedule with the adapters' --lora_rank, "
-          "--lora_alpha and --lora_targets",
-          o_.init_adapters, saved.lora_rank(), saved.lora_alpha(), LoraTargetsOf(saved).size(),
-          peft.lora_rank(), peft.lora_alpha(), LoraTargetsOf(peft).size()));
+          "--init_adapters=%s holds %s; the run trains %s: lower the schedule with the "
+          "adapters' --peft and its --lora_rank, --lora_alpha and --lora_targets or "
+          "--prefix_tokens",
+          o_.init_adapters, AdaptersDescription(saved), AdaptersDescription(peft)));
     }
     ASSIGN_OR_RETURN(adapters, LoadPeftAdapters(o_.init_adapters, schedule_.model(), peft));
   }
+  // A prefix starts from the base's activations, so the base goes in first.
+  const bool prefix_from_base = PrefixTokens(peft) > 0 && adapters.empty();
   // The block of each adapter part: they follow the base, in block order.
   std::map<const StoredPart*, int> adapter_block;
+  std::vector<const StoredPart*> base, own_adapters;
+  for (const StoredPart* part : mine) {
+    (part->frozen || !TrainsAdapters(peft) ? base : own_adapters).push_back(part);
+  }
   for (const StoredPart& part : parts_) {
     if (TrainsAdapters(peft) && !part.frozen) {
       const int block = static_cast<int>(adapter_block.size());
       adapter_block[&part] = block;
     }
   }
-  RETURN_IF_ERROR(FillParts(mine, [&](const StoredPart& part, float* values) {
+  auto fill = [&](const StoredPart& part, float* values) {
     const bool adapter = TrainsAdapters(peft) && !part.frozen;
     if (adapter && !adapters.empty()) {
       const std::vector<float>& loaded = adapters[adapter_block.at(&part)];
@@ -267,7 +288,16 @@ absl::Status Run::InitParameters() {
       return absl::OkStatus();
     }
     return LoadModelParameters(o_.init, schedule_.model(), part.tensors, FP32, values);
-  }));
+  };
+  RETURN_IF_ERROR(FillParts(base, fill));
+  if (prefix_from_base) {
+    {
+      Watch watch("initialising the base before the prefix (node barrier)", timeout_);
+      RETURN_IF_ERROR(host_memory_->NodeBarrier());
+    }
+    adapters = InitialPrefix();
+  }
+  RETURN_IF_ERROR(FillParts(own_adapters, fill));
   RETURN_IF_ERROR(backend_->PushPersistent());
   {
     Watch watch("initialising the parameters (node barrier)", timeout_);
@@ -275,6 +305,28 @@ absl::Status Run::InitParameters() {
   }
   if (o_.checkpoint_every == 0) return absl::OkStatus();
   return WriteCheckpoint("of the initial parameters");
+}
+
+std::vector<std::vector<float>> Run::InitialPrefix() const {
+  const ModelSpec& spec = schedule_.model();
+  const float weight_decay = schedule_.training().weight_decay();
+  // The base as stored (in the host dtype), in fp32 one part at a time.
+  auto current = [&](const std::string& name) {
+    for (const StoredPart& part : parts_) {
+      if (part.name == name) return CurrentPart(part, spec, {}, weight_decay);
+    }
+    CHECK(false) << "no stored part '" << name << "'";
+    return std::vector<float>();
+  };
+  const std::vector<float> embedding = current("embedding");
+  std::vector<float> block;
+  return PrefixFromActivations(
+      spec, embedding.data(),
+      [&](int64_t b) {
+        block = current(absl::StrCat("block ", b));
+        return block.data();
+      },
+      PrefixInitTokens(spec, PrefixTokens(schedule_.training().peft()), o_.init_seed));
 }
 
 absl::Status Run::ApplyOnHost(const std::vector<ZoState>& pending) {

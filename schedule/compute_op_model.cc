@@ -107,6 +107,7 @@ int MeasuredDirections(const TrainingSettings& training, ComputeKind kind) {
 
 std::string MeasuredPeft(const TrainingSettings& training, ComputeKind kind) {
   if (!TrainsAdapters(training.peft()) || !IsZoForward(kind)) return "";
+  if (!TrainsLora(training.peft())) return PeftLabel(training.peft());
   std::vector<std::string> targets;
   for (LoraTarget t : LoraTargetsOf(training.peft())) {
     targets.push_back(absl::AsciiStrToLower(LoraTarget_Name(t).substr(sizeof("LORA_") - 1)));

@@ -95,9 +95,9 @@ int64_t ZoStateBytes(const TrainingSettings& training);
 int MeasuredDirections(const TrainingSettings& training, ComputeKind kind);
 // The `peft` of a compute op's MeasuredCompute row (cluster.proto): for a
 // forward (EMBED, BLOCK_FORWARD, HEAD_LOSS) of a LoRA step, "lora r<rank>
-// <targets>" ("lora r8 query,value": what its cost depends on); "" for
-// every other op and without LoRA, so that tables measured before LoRA
-// still match.
+// <targets>" ("lora r8 query,value": what its cost depends on), of a
+// prefix step "prefix k<tokens>"; "" for every other op and without
+// adapters, so that tables measured before them still match.
 std::string MeasuredPeft(const TrainingSettings& training, ComputeKind kind);
 
 // Bytes of one per-example loss (fp32).

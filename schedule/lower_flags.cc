@@ -61,12 +61,16 @@ ABSL_FLAG(std::string, wire_dtype, "",
 ABSL_FLAG(std::string, compute_dtype, "",
           "FP32, FP16 or BF16 (default: the model's where the devices compute in it, else FP32)");
 ABSL_FLAG(std::string, peft, "none",
-          "mezo/zo2/distzo2: which parameters train: none (every parameter) or lora (LoRA "
-          "adapters over a frozen base: blocks are uploaded and never offloaded)");
+          "mezo/zo2/distzo2: which parameters train: none (every parameter), lora (LoRA "
+          "adapters) or prefix (prefix tuning), the last two over a frozen base: blocks are "
+          "uploaded and never offloaded");
 ABSL_FLAG(int32_t, lora_rank, 8, "--peft=lora: the adapters' rank r (MeZO: 8)");
 ABSL_FLAG(double, lora_alpha, 16, "--peft=lora: α; the adapters' output is scaled by α / r");
 ABSL_FLAG(std::vector<std::string>, lora_targets, std::vector<std::string>({"query", "value"}),
           "--peft=lora: the adapted projections, from query, key, value, output, gate, up, down");
+ABSL_FLAG(int32_t, prefix_tokens, 5,
+          "--peft=prefix: the virtual tokens k of every block's prefix (MeZO: 5); the real "
+          "tokens follow them, at positions k, k + 1, ...");
 ABSL_FLAG(int32_t, label_words, 2, "mezo/zo2/distzo2: label words of the classification prompt");
 
 namespace zosched {
@@ -113,6 +117,7 @@ const std::vector<StrategyFlag>& StrategyFlags() {
       {absl::GetFlagReflectionHandle(FLAGS_lora_rank), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_lora_alpha), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_lora_targets), kZerothOrder},
+      {absl::GetFlagReflectionHandle(FLAGS_prefix_tokens), kZerothOrder},
       {absl::GetFlagReflectionHandle(FLAGS_precision), kFirstOrder},
       {absl::GetFlagReflectionHandle(FLAGS_recompute), kFirstOrder},
       {absl::GetFlagReflectionHandle(FLAGS_flash_attention), kFirstOrder},
@@ -165,21 +170,29 @@ absl::StatusOr<StrategyKind> StrategyFromFlag() {
   return kind;
 }
 
-// The Peft of --peft and the --lora_* flags (which need --peft=lora).
+// The Peft of --peft, the --lora_* flags (which need --peft=lora) and
+// --prefix_tokens (which needs --peft=prefix).
 absl::StatusOr<Peft> PeftFromFlags() {
-  if (absl::GetFlag(FLAGS_peft) == "none") {
-    for (const absl::CommandLineFlag* f :
-         {&absl::GetFlagReflectionHandle(FLAGS_lora_rank),
-          &absl::GetFlagReflectionHandle(FLAGS_lora_alpha),
-          &absl::GetFlagReflectionHandle(FLAGS_lora_targets)}) {
-      if (GivenOnCommandLine(*f)) {
-        return InvalidArgument("--%s=%s applies with --peft=lora only; add it or drop --%s",
-                               f->Name(), f->CurrentValue(), f->Name());
-      }
+  const std::string kind = absl::GetFlag(FLAGS_peft);
+  const std::vector<std::pair<const absl::CommandLineFlag*, std::string>> kinds = {
+      {&absl::GetFlagReflectionHandle(FLAGS_lora_rank), "lora"},
+      {&absl::GetFlagReflectionHandle(FLAGS_lora_alpha), "lora"},
+      {&absl::GetFlagReflectionHandle(FLAGS_lora_targets), "lora"},
+      {&absl::GetFlagReflectionHandle(FLAGS_prefix_tokens), "prefix"},
+  };
+  for (const auto& [f, applies] : kinds) {
+    if (GivenOnCommandLine(*f) && kind != applies) {
+      return InvalidArgument("--%s=%s applies with --peft=%s only; add it or drop --%s",
+                             f->Name(), f->CurrentValue(), applies, f->Name());
     }
   }
-  return ParsePeft(absl::GetFlag(FLAGS_peft), absl::GetFlag(FLAGS_lora_rank),
-                   absl::GetFlag(FLAGS_lora_alpha), absl::GetFlag(FLAGS_lora_targets));
+  PeftFlags flags;
+  flags.kind = kind;
+  flags.lora_rank = absl::GetFlag(FLAGS_lora_rank);
+  flags.lora_alpha = absl::GetFlag(FLAGS_lora_alpha);
+  flags.lora_targets = absl::GetFlag(FLAGS_lora_targets);
+  flags.prefix_tokens = absl::GetFlag(FLAGS_prefix_tokens);
+  return ParsePeft(flags);
 }
 
 // The LowerOptions the flags' values give, range-checked, for `strategy`;
@@ -334,8 +347,7 @@ absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::st
        str(f.num_label_words()), str(t.num_label_words()),
        f.num_label_words() == t.num_label_words()},
       {absl::GetFlagReflectionHandle(FLAGS_peft), "peft", absl::GetFlag(FLAGS_peft),
-       TrainsAdapters(t.peft()) ? "lora" : "none",
-       f.peft().kind() == t.peft().kind()},
+       PeftFlagName(t.peft()), f.peft().kind() == t.peft().kind()},
       {absl::GetFlagReflectionHandle(FLAGS_lora_rank), "peft lora_rank",
        str(f.peft().lora_rank()), str(t.peft().lora_rank()),
        f.peft().lora_rank() == t.peft().lora_rank()},
@@ -344,6 +356,9 @@ absl::Status CheckFlagsAgreeWithSchedule(const Schedule& schedule, const std::st
        f.peft().lora_alpha() == t.peft().lora_alpha()},
       {absl::GetFlagReflectionHandle(FLAGS_lora_targets), "peft lora_targets",
        LoraTargetList(f.peft()), LoraTargetList(t.peft()), LoraTargetsOf(f.peft()) == LoraTargetsOf(t.peft())},
+      {absl::GetFlagReflectionHandle(FLAGS_prefix_tokens), "peft prefix_tokens",
+       str(f.peft().prefix_tokens()), str(t.peft().prefix_tokens()),
+       f.peft().prefix_tokens() == t.peft().prefix_tokens()},
   };
   for (const Check& c : checks) {
     if (!GivenOnCommandLine(c.flag) || c.agree) continue;

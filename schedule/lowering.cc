@@ -489,7 +489,7 @@ std::string ScheduleName(const ModelSpec& model, const Cluster& cluster, const S
                             s.recompute() ? " recompute" : "");
   }
   if (const int q = DirectionsOf(training); q > 1) absl::StrAppend(&knobs, " q", q);
-  if (TrainsAdapters(training.peft())) absl::StrAppend(&knobs, " lora r", training.peft().lora_rank());
+  if (TrainsAdapters(training.peft())) absl::StrAppend(&knobs, " ", PeftLabel(training.peft()));
   return absl::StrCat(model.name(), " ", absl::AsciiStrToLower(StrategyKind_Name(s.kind())), knobs,
                       " on ", cluster.name());
 }

@@ -78,6 +78,14 @@ absl::Status ValidateTrainingSettings(const ModelSpec& model, const TrainingSett
   if (const absl::Status peft = ValidatePeft(model, t.peft()); !peft.ok()) {
     return InvalidArgument("training %s", peft.message());
   }
+  if (const int64_t k = PrefixTokens(t.peft());
+      k > 0 && k + t.seq_len() > model.max_positions()) {
+    return InvalidArgument(
+        "training seq_len %d after the prefix's %d virtual tokens reaches position %d, past "
+        "model '%s''s %d positions (expected seq_len + prefix_tokens <= %d)",
+        t.seq_len(), k, k + t.seq_len(), model.name(), model.max_positions(),
+        model.max_positions());
+  }
   return absl::OkStatus();
 }
 

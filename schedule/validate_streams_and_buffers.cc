@@ -46,7 +46,7 @@ absl::Status CheckPlacements(const Buffer& buffer, const OpFamily& family,
     const int64_t part = PartElements(counts, p.part());
     if (part == 0) {
       return InvalidArgument("%s: part is %s; expected a part the schedule trains (ADAPTER_PART "
-                             "only under training.peft LORA)",
+                             "only under training.peft LORA or PREFIX)",
                              where, Part_Name(p.part()));
     }
     const bool fits = family.shards_placements ? p.first_element() >= 0 && p.elements() >= 1 &&

@@ -106,15 +106,15 @@ absl::Status CheckZoRoles(const OperandChecker& operands, const Op& op) {
   const ModelSpec& model = operands.model();
   const TrainingSettings& t = operands.training();
   const DType compute = t.compute_dtype();
-  // Under LoRA the base is frozen: only adapters take updates; without it
-  // there are no adapters.
-  const bool lora = TrainsAdapters(t.peft());
-  if (k == UPDATE && (c.params().part() == ADAPTER_PART) != lora) {
+  // Under LoRA or a prefix the base is frozen: only adapters take updates;
+  // without them there are no adapters.
+  const bool adapters = TrainsAdapters(t.peft());
+  if (k == UPDATE && (c.params().part() == ADAPTER_PART) != adapters) {
     return OpError(op, "compute.params.part", Part_Name(c.params().part()), "%s",
-                   lora ? "ADAPTER_PART: under training.peft LORA the base parameters are frozen "
-                          "and only the adapters are updated"
-                        : "a part of the model (ADAPTER_PART exists under training.peft LORA "
-                          "only)");
+                   adapters ? "ADAPTER_PART: under training.peft LORA or PREFIX the base "
+                              "parameters are frozen and only the adapters are updated"
+                            : "a part of the model (ADAPTER_PART exists under training.peft "
+                              "LORA or PREFIX only)");
   }
   if (c.has_perturbed()) {
     RETURN_IF_ERROR(operands.CheckRole(op, "compute.perturbed", c.perturbed(), PERTURBED_WEIGHTS,

@@ -40,7 +40,7 @@ absl::StatusOr<const KnownCalibration*> ChooseCalibration(
     if (!settings.hosts.empty()) {
       return absl::InvalidArgumentError("--hosts applies to " + testbeds + " only");
     }
-    if (settings.directions != 1 || settings.peft != "none") {
+    if (settings.directions != 1 || settings.peft.kind != "none") {
       return absl::InvalidArgumentError(
           (settings.directions != 1 ? "--directions" : "--peft") + std::string(" applies to ") +
           testbeds + " only (an accelerator measures the shapes of --schedules, directions, "

@@ -48,7 +48,7 @@ TEST(ChooseCalibrationTest, ThreadsApplyWhereDevicesShareHostCores) {
   s.backend = "host";
   EXPECT_TRUE(ChooseCalibration(s, Known()).ok());
   s = Settings("gpu");
-  s.peft = "lora";
+  s.peft.kind = "lora";
   EXPECT_EQ(ChooseCalibration(s, Known()).status().message(),
             "--peft applies to --backend=host only (an accelerator measures the shapes of "
             "--schedules, directions, adapters and all)");

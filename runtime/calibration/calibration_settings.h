@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "schedule/peft_choice.h"
 
 namespace zosched {
 
@@ -24,12 +25,9 @@ struct CalibrationSettings {
   int32_t batch = 16;              // examples per step of the schedules measured
   int32_t seq = 32;                // their sequence length, tokens
   int32_t directions = 1;          // their perturbation directions a step (n-SPSA q)
-  // What they train (schedule/peft_choice.h ParsePeft): "none" or "lora",
-  // and LoRA's rank, α and targets.
-  std::string peft = "none";
-  int32_t lora_rank = 8;
-  double lora_alpha = 16;
-  std::vector<std::string> lora_targets = {"query", "value"};
+  // What they train (schedule/peft_choice.h ParsePeft): every parameter,
+  // LoRA adapters or a prefix.
+  PeftFlags peft;
   int32_t repeats = 7;             // timed runs per measurement
   // cpu:
   int32_t threads = 1;             // cores each device computes on

@@ -14,8 +14,7 @@ namespace zosched {
 absl::StatusOr<std::vector<Schedule>> TestbedSchedules(const CalibrationSettings& settings,
                                                        const Cluster& cluster) {
   ASSIGN_OR_RETURN(const ModelSpec model, LoadModelSpec(settings.model));
-  ASSIGN_OR_RETURN(const Peft peft, ParsePeft(settings.peft, settings.lora_rank,
-                                              settings.lora_alpha, settings.lora_targets));
+  ASSIGN_OR_RETURN(const Peft peft, ParsePeft(settings.peft));
   std::vector<Schedule> schedules;
   std::vector<StrategyGrid> grids = TestbedGrids();
   // Across machines, data parallel over every device as well (a shape of

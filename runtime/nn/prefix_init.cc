@@ -21,23 +21,22 @@ std::vector<int32_t> PrefixInitTokens(const ModelSpec& spec, int64_t k, uint64_t
   return tokens;
 }
 
-std::vector<std::vector<float>> PrefixFromActivations(const ModelSpec& spec,
-                                                      const float* embedding_part,
-                                                      const std::vector<const float*>& block_parts,
-                                                      const std::vector<int32_t>& tokens) {
+std::vector<std::vector<float>> PrefixFromActivations(
+    const ModelSpec& spec, const float* embedding_part,
+    const std::function<const float*(int64_t block)>& block_part,
+    const std::vector<int32_t>& tokens) {
   const int k = static_cast<int>(tokens.size());
-  CHECK(k >= 1 && static_cast<int64_t>(block_parts.size()) == spec.num_layers())
-      << k << " tokens, " << block_parts.size() << " blocks";
+  CHECK(k >= 1) << k << " tokens";
   const int64_t kv = KvWidth(spec);
   std::vector<float> hidden(static_cast<int64_t>(k) * spec.hidden_size());
   std::vector<float> workspace(BlockWorkspaceFloats(spec, 1, k));
   Embed(spec, embedding_part, tokens.data(), 1, k, hidden.data());
   const int32_t length = k;
   std::vector<std::vector<float>> prefixes;
-  for (const float* block : block_parts) {
+  for (int64_t b = 0; b < spec.num_layers(); ++b) {
     std::vector<float> prefix(2 * k * kv);
     KeyValueRows captured{prefix.data(), prefix.data() + k * kv};
-    BlockForward(spec, block, &length, 1, k, hidden.data(), workspace.data(), &captured);
+    BlockForward(spec, block_part(b), &length, 1, k, hidden.data(), workspace.data(), &captured);
     prefixes.push_back(std::move(prefix));
   }
   return prefixes;

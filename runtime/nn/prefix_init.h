@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/model.pb.h"
@@ -21,11 +22,12 @@ std::vector<int32_t> PrefixInitTokens(const ModelSpec& spec, int64_t k, uint64_t
 // The ADAPTER_PART of every block (keys [k, kv] then values [k, kv]) from
 // the base model's fp32 parts on `tokens` (k ids, each in [0, V)).
 //   embedding_part: the flat embedding part
-//   block_parts:    spec.num_layers() flat block parts
+//   block_part:     block b's flat part, asked for once per block in order;
+//                   it need stay valid only until the next call
 // Costs one forward of k tokens through the base model.
-std::vector<std::vector<float>> PrefixFromActivations(const ModelSpec& spec,
-                                                      const float* embedding_part,
-                                                      const std::vector<const float*>& block_parts,
-                                                      const std::vector<int32_t>& tokens);
+std::vector<std::vector<float>> PrefixFromActivations(
+    const ModelSpec& spec, const float* embedding_part,
+    const std::function<const float*(int64_t block)>& block_part,
+    const std::vector<int32_t>& tokens);
 
 }  // namespace zosched
