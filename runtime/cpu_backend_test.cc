@@ -7,8 +7,9 @@
 // update averaging them). For opt-tiny, the tiny
 // model of every other family, and OPT-350m's embedding and head
 // (word_embed_proj_dim 512 ≠ hidden 1024: project_in and project_out, no
-// final norm). Under LoRA: the base read unperturbed, only the adapters
-// perturbed (runtime/nn/block_lora.h's term) and updated, the base bitwise
+// final norm). Under LoRA or a prefix: the base read unperturbed, only the
+// adapters (runtime/nn/block_lora.h's term) or the prefix
+// (runtime/nn/block_prefix.h) perturbed and updated, the base bitwise
 // unchanged.
 #include "runtime/cpu_backend.h"
 
@@ -23,6 +24,7 @@
 #include "runtime/model_state.h"
 #include "models/adapters.h"
 #include "runtime/nn/block_lora.h"
+#include "runtime/nn/block_prefix.h"
 #include "runtime/nn/decoder_forward.h"
 #include "runtime/zo/normal.h"
 #include "runtime/zo/zo_math.h"
@@ -181,7 +183,7 @@ class BackendStep {
     };
     const std::vector<float> embedding = perturbed(params[0], EMBEDDING_PART, 0);
     hidden->assign(static_cast<size_t>(kBatch) * kSeq * m.hidden_size(), 0.0f);
-    Embed(m, embedding.data(), tokens_.data(), kBatch, kSeq, hidden->data());
+    Embed(m, embedding.data(), tokens_.data(), kBatch, kSeq, hidden->data(), PrefixTokens(peft));
     std::vector<float> workspace(BlockWorkspaceFloats(m, kBatch, kSeq));
     for (int b = 0; b < layers; ++b) {
       const std::vector<float> block = perturbed(params[1 + b], DECODER_BLOCK, b);
@@ -191,10 +193,16 @@ class BackendStep {
         continue;
       }
       const std::vector<float> adapters = perturbed(params[2 + layers + b], ADAPTER_PART, b);
-      const BlockLora adapted = MakeBlockLora(m, peft, adapters.data());
       BlockSource weights(block.data());
-      BlockForward(m, weights, lengths_.data(), kBatch, kSeq, hidden->data(), workspace.data(),
-                   nullptr, nullptr, &adapted);
+      if (TrainsLora(peft)) {
+        const BlockLora adapted = MakeBlockLora(m, peft, adapters.data());
+        BlockForward(m, weights, lengths_.data(), kBatch, kSeq, hidden->data(), workspace.data(),
+                     nullptr, nullptr, &adapted);
+      } else {
+        const BlockPrefix prefix = MakeBlockPrefix(m, peft, adapters.data());
+        BlockForward(m, weights, lengths_.data(), kBatch, kSeq, hidden->data(), workspace.data(),
+                     nullptr, nullptr, nullptr, &prefix);
+      }
     }
     const std::vector<float> head = perturbed(params[1 + layers], HEAD_PART, 0);
     losses->assign(kBatch, 0.0f);
@@ -322,6 +330,23 @@ TEST(CpuBackend, LoraStepMatchesTheNnReference) {
         peft.add_lora_targets(t);
       }
       if (model->activation() == SWIGLU) peft.add_lora_targets(LORA_GATE);
+      BackendStep step(*model, q, peft);
+      CheckStepAgainstReference(step);
+    }
+  }
+}
+
+// A prefix: its keys and values perturbed along one and along two
+// directions, the real tokens at positions k + t, the base frozen.
+TEST(CpuBackend, PrefixStepMatchesTheNnReference) {
+  for (const char* name : {"opt-tiny", "llama-tiny", "gpt2-tiny"}) {
+    for (int q : {1, 2}) {
+      SCOPED_TRACE(std::string(name) + " q " + std::to_string(q));
+      absl::StatusOr<ModelSpec> model = LoadModelSpec(name);
+      ASSERT_TRUE(model.ok()) << model.status();
+      Peft peft;
+      peft.set_kind(PREFIX);
+      peft.set_prefix_tokens(4);
       BackendStep step(*model, q, peft);
       CheckStepAgainstReference(step);
     }

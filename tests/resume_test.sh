@@ -95,4 +95,16 @@ f=$(sed -n 's/^final weights checksum: //p' <<<"$second")
 out=$($train "${lora[@]/--lora_rank=4/--lora_rank=2}" --steps=30 --resume \
   --out_dir="$TEST_TMPDIR/lora_split" 2>&1) && fail "LoRA resumed at rank 2: $out"
 grep -q "was written by another schedule" <<<"$out" || fail "LoRA resumed at rank 2: $out"
-echo "PASS: $a; 3 directions: $c; LoRA: $e"
+# A prefix: started from the base's activations, checkpointed with it,
+# resumed to the uninterrupted run's checksum.
+prefix=("${common[@]/--lr=2e-4/--lr=1e-2}" --peft=prefix --prefix_tokens=3)
+full=$($train "${prefix[@]}" --steps=20 --out_dir="$TEST_TMPDIR/prefix_full" 2>&1) ||
+  fail "prefix full: $full"
+first=$($train "${prefix[@]}" --steps=8 --out_dir="$TEST_TMPDIR/prefix_split" 2>&1) ||
+  fail "prefix first: $first"
+second=$($train "${prefix[@]}" --steps=20 --resume --out_dir="$TEST_TMPDIR/prefix_split" 2>&1) ||
+  fail "prefix resumed: $second"
+g=$(sed -n 's/^final weights checksum: //p' <<<"$full")
+h=$(sed -n 's/^final weights checksum: //p' <<<"$second")
+[ -n "$g" ] && [ "$g" = "$h" ] || fail "prefix: resumed checksum '$h' != uninterrupted '$g'"
+echo "PASS: $a; 3 directions: $c; LoRA: $e; prefix: $g"

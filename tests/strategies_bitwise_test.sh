@@ -8,9 +8,10 @@
 # of every family the runtime trains (OPT, GPT-2, LLaMA, Qwen2, Qwen3): one
 # checksum per family, printed as "MODEL: CHECKSUM". Then, for the first
 # model, n-SPSA with 4 and with 3 directions a step, under every grid whose
-# P divides 2q on up to 4 ranks: one checksum each. Last, LoRA ZO (the
-# adapters trained over a frozen base, with one and with 2 directions) on
-# OPT and LLaMA: one checksum per model under every grid.
+# P divides 2q on up to 4 ranks: one checksum each. Last, LoRA ZO and
+# prefix tuning (adapters or a prefix trained over a frozen base, with one
+# and with 2 directions) on OPT and LLaMA: one checksum per model and
+# variant under every grid.
 # `--models=a,b` checks those models only (a GPU session splits the check
 # over calls); other arguments are passed to every run: `--backend=cuda`
 # runs the same check on the GPU (ranks sharing it), and skips, saying so,
@@ -107,38 +108,45 @@ for q_configs in "4|mezo 1 1 true|zo2 1 1 true|distzo2 2 1 true|distzo2 2 1 fals
   done
   echo "$model, $q directions: $reference"
 done
-# LoRA: only the adapters are perturbed and updated (resident on every
-# device, the base uploaded and never offloaded); every grid, and q = 2 with
-# P splitting its 4 passes, trains them to one checksum.
-for model_targets in "opt-tiny query,value,up" "llama-tiny query,value,gate,down"; do
-  set -- $model_targets
+# LoRA and prefix tuning: only the adapters (or the prefix) are perturbed
+# and updated, resident on every device, the base uploaded and never
+# offloaded; every grid, and q = 2 with P splitting its 4 passes, trains
+# them to one checksum.
+peft_runs=("opt-tiny lora --peft=lora --lora_rank=4 --lora_alpha=8 --lora_targets=query,value,up"
+           "llama-tiny lora --peft=lora --lora_rank=4 --lora_alpha=8 --lora_targets=query,value,gate,down"
+           "opt-tiny prefix --peft=prefix --prefix_tokens=3"
+           "llama-tiny prefix --peft=prefix --prefix_tokens=3")
+for run in "${peft_runs[@]}"; do
+  set -- $run
   model=$1
-  lora=(--peft=lora --lora_rank=4 --lora_alpha=8 --lora_targets=$2)
+  kind=$2
+  shift 2
+  peft=("$@")
   for q in 1 2; do
     reference=""
-    lora_configs=("mezo 1 1 true" "zo2 1 1 true" "distzo2 2 1 true" "distzo2 2 1 false"
+    peft_configs=("mezo 1 1 true" "zo2 1 1 true" "distzo2 2 1 true" "distzo2 2 1 false"
                   "distzo2 1 2 true" "distzo2 2 2 true" "distzo2 2 2 false")
-    [ "$q" = 2 ] && lora_configs=("mezo 1 1 true" "distzo2 4 1 true" "distzo2 2 2 false")
-    for cfg in "${lora_configs[@]}"; do
+    [ "$q" = 2 ] && peft_configs=("mezo 1 1 true" "distzo2 4 1 true" "distzo2 2 2 false")
+    for cfg in "${peft_configs[@]}"; do
       set -- $cfg
       ranks=$(($2 * $3))
-      out="$TEST_TMPDIR/lora_q$q/$model/$1_P$2_D$3_$4"
+      out="$TEST_TMPDIR/${kind}_q$q/$model/$1_P$2_D$3_$4"
       grid=()
       [ "$1" = distzo2 ] && grid=(--pertp=$2 --dp=$3 --slicing=$4)
       log=$(timeout 600 $train --model=$model --strategy=$1 "${grid[@]}" --ranks=$ranks \
-            --directions=$q "${lora[@]}" --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) ||
-        fail "$model LoRA q=$q $cfg exited $?: $log"
+            --directions=$q "${peft[@]}" --out_dir="$out" "${common[@]}" "${extra[@]}" 2>&1) ||
+        fail "$model $kind q=$q $cfg exited $?: $log"
       sum=$(sed -n 's/^final weights checksum: //p' <<<"$log")
-      [ -n "$sum" ] || fail "$model LoRA q=$q $cfg printed no checksum: $log"
-      echo "$model LoRA q=$q $cfg ($ranks ranks): $sum"
+      [ -n "$sum" ] || fail "$model $kind q=$q $cfg printed no checksum: $log"
+      echo "$model $kind q=$q $cfg ($ranks ranks): $sum"
       [ -z "$reference" ] && reference=$sum
       [ "$sum" = "$reference" ] ||
-        fail "$model LoRA q=$q $cfg: checksum $sum differs from mezo's $reference"
+        fail "$model $kind q=$q $cfg: checksum $sum differs from mezo's $reference"
     done
     for one in "${checksums[@]}"; do
-      [ "$one" != "$model: $reference" ] || fail "LoRA ended where full ZO did: $reference"
+      [ "$one" != "$model: $reference" ] || fail "$kind ended where full ZO did: $reference"
     done
-    echo "$model, LoRA, $q direction(s): $reference"
+    echo "$model, $kind, $q direction(s): $reference"
   done
 done
 echo PASS

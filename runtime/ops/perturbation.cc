@@ -1,5 +1,6 @@
 #include "runtime/ops/perturbation.h"
 
+#include "models/adapters.h"
 #include "runtime/zo/zo_math.h"
 
 namespace zosched {
@@ -10,7 +11,7 @@ Perturbation PerturbationOf(const ComputeOp& op, const TrainingSettings& trainin
   p.seed = DirectionSeed(step_seed, op.direction());
   p.epsilon = training.epsilon();
   p.sign = op.sign() == MINUS ? -1 : 1;
-  p.frozen_params = training.peft().kind() == LORA;
+  p.frozen_params = TrainsAdapters(training.peft());
   return p;
 }
 

@@ -15,7 +15,7 @@ struct Perturbation {
   uint64_t seed = 0;  // z's seed: DirectionSeed(StepInputs.seed, op.direction)
   float epsilon = 0;  // ε, TrainingSettings.epsilon
   int sign = 1;       // +1 for PLUS, -1 for MINUS
-  bool frozen_params = false;  // LoRA: the params are copied, not perturbed
+  bool frozen_params = false;  // LoRA or a prefix: the params are copied, not perturbed
 };
 
 // The perturbation of forward op `op` (EMBED, BLOCK_FORWARD or HEAD_LOSS) in
