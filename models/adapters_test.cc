@@ -56,6 +56,38 @@ TEST(AdaptersTest, LlamaTargetsInLayoutOrder) {
   EXPECT_EQ(AdapterParams(llama, peft), total);
 }
 
+Peft Prefix(int tokens) {
+  Peft peft;
+  peft.set_kind(PREFIX);
+  peft.set_prefix_tokens(tokens);
+  return peft;
+}
+
+// A prefix's keys and values per block, named on the attention module
+// (MeZO's prefix_keys / prefix_values), kv wide: grouped-query models keep
+// fewer.
+TEST(AdaptersTest, PrefixKeysAndValuesPerBlock) {
+  const ModelSpec opt = Zoo("opt-125m");
+  const Peft peft = Prefix(5);
+  ASSERT_TRUE(ValidatePeft(opt, peft).ok());
+  const std::vector<TensorSpec> tensors = AdapterTensors(opt, peft, 3);
+  ASSERT_EQ(tensors.size(), 2u);
+  EXPECT_EQ(tensors[0].name, "model.decoder.layers.3.self_attn.prefix_keys");
+  EXPECT_EQ(tensors[0].shape, (std::vector<int64_t>{5, 768}));
+  EXPECT_EQ(tensors[1].name, "model.decoder.layers.3.self_attn.prefix_values");
+  EXPECT_EQ(AdapterParams(opt, peft), 2 * 5 * 768);
+  EXPECT_TRUE(BlockAdapters(opt, peft, 0).empty());
+  EXPECT_TRUE(TrainsAdapters(peft));
+  EXPECT_FALSE(TrainsLora(peft));
+  EXPECT_EQ(PrefixTokens(peft), 5);
+  EXPECT_EQ(PeftLabel(peft), "prefix k5");
+  const ModelSpec llama = Zoo("llama-tiny");
+  EXPECT_EQ(AdapterTensors(llama, peft, 0)[1].shape,
+            (std::vector<int64_t>{5, llama.hidden_size() / 2}));  // half the heads keep k and v
+  EXPECT_EQ(AttentionModule(Zoo("gpt2-tiny"), 1), "h.1.attn");  // GPT-2 checkpoints name no root
+  EXPECT_TRUE(ValidatePeft(Zoo("gpt2-tiny"), peft).ok()) << "a prefix runs on fused c_attn too";
+}
+
 TEST(AdaptersTest, RefusesWhatCannotRun) {
   const ModelSpec opt = Zoo("opt-tiny");
   auto refused = [&](const ModelSpec& model, const Peft& peft, const std::string& says) {
@@ -71,6 +103,13 @@ TEST(AdaptersTest, RefusesWhatCannotRun) {
   Peft stray;
   stray.set_lora_rank(8);
   refused(opt, stray, "its kind is PEFT_NONE");
+  refused(opt, Prefix(0), "prefix_tokens 0 is out of range");
+  refused(opt, Prefix(opt.max_positions()), "a prefix has 1 to 63 virtual tokens");
+  Peft mixed = Prefix(5);
+  mixed.set_lora_rank(8);
+  refused(opt, mixed, "its kind is PREFIX");
+  refused(opt, [] { Peft p = Lora(8, 16); p.set_prefix_tokens(3); return p; }(),
+          "prefix_tokens 3 but its kind is LORA");
   EXPECT_TRUE(ValidatePeft(opt, Peft()).ok());
   EXPECT_EQ(AdapterParams(opt, Peft()), 0);
 }

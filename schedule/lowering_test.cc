@@ -382,6 +382,40 @@ TEST(LowerLora, FirstOrderStrategiesAndGpt2AreRefused) {
       << s.status();
 }
 
+// A prefix freezes the base as LoRA does; only its keys and values (2·k·h
+// per block for OPT) are resident, perturbed and updated, and the real
+// tokens' positions after it must fit the model's.
+TEST(LowerPrefix, UpdatesOnlyTheResidentPrefixAndFitsItsPositions) {
+  const ModelSpec model = Model("opt-125m");
+  LowerOptions o = Options(DISTZO2, 2, 1, /*slicing=*/true);
+  Peft prefix;
+  prefix.set_kind(PREFIX);
+  prefix.set_prefix_tokens(5);
+  *o.training.mutable_peft() = prefix;
+  Schedule s = Lower("opt-125m", "dgx_a100", o);
+  EXPECT_NE(s.name().find(" prefix k5"), std::string::npos) << s.name();
+  const int64_t adapter = 2 * 5 * model.hidden_size();
+  int updates = 0;
+  for (const Op& op : s.ops()) {
+    if (!op.has_compute()) continue;
+    const ComputeOp& c = op.compute();
+    if (c.kind() == UPDATE) {
+      ++updates;
+      EXPECT_EQ(c.params().part(), ADAPTER_PART) << op.name();
+      EXPECT_EQ(c.params().elements(), adapter);
+    }
+    if (c.kind() == BLOCK_FORWARD) EXPECT_EQ(c.adapters().elements(), adapter);
+  }
+  EXPECT_EQ(updates, 2 * model.num_layers());  // each device updates its own copy
+  for (const DeviceStats& d : ComputeDeviceStats(s)) EXPECT_EQ(d.d2h_bytes, 0);
+  o.training.set_seq_len(model.max_positions() - 4);
+  absl::StatusOr<Schedule> past = LowerSchedule(model, Catalog("dgx_a100"), o);
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.status().message().find("after the prefix's 5 virtual tokens reaches position"),
+            std::string::npos)
+      << past.status();
+}
+
 TEST(LowerErrors, BadOptionsSayWhatWouldBeRight) {
   const ModelSpec model = Model("opt-125m");
   const Cluster cluster = Catalog("dgx_a100");
