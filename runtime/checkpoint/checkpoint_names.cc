@@ -112,10 +112,15 @@ bool IsNonParameterBuffer(absl::string_view name) {
          absl::EndsWith(name, ".rotary_emb.inv_freq");
 }
 
-// A LoRA adapter's tensor (models/adapters.h), which a LoRA run's
-// checkpoint holds beside its base: not a parameter of the base model.
+// A tensor of an ADAPTER_PART (models/adapters.h AdapterTensors), which a
+// LoRA or prefix run's checkpoint holds beside its base: a LoRA adapter's A
+// or B, a prefix's keys or values. Not a parameter of the base model.
 bool IsAdapterTensor(absl::string_view name) {
-  return absl::EndsWith(name, ".lora_A.weight") || absl::EndsWith(name, ".lora_B.weight");
+  for (absl::string_view suffix :
+       {".lora_A.weight", ".lora_B.weight", ".prefix_keys", ".prefix_values"}) {
+    if (absl::EndsWith(name, suffix)) return true;
+  }
+  return false;
 }
 
 absl::Status CheckNoForeignTensors(const CheckpointFiles& checkpoint, const ModelSpec& spec) {

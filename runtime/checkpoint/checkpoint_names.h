@@ -78,9 +78,11 @@ bool IsNonParameterBuffer(absl::string_view name);
 // name (StoredLayer >= 0) or, for a family whose parameter names carry the
 // base-model prefix, under that prefix ("model.…"), and is none of:
 // a parameter of `spec` (ModelParameters, under any of its StoredNames), a
-// buffer (IsNonParameterBuffer), a LoRA adapter's A or B (a LoRA run's
-// checkpoint holds them beside the base), or the copy of a tied head (kLmHeadName;
-// never under either rule). Other tensors are not a model's and are ignored.
+// buffer (IsNonParameterBuffer), an adapter tensor ("….lora_A.weight",
+// "….lora_B.weight", "<attention module>.prefix_keys" or ".prefix_values":
+// a LoRA or prefix run's checkpoint holds them beside the base), or the copy
+// of a tied head (kLmHeadName; never under either rule). Other tensors are
+// not a model's and are ignored.
 //
 // Errors: InvalidArgument naming the file that holds the first such tensor
 // (by block, then name; tensors outside the blocks first), the tensor, how

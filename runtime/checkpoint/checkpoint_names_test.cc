@@ -1,12 +1,17 @@
 #include "runtime/checkpoint/checkpoint_names.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/textproto.h"
 #include "gtest/gtest.h"
+#include "models/adapters.h"
 #include "models/model_spec.h"
+#include "runtime/checkpoint/checkpoint_files.h"
 #include "runtime/checkpoint/hf_checkpoint_testdata.h"
+#include "runtime/checkpoint/safetensors.h"
 
 namespace zosched {
 namespace {
@@ -92,6 +97,67 @@ TEST(CheckpointNamesTest, ModelParametersAreTheCheckpointsTensorsInOrder) {
       EXPECT_EQ(parameters[i].shape, hf[i].shape) << hf[i].name;
     }
   }
+}
+
+
+// A LoRA or prefix run's checkpoint holds its ADAPTER_PARTs' tensors
+// (AdapterTensors' names: "….lora_A.weight", "<attention
+// module>.prefix_keys", ...) beside the base: they are no other model's
+// tensors, and they load back exactly (a resumed run's adapters).
+TEST(CheckpointNamesTest, AdapterTensorsAreNotForeignAndLoadBack) {
+  const ModelSpec llama = TinyLlama();
+  Peft prefix;
+  prefix.set_kind(PREFIX);
+  prefix.set_prefix_tokens(3);
+  Peft lora;
+  lora.set_kind(LORA);
+  lora.set_lora_rank(2);
+  lora.set_lora_alpha(4);
+  std::vector<HfTensor> tensors = HfParameters(llama);
+  std::vector<TensorSpec> adapters;  // the prefix's, to load
+  std::vector<float> expected;
+  float next = 0;
+  for (int64_t l = 0; l < llama.num_layers(); ++l) {
+    for (const Peft& peft : {prefix, lora}) {
+      for (const TensorSpec& t : AdapterTensors(llama, peft, l)) {
+        HfTensor hf{t.name, t.shape, {}, FP32};
+        for (int64_t i = 0; i < CountElements({t}); ++i) hf.values.push_back(next++ / 4);
+        if (peft.kind() == PREFIX) {
+          adapters.push_back(t);
+          expected.insert(expected.end(), hf.values.begin(), hf.values.end());
+        }
+        tensors.push_back(std::move(hf));
+      }
+    }
+  }
+  ASSERT_EQ(adapters[0].name, "model.layers.0.self_attn.prefix_keys");
+  ASSERT_EQ(adapters[1].name, "model.layers.0.self_attn.prefix_values");
+
+  const std::string dir = absl::StrCat(::testing::TempDir(), "/names_adapters");
+  WriteHfCheckpoint(dir, tensors, 2);
+  {
+    absl::StatusOr<CheckpointFiles> checkpoint = CheckpointFiles::Open(dir);
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    const absl::Status clean = CheckNoForeignTensors(*checkpoint, llama);
+    EXPECT_TRUE(clean.ok()) << clean;
+  }
+  std::vector<float> loaded(expected.size());
+  const absl::Status load = LoadModelParameters(dir, llama, adapters, FP32, loaded.data());
+  ASSERT_TRUE(load.ok()) << load;
+  EXPECT_EQ(loaded, expected);
+
+  // Another tensor of the attention module still is another model's.
+  tensors.push_back({"model.layers.1.self_attn.prefix_bias", {8}, std::vector<float>(8), FP32});
+  const std::string other = absl::StrCat(::testing::TempDir(), "/names_adapters_other");
+  WriteHfCheckpoint(other, tensors, 1);
+  absl::StatusOr<CheckpointFiles> checkpoint = CheckpointFiles::Open(other);
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+  const absl::Status foreign = CheckNoForeignTensors(*checkpoint, llama);
+  EXPECT_EQ(foreign.code(), absl::StatusCode::kInvalidArgument) << foreign;
+  EXPECT_NE(foreign.message().find("tensor 'model.layers.1.self_attn.prefix_bias' (the one "
+                                   "tensor not of model 'tiny-llama')"),
+            absl::string_view::npos)
+      << foreign;
 }
 
 }  // namespace

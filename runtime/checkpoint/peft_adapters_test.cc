@@ -397,5 +397,271 @@ TEST(PeftAdaptersTest, SaveRefusesBadArguments) {
               {orphan, "its parent must exist"});
 }
 
+
+Peft Prefix(int k) {
+  Peft peft;
+  peft.set_kind(PREFIX);
+  peft.set_prefix_tokens(k);
+  return peft;
+}
+
+// The one tensor of a prefix's adapter_model.safetensors, in fp32.
+std::vector<float> PromptEmbeddings(const std::string& dir, std::vector<int64_t>* shape) {
+  absl::StatusOr<SafetensorsFile> file =
+      ReadSafetensors(absl::StrCat(dir, "/adapter_model.safetensors"));
+  EXPECT_TRUE(file.ok()) << file.status();
+  if (!file.ok()) return {};
+  EXPECT_EQ(file->tensors().size(), 1u);
+  const SafetensorsTensor* t = file->Find("prompt_embeddings");
+  EXPECT_NE(t, nullptr);
+  if (t == nullptr) return {};
+  EXPECT_EQ(file->metadata().at("format"), "pt");
+  *shape = t->shape;
+  std::vector<float> values(t->shape[0] * t->shape[1]);
+  ConvertBuffer(t->dtype, t->bytes.data(), FP32, values.data(), values.size());
+  return values;
+}
+
+// OPT (kv = hidden) and a grouped-query LLaMA (kv = 2 heads · 16 < hidden
+// 64), in every dtype: values exact in BF16 come back bitwise.
+TEST(PeftPrefixTest, RoundTripOptAndGqaLlama) {
+  for (const char* name : {"opt-tiny", "llama-tiny"}) {
+    const ModelSpec spec = Zoo(name);
+    const int64_t kv = KvWidth(spec);
+    EXPECT_EQ(kv, std::string(name) == "opt-tiny" ? 64 : 32);
+    for (DType dtype : {FP32, FP16, BF16}) {
+      SCOPED_TRACE(absl::StrCat(name, " ", DType_Name(dtype)));
+      const Peft peft = Prefix(5);
+      const std::vector<std::vector<float>> blocks = Adapters(spec, peft, true);
+      ASSERT_EQ(blocks[0].size(), 2u * 5 * kv);
+      const std::string dir = FreshDir(absl::StrCat("prefix_", name));
+      ASSERT_TRUE(SavePeftAdapters(dir, spec, peft, blocks, dtype, "facebook/opt-125m").ok());
+
+      absl::StatusOr<Peft> read = ReadPeftConfig(dir, spec);
+      ASSERT_TRUE(read.ok()) << read.status();
+      EXPECT_EQ(read->kind(), PREFIX);
+      EXPECT_EQ(read->prefix_tokens(), 5);
+      EXPECT_EQ(read->lora_rank(), 0);
+
+      absl::StatusOr<std::vector<std::vector<float>>> loaded = LoadPeftAdapters(dir, spec, *read);
+      ASSERT_TRUE(loaded.ok()) << loaded.status();
+      EXPECT_TRUE(Bitwise(*loaded, blocks));
+
+      absl::StatusOr<SafetensorsFile> file =
+          ReadSafetensors(absl::StrCat(dir, "/adapter_model.safetensors"));
+      ASSERT_TRUE(file.ok()) << file.status();
+      ASSERT_EQ(file->tensors().size(), 1u);
+      EXPECT_EQ(file->tensors()[0].name, "prompt_embeddings");
+      EXPECT_EQ(file->tensors()[0].dtype, dtype);
+      EXPECT_EQ(file->tensors()[0].shape, (std::vector<int64_t>{5, spec.num_layers() * 2 * kv}));
+    }
+  }
+}
+
+// Element [j, 2l · kv + c] is block l's prefix_keys[j, c] and
+// [j, (2l + 1) · kv + c] its prefix_values[j, c], both ways.
+TEST(PeftPrefixTest, PromptEmbeddingsHoldEachLayersKeyThenValuePerToken) {
+  const ModelSpec llama = Zoo("llama-tiny");  // 4 layers, kv = 32
+  const int64_t k = 3, kv = 32, layers = 4, width = layers * 2 * kv;
+  const Peft peft = Prefix(k);
+  // Block l: keys [k, kv] then values [k, kv]; the value says where it is.
+  auto code = [&](int64_t l, int64_t value, int64_t j, int64_t c) {
+    return static_cast<float>(l * 10000 + value * 1000 + j * 100 + c);
+  };
+  std::vector<std::vector<float>> blocks(layers, std::vector<float>(2 * k * kv));
+  for (int64_t l = 0; l < layers; ++l) {
+    for (int64_t value = 0; value < 2; ++value) {
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t c = 0; c < kv; ++c) blocks[l][(value * k + j) * kv + c] = code(l, value, j, c);
+      }
+    }
+  }
+  const std::string dir = FreshDir("prefix_mapping");
+  ASSERT_TRUE(SavePeftAdapters(dir, llama, peft, blocks, FP32, "").ok());
+  std::vector<int64_t> shape;
+  const std::vector<float> prompt = PromptEmbeddings(dir, &shape);
+  ASSERT_EQ(shape, (std::vector<int64_t>{k, width}));
+  for (int64_t j = 0; j < k; ++j) {
+    for (int64_t l = 0; l < layers; ++l) {
+      for (int64_t c = 0; c < kv; ++c) {
+        EXPECT_EQ(prompt[j * width + 2 * l * kv + c], code(l, 0, j, c)) << j << " " << l;
+        EXPECT_EQ(prompt[j * width + (2 * l + 1) * kv + c], code(l, 1, j, c)) << j << " " << l;
+      }
+    }
+  }
+  // By hand: token 1's row is layer 0's key, layer 0's value, layer 1's
+  // key, ...; [1, 133] is layer 2's key (2 · 2 · 32 = 128), head 0, dim 5;
+  // [2, 255] is layer 3's value, head 1, dim 15.
+  EXPECT_EQ(prompt[1 * width + 0], 100.0f);
+  EXPECT_EQ(prompt[1 * width + 32], 1100.0f);
+  EXPECT_EQ(prompt[1 * width + 64], 10100.0f);
+  EXPECT_EQ(prompt[1 * width + 133], 20105.0f);
+  EXPECT_EQ(prompt[2 * width + 255], 31231.0f);
+
+  // A file written by hand loads into the same places.
+  RewriteTensors(dir, [&](std::vector<SafetensorsTensor>& tensors,
+                          std::vector<std::string>& storage) {
+    std::vector<float> hand(k * width);
+    for (int64_t i = 0; i < k * width; ++i) hand[i] = static_cast<float>(i);
+    storage.emplace_back(reinterpret_cast<const char*>(hand.data()), hand.size() * sizeof(float));
+    tensors[0].bytes = storage.back();
+  });
+  absl::StatusOr<std::vector<std::vector<float>>> loaded = LoadPeftAdapters(dir, llama, peft);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  for (int64_t l = 0; l < layers; ++l) {
+    for (int64_t value = 0; value < 2; ++value) {
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t c = 0; c < kv; ++c) {
+          EXPECT_EQ((*loaded)[l][(value * k + j) * kv + c],
+                    static_cast<float>(j * width + (2 * l + value) * kv + c));
+        }
+      }
+    }
+  }
+  EXPECT_EQ((*loaded)[2][0 * k * kv + 1 * kv + 5], 389.0f);   // layer 2's key of token 1, c 5
+  EXPECT_EQ((*loaded)[3][1 * k * kv + 2 * kv + 31], 767.0f);  // layer 3's value of token 2, c 31
+}
+
+TEST(PeftPrefixTest, ConfigIsPeftsPrefixTuningConfig) {
+  const ModelSpec llama = Zoo("llama-tiny");
+  const std::string dir = FreshDir("prefix_config");
+  ASSERT_TRUE(SavePeftAdapters(dir, llama, Prefix(5), Adapters(llama, Prefix(5), false), FP32,
+                               "meta-llama/Llama-3.2-1B")
+                  .ok());
+  const Json config = ReadConfigJson(dir);
+  EXPECT_EQ(config["peft_type"], "PREFIX_TUNING");
+  EXPECT_EQ(config["task_type"], "CAUSAL_LM");
+  EXPECT_EQ(config["num_virtual_tokens"], 5);
+  EXPECT_EQ(config["token_dim"], 32);            // kv_heads · head_dim, not hidden 64
+  EXPECT_EQ(config["num_attention_heads"], 2);   // kv_heads
+  EXPECT_EQ(config["num_layers"], 4);
+  EXPECT_EQ(config["num_transformer_submodules"], 1);
+  EXPECT_EQ(config["encoder_hidden_size"], 32);  // PEFT's default: token_dim
+  EXPECT_EQ(config["prefix_projection"], false);
+  EXPECT_EQ(config["inference_mode"], true);
+  EXPECT_EQ(config["base_model_name_or_path"], "meta-llama/Llama-3.2-1B");
+  EXPECT_TRUE(config["revision"].is_null());
+  EXPECT_EQ(config.size(), 12u);
+
+  const ModelSpec opt = Zoo("opt-tiny");
+  const Json opt_config = ReadConfigJson(Saved(opt, Prefix(2)));
+  EXPECT_EQ(opt_config["token_dim"], 64);
+  EXPECT_EQ(opt_config["num_attention_heads"], 4);
+
+  // What PEFT itself writes beside them is read past.
+  Json peft_written = config;
+  peft_written["init_weights"] = nullptr;
+  peft_written["modules_to_save"] = nullptr;
+  peft_written["peft_version"] = "0.18.0";
+  peft_written["auto_mapping"] = nullptr;
+  peft_written["encoder_hidden_size"] = 64;
+  peft_written.erase("num_transformer_submodules");
+  WriteConfigJson(dir, peft_written);
+  absl::StatusOr<Peft> read = ReadPeftConfig(dir, llama);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->prefix_tokens(), 5);
+}
+
+TEST(PeftPrefixTest, RefusesConfigsOfAnotherModelOrMethod) {
+  const ModelSpec llama = Zoo("llama-tiny");
+  const std::string dir = Saved(llama, Prefix(5));
+  const Json good = ReadConfigJson(dir);
+  auto refused = [&](const char* key, const Json& value, const std::vector<std::string>& says) {
+    Json config = good;
+    config[key] = value;
+    WriteConfigJson(dir, config);
+    std::vector<std::string> all = says;
+    all.push_back(absl::StrCat(dir, "/adapter_config.json: "));
+    ExpectError(ReadPeftConfig(dir, llama).status(), absl::StatusCode::kInvalidArgument, all);
+  };
+  // PEFT before its grouped-query fix used the hidden size and query heads.
+  refused("token_dim", 64,
+          {"\"token_dim\" is 64; expected 32 (the width of the keys and values, 2 key/value "
+           "heads of head_dim 16, of model 'llama-tiny')"});
+  refused("num_attention_heads", 4,
+          {"\"num_attention_heads\" is 4; expected 2 (the key/value heads of model "
+           "'llama-tiny')"});
+  refused("num_layers", 5,
+          {"\"num_layers\" is 5; expected 4 (the decoder blocks of model 'llama-tiny')"});
+  refused("num_layers", nullptr, {"\"num_layers\" is missing (or null); expected 4"});
+  refused("prefix_projection", true,
+          {"\"prefix_projection\" is true; expected false or absent: a reparametrised prefix "
+           "needs its MLP; zosched trains the prefix directly"});
+  refused("num_transformer_submodules", 2, {"\"num_transformer_submodules\" is 2; expected 1"});
+  refused("num_virtual_tokens", nullptr, {"\"num_virtual_tokens\" is missing"});
+  refused("num_virtual_tokens", 2.5, {"\"num_virtual_tokens\" is 2.5"});
+  refused("num_virtual_tokens", 64, {"prefix_tokens 64 is out of range"});  // max_positions 64
+  refused("modules_to_save", Json::array({"lm_head"}), {"\"modules_to_save\""});
+  refused("peft_type", "P_TUNING",
+          {"\"peft_type\" is \"P_TUNING\"; expected \"LORA\" or \"PREFIX_TUNING\""});
+  refused("peft_type", nullptr, {"\"peft_type\" is missing", "\"PREFIX_TUNING\""});
+}
+
+TEST(PeftPrefixTest, RefusesTensorsNotOfTheConfigsPrefix) {
+  const ModelSpec llama = Zoo("llama-tiny");
+  const std::string dir = Saved(llama, Prefix(5));
+  const std::string file = absl::StrCat(dir, "/adapter_model.safetensors");
+
+  // The config says k = 4; the file has 5 rows. Another model's layers.
+  ExpectError(LoadPeftAdapters(dir, llama, Prefix(4)).status(),
+              absl::StatusCode::kInvalidArgument,
+              {file, "tensor 'prompt_embeddings' has shape [5, 256]; expected [4, 256] = "
+                     "[num_virtual_tokens, num_layers · 2 · token_dim] with num_virtual_tokens 4, "
+                     "num_layers 4 and token_dim 32 of model 'llama-tiny'"});
+  ExpectError(LoadPeftAdapters(dir, Zoo("opt-tiny"), Prefix(5)).status(),
+              absl::StatusCode::kInvalidArgument,
+              {"has shape [5, 256]; expected [5, 512]"});
+  // LoRA adapters are not a prefix, nor a prefix LoRA adapters.
+  ExpectError(LoadPeftAdapters(Saved(llama, Lora(2, 4)), llama, Prefix(5)).status(),
+              absl::StatusCode::kNotFound, {"no tensor 'prompt_embeddings'", "holds 16 tensors"});
+  ExpectError(LoadPeftAdapters(dir, llama, Lora(2, 4)).status(), absl::StatusCode::kNotFound,
+              {"no tensor 'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight'"});
+
+  // An extra tensor.
+  RewriteTensors(dir, [](std::vector<SafetensorsTensor>& tensors, std::vector<std::string>&) {
+    SafetensorsTensor extra = tensors[0];
+    extra.name = "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight";
+    tensors.push_back(extra);
+  });
+  ExpectError(LoadPeftAdapters(dir, llama, Prefix(5)).status(),
+              absl::StatusCode::kInvalidArgument,
+              {file, "tensor 'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight' is "
+                     "not part of a prefix; expected 'prompt_embeddings' alone"});
+
+  // F64.
+  RewriteTensors(dir, [](std::vector<SafetensorsTensor>& tensors,
+                         std::vector<std::string>& storage) {
+    tensors.erase(tensors.begin());  // the extra one, first by name
+    ASSERT_EQ(tensors.size(), 1u);
+    ASSERT_EQ(tensors[0].name, "prompt_embeddings");
+    storage.emplace_back(tensors[0].bytes.size() * 2, '\0');
+    tensors[0].bytes = storage.back();
+    tensors[0].dtype = DTYPE_UNSPECIFIED;
+    tensors[0].dtype_name = "F64";
+  });
+  ExpectError(LoadPeftAdapters(dir, llama, Prefix(5)).status(),
+              absl::StatusCode::kInvalidArgument,
+              {file, "tensor 'prompt_embeddings' has dtype F64; expected F32, F16 or BF16"});
+}
+
+TEST(PeftPrefixTest, RefusesNonFiniteValuesAndBadBlocks) {
+  const ModelSpec opt = Zoo("opt-tiny");
+  const Peft peft = Prefix(2);
+  std::vector<std::vector<float>> blocks = Adapters(opt, peft, false);
+  blocks[1][2 * 64 + 3] = std::numeric_limits<float>::infinity();  // layer 1's value 0, c 3
+  const std::string dir = FreshDir("prefix_inf");
+  ASSERT_TRUE(SavePeftAdapters(dir, opt, peft, blocks, BF16, "").ok());
+  ExpectError(LoadPeftAdapters(dir, opt, peft).status(), absl::StatusCode::kInvalidArgument,
+              {"'prompt_embeddings' holds inf at element 195"});  // (2 · 1 + 1) · 64 + 3
+
+  blocks[1].pop_back();
+  ExpectError(SavePeftAdapters(dir, opt, peft, blocks, FP32, ""),
+              absl::StatusCode::kInvalidArgument,
+              {"block 1 holds 255 floats; its ADAPTER_PART has AdapterParams = 256 (the keys "
+               "and values of k = 2 virtual tokens, 64 wide, of model 'opt-tiny')"});
+  ExpectError(SavePeftAdapters(dir, opt, Prefix(0), blocks, FP32, ""),
+              absl::StatusCode::kInvalidArgument, {"prefix_tokens 0 is out of range"});
+}
+
 }  // namespace
 }  // namespace zosched

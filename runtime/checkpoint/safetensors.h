@@ -121,9 +121,10 @@ absl::Status WriteSafetensors(const std::string& path,
 // checkpoint that are not requested are ignored, except a parameter of a
 // model of the family that `spec` lacks: a bigger model's block, another
 // variant's tensor (CheckNoForeignTensors); GPT-2's attention masks, rotary
-// inv_freq buffers, the copy of a tied head and LoRA adapters (a LoRA run's
-// checkpoint: ".lora_A.weight", ".lora_B.weight", loaded when requested)
-// are not parameters of the base model.
+// inv_freq buffers, the copy of a tied head and adapter tensors (a LoRA or
+// prefix run's checkpoint: ".lora_A.weight", ".lora_B.weight",
+// ".prefix_keys", ".prefix_values", loaded when requested) are not
+// parameters of the base model.
 //
 // The checks go in this order, so that the first mismatch of the model is
 // the one named: every requested tensor (in the given order) present, of
