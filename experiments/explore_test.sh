@@ -8,7 +8,9 @@
 # pictures and best schedules exist; a bad sweep is refused with its place;
 # a sweep nothing of which is ranked says why and draws nothing; a used
 # output directory is refused, or cleared of the earlier run with
-# --overwrite; the shipped sweeps run.
+# --overwrite; the shipped sweeps run, and peft_vs_full's rows (every
+# parameter, LoRA, a prefix) agree with `lower` and `simulate` as the small
+# sweep's do.
 set -uo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 out="$TEST_TMPDIR/small"
@@ -19,47 +21,56 @@ csv="$out/configurations.csv"
 rows=$(($(wc -l <"$csv") - 1))
 [ "$rows" -eq 40 ] || fail "expected 40 configurations, got $rows"
 
-checked=0 refused=0
-while IFS= read -r line; do
-  IFS=, read -r model batch seq micro cluster _ _ _ _ _ _ _ _ _ _ strategy directions peft pertp dp \
-    slicing slots wire precision recompute _ profile state _ step_ms roofline_ms _ <<<"$line"
-  reason=$(cut -d, -f42- <<<"$line" | sed 's/^"//; s/"$//; s/""/"/g')
-  file="$out/clusters/$(sed -E 's/[^A-Za-z0-9.-]+/_/g; s/_$//' <<<"$cluster").pbtxt"
-  [ -f "$file" ] || fail "no cluster file $file"
-  flags=(--model="$model" --cluster="$file" --strategy="$strategy" --batch="$batch" --seq="$seq"
-         --micro_batch="$micro" --compute_profile="$profile")
-  case "$strategy" in
-    mezo | zo2 | distzo2) [ "$profile" = zosched_cuda ] || fail "$model $strategy: profile $profile" ;;
-    *) [ "$profile" = pytorch_first_order ] || fail "$model $strategy: profile $profile" ;;
-  esac
-  [ -n "$directions" ] && flags+=(--directions="$directions")
-  [[ "$peft" == "lora r"* ]] && flags+=(--peft=lora --lora_rank="${peft#lora r}")
-  [ -n "$pertp" ] && flags+=(--pertp="$pertp")
-  [ -n "$dp" ] && [ "$strategy" != zo2 ] && [ "$strategy" != mezo ] && flags+=(--dp="$dp")
-  [ "$slicing" = naive ] && flags+=(--slicing=false)
-  [ -n "$slots" ] && flags+=(--block_slots="$slots")
-  [ -n "$wire" ] && [ "$wire" != host ] && flags+=(--wire_dtype="$wire")
-  [ -n "$precision" ] && flags+=(--precision="$precision")
-  [ "$recompute" = on ] && flags+=(--recompute)
-  if schedule/lower "${flags[@]}" --out="$TEST_TMPDIR/s.pb" >/dev/null 2>"$TEST_TMPDIR/err"; then
-    [ "$state" = fits ] || fail "$model $cluster $strategy: lower fits, explore says $state"
-    sim/simulate --schedule="$TEST_TMPDIR/s.pb" >"$TEST_TMPDIR/sim.out" || fail "simulate exited $?"
-    sim=$(sed -n 's/^step time: \([0-9.]*\) ms.*/\1/p' "$TEST_TMPDIR/sim.out")
-    want=$(awk -v v="$step_ms" 'BEGIN { printf "%.3f", v }')
-    [ "$sim" = "$want" ] || fail "$model $cluster $strategy ${flags[*]}: simulate $sim ms, csv $want"
-    sim=$(sed -n 's/^compute profile: .*; floor (every compute op at its roofline): \([0-9.]*\) ms$/\1/p' \
-      "$TEST_TMPDIR/sim.out")
-    want=$(awk -v v="$roofline_ms" 'BEGIN { printf "%.3f", v }')
-    [ "$sim" = "$want" ] || fail "$model $cluster $strategy: simulate's floor $sim ms, csv $want"
-    awk -v s="$step_ms" -v f="$roofline_ms" 'BEGIN { exit !(s >= f && f > 0) }' ||
-      fail "$model $cluster $strategy: step $step_ms ms below its floor $roofline_ms ms"
-    checked=$((checked + 1))
-  else
-    [ "$state" = "does not fit" ] || fail "$model $cluster $strategy: lower refused, csv $state"
-    grep -qF -- "${reason:0:80}" "$TEST_TMPDIR/err" || fail "reason '$reason' not in: $(cat "$TEST_TMPDIR/err")"
-    refused=$((refused + 1))
-  fi
-done < <(tail -n +2 "$csv")
+# Every row of DIR/configurations.csv agrees with `lower` and `simulate` run
+# on its flags; counts the rows that fit (checked) and that lower refused
+# (refused).
+check_rows() {  # DIR
+  local dir=$1
+  checked=0 refused=0
+  while IFS= read -r line; do
+    IFS=, read -r model batch seq micro cluster _ _ _ _ _ _ _ _ _ _ strategy directions peft \
+      pertp dp slicing slots wire precision recompute _ profile state _ step_ms roofline_ms _ \
+      <<<"$line"
+    reason=$(cut -d, -f42- <<<"$line" | sed 's/^"//; s/"$//; s/""/"/g')
+    file="$dir/clusters/$(sed -E 's/[^A-Za-z0-9.-]+/_/g; s/_$//' <<<"$cluster").pbtxt"
+    [ -f "$file" ] || fail "no cluster file $file"
+    flags=(--model="$model" --cluster="$file" --strategy="$strategy" --batch="$batch" --seq="$seq"
+           --micro_batch="$micro" --compute_profile="$profile")
+    case "$strategy" in
+      mezo | zo2 | distzo2) [ "$profile" = zosched_cuda ] || fail "$model $strategy: profile $profile" ;;
+      *) [ "$profile" = pytorch_first_order ] || fail "$model $strategy: profile $profile" ;;
+    esac
+    [ -n "$directions" ] && flags+=(--directions="$directions")
+    [[ "$peft" == "lora r"* ]] && flags+=(--peft=lora --lora_rank="${peft#lora r}")
+    [[ "$peft" == "prefix k"* ]] && flags+=(--peft=prefix --prefix_tokens="${peft#prefix k}")
+    [ -n "$pertp" ] && flags+=(--pertp="$pertp")
+    [ -n "$dp" ] && [ "$strategy" != zo2 ] && [ "$strategy" != mezo ] && flags+=(--dp="$dp")
+    [ "$slicing" = naive ] && flags+=(--slicing=false)
+    [ -n "$slots" ] && flags+=(--block_slots="$slots")
+    [ -n "$wire" ] && [ "$wire" != host ] && flags+=(--wire_dtype="$wire")
+    [ -n "$precision" ] && flags+=(--precision="$precision")
+    [ "$recompute" = on ] && flags+=(--recompute)
+    if schedule/lower "${flags[@]}" --out="$TEST_TMPDIR/s.pb" >/dev/null 2>"$TEST_TMPDIR/err"; then
+      [ "$state" = fits ] || fail "$model $cluster $strategy: lower fits, explore says $state"
+      sim/simulate --schedule="$TEST_TMPDIR/s.pb" >"$TEST_TMPDIR/sim.out" || fail "simulate exited $?"
+      sim=$(sed -n 's/^step time: \([0-9.]*\) ms.*/\1/p' "$TEST_TMPDIR/sim.out")
+      want=$(awk -v v="$step_ms" 'BEGIN { printf "%.3f", v }')
+      [ "$sim" = "$want" ] || fail "$model $cluster $strategy ${flags[*]}: simulate $sim ms, csv $want"
+      sim=$(sed -n 's/^compute profile: .*; floor (every compute op at its roofline): \([0-9.]*\) ms$/\1/p' \
+        "$TEST_TMPDIR/sim.out")
+      want=$(awk -v v="$roofline_ms" 'BEGIN { printf "%.3f", v }')
+      [ "$sim" = "$want" ] || fail "$model $cluster $strategy: simulate's floor $sim ms, csv $want"
+      awk -v s="$step_ms" -v f="$roofline_ms" 'BEGIN { exit !(s >= f && f > 0) }' ||
+        fail "$model $cluster $strategy: step $step_ms ms below its floor $roofline_ms ms"
+      checked=$((checked + 1))
+    else
+      [ "$state" = "does not fit" ] || fail "$model $cluster $strategy: lower refused, csv $state"
+      grep -qF -- "${reason:0:80}" "$TEST_TMPDIR/err" || fail "reason '$reason' not in: $(cat "$TEST_TMPDIR/err")"
+      refused=$((refused + 1))
+    fi
+  done < <(tail -n +2 "$dir/configurations.csv")
+}
+check_rows "$out"
 [ "$checked" -eq 37 ] && [ "$refused" -eq 3 ] || fail "checked $checked fits, $refused refusals"
 
 grep -q "^| 1 | " "$out/best.md" || fail "no best table"
@@ -177,4 +188,10 @@ for shipped in experiments/sweeps/*.pbtxt; do
     >"$TEST_TMPDIR/stdout.$name" 2>"$TEST_TMPDIR/err" || fail "$shipped: exit status $?: $(cat "$TEST_TMPDIR/err")"
   grep -q "^| 1 | " "$TEST_TMPDIR/shipped/$name/best.md" || fail "$shipped ranks nothing"
 done
+# The adapters' rows (every parameter, LoRA r8, prefix k5) lower and
+# simulate one by one as explore costed them.
+check_rows "$TEST_TMPDIR/shipped/peft_vs_full"
+[ "$checked" -eq 36 ] && [ "$refused" -eq 0 ] || fail "peft_vs_full: checked $checked fits, $refused refusals"
+grep -c ",prefix k5," "$TEST_TMPDIR/shipped/peft_vs_full/configurations.csv" | grep -qx 12 \
+  || fail "peft_vs_full: expected 12 prefix k5 rows"
 echo PASS

@@ -29,6 +29,8 @@ namespace {
 constexpr int kMaxBlockSlots = 1024;
 constexpr int kMaxDataParallel = 4096;
 constexpr double kMeZoLoraAlpha = 16;  // α of MeZO's LoRA runs (r 8)
+constexpr int kMeZoLoraRank = 8;
+constexpr int kMeZoPrefixTokens = 5;  // k of MeZO's prefix-tuning runs
 constexpr int kMaxNameLength = 100;
 
 absl::Status Invalid(const std::string& source, const std::string& what) {
@@ -166,19 +168,31 @@ absl::Status CheckStrategyChoice(const std::string& where, const StrategyChoice&
                                    "MEZO, ZO2 and DISTZO2"));
   for (int i = 0; i < s.peft_size(); ++i) {  // PEFT_NONE is 0: a value, not unset
     if (!PeftKind_IsValid(s.peft(i))) {
-      return Invalid(where, absl::StrFormat("peft[%d] is %d (expected PEFT_NONE or LORA)", i,
-                                            s.peft(i)));
+      return Invalid(where, absl::StrFormat(
+                                "peft[%d] is %d (expected PEFT_NONE, LORA or PREFIX)", i,
+                                s.peft(i)));
     }
   }
   RETURN_IF_ERROR(CheckUnique(where, "peft", s.peft(),
                               [](int v) { return PeftKind_Name(static_cast<PeftKind>(v)); }));
-  if (s.lora_rank_size() > 0 && std::find(s.peft().begin(), s.peft().end(), LORA) == s.peft().end()) {
-    return Invalid(where, "lora_rank is set but peft lists no LORA (add peft: LORA, or drop "
-                          "lora_rank)");
-  }
+  // A knob of one kind of adapters needs that kind in peft.
+  auto needs_kind = [&](const char* knob, int size, PeftKind kind) {
+    if (size == 0 || std::find(s.peft().begin(), s.peft().end(), kind) != s.peft().end()) {
+      return absl::OkStatus();
+    }
+    const std::string name = PeftKind_Name(kind);
+    return Invalid(where, absl::StrFormat("%s is set but peft lists no %s (add peft: %s, or drop "
+                                          "%s)",
+                                          knob, name, name, knob));
+  };
+  RETURN_IF_ERROR(needs_kind("lora_rank", s.lora_rank_size(), LORA));
+  RETURN_IF_ERROR(needs_kind("prefix_tokens", s.prefix_tokens_size(), PREFIX));
   RETURN_IF_ERROR(CheckRange(where, "lora_rank", s.lora_rank(), 1, kMaxLoraRank,
                              "1 to 4096, the adapters' rank"));
   RETURN_IF_ERROR(CheckUnique(where, "lora_rank", s.lora_rank(), IntText));
+  RETURN_IF_ERROR(CheckRange(where, "prefix_tokens", s.prefix_tokens(), 1, kMaxPrefixTokens,
+                             "1 to 4096 virtual tokens"));
+  RETURN_IF_ERROR(CheckUnique(where, "prefix_tokens", s.prefix_tokens(), IntText));
   RETURN_IF_ERROR(CheckRange(where, "block_slots", s.block_slots(), 1, kMaxBlockSlots,
                              "1 to 1024 device slots"));
   RETURN_IF_ERROR(CheckRange(where, "pertp", s.pertp(), 1, 2 * kMaxDirections,
@@ -253,21 +267,27 @@ void ForEachStrategyConfig(const StrategyChoice& s, const SweepConfig& base, int
     return;
   }
   if (!IsFirstOrder(s.kind()) && s.peft_size() > 0) {
-    // Each peft (and LoRA rank) in turn, the other knobs under it.
+    // Each peft (and LoRA rank or prefix length) in turn, the other knobs
+    // under it.
     StrategyChoice one = s;
     one.clear_peft();
     one.clear_lora_rank();
+    one.clear_prefix_tokens();
     for (int kind : s.peft()) {
-      const std::vector<int> ranks = kind == LORA ? OrDefault<int>(s.lora_rank(), {8})
-                                                  : std::vector<int>{0};
-      for (int rank : ranks) {
+      const std::vector<int> sizes =
+          kind == LORA     ? OrDefault<int>(s.lora_rank(), {kMeZoLoraRank})
+          : kind == PREFIX ? OrDefault<int>(s.prefix_tokens(), {kMeZoPrefixTokens})
+                           : std::vector<int>{0};
+      for (int size : sizes) {
         SweepConfig with_peft = base;
         Peft& peft = *with_peft.options.training.mutable_peft();
         peft.Clear();
+        peft.set_kind(static_cast<PeftKind>(kind));
         if (kind == LORA) {
-          peft.set_kind(LORA);
-          peft.set_lora_rank(rank);
+          peft.set_lora_rank(size);
           peft.set_lora_alpha(kMeZoLoraAlpha);
+        } else if (kind == PREFIX) {
+          peft.set_prefix_tokens(size);
         }
         ForEachStrategyConfig(one, with_peft, devices, emit);
       }
@@ -303,8 +323,8 @@ void ForEachStrategyConfig(const StrategyChoice& s, const SweepConfig& base, int
     for (int d : degrees) {
       for (bool slicing : s.kind() == DISTZO2 ? OrDefault<bool>(s.slicing(), {true})
                                               : std::vector<bool>{true}) {
-        // A frozen base (LoRA) is never offloaded: 2 slots overlap an
-        // upload with compute.
+        // A frozen base (LoRA, a prefix) is never offloaded: 2 slots
+        // overlap an upload with compute.
         const int default_slots = TrainsAdapters(t.peft()) ? 2 : 3;
         for (int slots : OrDefault<int>(s.block_slots(), {default_slots})) {
           for (int wire : OrDefault<int>(s.wire_dtype(), {DTYPE_UNSPECIFIED})) {
@@ -672,9 +692,8 @@ std::vector<std::string> SweepKnobValues(const SweepSpace& space, const SweepCon
           Number(m.price_per_gpu_hour),
           Lower(StrategyKind_Name(k)),
           if_applies(!IsFirstOrder(k), absl::StrCat(DirectionsOf(t))),
-          if_applies(!IsFirstOrder(k), TrainsAdapters(t.peft())
-                                           ? absl::StrCat("lora r", t.peft().lora_rank())
-                                           : std::string("none")),
+          if_applies(!IsFirstOrder(k),
+                     TrainsAdapters(t.peft()) ? PeftLabel(t.peft()) : std::string("none")),
           if_applies(k == DISTZO2, absl::StrCat(o.pertp)),
           if_applies(k == DISTZO2 || IsFirstOrder(k), absl::StrCat(o.dp)),
           if_applies(k == DISTZO2, o.slicing ? "sliced" : "naive"),
@@ -712,7 +731,7 @@ std::string StrategyLabel(const SweepConfig& config) {
     absl::StrAppend(&label, ", ", DirectionsOf(o.training), " directions");
   }
   if (TrainsAdapters(o.training.peft())) {
-    absl::StrAppend(&label, ", LoRA r", o.training.peft().lora_rank());
+    absl::StrAppend(&label, ", ", PeftLabel(o.training.peft()));
   }
   return label;
 }

@@ -69,11 +69,12 @@ absl::StatusOr<SweepSpace> LoadSweep(const std::string& path);
 //   the strategy entry, its precision and recompute setting and the model;
 // - a number out of range: batch (1 to kMaxBatchSize), seq_len (>= 1),
 //   micro_batch (0 to kMaxBatchSize), block_slots (1 to 1024), dp (1 to
-//   4096), pertp (1 or 2), best (1 to 1000), a constraint negative or not
-//   finite (NaN, infinity);
+//   4096), pertp (1 or 2), lora_rank and prefix_tokens (1 to 4096), best
+//   (1 to 1000), a constraint negative or not finite (NaN, infinity);
 // - an enum unset or unknown (a number no name has): strategy kind,
-//   wire_dtype, precision, objective; a knob a strategy has no use for
-//   (e.g. "strategies[0] (MEZO): block_slots applies to ZO2 and DISTZO2");
+//   wire_dtype, precision, peft, objective; a knob a strategy has no use
+//   for (e.g. "strategies[0] (MEZO): block_slots applies to ZO2 and
+//   DISTZO2"), or lora_rank or prefix_tokens without its kind in peft;
 // - a value listed twice, which would rank the same configuration twice: a
 //   model (by name, or two names for equal specs), a batch, seq_len or
 //   micro_batch, a knob value, a heat map, a cluster member two families
@@ -95,7 +96,8 @@ const std::vector<std::string>& SweepKnobColumns();
 std::vector<std::string> SweepKnobValues(const SweepSpace& space, const SweepConfig& config);
 
 // "distzo2 P2xD4 sliced, 3 slots", "zo2, 2 slots, wire FP16", "ddp x8, amp,
-// recompute": the strategy and the knobs set, for tables.
+// recompute", "zo2, 2 slots, prefix k5": the strategy and the knobs set,
+// for tables (adapters as PeftLabel shows them).
 std::string StrategyLabel(const SweepConfig& config);
 
 }  // namespace zosched

@@ -23,6 +23,17 @@ absl::Status ExpandError(const std::string& text) {
   return ExpandSweep(Parse(text), "sweep.pbtxt").status();
 }
 
+// The value of configurations.csv's `column` for `config`.
+std::string KnobValue(const SweepSpace& space, const SweepConfig& config,
+                      const std::string& column) {
+  const std::vector<std::string> values = SweepKnobValues(space, config);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (SweepKnobColumns()[i] == column) return values[i];
+  }
+  ADD_FAILURE() << "no column " << column;
+  return "";
+}
+
 constexpr char kBase[] = R"pb(
   name: "test"
   models: "opt-1.3b" batch: 16 seq_len: 512
@@ -129,11 +140,9 @@ TEST(SweepSpaceTest, PeftAndRankMultiplyTheZoConfigurations) {
   EXPECT_EQ(space->configs[1].options.training.peft().lora_rank(), 8);
   EXPECT_EQ(space->configs[1].options.block_slots, 2);
   EXPECT_EQ(space->configs[2].options.training.peft().lora_rank(), 64);
-  EXPECT_EQ(StrategyLabel(space->configs[2]), "zo2, 2 slots, LoRA r64");
-  const std::vector<std::string> values = SweepKnobValues(*space, space->configs[1]);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (SweepKnobColumns()[i] == "peft") EXPECT_EQ(values[i], "lora r8");
-  }
+  EXPECT_EQ(StrategyLabel(space->configs[2]), "zo2, 2 slots, lora r64");
+  EXPECT_EQ(KnobValue(*space, space->configs[0], "peft"), "none");
+  EXPECT_EQ(KnobValue(*space, space->configs[1], "peft"), "lora r8");
   absl::StatusOr<SweepSpace> stray = ExpandSweep(
       Parse(std::string(kBase) + R"pb(strategies { kind: ZO2 lora_rank: 8 })pb"), "sweep.pbtxt");
   ASSERT_FALSE(stray.ok());
@@ -143,6 +152,48 @@ TEST(SweepSpaceTest, PeftAndRankMultiplyTheZoConfigurations) {
   absl::StatusOr<SweepSpace> first_order = ExpandSweep(
       Parse(std::string(kBase) + R"pb(strategies { kind: DDP peft: LORA })pb"), "sweep.pbtxt");
   ASSERT_FALSE(first_order.ok());
+}
+
+// Prefix tuning beside LoRA and every parameter: k virtual tokens, MeZO's
+// 5 by default, each k listed a configuration of its own with the other
+// knobs under it; the Peft holds the kind and k alone, the ring keeps 2
+// slots (a frozen base), and the CSV and labels show "prefix k5".
+TEST(SweepSpaceTest, PrefixTokensMultiplyThePrefixConfigurations) {
+  absl::StatusOr<SweepSpace> space = ExpandSweep(
+      Parse(std::string(kBase) +
+            R"pb(strategies { kind: ZO2 peft: [ PEFT_NONE, LORA, PREFIX ] }
+                 strategies { kind: MEZO peft: PREFIX prefix_tokens: [ 5, 32 ] })pb"),
+      "sweep.pbtxt");
+  ASSERT_TRUE(space.ok()) << space.status();
+  ASSERT_EQ(space->configs.size(), 5u);
+  const SweepConfig& zo2_prefix = space->configs[2];
+  const Peft& peft = zo2_prefix.options.training.peft();
+  EXPECT_EQ(peft.kind(), PREFIX);
+  EXPECT_EQ(peft.prefix_tokens(), 5);
+  EXPECT_EQ(peft.lora_rank(), 0);
+  EXPECT_EQ(peft.lora_alpha(), 0);
+  EXPECT_EQ(zo2_prefix.options.block_slots, 2);
+  EXPECT_EQ(StrategyLabel(zo2_prefix), "zo2, 2 slots, prefix k5");
+  EXPECT_EQ(KnobValue(*space, zo2_prefix, "peft"), "prefix k5");
+  EXPECT_EQ(StrategyLabel(space->configs[1]), "zo2, 2 slots, lora r8");
+  EXPECT_EQ(space->configs[1].options.training.peft().prefix_tokens(), 0);
+  EXPECT_EQ(StrategyLabel(space->configs[3]), "mezo, prefix k5");
+  EXPECT_EQ(StrategyLabel(space->configs[4]), "mezo, prefix k32");
+  EXPECT_EQ(KnobValue(*space, space->configs[4], "peft"), "prefix k32");
+
+  for (const auto& [strategy, message] : std::vector<std::pair<std::string, std::string>>{
+           {"strategies { kind: ZO2 peft: LORA prefix_tokens: 5 }",
+            "prefix_tokens is set but peft lists no PREFIX (add peft: PREFIX, or drop "
+            "prefix_tokens)"},
+           {"strategies { kind: ZO2 peft: PREFIX prefix_tokens: 0 }", "prefix_tokens"},
+           {"strategies { kind: ZO2 peft: PREFIX prefix_tokens: 4097 }", "prefix_tokens"},
+           {"strategies { kind: ZO2 peft: PREFIX prefix_tokens: [ 5, 5 ] }", "prefix_tokens"},
+           {"strategies { kind: ZO2 peft: [ PREFIX, PREFIX ] }", "peft"},
+           {"strategies { kind: ZERO_3 peft: PREFIX }", "peft applies to MEZO, ZO2 and DISTZO2"}}) {
+    const absl::Status status = ExpandError(std::string(kBase) + strategy);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << strategy;
+    EXPECT_TRUE(absl::StrContains(status.message(), message)) << strategy << ": " << status;
+  }
 }
 
 // Without a compute_profile, each configuration takes its kernel-level

@@ -22,9 +22,10 @@ absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& 
                                        const Peft& peft) {
   if (TrainsAdapters(peft) && profile != ZOSCHED_CUDA) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "compute profile %s has no LoRA kernel plan (ZO2's and MeZO's PyTorch code paths are "
-        "modelled for full-parameter ZO): cost LoRA schedules with ZOSCHED_CUDA or ROOFLINE",
-        ComputeProfile_Name(profile)));
+        "compute profile %s has no kernel plan for %s (ZO2's and MeZO's PyTorch code paths are "
+        "modelled for full-parameter ZO): cost LoRA and prefix-tuning schedules with "
+        "ZOSCHED_CUDA or ROOFLINE",
+        ComputeProfile_Name(profile), PeftLabel(peft)));
   }
   switch (profile) {
     case ZOSCHED_CUDA:

@@ -14,8 +14,9 @@ namespace zosched {
 // over `model` computing in `compute_dtype` and training what `peft` says.
 //
 // Errors: InvalidArgument for ROOFLINE (no kernels: the caller costs the
-// roofline), and for an op or model the implementation does not run (the
-// message names which).
+// roofline), for an op or model the implementation does not run (the
+// message names which), and for LoRA or a prefix (TrainsAdapters) under
+// any profile but ZOSCHED_CUDA (the message names the adapters).
 absl::StatusOr<KernelPlan> ProfilePlan(ComputeProfile profile, const ModelSpec& model,
                                        const ComputeOp& op, DType compute_dtype,
                                        const Peft& peft);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "kernel_plans/profile_plan.h"
 #include "models/accounting.h"
 #include "models/zoo_model_for_test.h"
 
@@ -233,6 +234,30 @@ TEST(PyTorchZoPlanTest, RefusesWhatZo2DoesNotRun) {
                   .status()
                   .code(),
               absl::StatusCode::kInvalidArgument);
+  }
+}
+
+// ZO2's and MeZO's PyTorch code paths are modelled for full-parameter ZO:
+// their profiles refuse LoRA and prefix tuning, naming the adapters and
+// the profiles that cost them; zosched's CUDA plan takes both.
+TEST(PyTorchZoPlanTest, ProfilesRefuseAdaptersNamingThem) {
+  const ModelSpec model = Zoo("opt-1.3b");
+  Peft lora;
+  lora.set_kind(LORA);
+  lora.set_lora_rank(8);
+  lora.set_lora_alpha(16);
+  Peft prefix;
+  prefix.set_kind(PREFIX);
+  prefix.set_prefix_tokens(5);
+  const ComputeOp op = ForwardOp(BLOCK_FORWARD, PLUS, 1, kSeq);
+  for (const auto& [peft, label] : {std::pair{lora, "lora r8"}, std::pair{prefix, "prefix k5"}}) {
+    for (const ComputeProfile profile : {PYTORCH_MEZO, PYTORCH_ZO2}) {
+      const absl::Status status = ProfilePlan(profile, model, op, FP16, peft).status();
+      EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << label;
+      EXPECT_TRUE(absl::StrContains(status.message(), label)) << status;
+      EXPECT_TRUE(absl::StrContains(status.message(), "ZOSCHED_CUDA or ROOFLINE")) << status;
+    }
+    EXPECT_TRUE(ProfilePlan(ZOSCHED_CUDA, model, op, FP16, peft).ok()) << label;
   }
 }
 

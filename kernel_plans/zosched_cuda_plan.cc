@@ -47,19 +47,26 @@ struct Dims : OpShape {
   int64_t kv_heads = 0, d = 0;                // key/value heads, HeadDim
   int64_t qw = 0, kvw = 0;                    // QueryWidth, KvWidth
   bool layer_norm = false;                    // LayerNorm, else RMSNorm
-  // LoRA: the op's params are frozen (copied where a full-parameter op
-  // perturbs them), and these adapters run beside their projections.
+  // LoRA or a prefix: the op's params are frozen (copied where a
+  // full-parameter op perturbs them), and a block's adapter_params
+  // (AdapterParams) are perturbed instead. LoRA's adapters run beside
+  // their projections; a prefix's k keys and values come before the real
+  // ones in attention.
   bool frozen = false;
+  int64_t adapter_params = 0;
   int64_t lora_rank = 0;
   std::vector<LoraAdapter> adapters;
+  int64_t prefix = 0;  // k (PrefixTokens)
 };
 
 Dims DimsOf(const ModelSpec& model, const ComputeOp& op, DType dtype, const Peft& peft) {
   Dims s;
   s.frozen = TrainsAdapters(peft);
   if (s.frozen) {
+    s.adapter_params = AdapterParams(model, peft);
     s.lora_rank = peft.lora_rank();
     s.adapters = BlockAdapters(model, peft, 0);
+    s.prefix = PrefixTokens(peft);
   }
   static_cast<OpShape&>(s) = ShapeOf(model, op, dtype);
   s.e = EmbedDim(model);
@@ -96,7 +103,7 @@ Kernel ZPass(const std::string& name, double bytes, double flops, int64_t elemen
 }
 
 // LaunchPerturb (perturb.cu) of `elements` parameters: reads θ, writes
-// θ ± εz; under LoRA (frozen params) a copy of θ.
+// θ ± εz; under LoRA or a prefix (frozen params) a copy of θ.
 Kernel Perturb(const std::string& what, int64_t elements, const Dims& s) {
   if (s.frozen) return MemoryPass(absl::StrCat("copy ", what), s.dtype, 2.0 * elements * s.c);
   return ZPass(absl::StrCat("perturb ", what), 2.0 * elements * s.c, kPerturbFlops * elements,
@@ -105,7 +112,7 @@ Kernel Perturb(const std::string& what, int64_t elements, const Dims& s) {
 
 // LaunchPerturbRows (perturb.cu) of `rows` gathered rows of `width`
 // elements: reads the row indices (int32) and the rows, writes their
-// perturbed copies (under LoRA, plain copies).
+// perturbed copies (under LoRA or a prefix, plain copies).
 Kernel PerturbRows(const std::string& what, int64_t rows, int64_t width, const Dims& s) {
   const double bytes = rows * kIndexBytes + 2.0 * rows * width * s.c;
   if (s.frozen) return MemoryPass(absl::StrCat("gather ", what), s.dtype, bytes);
@@ -214,15 +221,16 @@ void AppendNormRotate(const std::string& which, int64_t heads, bool qk_norm, boo
 // CausalAttention's steps, as ForEachAttentionStep (attention_plan.h) hands
 // them to the backend: for each example, each of the heads / kv_heads query
 // heads that share a key/value head, each run of key/value heads and each
-// chunk of query rows [r0, r1) (keys 0 .. r1 - 1):
-//   scores:  a strided batch of Sᵀ [keys x rows] = K · Qᵀ (m keys, n rows,
-//            k d); reads Q and K at c, writes S in fp32 (cuBLAS computes
-//            every score of the rectangle, the causal mask's zeros
-//            included)
+// chunk of query rows [r0, r1) (keys: the `prefix` ones of a prefix, if
+// any, then real keys 0 .. r1 - 1):
+//   scores:  a strided batch of Sᵀ [keys x rows] = K · Qᵀ (m keys = prefix
+//            + r1, n rows, k d); reads Q and K at c, writes S in fp32
+//            (cuBLAS computes every score of the rectangle, the causal
+//            mask's zeros included)
 //   softmax: CausalSoftmaxRows, one thread block per (row, head): reads the
-//            scores a row can see (keys j <= i: Σ_i (i + 1)) and the
-//            example's length, writes the row's keys probabilities at c
-//            over the scores
+//            scores a row can see (keys j <= prefix + i: Σ_i (prefix + i +
+//            1)) and the example's length, writes the row's keys
+//            probabilities at c over the scores
 //   context: a strided batch of Cᵀ [d x rows] = Vᵀ · Pᵀ (m d, n rows, k
 //            keys); reads P and V, writes C over the queries
 // Each distinct step is listed once, in first-seen order, with launches =
@@ -243,8 +251,9 @@ class AttentionKernels : public AttentionSteps {
 
   absl::Status Softmax(const SoftmaxPass& pass) override {
     const int64_t r0 = pass.first_row, r1 = pass.first_row + pass.rows;
-    // Σ_{i = r0}^{r1 - 1} (i + 1): the scores row i sees.
+    // Σ_{i = r0}^{r1 - 1} (prefix + i + 1): the scores row i sees.
     const double visible =
+        static_cast<double>(pass.rows) * pass.prefix +
         (static_cast<double>(r1) * (r1 + 1) - static_cast<double>(r0) * (r0 + 1)) / 2;
     Add(MemoryPass("causal softmax", s_.dtype,
                    pass.heads * (visible * kScoreBytes +
@@ -284,6 +293,7 @@ absl::Status AppendAttention(const Dims& s, int64_t scratch_bytes, KernelPlan* p
   shape.kv_ld = s.kvw;
   shape.element_bytes = static_cast<int>(s.c);
   shape.scratch_bytes = scratch_bytes;
+  shape.prefix = s.prefix;
   AttentionKernels kernels(s, plan);
   const absl::Status status = ForEachAttentionStep(shape, kernels);
   if (!status.ok()) {
@@ -302,11 +312,10 @@ absl::StatusOr<KernelPlan> BlockForwardKernels(const ModelSpec& model, const Com
   const std::vector<TensorSpec> block = BlockTensors(model, 0);
   KernelPlan plan;
   if (s.frozen) {
-    // LoRA: the block read as stored; its adapters perturbed in one launch.
-    int64_t adapters = 0;
-    for (const LoraAdapter& a : s.adapters) adapters += a.a.elements() + a.b.elements();
-    plan.push_back(ZPass("perturb adapters", 2.0 * adapters * s.c, kPerturbFlops * adapters,
-                         adapters, s));
+    // LoRA or a prefix: the block read as stored; its ADAPTER_PART
+    // perturbed in one launch.
+    plan.push_back(ZPass("perturb adapters", 2.0 * s.adapter_params * s.c,
+                         kPerturbFlops * s.adapter_params, s.adapter_params, s));
   } else {
     for (const TensorSpec& t : block) {
       if (t.shape.size() == 1) plan.push_back(Perturb(BlockSuffix(t), t.elements(), s));
@@ -330,12 +339,22 @@ absl::StatusOr<KernelPlan> BlockForwardKernels(const ModelSpec& model, const Com
   const bool rotary = model.positional() == ROTARY;
   AppendNormRotate("q", s.heads, Find(block, TensorSlot::kQNorm) != nullptr, rotary, s, &plan);
   AppendNormRotate("k", s.kv_heads, Find(block, TensorSlot::kKNorm) != nullptr, rotary, s, &plan);
-  // The scratch (BlockForwardGpu): the workspace past q | k | v, whose size
-  // the backend takes from the model (BlockWorkspaceFloats, equal to
+  // A prefix's perturbed keys and values [k, kv] each copied in front of
+  // each example's keys and values (attention_plan.h's layout): reads and
+  // writes 2·k·kv elements per example, one launch. The k and v
+  // projections write the real rows behind them (their GEMMs as above).
+  const int64_t prefix_rows = s.examples * s.prefix;
+  if (prefix_rows > 0) {
+    plan.push_back(MemoryPass("copy prefix keys and values", s.dtype,
+                              2.0 * prefix_rows * 2 * s.kvw * s.c));
+  }
+  // The scratch (BlockForwardGpu): the workspace past q | k | v (the keys
+  // and values with the prefix's rows), whose size the backend takes from
+  // the model (BlockWorkspaceFloats, equal to
   // BlockForwardWorkspaceElements), not from the op's range, less the skip
   // to a 16-byte boundary of its start's address.
   const int64_t workspace = BlockForwardWorkspaceElements(model, s.examples, s.seq);
-  const int64_t qkv_elements = s.tokens * (s.qw + 2 * s.kvw);
+  const int64_t qkv_elements = s.tokens * (s.qw + 2 * s.kvw) + 2 * prefix_rows * s.kvw;
   const int64_t skip = (16 - (op.workspace().offset_bytes() + qkv_elements * s.c) % 16) % 16;
   RETURN_IF_ERROR(AppendAttention(s, (workspace - qkv_elements) * s.c - skip, &plan));
   AppendLinear(block, TensorSlot::kOWeight, TensorSlot::kOBias, "o", s.qw, s.h, Activation::kNone,

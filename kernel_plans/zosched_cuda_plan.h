@@ -54,7 +54,13 @@
 //     default);
 //   - device buffers start 256-byte aligned (cuda_backend.cc kDeviceAlign),
 //     so the workspace's offset_bytes decides the attention scratch's skip
-//     to a 16-byte boundary.
+//     to a 16-byte boundary;
+//   - a prefix (which the backend does not run yet) is taken to run as
+//     the CPU forward computes it (runtime/nn/decoder_forward.cc) on the
+//     kernels above: the prefix's keys and values copied in front of each
+//     example's in the workspace's q | k | v (each grows by examples · k
+//     rows, the attention scratch past them shrinks as much), the k and v
+//     projections writing the real rows behind them as one GEMM each.
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -91,10 +97,16 @@ namespace zosched {
 // op whose fields above are inconsistent (examples or seq_len < 1, an
 // attention scratch smaller than one row of scores, a perturbed range that
 // is not whole label rows).
-// Under `peft` LoRA the params of EMBED, BLOCK_FORWARD and HEAD_LOSS are
-// copied where a full-parameter op perturbs them (the block not at all: it
-// is read as stored), the block's adapters are perturbed in one launch, and
-// each adapted projection adds its adapter's GEMMs and scaling pass.
+// Under `peft` LoRA or PREFIX the params of EMBED, BLOCK_FORWARD and
+// HEAD_LOSS are copied where a full-parameter op perturbs them (the block
+// not at all: it is read as stored) and the block's ADAPTER_PART
+// (AdapterParams elements) is perturbed in one launch. LoRA: each adapted
+// projection adds its adapter's GEMMs and scaling pass. A prefix of k
+// tokens: one pass copies its keys and values (2·k·KvWidth elements read
+// and written per example) in front of each example's, and attention runs
+// over k + seq keys (attention_plan.h's prefix): scores and context of a
+// chunk of query rows [r0, r1) are (k + r1) × rows, the softmax sees k
+// more scores a row, the scratch holds fewer rows of them.
 absl::StatusOr<KernelPlan> ZoschedCudaPlan(const ModelSpec& model, const ComputeOp& op,
                                            DType compute_dtype, const Peft& peft);
 

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "kernel_plans/one_gpu_cluster_for_test.h"
+#include "models/accounting.h"
 #include "models/adapters.h"
 #include "models/family_for_test.h"
 #include "models/model_spec.h"
@@ -45,6 +46,15 @@ double GemmFlops(const KernelPlan& plan) {
   double flops = 0;
   for (const Kernel& k : plan) {
     if (k.kind == KernelKind::kGemm) flops += k.flops * k.launches;
+  }
+  return flops;
+}
+
+// FLOPs of the kernels named `name`.
+double FlopsOf(const KernelPlan& plan, const std::string& name) {
+  double flops = 0;
+  for (const Kernel& k : plan) {
+    if (k.name == name) flops += k.flops * k.launches;
   }
   return flops;
 }
@@ -393,6 +403,36 @@ TEST(ZoschedCudaPlan, AgreesWithTheLoweredOps) {
   }
 }
 
+// Under LoRA or a prefix the embedding and the head are frozen: they copy
+// and gather instead of perturbing, and draw no z.
+void ExpectFrozenEmbedAndHead(const ModelSpec& model, const Peft& peft) {
+  for (ComputeKind kind : {EMBED, HEAD_LOSS}) {
+    ComputeOp frozen = ForwardOp(kind, 2, 128);
+    frozen.mutable_perturbed()->set_size_bytes(
+        2 * (CountElements(FinalNormTensors(model)) + 2 * EmbedDim(model)));
+    absl::StatusOr<KernelPlan> plan = ZoschedCudaPlan(model, frozen, FP16, peft);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const Kernel& k : *plan) {
+      EXPECT_EQ(k.normal_elements, 0) << PeftLabel(peft) << " " << ComputeKind_Name(kind) << " "
+                                      << k.name;
+    }
+  }
+}
+
+// The block's perturbation under adapters: one launch, over the
+// ADAPTER_PART's elements only.
+void ExpectPerturbsOnlyTheAdapters(const ModelSpec& model, const Peft& peft,
+                                   const KernelPlan& plan) {
+  double normals = 0;
+  int perturbs = 0;
+  for (const Kernel& k : plan) {
+    normals += k.normal_elements * k.launches;
+    perturbs += k.name.rfind("perturb", 0) == 0;
+  }
+  EXPECT_EQ(perturbs, 1) << PeftLabel(peft);
+  EXPECT_EQ(normals, AdapterParams(model, peft)) << PeftLabel(peft);
+}
+
 // LoRA: the block is read as stored (no weight perturbed), its adapters are
 // perturbed in one launch, each adapted projection adds two GEMMs of rank r
 // and a scaling pass, and the embedding and head copy instead of
@@ -407,27 +447,106 @@ TEST(ZoschedCudaPlanTest, LoraPerturbsOnlyTheAdapters) {
   ComputeOp op = ForwardOp(BLOCK_FORWARD, examples, seq);
   absl::StatusOr<KernelPlan> lora = ZoschedCudaPlan(model, op, FP16, peft);
   ASSERT_TRUE(lora.ok()) << lora.status();
-  double normals = 0;
-  int perturbs = 0, lora_gemms = 0;
+  ExpectPerturbsOnlyTheAdapters(model, peft, *lora);
+  int lora_gemms = 0;
   for (const Kernel& k : *lora) {
-    normals += k.normal_elements * k.launches;
-    perturbs += k.name.rfind("perturb", 0) == 0;
     lora_gemms += k.kind == KernelKind::kGemm && k.name.find(" lora_") != std::string::npos;
   }
-  EXPECT_EQ(perturbs, 1);
-  EXPECT_EQ(normals, AdapterParams(model, peft));
   EXPECT_EQ(lora_gemms, 4);  // A and B of query and value
   // The adapters add 2·T·r·(in + out) per adapted projection to the GEMMs.
   EXPECT_DOUBLE_EQ(GemmFlops(*lora) - GemmFlops(PlanOf(model, op, FP16)),
                    2.0 * 2.0 * tokens * 8 * (h + h));
-  for (ComputeKind kind : {EMBED, HEAD_LOSS}) {
-    ComputeOp frozen = ForwardOp(kind, examples, seq);
-    frozen.mutable_perturbed()->set_size_bytes(
-        2 * (CountElements(FinalNormTensors(model)) + 2 * EmbedDim(model)));
-    absl::StatusOr<KernelPlan> plan = ZoschedCudaPlan(model, frozen, FP16, peft);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    for (const Kernel& k : *plan) EXPECT_EQ(k.normal_elements, 0) << ComputeKind_Name(kind) << " " << k.name;
+  ExpectFrozenEmbedAndHead(model, peft);
+}
+
+Peft PrefixPeft(int k) {
+  Peft peft;
+  peft.set_kind(PREFIX);
+  peft.set_prefix_tokens(k);
+  return peft;
+}
+
+// A prefix of k tokens: the block read as stored, its 2·k·kv prefix
+// elements perturbed in one launch and copied in front of each example's
+// keys and values, and each query's scores and context over k more keys:
+// the model's 4·k·QueryWidth FLOPs a token more in the GEMMs, and k more
+// scores a row in the softmax. Whole heads fit the scratch here, with and
+// without the prefix.
+TEST(ZoschedCudaPlanTest, PrefixAttendsToKMoreKeysAndPerturbsOnlyTheAdapters) {
+  const ModelSpec model = Zoo("opt-125m");
+  const Peft peft = PrefixPeft(5);
+  const int64_t examples = 2, seq = 128, tokens = examples * seq, kv = KvWidth(model);
+  const ComputeOp op = ForwardOp(BLOCK_FORWARD, examples, seq);
+  absl::StatusOr<KernelPlan> prefix = ZoschedCudaPlan(model, op, FP16, peft);
+  ASSERT_TRUE(prefix.ok()) << prefix.status();
+  ExpectWellFormed(*prefix, "prefix k5");
+  ExpectPerturbsOnlyTheAdapters(model, peft, *prefix);
+  EXPECT_EQ(AdapterParams(model, peft), 2 * 5 * kv);
+
+  const Kernel* scores = FindKernel(*prefix, "attention scores");
+  ASSERT_NE(scores, nullptr);
+  EXPECT_EQ(scores->m, 5 + seq);  // keys: the prefix's, then the real ones
+  EXPECT_EQ(scores->n, seq);      // query rows
+  const Kernel* context = FindKernel(*prefix, "attention context");
+  ASSERT_NE(context, nullptr);
+  EXPECT_EQ(context->k, 5 + seq);
+  const Kernel* copy = FindKernel(*prefix, "copy prefix keys and values");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_DOUBLE_EQ(copy->bytes, 2.0 * examples * 2 * 5 * kv * 2);  // read and written, FP16
+
+  const KernelPlan full = PlanOf(model, op, FP16);
+  const int64_t extra_per_token = CountModel(model, peft).adapter_flops_per_token;
+  EXPECT_EQ(extra_per_token, 4 * 5 * QueryWidth(model));
+  EXPECT_DOUBLE_EQ(GemmFlops(*prefix) - GemmFlops(full),
+                   static_cast<double>(extra_per_token) * tokens);
+  EXPECT_DOUBLE_EQ(FlopsOf(*prefix, "causal softmax") - FlopsOf(full, "causal softmax"),
+                   5.0 * 5 * model.num_heads() * tokens);
+  // Beside the perturbations (all of the frozen block's, the prefix's
+  // alone), the prefix costs about 4·k·QueryWidth FLOPs a token (the
+  // softmax's 5·k a head adds 5 / (4·HeadDim)).
+  auto unperturbed_flops = [](const KernelPlan& plan) {
+    double flops = 0;
+    for (const Kernel& k : plan) {
+      if (k.name.rfind("perturb", 0) != 0) flops += k.flops * k.launches;
+    }
+    return flops;
+  };
+  EXPECT_NEAR((unperturbed_flops(*prefix) - unperturbed_flops(full)) / (extra_per_token * tokens),
+              1.0, 0.03);
+  ExpectFrozenEmbedAndHead(model, peft);
+}
+
+// One head per call in chunks of query rows: a chunk [r0, r1) sees the
+// prefix's k keys and r1 real ones, and rows of k + seq scores leave the
+// scratch room for fewer rows a chunk.
+TEST(ZoschedCudaPlanTest, PrefixWidensEveryChunkOfOneHeadPerCallAttention) {
+  // As ChunkedAttentionComputesTheTrapezoidOfEachChunk's model (d 16):
+  // q | k | v and 2 · 5 prefix rows of 64 take 49792 of the 131072
+  // elements, leaving 40640 floats: 153 rows of 264 (5 + 256 rounded up
+  // to 4) scores.
+  OptTestSizes sizes;
+  sizes.hidden = 64;
+  sizes.heads = 4;
+  sizes.ffn = 256;
+  sizes.max_positions = 512;
+  const ModelSpec model = FamilyForTest(OPT, "opt-chunked", sizes);
+  absl::StatusOr<KernelPlan> plan =
+      ZoschedCudaPlan(model, ForwardOp(BLOCK_FORWARD, 1, 256), FP16, PrefixPeft(5));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<std::pair<int64_t, int64_t>> chunks;  // (keys, rows): cuBLAS's m, n
+  for (const Kernel& k : *plan) {
+    if (k.name != "attention scores") continue;
+    EXPECT_EQ(k.batch, 1);
+    EXPECT_EQ(k.launches, 4);  // per head
+    chunks.emplace_back(k.m, k.n);
   }
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0], std::make_pair(int64_t{5 + 153}, int64_t{153}));
+  EXPECT_EQ(chunks[1], std::make_pair(int64_t{5 + 256}, int64_t{103}));
+  const double attention = 2.0 * 2.0 * 4 * HeadDim(model) * (153 * 158 + 103 * 261);
+  EXPECT_DOUBLE_EQ(GemmFlops(*plan), 2.0 * 256 * BlockMatrixElements(model) + attention);
+  // Row i of a chunk sees k + i + 1 scores: Σ over the 256 rows, per head.
+  EXPECT_DOUBLE_EQ(FlopsOf(*plan, "causal softmax"), 4 * 5.0 * (256 * 5 + 256 * 257 / 2));
 }
 
 }  // namespace
