@@ -199,6 +199,16 @@ std::vector<CycleCase> CpuCases() {
       c.options.block_slots = 2;
       cases.push_back(c);
     }
+    // Prefix tuning (MeZO's 5 virtual tokens): as LoRA, the base frozen and
+    // the prefix resident; its cost is attention over 5 more keys.
+    for (const StrategyGrid& g : {StrategyGrid{ZO2, 1, 1, true}, StrategyGrid{DISTZO2, 2, 2, false}}) {
+      CycleCase c = TestbedCase(GridSchemeName(g) + "_prefix_" + regime, g, gbps);
+      Peft& peft = *c.options.training.mutable_peft();
+      peft.set_kind(PREFIX);
+      peft.set_prefix_tokens(5);
+      c.options.block_slots = 2;
+      cases.push_back(c);
+    }
   }
   return cases;
 }
@@ -399,11 +409,14 @@ absl::StatusOr<std::string> CalibrateInto(const std::string& dir, const std::str
     if (DirectionsOf(training) > 1) {
       argv.push_back(absl::StrFormat("--directions=%d", DirectionsOf(training)));
     }
-    if (TrainsAdapters(training.peft())) {
-      argv.push_back("--peft=lora");
+    if (TrainsAdapters(training.peft())) argv.push_back("--peft=" + PeftFlagName(training.peft()));
+    if (TrainsLora(training.peft())) {
       argv.push_back(absl::StrFormat("--lora_rank=%d", training.peft().lora_rank()));
       argv.push_back(absl::StrFormat("--lora_alpha=%g", training.peft().lora_alpha()));
       argv.push_back("--lora_targets=" + LoraTargetList(training.peft()));
+    }
+    if (PrefixTokens(training.peft()) > 0) {
+      argv.push_back(absl::StrFormat("--prefix_tokens=%d", training.peft().prefix_tokens()));
     }
     if (!absl::GetFlag(FLAGS_hosts).empty()) {
       argv.push_back("--hosts=" + absl::StrJoin(absl::GetFlag(FLAGS_hosts), ","));

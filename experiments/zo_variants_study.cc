@@ -1,15 +1,17 @@
 // How the ZO variants train at the same number of forward passes: MeZO
 // with one and with several directions a step (n-SPSA), over every weight
-// or over LoRA adapters with the base frozen, on opt-tiny (random
+// or over LoRA adapters or a prefix with the base frozen, on opt-tiny (random
 // initialisation, the synthetic sentiment task, batch --batch, sequence
 // --seq) on one rank of the CPU testbed. --runs names them: "q<N>" trains
 // every weight with N directions a step, "lora_r<R>" and "lora_r<R>_q<N>"
-// rank-R adapters on the query and value projections (α 2R, scaling 2);
-// default q1, q4, q16 and lora_r8. Each run is given --forwards forward
+// rank-R adapters on the query and value projections (α 2R, scaling 2),
+// "prefix_k<K>" and "prefix_k<K>_q<N>" a prefix of K virtual tokens
+// (initialised from the base's activations on K drawn tokens); default q1,
+// q4, q16, lora_r8 and prefix_k5. Each run is given --forwards forward
 // passes (2q a step: q = 1 runs --forwards / 2 steps, q = 16 a 32nd of
 // them) and the same seed; full-weight runs take --lr, LoRA runs --lora_lr
-// (MeZO too tunes LoRA's η apart, two orders of magnitude above full
-// fine-tuning's).
+// and prefix runs --prefix_lr (MeZO too tunes their η apart, orders of
+// magnitude above full fine-tuning's).
 //
 //   ./bazelw run //experiments:zo_variants_study [-- --forwards=4800]
 //
@@ -20,7 +22,7 @@
 //                          the last --window steps' forwards
 //   zo_variants_study.png  that mean against the forwards, a line per run
 //   <run>/                 each run's train outputs (train.csv,
-//                          trajectory.log; a LoRA run's adapter/)
+//                          trajectory.log; a LoRA or prefix run's adapter/)
 // and prints per run: the steps, the loss over the first and the last tenth
 // of the forwards, the final dev accuracy and loss, and the wall time.
 // Command line and exit status as every tool's (base/command_line.h): 0 on
@@ -52,15 +54,17 @@
 
 ABSL_FLAG(std::string, out_dir, "", "outputs (default: out/zo_variants_study in the workspace)");
 ABSL_FLAG(std::vector<std::string>, runs,
-          std::vector<std::string>({"q1", "q4", "q16", "lora_r8"}),
+          std::vector<std::string>({"q1", "q4", "q16", "lora_r8", "prefix_k5"}),
           "the variants to compare: q<N> (every weight, N directions a step), lora_r<R> or "
-          "lora_r<R>_q<N> (rank-R adapters on query and value)");
+          "lora_r<R>_q<N> (rank-R adapters on query and value), prefix_k<K> or prefix_k<K>_q<N> "
+          "(a prefix of K virtual tokens)");
 ABSL_FLAG(int32_t, forwards, 4800,
           "forward passes of each run (a multiple of 2q for every q: q = 16 needs 32)");
 ABSL_FLAG(int32_t, batch, 16, "examples per step");
 ABSL_FLAG(int32_t, seq, 32, "sequence length");
 ABSL_FLAG(double, lr, 5e-4, "learning rate η of the runs over every weight");
 ABSL_FLAG(double, lora_lr, 2e-2, "learning rate η of the LoRA runs");
+ABSL_FLAG(double, prefix_lr, 1e-2, "learning rate η of the prefix runs (MeZO's for prefix ZO)");
 ABSL_FLAG(int32_t, window, 400, "forward passes the plotted loss is averaged over");
 ABSL_FLAG(std::string, programs_dir, ".",
           "where the programs are: train/train below it, as Bazel lays them out");
@@ -70,9 +74,10 @@ namespace {
 
 // One variant of --runs.
 struct Variant {
-  std::string name;    // as given: "q4", "lora_r8"
+  std::string name;    // as given: "q4", "lora_r8", "prefix_k5"
   int directions = 1;  // q
-  int lora_rank = 0;   // 0: every weight trains
+  int lora_rank = 0;   // 0: no LoRA
+  int prefix_tokens = 0;  // 0: no prefix; with lora_rank 0 too, every weight trains
 };
 
 struct StudyRun {
@@ -82,7 +87,7 @@ struct StudyRun {
   double seconds = 0;
 };
 
-// "q<N>", "lora_r<R>" or "lora_r<R>_q<N>".
+// "q<N>", "lora_r<R>", "lora_r<R>_q<N>", "prefix_k<K>" or "prefix_k<K>_q<N>".
 absl::StatusOr<Variant> ParseVariant(const std::string& text) {
   Variant v;
   v.name = text;
@@ -96,21 +101,32 @@ absl::StatusOr<Variant> ParseVariant(const std::string& text) {
   };
   bool ok = true;
   if (absl::StartsWith(rest, "lora_r")) ok = number("lora_r", 1, kMaxLoraRank, &v.lora_rank);
+  if (absl::StartsWith(rest, "prefix_k")) {
+    ok = number("prefix_k", 1, kMaxPrefixTokens, &v.prefix_tokens);
+  }
   if (ok && !rest.empty()) ok = number("q", 1, kMaxDirections, &v.directions);
   if (!ok || !rest.empty()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--runs: '%s' is not a variant (expected q<N> with N in 1..1024, lora_r<R> with R in "
-        "1..4096, or lora_r<R>_q<N>)",
+        "1..4096, prefix_k<K> with K in 1..4096, or either with _q<N>)",
         text));
   }
   return v;
 }
 
-// "every weight, 4 directions", "LoRA r8, 1 direction".
+// "lora r8", "prefix k5" or "none": the CSV's peft column.
+std::string PeftColumn(const Variant& v) {
+  if (v.lora_rank > 0) return absl::StrCat("lora r", v.lora_rank);
+  if (v.prefix_tokens > 0) return absl::StrCat("prefix k", v.prefix_tokens);
+  return "none";
+}
+
+// "every weight, 4 directions", "LoRA r8, 1 direction", "prefix k5, ...".
 std::string Describe(const Variant& v) {
-  return absl::StrFormat("%s, %d direction%s", v.lora_rank > 0 ? absl::StrCat("LoRA r", v.lora_rank)
-                                                               : std::string("every weight"),
-                         v.directions, v.directions > 1 ? "s" : "");
+  const std::string what = v.lora_rank > 0       ? absl::StrCat("LoRA r", v.lora_rank)
+                           : v.prefix_tokens > 0 ? absl::StrCat("prefix k", v.prefix_tokens)
+                                                 : std::string("every weight");
+  return absl::StrFormat("%s, %d direction%s", what, v.directions, v.directions > 1 ? "s" : "");
 }
 
 // The losses of train.csv (columns step, loss, ...), in step order.
@@ -151,12 +167,18 @@ absl::StatusOr<StudyRun> Train(const Variant& v, const std::string& out) {
       absl::StrCat("--directions=", q), absl::StrCat("--steps=", forwards / (2 * q)),
       absl::StrCat("--batch=", absl::GetFlag(FLAGS_batch)),
       absl::StrCat("--seq=", absl::GetFlag(FLAGS_seq)),
-      absl::StrCat("--lr=", v.lora_rank > 0 ? absl::GetFlag(FLAGS_lora_lr) : absl::GetFlag(FLAGS_lr)),
+      absl::StrCat("--lr=", v.lora_rank > 0       ? absl::GetFlag(FLAGS_lora_lr)
+                            : v.prefix_tokens > 0 ? absl::GetFlag(FLAGS_prefix_lr)
+                                                  : absl::GetFlag(FLAGS_lr)),
       "--seed=0", "--checkpoint_every=0", "--out_dir=" + dir, "--overwrite"};
   if (v.lora_rank > 0) {
     argv.push_back("--peft=lora");
     argv.push_back(absl::StrCat("--lora_rank=", v.lora_rank));
     argv.push_back(absl::StrCat("--lora_alpha=", 2 * v.lora_rank));
+  }
+  if (v.prefix_tokens > 0) {
+    argv.push_back("--peft=prefix");
+    argv.push_back(absl::StrCat("--prefix_tokens=", v.prefix_tokens));
   }
   const auto start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(RunRuntimeProgram(absl::StrCat("the run ", v.name), argv, log));
@@ -176,8 +198,7 @@ absl::Status WriteOutputs(const std::vector<StudyRun>& runs, const std::string& 
   std::string data;  // gnuplot: one block per run
   for (const StudyRun& run : runs) {
     const int per_step = 2 * run.variant.directions;
-    const std::string peft =
-        run.variant.lora_rank > 0 ? absl::StrCat("lora r", run.variant.lora_rank) : "none";
+    const std::string peft = PeftColumn(run.variant);
     const size_t steps_in_window = std::max(1, window / per_step);
     for (size_t s = 0; s < run.loss.size(); ++s) {
       const size_t begin = s + 1 >= steps_in_window ? s + 1 - steps_in_window : 0;
@@ -230,10 +251,11 @@ absl::Status Run() {
   const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir), "zo_variants_study");
   RETURN_IF_ERROR(MakeDirectories(out));
   std::vector<StudyRun> runs;
-  std::printf("MeZO on opt-tiny, %d forward passes each, batch %d, seq %d, η %g (LoRA: %g), "
-              "seed 0\n",
+  std::printf("MeZO on opt-tiny, %d forward passes each, batch %d, seq %d, η %g (LoRA: %g, "
+              "prefix: %g), seed 0\n",
               absl::GetFlag(FLAGS_forwards), absl::GetFlag(FLAGS_batch),
-              absl::GetFlag(FLAGS_seq), absl::GetFlag(FLAGS_lr), absl::GetFlag(FLAGS_lora_lr));
+              absl::GetFlag(FLAGS_seq), absl::GetFlag(FLAGS_lr), absl::GetFlag(FLAGS_lora_lr),
+              absl::GetFlag(FLAGS_prefix_lr));
   std::printf("%-14s %6s %12s %12s %9s  %s\n", "run", "steps", "loss_first", "loss_last",
               "wall_s", "final evaluation");
   for (const Variant& v : variants) {
