@@ -12,6 +12,7 @@
 #include "models/family_for_test.h"
 #include "models/model_spec.h"
 #include "models/model_tensors.h"
+#include "models/peft_for_test.h"
 #include "models/zoo_model_for_test.h"
 #include "schedule/lowering.h"
 
@@ -439,10 +440,7 @@ void ExpectPerturbsOnlyTheAdapters(const ModelSpec& model, const Peft& peft,
 // perturbing.
 TEST(ZoschedCudaPlanTest, LoraPerturbsOnlyTheAdapters) {
   const ModelSpec model = Zoo("opt-125m");
-  Peft peft;
-  peft.set_kind(LORA);
-  peft.set_lora_rank(8);
-  peft.set_lora_alpha(16);
+  const Peft peft = LoraPeft(8, 16);
   const int64_t examples = 2, seq = 128, tokens = examples * seq, h = model.hidden_size();
   ComputeOp op = ForwardOp(BLOCK_FORWARD, examples, seq);
   absl::StatusOr<KernelPlan> lora = ZoschedCudaPlan(model, op, FP16, peft);
@@ -457,13 +455,6 @@ TEST(ZoschedCudaPlanTest, LoraPerturbsOnlyTheAdapters) {
   EXPECT_DOUBLE_EQ(GemmFlops(*lora) - GemmFlops(PlanOf(model, op, FP16)),
                    2.0 * 2.0 * tokens * 8 * (h + h));
   ExpectFrozenEmbedAndHead(model, peft);
-}
-
-Peft PrefixPeft(int k) {
-  Peft peft;
-  peft.set_kind(PREFIX);
-  peft.set_prefix_tokens(k);
-  return peft;
 }
 
 // A prefix of k tokens: the block read as stored, its 2·k·kv prefix

@@ -1,25 +1,17 @@
 #include "models/adapters.h"
 
 #include "gtest/gtest.h"
+#include "models/peft_for_test.h"
 #include "models/zoo_model_for_test.h"
 
 namespace zosched {
 namespace {
 
-Peft Lora(int rank, double alpha, std::vector<LoraTarget> targets = {}) {
-  Peft peft;
-  peft.set_kind(LORA);
-  peft.set_lora_rank(rank);
-  peft.set_lora_alpha(alpha);
-  for (LoraTarget t : targets) peft.add_lora_targets(t);
-  return peft;
-}
-
 // OPT-125m's query and value adapters, as PEFT names and shapes them in
 // adapter_model.safetensors (before its "base_model.model." prefix).
 TEST(AdaptersTest, OptQueryAndValueByDefault) {
   const ModelSpec opt = Zoo("opt-125m");
-  const Peft peft = Lora(8, 16);
+  const Peft peft = LoraPeft(8, 16);
   ASSERT_TRUE(ValidatePeft(opt, peft).ok());
   const std::vector<LoraAdapter> adapters = BlockAdapters(opt, peft, 3);
   ASSERT_EQ(adapters.size(), 2u);
@@ -41,7 +33,7 @@ TEST(AdaptersTest, OptQueryAndValueByDefault) {
 // each projection's own widths (grouped-query keys and values are narrower).
 TEST(AdaptersTest, LlamaTargetsInLayoutOrder) {
   const ModelSpec llama = Zoo("llama-tiny");
-  const Peft peft = Lora(2, 4, {LORA_DOWN, LORA_GATE, LORA_KEY});
+  const Peft peft = LoraPeft(2, 4, {LORA_DOWN, LORA_GATE, LORA_KEY});
   ASSERT_TRUE(ValidatePeft(llama, peft).ok());
   const std::vector<LoraAdapter> adapters = BlockAdapters(llama, peft, 0);
   ASSERT_EQ(adapters.size(), 3u);
@@ -56,19 +48,12 @@ TEST(AdaptersTest, LlamaTargetsInLayoutOrder) {
   EXPECT_EQ(AdapterParams(llama, peft), total);
 }
 
-Peft Prefix(int tokens) {
-  Peft peft;
-  peft.set_kind(PREFIX);
-  peft.set_prefix_tokens(tokens);
-  return peft;
-}
-
 // A prefix's keys and values per block, named on the attention module
 // (MeZO's prefix_keys / prefix_values), kv wide: grouped-query models keep
 // fewer.
 TEST(AdaptersTest, PrefixKeysAndValuesPerBlock) {
   const ModelSpec opt = Zoo("opt-125m");
-  const Peft peft = Prefix(5);
+  const Peft peft = PrefixPeft(5);
   ASSERT_TRUE(ValidatePeft(opt, peft).ok());
   const std::vector<TensorSpec> tensors = AdapterTensors(opt, peft, 3);
   ASSERT_EQ(tensors.size(), 2u);
@@ -95,20 +80,20 @@ TEST(AdaptersTest, RefusesWhatCannotRun) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << says;
     EXPECT_NE(status.message().find(says), std::string::npos) << status;
   };
-  refused(opt, Lora(0, 16), "lora_rank 0 is out of range");
-  refused(opt, Lora(8, 0), "lora_alpha 0 is not a finite number > 0");
-  refused(opt, Lora(8, 16, {LORA_GATE}), "no gated FFN");
-  refused(opt, Lora(8, 16, {LORA_QUERY, LORA_QUERY}), "names LORA_QUERY twice");
-  refused(Zoo("gpt2-tiny"), Lora(8, 16), "GPT-2");
+  refused(opt, LoraPeft(0, 16), "lora_rank 0 is out of range");
+  refused(opt, LoraPeft(8, 0), "lora_alpha 0 is not a finite number > 0");
+  refused(opt, LoraPeft(8, 16, {LORA_GATE}), "no gated FFN");
+  refused(opt, LoraPeft(8, 16, {LORA_QUERY, LORA_QUERY}), "names LORA_QUERY twice");
+  refused(Zoo("gpt2-tiny"), LoraPeft(8, 16), "GPT-2");
   Peft stray;
   stray.set_lora_rank(8);
   refused(opt, stray, "its kind is PEFT_NONE");
-  refused(opt, Prefix(0), "prefix_tokens 0 is out of range");
-  refused(opt, Prefix(opt.max_positions()), "a prefix has 1 to 63 virtual tokens");
-  Peft mixed = Prefix(5);
+  refused(opt, PrefixPeft(0), "prefix_tokens 0 is out of range");
+  refused(opt, PrefixPeft(opt.max_positions()), "a prefix has 1 to 63 virtual tokens");
+  Peft mixed = PrefixPeft(5);
   mixed.set_lora_rank(8);
   refused(opt, mixed, "its kind is PREFIX");
-  refused(opt, [] { Peft p = Lora(8, 16); p.set_prefix_tokens(3); return p; }(),
+  refused(opt, [] { Peft p = LoraPeft(8, 16); p.set_prefix_tokens(3); return p; }(),
           "prefix_tokens 3 but its kind is LORA");
   EXPECT_TRUE(ValidatePeft(opt, Peft()).ok());
   EXPECT_EQ(AdapterParams(opt, Peft()), 0);

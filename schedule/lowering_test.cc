@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "models/accounting.h"
 #include "models/model_zoo.h"
+#include "models/peft_for_test.h"
 #include "schedule/cluster_catalog.h"
 #include "schedule/schedule_stats.h"
 #include "schedule/strategy_grid.h"
@@ -313,14 +314,6 @@ TEST(LowerDirections, PerturbationParallelismSplitsThePathsInOrder) {
   EXPECT_EQ(heads[1], (std::vector<std::pair<int, int>>{{1, MINUS}, {2, PLUS}, {2, MINUS}}));
 }
 
-Peft Lora(int rank) {
-  Peft peft;
-  peft.set_kind(LORA);
-  peft.set_lora_rank(rank);
-  peft.set_lora_alpha(16);
-  return peft;
-}
-
 // LoRA freezes the base: ZO2 uploads every block once and offloads nothing,
 // updates only the adapters (one UPDATE per block), which stay resident,
 // and its forwards perturb only them.
@@ -328,7 +321,7 @@ TEST(LowerLora, UploadsTheFrozenBaseAndUpdatesOnlyTheResidentAdapters) {
   const ModelSpec model = Model("opt-125m");
   LowerOptions o = Options(ZO2);
   o.block_slots = 2;
-  *o.training.mutable_peft() = Lora(8);
+  *o.training.mutable_peft() = LoraPeft(8, 16);
   Schedule s = Lower("opt-125m", "dgx_a100", o);
   EXPECT_EQ(s.name(), "opt-125m zo2 lora r8 on dgx_a100");
   const DeviceStats d = ComputeDeviceStats(s)[0];
@@ -360,7 +353,7 @@ TEST(LowerLora, UploadsTheFrozenBaseAndUpdatesOnlyTheResidentAdapters) {
 // with nothing offloaded, the devices of a host share one.
 TEST(LowerLora, NaiveDevicesShareTheFrozenStore) {
   LowerOptions o = Options(DISTZO2, 2, 1, /*slicing=*/false);
-  *o.training.mutable_peft() = Lora(4);
+  *o.training.mutable_peft() = LoraPeft(4, 16);
   Schedule s = Lower("opt-125m", "dgx_a100", o);
   EXPECT_EQ(CountBuffers(s, HOST_PARAMS), 1);
   EXPECT_EQ(CountBuffers(s, RESIDENT_PARAMS), 4);  // resident and adapters, per device
@@ -368,14 +361,14 @@ TEST(LowerLora, NaiveDevicesShareTheFrozenStore) {
 
 TEST(LowerLora, FirstOrderStrategiesAndGpt2AreRefused) {
   LowerOptions o = Options(DDP, 1, 2);
-  *o.training.mutable_peft() = Lora(8);
+  *o.training.mutable_peft() = LoraPeft(8, 16);
   absl::StatusOr<Schedule> s = LowerSchedule(Model("opt-125m"), Catalog("dgx_a100"), o);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("peft LORA applies to the ZO strategies"),
             std::string::npos)
       << s.status();
   o = Options(ZO2);
-  *o.training.mutable_peft() = Lora(8);
+  *o.training.mutable_peft() = LoraPeft(8, 16);
   s = LowerSchedule(Model("gpt2-small"), Catalog("dgx_a100"), o);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("training model 'gpt2-small' fuses"), std::string::npos)
@@ -388,10 +381,7 @@ TEST(LowerLora, FirstOrderStrategiesAndGpt2AreRefused) {
 TEST(LowerPrefix, UpdatesOnlyTheResidentPrefixAndFitsItsPositions) {
   const ModelSpec model = Model("opt-125m");
   LowerOptions o = Options(DISTZO2, 2, 1, /*slicing=*/true);
-  Peft prefix;
-  prefix.set_kind(PREFIX);
-  prefix.set_prefix_tokens(5);
-  *o.training.mutable_peft() = prefix;
+  *o.training.mutable_peft() = PrefixPeft(5);
   Schedule s = Lower("opt-125m", "dgx_a100", o);
   EXPECT_NE(s.name().find(" prefix k5"), std::string::npos) << s.name();
   const int64_t adapter = 2 * 5 * model.hidden_size();

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "models/adapters.h"
 #include "models/model_spec.h"
+#include "models/peft_for_test.h"
 #include "models/zoo_model_for_test.h"
 #include "nlohmann/json.hpp"
 #include "runtime/checkpoint/safetensors.h"
@@ -21,15 +22,6 @@ namespace zosched {
 namespace {
 
 using Json = nlohmann::json;
-
-Peft Lora(int rank, double alpha, std::vector<LoraTarget> targets = {}) {
-  Peft peft;
-  peft.set_kind(LORA);
-  peft.set_lora_rank(rank);
-  peft.set_lora_alpha(alpha);
-  for (LoraTarget t : targets) peft.add_lora_targets(t);
-  return peft;
-}
 
 // A directory path under TEST_TMPDIR, new to this test (not created).
 std::string FreshDir(const std::string& name) {
@@ -118,7 +110,7 @@ void ExpectError(const absl::Status& status, absl::StatusCode code,
 
 TEST(PeftAdaptersTest, OptFp32RoundTripIsBitwise) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const Peft peft = Lora(8, 16);
+  const Peft peft = LoraPeft(8, 16);
   const std::vector<std::vector<float>> blocks = Adapters(opt, peft, false);
   const std::string dir = FreshDir("opt_fp32");
   ASSERT_TRUE(SavePeftAdapters(dir, opt, peft, blocks, FP32, "facebook/opt-125m").ok());
@@ -149,7 +141,7 @@ TEST(PeftAdaptersTest, OptFp32RoundTripIsBitwise) {
 
 TEST(PeftAdaptersTest, LlamaBf16RoundTripWithOtherTargets) {
   const ModelSpec llama = Zoo("llama-tiny");
-  const Peft peft = Lora(4, 8.5, {LORA_DOWN, LORA_GATE, LORA_KEY, LORA_OUTPUT});
+  const Peft peft = LoraPeft(4, 8.5, {LORA_DOWN, LORA_GATE, LORA_KEY, LORA_OUTPUT});
   const std::vector<std::vector<float>> blocks = Adapters(llama, peft, true);
   const std::string dir = FreshDir("llama_bf16");
   ASSERT_TRUE(SavePeftAdapters(dir, llama, peft, blocks, BF16, "meta-llama/Llama-3.1-8B").ok());
@@ -178,7 +170,7 @@ TEST(PeftAdaptersTest, LlamaBf16RoundTripWithOtherTargets) {
 // FP16 rounds to nearest; what it rounds to comes back.
 TEST(PeftAdaptersTest, Fp16RoundsOnSave) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const Peft peft = Lora(2, 4, {LORA_UP});
+  const Peft peft = LoraPeft(2, 4, {LORA_UP});
   std::vector<std::vector<float>> blocks = Adapters(opt, peft, false);
   const std::string dir = FreshDir("opt_fp16");
   ASSERT_TRUE(SavePeftAdapters(dir, opt, peft, blocks, FP16, "").ok());
@@ -192,7 +184,7 @@ TEST(PeftAdaptersTest, Fp16RoundsOnSave) {
 
 TEST(PeftAdaptersTest, ConfigIsPeftsJson) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const std::string dir = Saved(opt, Lora(8, 16));
+  const std::string dir = Saved(opt, LoraPeft(8, 16));
   const Json config = ReadConfigJson(dir);
   EXPECT_EQ(config["peft_type"], "LORA");
   EXPECT_EQ(config["task_type"], "CAUSAL_LM");
@@ -217,13 +209,13 @@ TEST(PeftAdaptersTest, ConfigIsPeftsJson) {
 
   const ModelSpec llama = Zoo("llama-tiny");
   const Json llama_config =
-      ReadConfigJson(Saved(llama, Lora(4, 8.5, {LORA_UP, LORA_GATE, LORA_QUERY})));
+      ReadConfigJson(Saved(llama, LoraPeft(4, 8.5, {LORA_UP, LORA_GATE, LORA_QUERY})));
   EXPECT_TRUE(llama_config["lora_alpha"].is_number_float());
   EXPECT_EQ(llama_config["lora_alpha"], 8.5);
   EXPECT_EQ(llama_config["target_modules"], Json::array({"gate_proj", "q_proj", "up_proj"}));
 
   // Saving again over the directory replaces both files.
-  ASSERT_TRUE(SavePeftAdapters(dir, opt, Lora(2, 4), Adapters(opt, Lora(2, 4), false), FP32, "")
+  ASSERT_TRUE(SavePeftAdapters(dir, opt, LoraPeft(2, 4), Adapters(opt, LoraPeft(2, 4), false), FP32, "")
                   .ok());
   EXPECT_EQ(ReadConfigJson(dir)["r"], 2);
 }
@@ -233,7 +225,7 @@ TEST(PeftAdaptersTest, ConfigIsPeftsJson) {
 // ".default" adapter name.
 TEST(PeftAdaptersTest, ReadsPeftsOtherSpellings) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const Peft peft = Lora(8, 16, {LORA_QUERY});
+  const Peft peft = LoraPeft(8, 16, {LORA_QUERY});
   const std::string dir = Saved(opt, peft);
   Json config = ReadConfigJson(dir);
   config["target_modules"] = "q_proj";
@@ -263,20 +255,20 @@ TEST(PeftAdaptersTest, RefusesMissingFiles) {
   const std::string dir = FreshDir("missing");
   ExpectError(ReadPeftConfig(dir, opt).status(), absl::StatusCode::kNotFound,
               {absl::StrCat(dir, "/adapter_config.json")});
-  ExpectError(LoadPeftAdapters(dir, opt, Lora(8, 16)).status(), absl::StatusCode::kNotFound,
+  ExpectError(LoadPeftAdapters(dir, opt, LoraPeft(8, 16)).status(), absl::StatusCode::kNotFound,
               {absl::StrCat(dir, "/adapter_model.safetensors")});
 }
 
 TEST(PeftAdaptersTest, RefusesMissingAndExtraTensors) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const std::string dir = Saved(opt, Lora(8, 16));  // q_proj, v_proj
-  ExpectError(LoadPeftAdapters(dir, opt, Lora(8, 16, {LORA_QUERY, LORA_KEY, LORA_VALUE}))
+  const std::string dir = Saved(opt, LoraPeft(8, 16));  // q_proj, v_proj
+  ExpectError(LoadPeftAdapters(dir, opt, LoraPeft(8, 16, {LORA_QUERY, LORA_KEY, LORA_VALUE}))
                   .status(),
               absl::StatusCode::kNotFound,
               {"adapter_model.safetensors",
                "base_model.model.model.decoder.layers.0.self_attn.k_proj.lora_A.weight",
                "layer 0"});
-  ExpectError(LoadPeftAdapters(dir, opt, Lora(8, 16, {LORA_QUERY})).status(),
+  ExpectError(LoadPeftAdapters(dir, opt, LoraPeft(8, 16, {LORA_QUERY})).status(),
               absl::StatusCode::kInvalidArgument,
               {"adapter_model.safetensors",
                "'base_model.model.model.decoder.layers.0.self_attn.v_proj.lora_A.weight' is not an "
@@ -286,7 +278,7 @@ TEST(PeftAdaptersTest, RefusesMissingAndExtraTensors) {
   RewriteTensors(dir, [](std::vector<SafetensorsTensor>& tensors, std::vector<std::string>&) {
     tensors.erase(tensors.begin() + 5);
   });
-  const absl::Status missing = LoadPeftAdapters(dir, opt, Lora(8, 16)).status();
+  const absl::Status missing = LoadPeftAdapters(dir, opt, LoraPeft(8, 16)).status();
   EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound) << missing;
   EXPECT_NE(missing.message().find("no tensor 'base_model.model."), absl::string_view::npos)
       << missing;
@@ -294,7 +286,7 @@ TEST(PeftAdaptersTest, RefusesMissingAndExtraTensors) {
 
 TEST(PeftAdaptersTest, RefusesWrongShapeAndRank) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const std::string dir = Saved(opt, Lora(8, 16));
+  const std::string dir = Saved(opt, LoraPeft(8, 16));
   const std::string h = absl::StrCat(opt.hidden_size());
 
   // The config says r = 4; the tensors have rank 8.
@@ -319,7 +311,7 @@ TEST(PeftAdaptersTest, RefusesWrongShapeAndRank) {
       }
     }
   });
-  ExpectError(LoadPeftAdapters(dir, opt, Lora(8, 16)).status(),
+  ExpectError(LoadPeftAdapters(dir, opt, LoraPeft(8, 16)).status(),
               absl::StatusCode::kInvalidArgument,
               {"adapter_model.safetensors", "layers.2.self_attn.v_proj.lora_B.weight",
                absl::StrCat("has shape [", opt.hidden_size() - 1, ", 8]; expected [", h, ", 8]")});
@@ -327,7 +319,7 @@ TEST(PeftAdaptersTest, RefusesWrongShapeAndRank) {
 
 TEST(PeftAdaptersTest, RefusesNonFiniteValues) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const Peft peft = Lora(2, 4);
+  const Peft peft = LoraPeft(2, 4);
   std::vector<std::vector<float>> blocks = Adapters(opt, peft, false);
   blocks[1][3] = std::numeric_limits<float>::quiet_NaN();
   const std::string dir = FreshDir("nan");
@@ -338,7 +330,7 @@ TEST(PeftAdaptersTest, RefusesNonFiniteValues) {
 
 TEST(PeftAdaptersTest, RefusesConfigsItCannotRun) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const std::string dir = Saved(opt, Lora(8, 16));
+  const std::string dir = Saved(opt, LoraPeft(8, 16));
   const Json good = ReadConfigJson(dir);
   auto refused = [&](const char* key, const Json& value, const std::vector<std::string>& says) {
     Json config = good;
@@ -372,7 +364,7 @@ TEST(PeftAdaptersTest, RefusesConfigsItCannotRun) {
 
 TEST(PeftAdaptersTest, SaveRefusesBadArguments) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const Peft peft = Lora(8, 16);
+  const Peft peft = LoraPeft(8, 16);
   std::vector<std::vector<float>> blocks = Adapters(opt, peft, false);
   const std::string dir = FreshDir("bad_save");
 
@@ -397,13 +389,6 @@ TEST(PeftAdaptersTest, SaveRefusesBadArguments) {
               {orphan, "its parent must exist"});
 }
 
-
-Peft Prefix(int k) {
-  Peft peft;
-  peft.set_kind(PREFIX);
-  peft.set_prefix_tokens(k);
-  return peft;
-}
 
 // The one tensor of a prefix's adapter_model.safetensors, in fp32.
 std::vector<float> PromptEmbeddings(const std::string& dir, std::vector<int64_t>* shape) {
@@ -431,7 +416,7 @@ TEST(PeftPrefixTest, RoundTripOptAndGqaLlama) {
     EXPECT_EQ(kv, std::string(name) == "opt-tiny" ? 64 : 32);
     for (DType dtype : {FP32, FP16, BF16}) {
       SCOPED_TRACE(absl::StrCat(name, " ", DType_Name(dtype)));
-      const Peft peft = Prefix(5);
+      const Peft peft = PrefixPeft(5);
       const std::vector<std::vector<float>> blocks = Adapters(spec, peft, true);
       ASSERT_EQ(blocks[0].size(), 2u * 5 * kv);
       const std::string dir = FreshDir(absl::StrCat("prefix_", name));
@@ -463,7 +448,7 @@ TEST(PeftPrefixTest, RoundTripOptAndGqaLlama) {
 TEST(PeftPrefixTest, PromptEmbeddingsHoldEachLayersKeyThenValuePerToken) {
   const ModelSpec llama = Zoo("llama-tiny");  // 4 layers, kv = 32
   const int64_t k = 3, kv = 32, layers = 4, width = layers * 2 * kv;
-  const Peft peft = Prefix(k);
+  const Peft peft = PrefixPeft(k);
   // Block l: keys [k, kv] then values [k, kv]; the value says where it is.
   auto code = [&](int64_t l, int64_t value, int64_t j, int64_t c) {
     return static_cast<float>(l * 10000 + value * 1000 + j * 100 + c);
@@ -525,7 +510,7 @@ TEST(PeftPrefixTest, PromptEmbeddingsHoldEachLayersKeyThenValuePerToken) {
 TEST(PeftPrefixTest, ConfigIsPeftsPrefixTuningConfig) {
   const ModelSpec llama = Zoo("llama-tiny");
   const std::string dir = FreshDir("prefix_config");
-  ASSERT_TRUE(SavePeftAdapters(dir, llama, Prefix(5), Adapters(llama, Prefix(5), false), FP32,
+  ASSERT_TRUE(SavePeftAdapters(dir, llama, PrefixPeft(5), Adapters(llama, PrefixPeft(5), false), FP32,
                                "meta-llama/Llama-3.2-1B")
                   .ok());
   const Json config = ReadConfigJson(dir);
@@ -544,7 +529,7 @@ TEST(PeftPrefixTest, ConfigIsPeftsPrefixTuningConfig) {
   EXPECT_EQ(config.size(), 12u);
 
   const ModelSpec opt = Zoo("opt-tiny");
-  const Json opt_config = ReadConfigJson(Saved(opt, Prefix(2)));
+  const Json opt_config = ReadConfigJson(Saved(opt, PrefixPeft(2)));
   EXPECT_EQ(opt_config["token_dim"], 64);
   EXPECT_EQ(opt_config["num_attention_heads"], 4);
 
@@ -564,7 +549,7 @@ TEST(PeftPrefixTest, ConfigIsPeftsPrefixTuningConfig) {
 
 TEST(PeftPrefixTest, RefusesConfigsOfAnotherModelOrMethod) {
   const ModelSpec llama = Zoo("llama-tiny");
-  const std::string dir = Saved(llama, Prefix(5));
+  const std::string dir = Saved(llama, PrefixPeft(5));
   const Json good = ReadConfigJson(dir);
   auto refused = [&](const char* key, const Json& value, const std::vector<std::string>& says) {
     Json config = good;
@@ -599,22 +584,22 @@ TEST(PeftPrefixTest, RefusesConfigsOfAnotherModelOrMethod) {
 
 TEST(PeftPrefixTest, RefusesTensorsNotOfTheConfigsPrefix) {
   const ModelSpec llama = Zoo("llama-tiny");
-  const std::string dir = Saved(llama, Prefix(5));
+  const std::string dir = Saved(llama, PrefixPeft(5));
   const std::string file = absl::StrCat(dir, "/adapter_model.safetensors");
 
   // The config says k = 4; the file has 5 rows. Another model's layers.
-  ExpectError(LoadPeftAdapters(dir, llama, Prefix(4)).status(),
+  ExpectError(LoadPeftAdapters(dir, llama, PrefixPeft(4)).status(),
               absl::StatusCode::kInvalidArgument,
               {file, "tensor 'prompt_embeddings' has shape [5, 256]; expected [4, 256] = "
                      "[num_virtual_tokens, num_layers · 2 · token_dim] with num_virtual_tokens 4, "
                      "num_layers 4 and token_dim 32 of model 'llama-tiny'"});
-  ExpectError(LoadPeftAdapters(dir, Zoo("opt-tiny"), Prefix(5)).status(),
+  ExpectError(LoadPeftAdapters(dir, Zoo("opt-tiny"), PrefixPeft(5)).status(),
               absl::StatusCode::kInvalidArgument,
               {"has shape [5, 256]; expected [5, 512]"});
   // LoRA adapters are not a prefix, nor a prefix LoRA adapters.
-  ExpectError(LoadPeftAdapters(Saved(llama, Lora(2, 4)), llama, Prefix(5)).status(),
+  ExpectError(LoadPeftAdapters(Saved(llama, LoraPeft(2, 4)), llama, PrefixPeft(5)).status(),
               absl::StatusCode::kNotFound, {"no tensor 'prompt_embeddings'", "holds 16 tensors"});
-  ExpectError(LoadPeftAdapters(dir, llama, Lora(2, 4)).status(), absl::StatusCode::kNotFound,
+  ExpectError(LoadPeftAdapters(dir, llama, LoraPeft(2, 4)).status(), absl::StatusCode::kNotFound,
               {"no tensor 'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight'"});
 
   // An extra tensor.
@@ -623,7 +608,7 @@ TEST(PeftPrefixTest, RefusesTensorsNotOfTheConfigsPrefix) {
     extra.name = "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight";
     tensors.push_back(extra);
   });
-  ExpectError(LoadPeftAdapters(dir, llama, Prefix(5)).status(),
+  ExpectError(LoadPeftAdapters(dir, llama, PrefixPeft(5)).status(),
               absl::StatusCode::kInvalidArgument,
               {file, "tensor 'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight' is "
                      "not part of a prefix; expected 'prompt_embeddings' alone"});
@@ -639,14 +624,14 @@ TEST(PeftPrefixTest, RefusesTensorsNotOfTheConfigsPrefix) {
     tensors[0].dtype = DTYPE_UNSPECIFIED;
     tensors[0].dtype_name = "F64";
   });
-  ExpectError(LoadPeftAdapters(dir, llama, Prefix(5)).status(),
+  ExpectError(LoadPeftAdapters(dir, llama, PrefixPeft(5)).status(),
               absl::StatusCode::kInvalidArgument,
               {file, "tensor 'prompt_embeddings' has dtype F64; expected F32, F16 or BF16"});
 }
 
 TEST(PeftPrefixTest, RefusesNonFiniteValuesAndBadBlocks) {
   const ModelSpec opt = Zoo("opt-tiny");
-  const Peft peft = Prefix(2);
+  const Peft peft = PrefixPeft(2);
   std::vector<std::vector<float>> blocks = Adapters(opt, peft, false);
   blocks[1][2 * 64 + 3] = std::numeric_limits<float>::infinity();  // layer 1's value 0, c 3
   const std::string dir = FreshDir("prefix_inf");
@@ -659,7 +644,7 @@ TEST(PeftPrefixTest, RefusesNonFiniteValuesAndBadBlocks) {
               absl::StatusCode::kInvalidArgument,
               {"block 1 holds 255 floats; its ADAPTER_PART has AdapterParams = 256 (the keys "
                "and values of k = 2 virtual tokens, 64 wide, of model 'opt-tiny')"});
-  ExpectError(SavePeftAdapters(dir, opt, Prefix(0), blocks, FP32, ""),
+  ExpectError(SavePeftAdapters(dir, opt, PrefixPeft(0), blocks, FP32, ""),
               absl::StatusCode::kInvalidArgument, {"prefix_tokens 0 is out of range"});
 }
 

@@ -12,6 +12,7 @@
 #include "models/adapters.h"
 #include "models/family_for_test.h"
 #include "models/opt_for_test.h"
+#include "models/peft_for_test.h"
 #include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
 #include "runtime/nn/thread_team.h"
@@ -52,15 +53,6 @@ std::vector<float> RandomBlock(const ModelSpec& spec) {
   return block;
 }
 
-Peft Lora(int rank, double alpha, std::vector<LoraTarget> targets) {
-  Peft peft;
-  peft.set_kind(LORA);
-  peft.set_lora_rank(rank);
-  peft.set_lora_alpha(alpha);
-  for (LoraTarget t : targets) peft.add_lora_targets(t);
-  return peft;
-}
-
 struct Case {
   ModelSpec spec;
   Peft peft;
@@ -72,11 +64,11 @@ std::vector<Case> Cases() {
   const OptTestSizes shape = {32, 2, 4, 64, 50, 16};
   return {
       {OptForTest("tiny-opt", shape),
-       Lora(4, 8, {LORA_QUERY, LORA_KEY, LORA_VALUE, LORA_OUTPUT, LORA_UP, LORA_DOWN})},
+       LoraPeft(4, 8, {LORA_QUERY, LORA_KEY, LORA_VALUE, LORA_OUTPUT, LORA_UP, LORA_DOWN})},
       {FamilyForTest(LLAMA, "tiny-llama", shape),
-       Lora(3, 5, {LORA_QUERY, LORA_KEY, LORA_VALUE, LORA_OUTPUT, LORA_GATE, LORA_UP,
+       LoraPeft(3, 5, {LORA_QUERY, LORA_KEY, LORA_VALUE, LORA_OUTPUT, LORA_GATE, LORA_UP,
                    LORA_DOWN})},
-      {FamilyForTest(QWEN3, "tiny-qwen3", shape), Lora(2, 16, {})},
+      {FamilyForTest(QWEN3, "tiny-qwen3", shape), LoraPeft(2, 16, {})},
   };
 }
 

@@ -15,6 +15,7 @@
 #include "models/family_for_test.h"
 #include "models/model_spec.h"
 #include "models/opt_for_test.h"
+#include "models/peft_for_test.h"
 #include "runtime/nn/block_prefix.h"
 #include "runtime/nn/decoder_forward.h"
 #include "runtime/nn/param_layout.h"
@@ -44,13 +45,6 @@ std::vector<float> RandomPart(const PartLayout& layout, uint32_t seed) {
     }
   }
   return part;
-}
-
-Peft Prefix(int tokens) {
-  Peft peft;
-  peft.set_kind(PREFIX);
-  peft.set_prefix_tokens(tokens);
-  return peft;
 }
 
 struct Model {
@@ -100,7 +94,7 @@ TEST(PrefixInitTest, APrefixFromRealTokensIsTheirKeyValueCache) {
   for (const ModelSpec& spec : Specs()) {
     SCOPED_TRACE(spec.name());
     const Model m = MakeModel(spec);
-    const Peft peft = Prefix(5);
+    const Peft peft = PrefixPeft(5);
     const std::vector<int32_t> x = PrefixInitTokens(spec, 5, /*seed=*/7);
     const std::vector<int32_t> input = {3, 14, 15, 9, 26, 5, 35, 8};
     const std::vector<std::vector<float>> prefixes = PrefixFromActivations(
@@ -128,7 +122,7 @@ TEST(PrefixInitTest, ThePrefixChangesTheOutputAndItsBitsDoNotDependOnTheTeam) {
   for (const ModelSpec& spec : Specs()) {
     SCOPED_TRACE(spec.name());
     const Model m = MakeModel(spec);
-    const Peft peft = Prefix(3);
+    const Peft peft = PrefixPeft(3);
     const std::vector<int32_t> input = {1, 2, 3, 4, 5, 6, 7};
     std::vector<std::vector<float>> prefixes = PrefixFromActivations(
         spec, m.embedding.data(), [&](int64_t b) { return m.blocks[b].data(); },
