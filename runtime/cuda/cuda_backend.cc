@@ -196,28 +196,36 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
   }
   const int64_t inputs_bytes =
       AlignUp((static_cast<int64_t>(batch_) * seq_ + 2 * batch_) * sizeof(int32_t), kDeviceAlign);
-  // A rotary model's angles for the schedule's sequence length, the CPU's
-  // (runtime/nn/rotary_table.h), uploaded once.
+  const TrainingSettings& t = s.training();
+  // A rotary model's angles for the schedule's positions, the CPU's
+  // (runtime/nn/rotary_table.h), uploaded once: a prefix's k, then seq_len.
+  const int64_t prefix_tokens = PrefixTokens(t.peft());
   std::unique_ptr<RotaryTable> rotary;
-  if (gpu_model_.rotary) rotary = std::make_unique<RotaryTable>(*model_, seq_);
+  if (gpu_model_.rotary) rotary = std::make_unique<RotaryTable>(*model_, prefix_tokens + seq_);
   const int64_t rotary_bytes =
       rotary == nullptr ? 0 : static_cast<int64_t>(rotary->values().size() * sizeof(float));
   // The loss index lists: q · batch entries each (schedule/loss_layout.h).
   const int64_t loss_index_bytes = static_cast<int64_t>(directions_) * batch_ * 4;
   // Under LoRA, each compute stream's scratch for u = s · x Aᵀ of one
   // block forward: micro-batch tokens · rank elements (decoder_forward_gpu.h).
-  const TrainingSettings& t = s.training();
-  if (TrainsAdapters(t.peft())) {
+  if (TrainsLora(t.peft())) {
     lora_u_bytes_ = AlignUp(static_cast<int64_t>(t.micro_batch_size()) * seq_ *
                                 t.peft().lora_rank() * ElementBytes(compute_),
                             kDeviceAlign);
+  }
+  // With a prefix, each compute stream's scratch for one example's queries,
+  // keys and values joined behind the prefix's ((k + seq) · (q + 2kv)
+  // elements: decoder_forward_gpu.h BlockPrefixScratchBytes).
+  if (prefix_tokens > 0) {
+    prefix_scratch_bytes_ = AlignUp(
+        BlockPrefixScratchBytes(compute_, gpu_model_, prefix_tokens, seq_), kDeviceAlign);
   }
   const int64_t reserve = kStepSlots * (inputs_bytes + kDeviceAlign) +
                           AlignUp(static_cast<int64_t>(label_words_.size()) * 4, kDeviceAlign) +
                           2 * AlignUp(loss_index_bytes, kDeviceAlign) +
                           AlignUp(rotary_bytes, kDeviceAlign) +
                           compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes) +
-                          compute_streams * lora_u_bytes_;
+                          compute_streams * (lora_u_bytes_ + prefix_scratch_bytes_);
   // Left free for what CUDA, cuBLAS and NCCL allocate after this check:
   // kernels loaded lazily at their first launch, the cuBLAS handles, NCCL's
   // channel buffers. Checked, not allocated.
@@ -229,12 +237,11 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
     GPU_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, gpu_));
     return absl::ResourceExhaustedError(absl::StrFormat(
         "device %d (%s) on GPU %d (%s): the memory plan needs %d bytes, the runtime %d more "
-        "(step inputs, rotary angles, cuBLAS workspaces, LoRA scratch) and CUDA, cuBLAS and "
-        "NCCL %d of "
-        "headroom, but only %d "
-        "of %d are free: over by %d",
-        device_, cluster_device->name(), gpu_, prop.name, plan, reserve, kLibraryHeadroomBytes,
-        free_bytes, total_bytes,
+        "(step inputs, rotary angles, cuBLAS workspaces; per compute stream, %d of them, %d of "
+        "LoRA's u scratch and %d of the prefix's attention scratch) and CUDA, cuBLAS and NCCL "
+        "%d of headroom, but only %d of %d are free: over by %d",
+        device_, cluster_device->name(), gpu_, prop.name, plan, reserve, compute_streams,
+        lora_u_bytes_, prefix_scratch_bytes_, kLibraryHeadroomBytes, free_bytes, total_bytes,
         plan + reserve + kLibraryHeadroomBytes - static_cast<int64_t>(free_bytes)));
   }
   GPU_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void**>(&device_memory_), plan + reserve));
@@ -267,6 +274,9 @@ absl::Status CudaBackend::Allocate(NodeSharedMemory* host_memory) {
   }
   gemm_workspace_ = carve(compute_streams * static_cast<int64_t>(kGemmWorkspaceBytes));
   if (lora_u_bytes_ > 0) lora_scratch_ = carve(compute_streams * lora_u_bytes_);
+  if (prefix_scratch_bytes_ > 0) {
+    prefix_scratch_ = carve(compute_streams * prefix_scratch_bytes_);
+  }
   GPU_RETURN_IF_ERROR(cudaMemcpy(label_words_device_, label_words_.data(),
                                  label_words_.size() * 4, cudaMemcpyHostToDevice));
   // Per slot q ZoStates, then per slot a double (ZoState's 16 bytes keep
@@ -319,7 +329,7 @@ absl::Status CudaBackend::Resolve() {
   ASSIGN_OR_RETURN(spans_.embedding, SpanTable(model, EMBEDDING_PART, spans.embedding));
   ASSIGN_OR_RETURN(spans_.block, SpanTable(model, DECODER_BLOCK, spans.block));
   ASSIGN_OR_RETURN(spans_.head, SpanTable(model, HEAD_PART, spans.head));
-  // Adapters exist (and UPDATE ops target them) only under LoRA.
+  // Adapters exist (and UPDATE ops target them) only under LoRA or a prefix.
   if (TrainsAdapters(peft)) {
     ASSIGN_OR_RETURN(spans_.adapters, SpanTable(model, ADAPTER_PART, spans.adapters));
   }
@@ -388,14 +398,14 @@ absl::Status CudaBackend::Resolve() {
       o.compute = ResolveComputeOperands(model, schedule_.training(), op.compute(),
                                          label_words_.size(),
                                          [this](const BufferRange& r) { return At(r); });
-      if (o.compute.adapters != nullptr) RETURN_IF_ERROR(ResolveLora(op, &o));
+      if (o.compute.adapters != nullptr) RETURN_IF_ERROR(ResolveAdapters(op, &o));
     }
     operands_.push_back(std::move(o));
   }
   return absl::OkStatus();
 }
 
-absl::Status CudaBackend::ResolveLora(const Op& op, Operands* o) const {
+absl::Status CudaBackend::ResolveAdapters(const Op& op, Operands* o) const {
   const ModelSpec& model = *model_;
   const TrainingSettings& t = schedule_.training();
   const ComputeOp& c = op.compute();
@@ -403,10 +413,21 @@ absl::Status CudaBackend::ResolveLora(const Op& op, Operands* o) const {
   if (c.adapters().elements() != elements || c.adapters().first_element() != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: its adapters are elements [%d, %d) of ADAPTER_PART %d; the CUDA backend perturbs "
-        "a block's whole ADAPTER_PART, [0, %d) of model '%s' at rank %d",
+        "a block's whole ADAPTER_PART, [0, %d) of model '%s' under %s",
         DescribeOp(op), c.adapters().first_element(),
         c.adapters().first_element() + c.adapters().elements(), c.adapters().block(), elements,
-        model.name(), t.peft().lora_rank()));
+        model.name(), PeftLabel(t.peft())));
+  }
+  // The adapters perturbed into the perturbed operand keep the part's layout.
+  const int64_t width = ElementBytes(compute_);
+  const char* part = o->compute.perturbed;
+  if (const int64_t k = PrefixTokens(t.peft()); k > 0) {
+    // Keys [k, kv] then values [k, kv] (models/adapters.h); the scratch is
+    // the stream's, set at enqueue.
+    o->prefix.tokens = k;
+    o->prefix.keys = part;
+    o->prefix.values = part + k * gpu_model_.kv_width * width;
+    return absl::OkStatus();
   }
   const int64_t u_bytes = static_cast<int64_t>(c.examples()) * seq_ * t.peft().lora_rank() *
                           ElementBytes(compute_);
@@ -416,9 +437,6 @@ absl::Status CudaBackend::ResolveLora(const Op& op, Operands* o) const {
         "scratch of a stream has %d",
         DescribeOp(op), u_bytes, c.examples(), seq_, t.peft().lora_rank(), lora_u_bytes_));
   }
-  // The adapters perturbed into the perturbed operand keep the part's layout.
-  const int64_t width = ElementBytes(compute_);
-  const char* part = o->compute.perturbed;
   GpuBlockLora& lora = o->lora;
   lora.rank = t.peft().lora_rank();
   lora.scaling = LoraScaling(t.peft());
@@ -445,15 +463,20 @@ absl::Status CudaBackend::Start(const std::vector<Stream>& streams, int events, 
     streams_.push_back(s);
     std::unique_ptr<Gemm> gemm;
     char* lora_u = nullptr;
+    char* prefix_joined = nullptr;
     if (streams[i].kind() == COMPUTE) {
       if (first_compute_stream_ < 0) first_compute_stream_ = i;
       ASSIGN_OR_RETURN(gemm, Gemm::Create(s, gemm_workspace_ + compute_index * kGemmWorkspaceBytes,
                                           kGemmWorkspaceBytes, options_.allow_tf32));
       if (lora_scratch_ != nullptr) lora_u = lora_scratch_ + compute_index * lora_u_bytes_;
+      if (prefix_scratch_ != nullptr) {
+        prefix_joined = prefix_scratch_ + compute_index * prefix_scratch_bytes_;
+      }
       ++compute_index;
     }
     gemms_.push_back(std::move(gemm));
     lora_u_.push_back(lora_u);
+    prefix_joined_.push_back(prefix_joined);
   }
   if (first_compute_stream_ < 0) first_compute_stream_ = 0;
   for (int e = 0; e < events; ++e) {
@@ -662,12 +685,20 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
       const Perturbation p = PerturbationOf(c, t, seed);
       const int32_t* lengths = slot.lengths + c.first_example();
       if (o.adapters != nullptr) {
-        // LoRA: the block's adapters perturbed at once (z of the adapter
-        // stream from element 0) into the perturbed operand, where
-        // operands.lora points; the frozen block read as it is stored.
+        // LoRA or a prefix: the block's adapters perturbed at once (z of
+        // the adapter stream from element 0) into the perturbed operand,
+        // where operands.lora or operands.prefix points; the frozen block
+        // read as it is stored.
         GPU_RETURN_IF_ERROR(LaunchPerturb(compute_, p.seed, o.adapter_stream, 0,
                                           c.adapters().elements(), o.adapters, p.epsilon, p.sign,
                                           o.perturbed, s));
+        if (operands.prefix.tokens > 0) {
+          GpuBlockPrefix prefix = operands.prefix;
+          prefix.scratch = prefix_joined_[stream_index];
+          return BlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, o.params, lengths,
+                                 c.examples(), seq, o.activations, o.workspace, rotary_,
+                                 /*lora=*/nullptr, /*lora_u=*/nullptr, &prefix);
+        }
         return BlockForwardGpu(GemmOf(stream_index), compute_, gpu_model_, o.params, lengths,
                                c.examples(), seq, o.activations, o.workspace, rotary_,
                                &operands.lora, lora_u_[stream_index]);

@@ -8,14 +8,18 @@
 // on where its operands landed), then a runtime reserve that is not in the
 // plan: per step slot the batch's tokens, lengths and labels, the loss index
 // lists (q · batch int32 each, q = TrainingSettings.directions), the label
-// words, a rotary model's table of angles (fp32, seq_len · head_dim floats),
-// one cuBLAS workspace (gemm.h, kGemmWorkspaceBytes) per compute stream,
-// and under LoRA one scratch for the adapters' u per compute stream
-// (micro_batch_size · seq_len · lora_rank compute elements; the IR's
-// BLOCK_FORWARD workspace is runtime/nn's and holds no room for it); the
-// destructor frees it all. A plan (+ reserve + 1 GiB left free for what
-// CUDA, cuBLAS and NCCL allocate later) that exceeds the GPU's free memory
-// is refused before anything runs, saying by how much.
+// words, a rotary model's table of angles (fp32, (k +) seq_len · head_dim
+// floats, k a prefix's tokens), one cuBLAS workspace (gemm.h,
+// kGemmWorkspaceBytes) per compute stream, under LoRA one scratch for the
+// adapters' u per compute stream (micro_batch_size · seq_len · lora_rank
+// compute elements), and with a prefix one scratch per compute stream for
+// an example's queries, keys and values joined behind the prefix's ((k +
+// seq_len) · (q + 2kv) compute elements, decoder_forward_gpu.h
+// BlockPrefixScratchBytes) (the IR's BLOCK_FORWARD workspace is
+// runtime/nn's and holds no room for either); the destructor frees it all.
+// A plan (+ reserve + 1 GiB left free for what CUDA, cuBLAS and NCCL
+// allocate later) that exceeds the GPU's free memory is refused before
+// anything runs, saying by how much and naming the adapters' scratch.
 // The host parameter store is the node's shared memory (one copy per node,
 // host_store_layout.h), registered (pinned) with cudaHostRegister in every
 // process; copies are cudaMemcpyAsync on the schedule's H2D and D2H
@@ -29,13 +33,16 @@
 // runtime/cuda/zo (perturbation, fused update, casts, the projected
 // gradient: the same bits as the CPU) and runtime/cuda/nn (the decoder
 // forward of every family the CPU runs, cuBLAS GEMMs in the compute dtype
-// with FP32 accumulation; TF32 only when asked). Under LoRA (TrainingSettings
-// .peft) as the CPU: EMBED and HEAD_LOSS copy their frozen rows where they
-// would perturb them (LaunchGatherRows for gathered rows), BLOCK_FORWARD
-// perturbs the block's whole ADAPTER_PART into its perturbed operand and
-// runs the frozen block as stored with the adapters' terms (GpuBlockLora),
-// and UPDATE updates adapters with their decay spans. A rotary model's angles
-// (runtime/nn/rotary_table.h, the CPU's, for seq_len positions) are
+// with FP32 accumulation; TF32 only when asked). Under LoRA or a prefix
+// (TrainingSettings.peft) as the CPU: EMBED and HEAD_LOSS copy their frozen
+// rows where they would perturb them (Perturbation.frozen_params;
+// LaunchGatherRows for gathered rows; EMBED's position rows are those of
+// positions k .. k + seq_len behind a prefix of k, as its plan says),
+// BLOCK_FORWARD perturbs the block's whole ADAPTER_PART into its perturbed
+// operand and runs the frozen block as stored with the adapters' terms
+// (GpuBlockLora) or over the prefix's keys and values (GpuBlockPrefix), and
+// UPDATE updates adapters with their decay spans. A rotary model's angles
+// (runtime/nn/rotary_table.h, the CPU's, for k + seq_len positions) are
 // uploaded once at Create into the runtime reserve. The pending update (one
 // (seed, g, η) entry per perturbation direction, q in all) stays on the
 // device: the next step's UPDATE reads it there. A step's result (the q
@@ -148,6 +155,10 @@ class CudaBackend : public Backend {
     // BLOCK_FORWARD under LoRA: the adapters as they lie, perturbed, in the
     // op's perturbed operand (no adapters otherwise).
     GpuBlockLora lora;
+    // BLOCK_FORWARD with a prefix: its keys and values as they lie,
+    // perturbed, in the op's perturbed operand; the scratch is the
+    // stream's, set at enqueue (tokens 0 without a prefix).
+    GpuBlockPrefix prefix;
   };
   // Per step slot: where its inputs are and what it reports.
   struct Slot {
@@ -167,10 +178,11 @@ class CudaBackend : public Backend {
   CudaBackend(const Schedule& schedule, int device) : schedule_(schedule), device_(device) {}
   absl::Status Allocate(NodeSharedMemory* host_memory);
   absl::Status Resolve();
-  // o->lora of BLOCK_FORWARD op `op` under LoRA. Errors: InvalidArgument
-  // for an adapters range that is not one block's ADAPTER_PART; Internal
-  // when the u scratch is too small for the op's micro-batch.
-  absl::Status ResolveLora(const Op& op, Operands* o) const;
+  // o->lora (under LoRA) or o->prefix (with a prefix) of BLOCK_FORWARD op
+  // `op`, which has adapters. Errors: InvalidArgument for an adapters range
+  // that is not one block's ADAPTER_PART; Internal when the u scratch is
+  // too small for the op's micro-batch.
+  absl::Status ResolveAdapters(const Op& op, Operands* o) const;
   absl::Status EnqueueCompute(const Op& op, const Operands& o, const Slot& slot,
                               int stream_index);
   char* At(const BufferRange& range) const;
@@ -218,6 +230,9 @@ class CudaBackend : public Backend {
   char* gemm_workspace_ = nullptr;         // kGemmWorkspaceBytes per compute stream
   char* lora_scratch_ = nullptr;           // under LoRA: lora_u_bytes_ per compute stream
   int64_t lora_u_bytes_ = 0;               // 0 without LoRA
+  char* prefix_scratch_ = nullptr;         // with a prefix: prefix_scratch_bytes_ per
+                                           // compute stream
+  int64_t prefix_scratch_bytes_ = 0;       // 0 without a prefix
   char* results_ = nullptr;                // pinned: per slot q ZoStates, then per
                                            // slot a double (ResultStates, ResultLoss)
 
@@ -232,6 +247,8 @@ class CudaBackend : public Backend {
   std::vector<cudaStream_t> streams_;
   std::vector<std::unique_ptr<Gemm>> gemms_;  // per stream; null for non-compute streams
   std::vector<char*> lora_u_;  // per stream: LoRA's u scratch (compute streams under LoRA)
+  // Per stream: the prefix's attention scratch (compute streams with a prefix).
+  std::vector<char*> prefix_joined_;
   int first_compute_stream_ = -1;
   std::vector<cudaEvent_t> events_;
   std::array<Slot, kStepSlots> slots_;

@@ -1,7 +1,8 @@
 // Causal multi-head (and grouped-query) self-attention over a right-padded
 // batch, on the GPU: cuBLAS strided-batched products on the tensor cores
 // and one softmax pass per product, split to fit a given scratch
-// (attention_plan.h says how).
+// (attention_plan.h says how); optionally over a prefix of keys and values
+// that every query sees first (prefix tuning, runtime/nn/block_prefix.h).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,18 @@
 #include "runtime/dtype/element.h"
 
 namespace zosched {
+
+// A prefix of keys and values that every query attends before its
+// example's own (prefix tuning: runtime/nn/block_prefix.h, the keys as
+// attention reads them).
+struct AttentionPrefix {
+  int64_t tokens = 0;            // k >= 1
+  const void* keys = nullptr;    // [k, kv_heads · head_dim] of `type`, device
+  const void* values = nullptr;  // [k, kv_heads · head_dim] of `type`, device
+  // PrefixJoinedBytes(shape, k) of device memory, 16-byte aligned, that no
+  // other op uses meanwhile (one per stream).
+  void* joined = nullptr;
+};
 
 // For each example e, query head h and query position i < lengths[e]
 // (shape: attention_plan.h's AttentionShape; key/value head g = h / (heads
@@ -36,18 +49,38 @@ namespace zosched {
 //   lengths:        [examples] int32, device
 //   scratch:        shape.scratch_bytes of device memory, 16-byte aligned,
 //                   at least one row of fp32 scores (4 · seq rounded up to
-//                   16 bytes); more lets more heads share a product (one
-//                   head's scores are seq² floats)
+//                   16 bytes; with a prefix, 4 · (k + seq)); more lets more
+//                   heads share a product (one head's scores are seq², with
+//                   a prefix (k + seq)², floats)
+//   prefix:         nullptr, or a prefix of k keys and values: the keys of
+//                   query i are then the prefix's k (of key/value head g,
+//                   the columns above), then its example's j <= i:
+//                     s      = q_scale · q[i] · [pk[0 .. k); k[0 .. i]]
+//                     ctx[i] = Σ softmax(s) · [pv[0 .. k); v[0 .. i]]
+//                   over k + i + 1 scores. Each example is then a plan of
+//                   its own (examples 1, seq k + shape.seq): its queries,
+//                   behind k zero rows, and its keys and values, behind the
+//                   prefix's, are copied into prefix->joined
+//                   (prefix_join.h), and its context copied back from there
 // Deterministic: the products' shapes and the order of the steps depend on
-// the shape only, and each example has products of its own, so an
+// the shape (and k) only, and each example has products of its own, so an
 // example's context does not depend on the rest of its batch (bitwise, for
 // the same scratch_bytes and GPU).
 // Enqueued on gemm.stream(). Errors: InvalidArgument for a bad shape
-// (PlanAttentionTiling), shape.element_bytes other than `type`'s, or a
-// scratch without one row of scores (before anything is enqueued); the
-// cuBLAS or CUDA error of an enqueue.
+// (PlanAttentionTiling), shape.element_bytes other than `type`'s, a
+// scratch without one row of scores, or a prefix with tokens < 1 or a null
+// array (before anything is enqueued); the cuBLAS or CUDA error of an
+// enqueue.
 absl::Status CausalAttention(Gemm& gemm, ElementType type, const AttentionShape& shape,
                              void* q_then_context, const void* k, const void* v,
-                             const int32_t* lengths, void* scratch);
+                             const int32_t* lengths, void* scratch,
+                             const AttentionPrefix* prefix = nullptr);
+
+// Bytes of AttentionPrefix::joined for `shape` (its seq, heads, kv_heads,
+// head_dim and element_bytes) and a prefix of `tokens` (>= 1): one
+// example's queries [tokens + seq, heads · head_dim], then its keys and its
+// values [tokens + seq, kv_heads · head_dim] each, each array 16-byte
+// aligned.
+int64_t PrefixJoinedBytes(const AttentionShape& shape, int64_t tokens);
 
 }  // namespace zosched

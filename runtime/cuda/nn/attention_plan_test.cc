@@ -7,7 +7,9 @@
 // FP16 (probabilities stored in half the bytes of the scores), grouped-query
 // attention (several query heads per key/value head, one key/value head),
 // query and key/value rows wider than their heads (GPT-2's fused q | k | v),
-// and padded, length-1 and invalid examples.
+// and padded, length-1 and invalid examples; and attention over a prefix as
+// attention.cc runs it (each example's rows joined behind the prefix's, the
+// plan of seq k + seq, the softmax's prefix mask from row_math.h).
 #include "kernel_plans/attention_plan.h"
 
 #include <cmath>
@@ -20,16 +22,20 @@
 
 #include "gtest/gtest.h"
 #include "runtime/cuda/nn/attention_reference.h"
+#include "runtime/cuda/nn/row_math.h"
 #include "runtime/dtype/element.h"
 
 namespace zosched {
 namespace {
 
-// Host buffers of the device layout, elements stored as T's bytes.
+// Host buffers of the device layout, elements stored as T's bytes. With
+// `prefix` > 0, shape.seq counts the prefix's rows before the real ones
+// (causal_softmax.h: the softmax's rows < prefix are no queries).
 class HostAttention : public AttentionSteps {
  public:
-  HostAttention(const AttentionShape& shape, const std::vector<int32_t>& lengths)
-      : shape_(shape), lengths_(lengths) {
+  HostAttention(const AttentionShape& shape, const std::vector<int32_t>& lengths,
+                int64_t prefix = 0)
+      : shape_(shape), lengths_(lengths), prefix_(prefix) {
     const size_t rows = shape.examples * shape.seq;
     const size_t bytes = static_cast<size_t>(shape.element_bytes);
     q_.resize(rows * shape.q_ld * bytes);
@@ -76,21 +82,23 @@ class HostAttention : public AttentionSteps {
   absl::Status Softmax(const SoftmaxPass& s) override {
     ++softmaxes;
     const int32_t length = lengths_[s.example];
-    const bool invalid = length < 1 || length > shape_.seq;
     for (int64_t g = 0; g < s.heads; ++g) {
       for (int64_t r = 0; r < s.rows; ++r) {
         const int64_t row_bytes = s.bytes + (g * s.head_stride + r * s.ld) * 4;
-        const int64_t i = s.first_row + r;
-        std::vector<float> row(s.keys, invalid ? NAN : 0.0f);
-        if (!invalid && i < length) {
+        const int64_t visible =
+            CausalVisibleKeys(s.first_row + r, prefix_, length, shape_.seq - prefix_);
+        std::vector<float> row(s.keys, visible < 0 ? NAN : 0.0f);
+        if (visible > 0) {
           float max = -INFINITY;
-          for (int64_t j = 0; j <= i; ++j) max = std::fmax(max, Load(scratch_, row_bytes + 4 * j, true));
+          for (int64_t j = 0; j < visible; ++j) {
+            max = std::fmax(max, Load(scratch_, row_bytes + 4 * j, true));
+          }
           float sum = 0.0f;
-          for (int64_t j = 0; j <= i; ++j) {
+          for (int64_t j = 0; j < visible; ++j) {
             row[j] = std::exp(Load(scratch_, row_bytes + 4 * j, true) - max);
             sum += row[j];
           }
-          for (int64_t j = 0; j <= i; ++j) row[j] /= sum;
+          for (int64_t j = 0; j < visible; ++j) row[j] /= sum;
         }
         for (int64_t j = 0; j < s.keys; ++j) Store(scratch_, row_bytes + j * Bytes(), false, row[j]);
       }
@@ -139,6 +147,7 @@ class HostAttention : public AttentionSteps {
 
   AttentionShape shape_;
   std::vector<int32_t> lengths_;
+  int64_t prefix_;
   std::vector<char> q_, k_, v_, scratch_;
 };
 
@@ -327,6 +336,88 @@ TEST(PlanAttentionTiling, RefusesGroupsThatDoNotDivideAndShortRows) {
   tiling = PlanAttentionTiling(GroupedShape(1, 4, 8, 2, 4, 0, 0, 4, 1 << 20));
   ASSERT_TRUE(tiling.ok()) << tiling.status();
   EXPECT_EQ(tiling->heads_per_call, 2);
+}
+
+// Attention over a prefix of k keys and values as attention.cc runs it:
+// each example alone, its queries behind k zero rows and its keys and
+// values behind the prefix's, through the plan of seq k + seq with the
+// softmax's prefix mask; rows k .. k + seq of its joined queries must be
+// its context over the prefix (attention_reference.h), for every tiling.
+void CheckJoinedPrefix(AttentionShape shape, const std::vector<int32_t>& lengths,
+                       int64_t tokens, int64_t scratch_bytes, double tolerance) {
+  shape.scratch_bytes = scratch_bytes;
+  const int64_t seq = shape.seq, rows = shape.examples * seq;
+  const int64_t qw = shape.heads * shape.head_dim, kvw = shape.kv_heads * shape.head_dim;
+  AttentionShape joined = shape;
+  joined.examples = 1;
+  joined.seq = tokens + seq;
+  joined.q_ld = qw;
+  joined.kv_ld = kvw;
+  // Values in [-2, 2], as T stores them (a scratch host buffer rounds them).
+  HostAttention rounding(shape, lengths);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+  auto draw = [&](int64_t n) {
+    std::vector<float> x(n);
+    for (float& value : x) {
+      rounding.Set(AttentionBuffer::kQuery, 0, uniform(rng));
+      value = rounding.Get(AttentionBuffer::kQuery, 0);
+    }
+    return x;
+  };
+  const std::vector<float> q = draw(rows * shape.q_ld), k = draw(rows * shape.kv_ld),
+                           v = draw(rows * shape.kv_ld);
+  ReferencePrefix prefix;
+  prefix.tokens = tokens;
+  prefix.keys = draw(tokens * kvw);
+  prefix.values = draw(tokens * kvw);
+  const std::vector<double> want = ReferenceCausalAttention(shape, q, k, v, lengths, prefix);
+  for (int64_t e = 0; e < shape.examples; ++e) {
+    SCOPED_TRACE("example " + std::to_string(e));
+    HostAttention host(joined, {lengths[e]}, tokens);
+    for (int64_t r = 0; r < joined.seq; ++r) {
+      const int64_t t = r - tokens;  // the real position, when >= 0
+      for (int64_t c = 0; c < qw; ++c) {
+        host.Set(AttentionBuffer::kQuery, r * qw + c,
+                 t < 0 ? 0.0f : q[(e * seq + t) * shape.q_ld + c]);
+      }
+      for (int64_t c = 0; c < kvw; ++c) {
+        const int64_t real = (e * seq + t) * shape.kv_ld + c;
+        host.Set(AttentionBuffer::kKey, r * kvw + c, t < 0 ? prefix.keys[r * kvw + c] : k[real]);
+        host.Set(AttentionBuffer::kValue, r * kvw + c,
+                 t < 0 ? prefix.values[r * kvw + c] : v[real]);
+      }
+    }
+    const absl::Status status = ForEachAttentionStep(joined, host);
+    ASSERT_TRUE(status.ok()) << status;
+    for (int64_t t = 0; t < seq; ++t) {
+      for (int64_t c = 0; c < qw; ++c) {
+        const float got = host.Get(AttentionBuffer::kQuery, (tokens + t) * qw + c);
+        const double expected = want[(e * seq + t) * shape.q_ld + c];
+        if (std::isnan(expected)) {
+          EXPECT_TRUE(std::isnan(got)) << "row " << t;
+        } else {
+          EXPECT_NEAR(got, expected, tolerance) << "row " << t << " column " << c;
+        }
+      }
+    }
+  }
+}
+
+TEST(AttentionSteps, AnExampleJoinedBehindAPrefixIsAttentionOverIt) {
+  // seq 9 behind a prefix of 3: 12 keys, score rows of 12 floats. Whole
+  // heads (both key/value heads in one call, then one), chunks of 5 rows
+  // and of one; grouped-query heads with rows wider than their heads, a
+  // padded, a length-1 and an invalid example; FP32 and FP16.
+  const AttentionShape fp32 = GroupedShape(4, 9, 4, 2, 4, 8, 3, 4, 0);
+  const std::vector<int32_t> lengths = {9, 4, 1, 0};
+  for (int64_t scratch_bytes : {2 * 12 * 12 * 4, 12 * 12 * 4, 5 * 12 * 4, 12 * 4}) {
+    SCOPED_TRACE(scratch_bytes);
+    CheckJoinedPrefix(fp32, lengths, 3, scratch_bytes, kFp32Tolerance);
+  }
+  const AttentionShape fp16 = GroupedShape(2, 9, 4, 1, 8, 0, 0, 2, 0);
+  CheckJoinedPrefix(fp16, {9, 5}, 3, 12 * 12 * 4, kFp16Tolerance);
+  CheckJoinedPrefix(fp16, {9, 5}, 3, 2 * 12 * 4, kFp16Tolerance);
 }
 
 // Records the steps as text.

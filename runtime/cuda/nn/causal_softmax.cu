@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "runtime/cuda/nn/kernel_util.cuh"
+#include "runtime/cuda/nn/row_math.h"
 
 namespace zosched {
 namespace {
@@ -15,20 +16,18 @@ constexpr int kThreads = 128;
 // [keys], then its unnormalised probabilities.
 template <class T>
 static __global__ void CausalSoftmaxKernel(float* scores, const int32_t* lengths, int64_t example,
-                                           int64_t seq, int64_t first_row, int64_t keys,
-                                           int64_t ld, int64_t head_stride) {
+                                           int64_t seq, int64_t prefix, int64_t first_row,
+                                           int64_t keys, int64_t ld, int64_t head_stride) {
   extern __shared__ float row[];
   __shared__ float scratch[32];
   float* s = scores + blockIdx.y * head_stride + blockIdx.x * ld;
   T* p = reinterpret_cast<T*>(s);  // the same bytes: a 16-bit P overlaps S's first half
-  const int64_t i = first_row + blockIdx.x;
-  const int32_t length = lengths[example];
-  if (length < 1 || length > seq || i >= length) {
-    const float fill = (length < 1 || length > seq) ? NAN : 0.0f;
+  const int64_t visible = CausalVisibleKeys(first_row + blockIdx.x, prefix, lengths[example], seq);
+  if (visible <= 0) {
+    const float fill = visible < 0 ? NAN : 0.0f;
     for (int64_t j = threadIdx.x; j < keys; j += blockDim.x) p[j] = FromFloat<T>(fill);
     return;  // the whole block takes this branch
   }
-  const int64_t visible = i + 1;
   float max = -INFINITY;
   for (int64_t j = threadIdx.x; j < visible; j += blockDim.x) {
     row[j] = s[j];
@@ -49,14 +48,14 @@ static __global__ void CausalSoftmaxKernel(float* scores, const int32_t* lengths
 }
 
 cudaError_t CausalSoftmaxRows(ElementType type, float* scores, const int32_t* lengths,
-                              int64_t example, int64_t seq, int64_t first_row, int64_t rows,
-                              int64_t keys, int64_t ld, int64_t heads, int64_t head_stride,
-                              cudaStream_t stream) {
+                              int64_t example, int64_t seq, int64_t prefix, int64_t first_row,
+                              int64_t rows, int64_t keys, int64_t ld, int64_t heads,
+                              int64_t head_stride, cudaStream_t stream) {
   // Query rows never see past the row's keys (first_row + rows <= keys),
   // and the heads' matrices do not overlap (a 16-bit P row stays within its
   // own fp32 row, which no other block reads).
-  if (rows < 1 || keys < 1 || heads < 1 || seq < 1 || example < 0 || ld < keys ||
-      first_row < 0 || first_row + rows > keys || keys > seq || rows > INT32_MAX ||
+  if (rows < 1 || keys < 1 || heads < 1 || seq < 1 || example < 0 || prefix < 0 || ld < keys ||
+      first_row < 0 || first_row + rows > keys || keys > prefix + seq || rows > INT32_MAX ||
       heads > 65535 || (heads > 1 && head_stride < rows * ld)) {
     return cudaErrorInvalidValue;
   }
@@ -69,7 +68,7 @@ cudaError_t CausalSoftmaxRows(ElementType type, float* scores, const int32_t* le
     }
     const dim3 grid(static_cast<unsigned int>(rows), static_cast<unsigned int>(heads));
     CausalSoftmaxKernel<T><<<grid, kThreads, shared_bytes, stream>>>(
-        scores, lengths, example, seq, first_row, keys, ld, head_stride);
+        scores, lengths, example, seq, prefix, first_row, keys, ld, head_stride);
     return cudaSuccess;
   });
 }

@@ -94,7 +94,51 @@ absl::Status CheckLora(const DecoderGpuModel& m, const GpuBlockLora& lora, const
   return absl::OkStatus();
 }
 
+// `prefix` against the model and batch (GpuBlockPrefix's contract), before
+// anything is enqueued.
+absl::Status CheckPrefix(const DecoderGpuModel& m, const GpuBlockPrefix& prefix, int seq) {
+  if (prefix.tokens < 1 || prefix.keys == nullptr || prefix.values == nullptr ||
+      prefix.scratch == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "BlockForwardGpu: a prefix of %d tokens with keys %p, values %p and scratch %p: "
+        "expected tokens >= 1 and all three",
+        prefix.tokens, prefix.keys, prefix.values, prefix.scratch));
+  }
+  if (prefix.tokens + seq > m.spec.max_positions()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "BlockForwardGpu: a prefix of %d tokens before seq %d needs %d positions; model '%s' "
+        "has max_positions %d",
+        prefix.tokens, seq, prefix.tokens + seq, m.spec.name(), m.spec.max_positions()));
+  }
+  return absl::OkStatus();
+}
+
+// The attention's shape for a block of `m` over `examples` sequences of
+// `seq` tokens, the keys and values `kv_ld` elements apart (queries `q_ld`),
+// with `scratch_bytes` of score scratch.
+AttentionShape BlockAttentionShape(ElementType type, const DecoderGpuModel& m, int examples,
+                                   int seq, int64_t q_ld, int64_t kv_ld, int64_t scratch_bytes) {
+  AttentionShape shape;
+  shape.examples = examples;
+  shape.seq = seq;
+  shape.heads = m.heads;
+  shape.kv_heads = m.kv_heads;
+  shape.head_dim = m.head_dim;
+  shape.q_ld = q_ld;
+  shape.kv_ld = kv_ld;
+  shape.element_bytes = ElementBytes(type);
+  shape.q_scale = 1.0f / std::sqrt(static_cast<float>(m.head_dim));
+  shape.scratch_bytes = scratch_bytes;
+  return shape;
+}
+
 }  // namespace
+
+int64_t BlockPrefixScratchBytes(ElementType type, const DecoderGpuModel& m, int64_t tokens,
+                                int seq) {
+  return PrefixJoinedBytes(
+      BlockAttentionShape(type, m, /*examples=*/1, seq, m.q_width, m.kv_width, 0), tokens);
+}
 
 const GpuLoraAdapter* GpuBlockLora::Find(TensorSlot base) const {
   for (const GpuLoraAdapter& a : adapters) {
@@ -189,22 +233,27 @@ class GpuPartWeights : public GpuBlockWeightSource {
 absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
                              const void* block_part, const int32_t* lengths, int examples,
                              int seq, void* hidden, void* workspace, const GpuRotary& rotary,
-                             const GpuBlockLora* lora, void* lora_u) {
+                             const GpuBlockLora* lora, void* lora_u,
+                             const GpuBlockPrefix* prefix) {
   GpuPartWeights weights(block_part, type);
   return BlockForwardGpu(gemm, type, m, weights, lengths, examples, seq, hidden, workspace,
-                         rotary, lora, lora_u);
+                         rotary, lora, lora_u, prefix);
 }
 
 absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
                              GpuBlockWeightSource& weights, const int32_t* lengths, int examples,
                              int seq, void* hidden, void* workspace, const GpuRotary& rotary,
-                             const GpuBlockLora* lora, void* lora_u) {
+                             const GpuBlockLora* lora, void* lora_u,
+                             const GpuBlockPrefix* prefix) {
   RETURN_IF_ERROR(CheckBatch("BlockForwardGpu", examples, seq));
-  if (m.rotary && (rotary.values == nullptr || rotary.positions < seq)) {
+  if (prefix != nullptr) RETURN_IF_ERROR(CheckPrefix(m, *prefix, seq));
+  // The real tokens' positions: k .. k + seq - 1 behind a prefix of k.
+  const int64_t first_position = prefix == nullptr ? 0 : prefix->tokens;
+  if (m.rotary && (rotary.values == nullptr || rotary.positions < first_position + seq)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "BlockForwardGpu: model '%s' is rotary and needs the angles of %d positions; got a "
         "table of %d",
-        m.spec.name(), seq, rotary.values == nullptr ? 0 : rotary.positions));
+        m.spec.name(), first_position + seq, rotary.values == nullptr ? 0 : rotary.positions));
   }
   if (lora != nullptr) RETURN_IF_ERROR(CheckLora(m, *lora, lora_u));
   const cudaStream_t stream = gemm.stream();
@@ -286,27 +335,26 @@ absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel
     RETURN_IF_ERROR(linear(a, h, 0, TensorSlot::kVWeight, TensorSlot::kVBias, kvw, v, kNone));
   }
   // Per token and head: QK-norm (Qwen3), then the rotary embedding at the
-  // token's position (LLaMA, Qwen). The 1/sqrt(d) query scale, computed as
-  // the CPU's, is the scores' alpha.
+  // token's position (LLaMA, Qwen; behind a prefix, k + t). The 1/sqrt(d)
+  // query scale, computed as the CPU's, is the scores' alpha.
   const float* angles = m.rotary ? rotary.values : nullptr;
   ASSIGN_OR_RETURN(const void* q_norm, get(TensorSlot::kQNorm));  // Qwen3's [d]
-  GPU_RETURN_IF_ERROR(
-      NormRotateHeads(type, q, T, ldq, m.heads, d, q_norm, m.norm_eps, angles, seq, stream));
+  GPU_RETURN_IF_ERROR(NormRotateHeads(type, q, T, ldq, m.heads, d, q_norm, m.norm_eps, angles,
+                                      seq, first_position, stream));
   ASSIGN_OR_RETURN(const void* k_norm, get(TensorSlot::kKNorm));
-  GPU_RETURN_IF_ERROR(
-      NormRotateHeads(type, k, T, ldkv, m.kv_heads, d, k_norm, m.norm_eps, angles, seq, stream));
-  AttentionShape shape;
-  shape.examples = examples;
-  shape.seq = seq;
-  shape.heads = m.heads;
-  shape.kv_heads = m.kv_heads;
-  shape.head_dim = d;
-  shape.q_ld = ldq;
-  shape.kv_ld = ldkv;
-  shape.element_bytes = ElementBytes(type);
-  shape.q_scale = 1.0f / std::sqrt(static_cast<float>(d));
-  shape.scratch_bytes = scratch_bytes;
-  RETURN_IF_ERROR(CausalAttention(gemm, type, shape, q, k, v, lengths, scratch));
+  GPU_RETURN_IF_ERROR(NormRotateHeads(type, k, T, ldkv, m.kv_heads, d, k_norm, m.norm_eps,
+                                      angles, seq, first_position, stream));
+  const AttentionShape shape =
+      BlockAttentionShape(type, m, examples, seq, ldq, ldkv, scratch_bytes);
+  AttentionPrefix attention_prefix;
+  if (prefix != nullptr) {
+    attention_prefix.tokens = prefix->tokens;
+    attention_prefix.keys = prefix->keys;
+    attention_prefix.values = prefix->values;
+    attention_prefix.joined = prefix->scratch;
+  }
+  RETURN_IF_ERROR(CausalAttention(gemm, type, shape, q, k, v, lengths, scratch,
+                                  prefix == nullptr ? nullptr : &attention_prefix));
   // o_proj reads the context from the queries' rows.
   RETURN_IF_ERROR(linear(q, qw, ldq, TensorSlot::kOWeight, TensorSlot::kOBias, h, a, kNone));
   GPU_RETURN_IF_ERROR(ResidualAdd(type, hidden, a, T * h, stream));

@@ -7,11 +7,12 @@
 // Shapes as in decoder_forward.h: `examples` sequences of `seq` tokens,
 // padded on the right; lengths[e] in [1, seq]; activations row-major
 // [examples · seq, h] (token t of example e is row e · seq + t, at position
-// t); h = hidden_size, f = ffn_size, e = EmbedDim, d = HeadDim, q =
-// QueryWidth (heads · d), kv = KvWidth (kv_heads · d). Every pointer is
-// device memory; every array except lengths, labels (int32), losses and the
-// rotary table (fp32) holds elements of `type` (FP32, FP16 or BF16),
-// parameter parts included, laid out as in runtime/nn/param_layout.h.
+// t, or k + t behind a prefix of k); h = hidden_size, f = ffn_size, e =
+// EmbedDim, d = HeadDim, q = QueryWidth (heads · d), kv = KvWidth
+// (kv_heads · d). Every pointer is device memory; every array except
+// lengths, labels (int32), losses and the rotary table (fp32) holds
+// elements of `type` (FP32, FP16 or BF16), parameter parts included, laid
+// out as in runtime/nn/param_layout.h.
 //
 // A block, by family, as runtime/nn (kernels of this package):
 //   norm1 (LayerNorm or RMSNorm, row_norm.h); the q, k, v projections
@@ -25,7 +26,9 @@
 //   from the context rows; residual add (residual_add.h); norm2; the FFN:
 //   up with ReLU or GELU (tanh), or SwiGLU's gate and up then silu(gate) ·
 //   up (swiglu.h); down; residual add. Under LoRA (GpuBlockLora) each
-//   adapted projection adds its adapter's term before its epilogue.
+//   adapted projection adds its adapter's term before its epilogue; with a
+//   prefix (GpuBlockPrefix) attention reads the prefix's keys and values
+//   before the real tokens', which sit at positions k, k + 1, ...
 //
 // Numerics: storage in `type`, arithmetic in fp32 (projections: cuBLAS with
 // fp32 accumulation); each stored intermediate (normed rows, q, k, v after
@@ -127,8 +130,10 @@ struct GpuRotary {
 //                  (+ position_rows[t mod seq, :] with a position table)
 //   token_rows:    [EmbedTokenRows(spec, examples, seq), e]; rows past
 //                  examples · seq are not read
-//   position_rows: [seq, h], the position table's rows FirstPositionRow ..
-//                  + seq; nullptr for a model without one (rotary)
+//   position_rows: [seq, h], the position table's rows for the tokens'
+//                  positions: FirstPositionRow + k .. + seq with a prefix
+//                  of k (0 without; runtime/ops/embed_plan.h picks them);
+//                  nullptr for a model without a table (rotary)
 //   project_in:    [h, e], or nullptr when e == h
 //   workspace:     EmbedWorkspaceFloats(spec, examples, seq) elements of
 //                  `type` (used: examples · seq · h when e != h and the
@@ -184,9 +189,35 @@ struct GpuBlockLora {
   const GpuLoraAdapter* Find(TensorSlot base) const;
 };
 
+// A block's prefix (prefix tuning) as BlockForwardGpu reads it: the GPU
+// twin of runtime/nn/block_prefix.h's BlockPrefix, read from the block's
+// (perturbed) ADAPTER_PART (models/adapters.h: keys [k, kv] then values
+// [k, kv]). Every real query attends the k keys and values first (all of
+// them: no mask among them), then the causal real ones; the real tokens
+// sit at positions k + t (their rotary angles; their learned position rows
+// are the embedding's, runtime/ops/embed_plan.h).
+struct GpuBlockPrefix {
+  int64_t tokens = 0;            // k >= 1
+  const void* keys = nullptr;    // [k, kv] of `type`, device, as attention reads them
+                                 // (after Qwen3's k-norm and the rotary embedding)
+  const void* values = nullptr;  // [k, kv] of `type`, device
+  // BlockPrefixScratchBytes(type, m, k, seq) of device memory, 16-byte
+  // aligned, that no other op uses while the block runs (one per stream).
+  void* scratch = nullptr;
+};
+
+// Bytes of GpuBlockPrefix::scratch for a prefix of `tokens` (>= 1) before
+// sequences of `seq` tokens: one example's queries [k + seq, q], keys and
+// values [k + seq, kv] each, in elements of `type` (attention.h
+// PrefixJoinedBytes). It does not grow with the batch: attention over a
+// prefix runs example by example.
+int64_t BlockPrefixScratchBytes(ElementType type, const DecoderGpuModel& m, int64_t tokens,
+                                int seq);
+
 // One pre-norm decoder block of the model's family in place on the residual
 // stream, as BlockForward (see the top of this file), with causal attention
-// in which query i of example e attends to keys j <= i, j < lengths[e].
+// in which query i of example e attends to keys j <= i, j < lengths[e]
+// (after a prefix's, with `prefix`).
 // Rows at padding positions come out finite but otherwise meaningless.
 //   weights:   the (perturbed) block's tensors
 //   lengths:   [examples] int32, each in [1, seq]
@@ -200,27 +231,34 @@ struct GpuBlockLora {
 //              o_proj's output; the context overwrites the queries. FFN
 //              phase: norm2(x) / down's output [T, h] | inner [T, f] | up
 //              [T, f] (SwiGLU)
-//   rotary:    the angles of at least seq positions for a rotary model;
-//              ignored (may be empty) for the others
+//   rotary:    the angles of at least seq positions for a rotary model
+//              (k + seq with a prefix of k); ignored (may be empty) for
+//              the others
 //   lora:      the block's LoRA adapters (their terms added as GpuBlockLora
 //              says), or nullptr for none
 //   lora_u:    with `lora`, scratch of examples · seq · lora->rank
 //              elements of `type` (device; no other op may use it while
 //              this one runs: one per stream); ignored without
+//   prefix:    the block's prefix of k tokens (attention and positions as
+//              GpuBlockPrefix says), or nullptr for none
 // Errors: InvalidArgument for examples or seq < 1, a rotary model without
-// a rotary table of seq positions, or (with `lora`) a rank < 1, a missing
-// scratch or adapter matrix, an adapter of a slot that is not one of the
-// model's projections or whose widths are not that projection's.
+// a rotary table of (k +) seq positions, (with `lora`) a rank < 1, a
+// missing scratch or adapter matrix, an adapter of a slot that is not one
+// of the model's projections or whose widths are not that projection's,
+// or (with `prefix`) k < 1, k + seq > the model's max_positions, or a
+// missing array or scratch.
 absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
                              GpuBlockWeightSource& weights, const int32_t* lengths, int examples,
                              int seq, void* hidden, void* workspace, const GpuRotary& rotary,
-                             const GpuBlockLora* lora = nullptr, void* lora_u = nullptr);
-// The same reading the flat (perturbed, or under LoRA frozen) block part in
-// place.
+                             const GpuBlockLora* lora = nullptr, void* lora_u = nullptr,
+                             const GpuBlockPrefix* prefix = nullptr);
+// The same reading the flat (perturbed, or under LoRA or a prefix frozen)
+// block part in place.
 absl::Status BlockForwardGpu(Gemm& gemm, ElementType type, const DecoderGpuModel& m,
                              const void* block_part, const int32_t* lengths, int examples,
                              int seq, void* hidden, void* workspace, const GpuRotary& rotary,
-                             const GpuBlockLora* lora = nullptr, void* lora_u = nullptr);
+                             const GpuBlockLora* lora = nullptr, void* lora_u = nullptr,
+                             const GpuBlockPrefix* prefix = nullptr);
 
 // MeZO's per-example classification loss, as HeadLossFromRows: the final
 // norm (LayerNorm or RMSNorm, when final_norm) of the hidden row at

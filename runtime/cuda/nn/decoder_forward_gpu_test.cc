@@ -6,8 +6,11 @@
 // multi-query attention, head_dim 128, untied head), Qwen2 (q/k/v biases),
 // Qwen3 (QK-norm, q wider than h) — plus the GPU's own determinism: run to
 // run, and an example's independence of the rest of its batch (both
-// bitwise); and the blocks with LoRA adapters on every projection
-// (GpuBlockLora against runtime/nn/block_lora.h) for OPT and LLaMA, in FP32,
+// bitwise); the blocks with LoRA adapters on every projection
+// (GpuBlockLora against runtime/nn/block_lora.h) for OPT and LLaMA; and the
+// blocks over a prefix (GpuBlockPrefix against runtime/nn/block_prefix.h:
+// learned positions read from row k on, rotary angles at positions k + t,
+// grouped- and multi-query heads) for OPT, GPT-2, LLaMA and Qwen3; in FP32,
 // FP16 and BF16 with the same tolerances. Built only under --config=cuda;
 // the GPU tests skip when no GPU is visible.
 //
@@ -362,6 +365,36 @@ BlockLora CpuLora(const Lora& lora, int layer) {
   return cpu;
 }
 
+// A prefix of `tokens` virtual tokens: each block's ADAPTER_PART (keys
+// [k, kv] then values [k, kv], models/adapters.h), random N(0, 1) (O(1)
+// like the real keys and values) and rounded to `type` like the model.
+struct Prefix {
+  int64_t tokens = 0;
+  std::vector<std::vector<float>> blocks;  // per block, [2 · k · kv]
+};
+
+Prefix RandomPrefix(const ModelSpec& spec, ElementType type, int64_t tokens) {
+  Prefix prefix;
+  prefix.tokens = tokens;
+  std::mt19937 rng(13);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  prefix.blocks.resize(spec.num_layers());
+  for (std::vector<float>& block : prefix.blocks) {
+    block.resize(2 * tokens * KvWidth(spec));
+    for (float& x : block) x = Rounded(type, normal(rng));
+  }
+  return prefix;
+}
+
+// The CPU forward's prefix (block_prefix.h) of block `layer`.
+BlockPrefix CpuPrefix(const ModelSpec& spec, const Prefix& prefix, int layer) {
+  BlockPrefix cpu;
+  cpu.tokens = prefix.tokens;
+  cpu.keys = prefix.blocks[layer].data();
+  cpu.values = cpu.keys + prefix.tokens * KvWidth(spec);
+  return cpu;
+}
+
 // A flat block part for the CPU forward, read in place.
 class FlatBlock : public BlockWeightSource {
  public:
@@ -397,15 +430,15 @@ Batch MakeBatch(const ModelSpec& spec, int seq, std::vector<int32_t> lengths,
 
 // The forward's inputs gathered from the embedding and head parts, as the
 // executor gathers them: token rows [EmbedTokenRows, e] (zero past the
-// batch), position rows [seq, h] (none for rotary models), the label words'
-// rows [n_labels, e] of the LM head (the untied lm_head, or the token
-// table).
+// batch), position rows [seq, h] of positions first_position .. + seq
+// (none for rotary models), the label words' rows [n_labels, e] of the LM
+// head (the untied lm_head, or the token table).
 struct Gathered {
   std::vector<float> token_rows, position_rows, label_rows;
   const float* project_in = nullptr;  // into the model's embedding part
 };
 
-Gathered Gather(const Model& m, const Batch& b) {
+Gathered Gather(const Model& m, const Batch& b, int64_t first_position = 0) {
   const EmbeddingView view = MakeEmbeddingView(m.spec, m.embedding.data());
   const HeadView head = MakeHeadView(m.spec, m.head.data());
   const int64_t e = EmbedDim(m.spec), h = m.spec.hidden_size();
@@ -419,7 +452,8 @@ Gathered Gather(const Model& m, const Batch& b) {
     // has beyond max_positions (OPT's 2 offset rows; models/position_rows.h
     // FirstPositionRow). RunCpu checks this against runtime/nn's Embed.
     const int64_t rows = EmbeddingPartLayout(m.spec).Get(TensorSlot::kPositionTable).shape[0];
-    const float* positions = view.positions + (rows - m.spec.max_positions()) * h;
+    const float* positions =
+        view.positions + (rows - m.spec.max_positions() + first_position) * h;
     g.position_rows.assign(positions, positions + b.seq * h);
   }
   const float* table = head.lm_head != nullptr ? head.lm_head : view.tokens;
@@ -437,9 +471,13 @@ struct Outputs {
   std::vector<float> losses;
 };
 
-// With `lora`, every block adds its adapters' terms.
-Outputs RunCpu(const Model& m, const Batch& b, const Lora* lora = nullptr) {
-  const Gathered g = Gather(m, b);
+// With `lora`, every block adds its adapters' terms; with `prefix`, every
+// block's attention reads its prefix first and the tokens sit at positions
+// k + t.
+Outputs RunCpu(const Model& m, const Batch& b, const Lora* lora = nullptr,
+               const Prefix* prefix = nullptr) {
+  const int64_t first_position = prefix == nullptr ? 0 : prefix->tokens;
+  const Gathered g = Gather(m, b, first_position);
   const int64_t h = m.spec.hidden_size();
   Outputs out;
   std::vector<float> hidden(b.examples * b.seq * h);
@@ -449,19 +487,26 @@ Outputs RunCpu(const Model& m, const Batch& b, const Lora* lora = nullptr) {
             b.seq, workspace.data(), hidden.data());
   // The gathered rows are runtime/nn's own.
   std::vector<float> reference(hidden.size());
-  Embed(m.spec, m.embedding.data(), b.tokens.data(), b.examples, b.seq, reference.data());
+  Embed(m.spec, m.embedding.data(), b.tokens.data(), b.examples, b.seq, reference.data(),
+        first_position);
   EXPECT_EQ(std::memcmp(hidden.data(), reference.data(), hidden.size() * sizeof(float)), 0);
   out.hidden.push_back(hidden);
   workspace.assign(BlockWorkspaceFloats(m.spec, b.examples, b.seq), 0.0f);
   for (size_t layer = 0; layer < m.blocks.size(); ++layer) {
-    if (lora == nullptr) {
+    if (lora == nullptr && prefix == nullptr) {
       BlockForward(m.spec, m.blocks[layer].data(), b.lengths.data(), b.examples, b.seq,
                    hidden.data(), workspace.data());
     } else {
+      // The CPU makes its own rotary table (of k + seq positions).
       FlatBlock weights(m.blocks[layer].data());
-      const BlockLora adapters = CpuLora(*lora, static_cast<int>(layer));
+      const BlockLora adapters =
+          lora == nullptr ? BlockLora() : CpuLora(*lora, static_cast<int>(layer));
+      const BlockPrefix block_prefix =
+          prefix == nullptr ? BlockPrefix() : CpuPrefix(m.spec, *prefix, static_cast<int>(layer));
       BlockForward(m.spec, weights, b.lengths.data(), b.examples, b.seq, hidden.data(),
-                   workspace.data(), /*team=*/nullptr, /*rotary=*/nullptr, &adapters);
+                   workspace.data(), /*team=*/nullptr, /*rotary=*/nullptr,
+                   lora == nullptr ? nullptr : &adapters,
+                   prefix == nullptr ? nullptr : &block_prefix);
     }
     out.hidden.push_back(hidden);
   }
@@ -480,12 +525,16 @@ Outputs RunCpu(const Model& m, const Batch& b, const Lora* lora = nullptr) {
 // runtime/ops/head_loss_plan.h) and the rotary table uploaded as the
 // backend uploads it. With `lora` (values rounded to `type`), every block
 // adds its adapters' terms, with u in a scratch of exactly examples · seq ·
-// rank elements.
+// rank elements. With `prefix` (values rounded to `type`), the position rows
+// are those of positions k .. k + seq, the rotary table has k + seq
+// positions, and every block reads its prefix, with a scratch of exactly
+// BlockPrefixScratchBytes.
 void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out,
-            const Lora* lora = nullptr) {
+            const Lora* lora = nullptr, const Prefix* prefix = nullptr) {
   absl::StatusOr<DecoderGpuModel> model = DecoderGpuModel::From(m.spec);
   ASSERT_TRUE(model.ok()) << model.status();
-  const Gathered g = Gather(m, b);
+  const int64_t first_position = prefix == nullptr ? 0 : prefix->tokens;
+  const Gathered g = Gather(m, b, first_position);
   const int64_t h = m.spec.hidden_size(), e = EmbedDim(m.spec);
   const int64_t rows = static_cast<int64_t>(b.examples) * b.seq;
   const int n_labels = static_cast<int>(kLabelWords.size());
@@ -518,7 +567,7 @@ void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out,
   DeviceBuffer rotary_values;
   GpuRotary rotary;
   if (model->rotary) {
-    const RotaryTable table(m.spec, b.seq);
+    const RotaryTable table(m.spec, first_position + b.seq);
     rotary_values = Upload(ElementType::kF32, table.values().data(), table.values().size());
     rotary.values = rotary_values.as<float>();
     rotary.positions = table.positions();
@@ -553,6 +602,24 @@ void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out,
       }
     }
   }
+  // Each block's prefix in one flat buffer (keys then values), as the
+  // backend's perturbed operand holds it.
+  std::vector<DeviceBuffer> prefix_parts;
+  std::vector<GpuBlockPrefix> prefixes(m.blocks.size());
+  DeviceBuffer prefix_scratch;
+  if (prefix != nullptr) {
+    prefix_scratch =
+        DeviceBuffer(BlockPrefixScratchBytes(type, *model, prefix->tokens, b.seq));
+    for (size_t layer = 0; layer < m.blocks.size(); ++layer) {
+      const std::vector<float>& part = prefix->blocks[layer];
+      prefix_parts.push_back(Upload(type, part.data(), part.size()));
+      GpuBlockPrefix& g = prefixes[layer];
+      g.tokens = prefix->tokens;
+      g.keys = prefix_parts.back().get();
+      g.values = static_cast<const char*>(g.keys) + prefix->tokens * model->kv_width * bytes;
+      g.scratch = prefix_scratch.get();
+    }
+  }
   ASSERT_FALSE(::testing::Test::HasFailure());
 
   out->hidden.clear();
@@ -565,7 +632,8 @@ void RunGpu(const Model& m, const Batch& b, ElementType type, Outputs* out,
   for (size_t layer = 0; layer < blocks.size(); ++layer) {
     status = BlockForwardGpu(**gemm, type, *model, blocks[layer].get(), lengths.as<int32_t>(),
                              b.examples, b.seq, hidden.get(), block_workspace.get(), rotary,
-                             lora == nullptr ? nullptr : &adapters[layer], lora_u.get());
+                             lora == nullptr ? nullptr : &adapters[layer], lora_u.get(),
+                             prefix == nullptr ? nullptr : &prefixes[layer]);
     ASSERT_TRUE(status.ok()) << status;
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     out->hidden.push_back(Download(type, hidden.get(), rows * h));
@@ -763,6 +831,29 @@ class DecoderForwardGpuLora : public ::testing::TestWithParam<ModelSpec (*)()> {
 constexpr int64_t kLoraRank = 4;
 constexpr float kLoraScaling = 0.75f;  // α 3 / r 4
 
+// The GPU forward of `m` in `type` with LoRA adapters or a prefix (either
+// may be null) on a batch of three examples of 11, 6 and 1 tokens, against
+// the CPU's.
+void ExpectGpuMatchesCpu(const Model& m, ElementType type, const Lora* lora,
+                         const Prefix* prefix) {
+  const Batch b = MakeBatch(m.spec, 11, {11, 6, 1}, {0, 2, 1}, /*seed=*/5);
+  Outputs gpu;
+  RunGpu(m, b, type, &gpu, lora, prefix);
+  if (::testing::Test::HasFatalFailure()) return;
+  ExpectMatchesCpu(gpu, RunCpu(m, b, lora, prefix), b, m.spec.hidden_size(), type);
+}
+
+// The largest |difference| between two forwards' hidden states after
+// `stage` over the first example's real rows (h wide).
+double FirstExampleDiff(const Outputs& a, const Outputs& b, size_t stage, const Batch& batch,
+                        int64_t h) {
+  double diff = 0;
+  for (int64_t i = 0; i < batch.lengths[0] * h; ++i) {
+    diff = std::max(diff, std::fabs(double{a.hidden[stage][i]} - b.hidden[stage][i]));
+  }
+  return diff;
+}
+
 // No GPU needed: the comparison below is not vacuous, because the
 // adapters move every block's output and the losses.
 TEST_P(DecoderForwardGpuLora, AdaptersChangeTheCpuForward) {
@@ -772,11 +863,8 @@ TEST_P(DecoderForwardGpuLora, AdaptersChangeTheCpuForward) {
   EXPECT_EQ(lora.adapters.size(), m.spec.activation() == SWIGLU ? 7u : 6u);
   const Outputs plain = RunCpu(m, b), adapted = RunCpu(m, b, &lora);
   for (size_t stage = 1; stage < plain.hidden.size(); ++stage) {
-    double diff = 0;
-    for (int64_t i = 0; i < b.lengths[0] * m.spec.hidden_size(); ++i) {
-      diff = std::max(diff, std::fabs(double{plain.hidden[stage][i]} - adapted.hidden[stage][i]));
-    }
-    EXPECT_GT(diff, 0.1) << "stage " << stage;
+    EXPECT_GT(FirstExampleDiff(plain, adapted, stage, b, m.spec.hidden_size()), 0.1)
+        << "stage " << stage;
   }
   EXPECT_NE(plain.losses, adapted.losses);
 }
@@ -786,11 +874,8 @@ TEST_P(DecoderForwardGpuLora, MatchesCpu) {
   for (ElementType type : {ElementType::kF32, ElementType::kF16, ElementType::kBF16}) {
     const Model m = RandomModel(GetParam()(), type);
     const Lora lora = RandomLora(m.spec, type, kLoraRank, kLoraScaling);
-    const Batch b = MakeBatch(m.spec, 11, {11, 6, 1}, {0, 2, 1}, /*seed=*/5);
-    Outputs gpu;
-    RunGpu(m, b, type, &gpu, &lora);
+    ExpectGpuMatchesCpu(m, type, &lora, /*prefix=*/nullptr);
     if (HasFatalFailure()) return;
-    ExpectMatchesCpu(gpu, RunCpu(m, b, &lora), b, m.spec.hidden_size(), type);
   }
 }
 
@@ -834,6 +919,105 @@ TEST(DecoderGpuModel, RefusesLoraAdaptersThatDoNotFit) {
   // No scratch for u.
   lora.adapters[0].base = TensorSlot::kUpWeight;
   status = run(lora, nullptr);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("scratch"), std::string::npos) << status;
+}
+
+// A prefix of k 5 (MeZO's) before sequences of 11 (k + seq 16 of the
+// models' 32 or 64 positions), in each element type against the FP32 CPU,
+// with the tolerances of the plain forward: OPT (learned positions with
+// its offset rows), GPT-2 (fused q | k | v rows), LLaMA (rotary, 2
+// key/value heads for 4), LLaMA with one key/value head of d 128, Qwen3
+// (QK-norm, q wider than h).
+class DecoderForwardGpuPrefix : public ::testing::TestWithParam<ModelSpec (*)()> {};
+
+constexpr int64_t kPrefixTokens = 5;
+
+// No GPU needed: the comparison below is not vacuous, because the prefix
+// moves every block's output and the losses.
+TEST_P(DecoderForwardGpuPrefix, APrefixChangesTheCpuForward) {
+  const Model m = RandomModel(GetParam()(), ElementType::kF32);
+  const Prefix prefix = RandomPrefix(m.spec, ElementType::kF32, kPrefixTokens);
+  const Batch b = MakeBatch(m.spec, 11, {11, 6, 1}, {0, 2, 1}, /*seed=*/5);
+  const Outputs plain = RunCpu(m, b), over = RunCpu(m, b, /*lora=*/nullptr, &prefix);
+  for (size_t stage = 0; stage < plain.hidden.size(); ++stage) {
+    // The embedding moves only with learned positions (rows from k on).
+    if (stage > 0 || m.spec.positional() != ROTARY) {
+      EXPECT_GT(FirstExampleDiff(plain, over, stage, b, m.spec.hidden_size()), 0.1)
+          << "stage " << stage;
+    }
+  }
+  EXPECT_NE(plain.losses, over.losses);
+}
+
+TEST_P(DecoderForwardGpuPrefix, MatchesCpu) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  for (ElementType type : {ElementType::kF32, ElementType::kF16, ElementType::kBF16}) {
+    const Model m = RandomModel(GetParam()(), type);
+    const Prefix prefix = RandomPrefix(m.spec, type, kPrefixTokens);
+    ExpectGpuMatchesCpu(m, type, /*lora=*/nullptr, &prefix);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Attention over a prefix runs example by example: an example's rows and
+// loss do not depend on the rest of its batch (bitwise, same batch shape).
+TEST_P(DecoderForwardGpuPrefix, AnExampleDoesNotDependOnTheOthers) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  const Model m = RandomModel(GetParam()(), ElementType::kBF16);
+  const Prefix prefix = RandomPrefix(m.spec, ElementType::kBF16, kPrefixTokens);
+  const int seq = 11;
+  const Batch a = MakeBatch(m.spec, seq, {7, 6, 1}, {1, 2, 1}, /*seed=*/5);
+  Batch b = MakeBatch(m.spec, seq, {7, 11, 3}, {1, 0, 2}, /*seed=*/9);
+  std::copy_n(a.tokens.begin(), seq, b.tokens.begin());
+  Outputs in_a, in_b;
+  RunGpu(m, a, ElementType::kBF16, &in_a, /*lora=*/nullptr, &prefix);
+  if (HasFatalFailure()) return;
+  RunGpu(m, b, ElementType::kBF16, &in_b, /*lora=*/nullptr, &prefix);
+  if (HasFatalFailure()) return;
+  ExpectExampleZeroBitwise(in_a, in_b, seq, m.spec.hidden_size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DecoderForwardGpuPrefix,
+                         ::testing::Values(&OptTiny, &Gpt2Tiny, &LlamaTiny, &LlamaWideHeads,
+                                           &Qwen3Tiny),
+                         ModelName);
+
+// A prefix that does not fit the model or the batch is refused before
+// anything is enqueued.
+TEST(DecoderGpuModel, RefusesAPrefixThatDoesNotFit) {
+  if (!HaveGpu()) GTEST_SKIP() << "no GPU";
+  absl::StatusOr<DecoderGpuModel> llama = DecoderGpuModel::From(LlamaTiny());
+  ASSERT_TRUE(llama.ok()) << llama.status();
+  DeviceBuffer gemm_workspace(kGemmWorkspaceBytes);
+  absl::StatusOr<std::unique_ptr<Gemm>> gemm =
+      Gemm::Create(nullptr, gemm_workspace.get(), kGemmWorkspaceBytes, /*allow_tf32=*/false);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  DeviceBuffer any(4096);
+  GpuRotary table;
+  table.values = any.as<float>();
+  table.positions = 64;  // llama-tiny's max_positions
+  GpuBlockPrefix prefix;
+  prefix.tokens = kPrefixTokens;
+  prefix.keys = prefix.values = prefix.scratch = any.get();
+  auto run = [&](int seq) {
+    return BlockForwardGpu(**gemm, ElementType::kF32, *llama, any.get(), any.as<int32_t>(), 1,
+                           seq, any.get(), any.get(), table, /*lora=*/nullptr,
+                           /*lora_u=*/nullptr, &prefix);
+  };
+  // 5 + 60 positions of 64.
+  absl::Status status = run(60);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("needs 65 positions"), std::string::npos) << status;
+  // The rotary table must cover k + seq positions.
+  table.positions = 8;
+  status = run(4);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("9 positions; got a table of 8"), std::string::npos) << status;
+  // No scratch for the joined rows.
+  table.positions = 64;
+  prefix.scratch = nullptr;
+  status = run(4);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_NE(status.message().find("scratch"), std::string::npos) << status;
 }

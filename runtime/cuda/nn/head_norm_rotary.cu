@@ -16,7 +16,7 @@ constexpr int kThreads = 64;
 template <class T>
 static __global__ void NormRotateHeadsKernel(T* x, int64_t rows, int64_t ld, int64_t d,
                                              const T* norm_w, float eps, const float* rotary,
-                                             int64_t seq) {
+                                             int64_t seq, int64_t first_position) {
   __shared__ float scratch[32];
   const int64_t half = d / 2;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -27,7 +27,8 @@ static __global__ void NormRotateHeadsKernel(T* x, int64_t rows, int64_t ld, int
       // may overwrite it.
       stats = cuda_nn::BlockRowStats(NormKind::kRmsNorm, head, d, eps, scratch);
     }
-    const float* cos = rotary != nullptr ? rotary + (r % seq) * d : nullptr;  // [half]
+    const float* cos =
+        rotary != nullptr ? rotary + (first_position + r % seq) * d : nullptr;  // [half]
     for (int64_t i = threadIdx.x; i < half; i += blockDim.x) {
       const float w1 = norm_w != nullptr ? ToFloat(norm_w[i]) : 1.0f;
       const float w2 = norm_w != nullptr ? ToFloat(norm_w[i + half]) : 1.0f;
@@ -44,9 +45,9 @@ static __global__ void NormRotateHeadsKernel(T* x, int64_t rows, int64_t ld, int
 
 cudaError_t NormRotateHeads(ElementType type, void* x, int64_t rows, int64_t ld, int64_t heads,
                             int64_t d, const void* norm_w, float eps, const float* rotary,
-                            int64_t seq, cudaStream_t stream) {
+                            int64_t seq, int64_t first_position, cudaStream_t stream) {
   if (rows < 0 || heads < 1 || heads > 65535 || d < 2 || d % 2 != 0 || ld < heads * d ||
-      seq < 1) {
+      seq < 1 || first_position < 0) {
     return cudaErrorInvalidValue;
   }
   if (rows == 0 || (norm_w == nullptr && rotary == nullptr)) return cudaSuccess;
@@ -54,7 +55,8 @@ cudaError_t NormRotateHeads(ElementType type, void* x, int64_t rows, int64_t ld,
     using T = decltype(zero);
     const dim3 grid(cuda_nn::GridFor(rows, 1), static_cast<unsigned int>(heads));
     NormRotateHeadsKernel<T><<<grid, kThreads, 0, stream>>>(
-        static_cast<T*>(x), rows, ld, d, static_cast<const T*>(norm_w), eps, rotary, seq);
+        static_cast<T*>(x), rows, ld, d, static_cast<const T*>(norm_w), eps, rotary, seq,
+        first_position);
     return cudaSuccess;
   });
 }

@@ -2,7 +2,8 @@
 // CUDA kernels of this package (nvcc, `__host__ __device__`) and the CPU
 // tests that check it against runtime/nn (g++): the pointwise activations
 // after a bias, the element of a normed row (LayerNorm or RMSNorm), the
-// per-head QK-norm and rotary step, and the label-word cross-entropy.
+// per-head QK-norm and rotary step, the causal mask of attention's scores
+// (with a prefix), and the label-word cross-entropy.
 // RMSNorm, GELU, SwiGLU and the rotation themselves are
 // runtime/nn/element_math.h's, which the CPU forward runs too.
 //
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <math.h>
+#include <stdint.h>
 
 #include "base/hd.h"
 #include "runtime/nn/element_math.h"
@@ -84,6 +86,23 @@ ZS_HD inline void NormRotatePair(float x1, float x2, bool norm, float rstd, floa
     *y1 = x1;
     *y2 = x2;
   }
+}
+
+// How many leading scores row i of a causal score matrix admits
+// (causal_softmax.h): the matrix's columns are `prefix` keys every query
+// sees (prefix tuning; 0 without), then an example's keys at positions 0
+// .. seq - 1; row i >= prefix is the query at position t = i - prefix,
+// which sees the prefix and the keys j <= t. Returns
+//   -1      when `length` (the example's real tokens) is outside [1, seq]:
+//           every row of the example is NaN;
+//   0       for a row that is no query: a prefix key's own row (i <
+//           prefix) or padding (t >= length);
+//   i + 1   otherwise: prefix + t + 1 keys, as runtime/nn's causal
+//           softmax over a prefix.
+ZS_HD inline int64_t CausalVisibleKeys(int64_t i, int64_t prefix, int64_t length, int64_t seq) {
+  if (length < 1 || length > seq) return -1;
+  if (i < prefix || i - prefix >= length) return 0;
+  return i + 1;
 }
 
 // The cross-entropy (nats) of logits[0 .. n) with target `label` in [0, n):

@@ -273,5 +273,27 @@ TEST(RowMath, LabelHeadMatchesRuntimeNnBitwise) {
   }
 }
 
+// The causal mask of attention's scores, as runtime/nn's softmax over a
+// prefix admits them: query t sees the prefix's keys and keys 0 .. t.
+TEST(RowMath, CausalVisibleKeysWithoutAndWithAPrefix) {
+  constexpr int64_t kSeq = 6;
+  for (int64_t i = 0; i < kSeq; ++i) {
+    EXPECT_EQ(CausalVisibleKeys(i, /*prefix=*/0, /*length=*/4, kSeq), i < 4 ? i + 1 : 0) << i;
+  }
+  constexpr int64_t kPrefix = 3;
+  for (int64_t i = 0; i < kPrefix + kSeq; ++i) {
+    const int64_t t = i - kPrefix;  // the query's position among the real tokens
+    const int64_t want = t < 0 ? 0 : t < 4 ? kPrefix + t + 1 : 0;
+    EXPECT_EQ(CausalVisibleKeys(i, kPrefix, /*length=*/4, kSeq), want) << i;
+  }
+  // A full example's last query sees every key.
+  EXPECT_EQ(CausalVisibleKeys(kPrefix + kSeq - 1, kPrefix, kSeq, kSeq), kPrefix + kSeq);
+  // A length outside [1, seq] marks every row, prefix rows included.
+  for (int64_t length : {int64_t{0}, int64_t{-1}, kSeq + 1}) {
+    EXPECT_EQ(CausalVisibleKeys(0, kPrefix, length, kSeq), -1) << length;
+    EXPECT_EQ(CausalVisibleKeys(kPrefix, kPrefix, length, kSeq), -1) << length;
+  }
+}
+
 }  // namespace
 }  // namespace zosched
