@@ -20,14 +20,14 @@ int64_t ScoreLd(int64_t keys) {
 absl::StatusOr<AttentionTiling> PlanAttentionTiling(const AttentionShape& shape) {
   constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   if (shape.examples < 1 || shape.seq < 1 || shape.heads < 1 || shape.kv_heads < 1 ||
-      shape.head_dim < 1 || shape.prefix < 0 || shape.prefix > kInt32Max - shape.seq ||
-      shape.seq > kInt32Max || shape.q_ld > kInt32Max || shape.kv_ld > kInt32Max) {
+      shape.head_dim < 1 || shape.seq > kInt32Max || shape.q_ld > kInt32Max ||
+      shape.kv_ld > kInt32Max) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "causal attention: examples %d, seq %d, heads %d, kv_heads %d, head_dim %d, row strides "
-        "%d and %d, prefix %d: expected each >= 1 (the prefix >= 0), with prefix + seq and the "
-        "row strides at most %d (cuBLAS's int dimensions)",
+        "%d and %d: expected each >= 1, with seq and the row strides at most %d (cuBLAS's int "
+        "dimensions)",
         shape.examples, shape.seq, shape.heads, shape.kv_heads, shape.head_dim, shape.q_ld,
-        shape.kv_ld, shape.prefix, kInt32Max));
+        shape.kv_ld, kInt32Max));
   }
   if (shape.heads % shape.kv_heads != 0 || shape.q_ld < shape.heads * shape.head_dim ||
       shape.kv_ld < shape.kv_heads * shape.head_dim) {
@@ -43,14 +43,13 @@ absl::StatusOr<AttentionTiling> PlanAttentionTiling(const AttentionShape& shape)
         "causal attention: element_bytes %d: expected 4 (FP32) or 2 (FP16, BF16)",
         shape.element_bytes));
   }
-  const int64_t row_floats = ScoreLd(shape.prefix + shape.seq);
+  const int64_t row_floats = ScoreLd(shape.seq);
   const int64_t scratch_floats = shape.scratch_bytes / 4;
   if (scratch_floats < row_floats) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "causal attention: scratch of %d bytes holds no row of scores; seq %d (after a prefix "
-        "of %d) needs at least %d bytes (one head's scores at once: %d)",
-        shape.scratch_bytes, shape.seq, shape.prefix, 4 * row_floats,
-        4 * row_floats * shape.seq));
+        "causal attention: scratch of %d bytes holds no row of scores; seq %d needs at least "
+        "%d bytes (one head's scores at once: %d)",
+        shape.scratch_bytes, shape.seq, 4 * row_floats, 4 * row_floats * shape.seq));
   }
   AttentionTiling tiling;
   const int64_t head_floats = shape.seq * row_floats;
@@ -69,18 +68,15 @@ absl::Status ForEachAttentionStep(const AttentionShape& shape, AttentionSteps& s
   const int64_t group = shape.heads / shape.kv_heads;  // query heads per key/value head
   const int64_t d = shape.head_dim;
   const int64_t t_per_float = 4 / shape.element_bytes;
-  const int64_t p = shape.prefix;
-  // An operand of Q, K or V: the head_dim columns of head `head` from row
-  // `row` of example `e` on (of K and V: the prefix's rows first), the
-  // batch's next matrix `head_stride` heads further.
+  // An operand of Q, K or V: the head_dim columns of head `head` from
+  // position `row` of example `e` on, the batch's next matrix `head_stride`
+  // heads further.
   auto rows_of = [&](AttentionBuffer buffer, int64_t e, int64_t row, int64_t head,
                      int64_t head_stride) {
-    const bool query = buffer == AttentionBuffer::kQuery;
-    const int64_t ld = query ? shape.q_ld : shape.kv_ld;
-    const int64_t rows_per_example = query ? shape.seq : p + shape.seq;
+    const int64_t ld = buffer == AttentionBuffer::kQuery ? shape.q_ld : shape.kv_ld;
     StridedOperand operand;
     operand.buffer = buffer;
-    operand.bytes = ((e * rows_per_example + row) * ld + head * d) * shape.element_bytes;
+    operand.bytes = ((e * shape.seq + row) * ld + head * d) * shape.element_bytes;
     operand.ld = ld;
     operand.stride = head_stride * d;
     return operand;
@@ -93,9 +89,9 @@ absl::Status ForEachAttentionStep(const AttentionShape& shape, AttentionSteps& s
         const int64_t h0 = j + g0 * group;
         for (int64_t r0 = 0; r0 < shape.seq; r0 += tiling.rows_per_chunk) {
           const int64_t r1 = std::min(shape.seq, r0 + tiling.rows_per_chunk);
-          const int64_t rows = r1 - r0, keys = p + r1, ld = ScoreLd(keys);
+          const int64_t rows = r1 - r0, keys = r1, ld = ScoreLd(keys);
           // Column-major, the row-major scores [rows, keys] are Sᵀ [keys x
-          // rows] = K[0:keys] · Q[r0:r1]ᵀ; the row-major K is Kᵀ (hence
+          // rows] = K[0:r1] · Q[r0:r1]ᵀ; the row-major K is Kᵀ (hence
           // transpose_a) and the row-major Q rows are Qᵀ.
           AttentionProduct scores;
           scores.transpose_a = true;
@@ -119,11 +115,10 @@ absl::Status ForEachAttentionStep(const AttentionShape& shape, AttentionSteps& s
           softmax.heads = heads;
           softmax.head_stride = rows * ld;
           softmax.bytes = 0;
-          softmax.prefix = p;
           RETURN_IF_ERROR(steps.Softmax(softmax));
 
           // Column-major, the context rows are Cᵀ [head_dim x rows] =
-          // V[0:keys]ᵀ [head_dim x keys] · Pᵀ [keys x rows]: the row-major V
+          // V[0:r1]ᵀ [head_dim x keys] · Pᵀ [keys x rows]: the row-major V
           // and P as they lie. P's rows are the scores' rows, in elements of T.
           AttentionProduct context;
           context.m = d;
@@ -139,6 +134,15 @@ absl::Status ForEachAttentionStep(const AttentionShape& shape, AttentionSteps& s
     }
   }
   return absl::OkStatus();
+}
+
+AttentionShape PrefixJoinedShape(const AttentionShape& shape, int64_t tokens) {
+  AttentionShape joined = shape;
+  joined.examples = 1;
+  joined.seq = tokens + shape.seq;
+  joined.q_ld = shape.heads * shape.head_dim;
+  joined.kv_ld = shape.kv_heads * shape.head_dim;
+  return joined;
 }
 
 }  // namespace zosched

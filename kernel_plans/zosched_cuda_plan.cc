@@ -221,23 +221,26 @@ void AppendNormRotate(const std::string& which, int64_t heads, bool qk_norm, boo
 // CausalAttention's steps, as ForEachAttentionStep (attention_plan.h) hands
 // them to the backend: for each example, each of the heads / kv_heads query
 // heads that share a key/value head, each run of key/value heads and each
-// chunk of query rows [r0, r1) (keys: the `prefix` ones of a prefix, if
-// any, then real keys 0 .. r1 - 1):
-//   scores:  a strided batch of Sᵀ [keys x rows] = K · Qᵀ (m keys = prefix
-//            + r1, n rows, k d); reads Q and K at c, writes S in fp32
-//            (cuBLAS computes every score of the rectangle, the causal
-//            mask's zeros included)
+// chunk of query rows [r0, r1) (keys 0 .. r1 - 1):
+//   scores:  a strided batch of Sᵀ [keys x rows] = K · Qᵀ (m keys = r1, n
+//            rows, k d); reads Q and K at c, writes S in fp32 (cuBLAS
+//            computes every score of the rectangle, the causal mask's
+//            zeros included)
 //   softmax: CausalSoftmaxRows, one thread block per (row, head): reads the
-//            scores a row can see (keys j <= prefix + i: Σ_i (prefix + i +
-//            1)) and the example's length, writes the row's keys
-//            probabilities at c over the scores
+//            example's length and the scores a query row can see (row_math.h
+//            CausalVisibleKeys: i + 1 for row i >= prefix, none for the
+//            prefix's rows i < prefix, which it fills with 0), writes the
+//            row's keys probabilities at c over the scores
 //   context: a strided batch of Cᵀ [d x rows] = Vᵀ · Pᵀ (m d, n rows, k
 //            keys); reads P and V, writes C over the queries
-// Each distinct step is listed once, in first-seen order, with launches =
-// the times it repeats over the batch.
+// Each distinct kernel added is listed once, in first-seen order, with
+// launches = the times it repeats over the batch.
 class AttentionKernels : public AttentionSteps {
  public:
-  AttentionKernels(const Dims& s, KernelPlan* plan) : s_(s), plan_(plan) {}
+  // `prefix`: the rows in front of each example's, k under prefix tuning
+  // (the softmax's prefix count; 0 without).
+  AttentionKernels(const Dims& s, int64_t prefix, KernelPlan* plan)
+      : s_(s), prefix_(prefix), plan_(plan) {}
 
   absl::Status Product(const AttentionProduct& p) override {
     Kernel k = Gemm(p.c_fp32 ? "attention scores" : "attention context", s_.dtype, s_.c, p.m,
@@ -250,11 +253,11 @@ class AttentionKernels : public AttentionSteps {
   }
 
   absl::Status Softmax(const SoftmaxPass& pass) override {
-    const int64_t r0 = pass.first_row, r1 = pass.first_row + pass.rows;
-    // Σ_{i = r0}^{r1 - 1} (prefix + i + 1): the scores row i sees.
+    // Σ_{i = max(r0, prefix)}^{r1 - 1} (i + 1): the scores the queries see.
+    const int64_t r0 = std::max(pass.first_row, prefix_), r1 = pass.first_row + pass.rows;
     const double visible =
-        static_cast<double>(pass.rows) * pass.prefix +
-        (static_cast<double>(r1) * (r1 + 1) - static_cast<double>(r0) * (r0 + 1)) / 2;
+        r1 > r0 ? (static_cast<double>(r1) * (r1 + 1) - static_cast<double>(r0) * (r0 + 1)) / 2
+                : 0;
     Add(MemoryPass("causal softmax", s_.dtype,
                    pass.heads * (visible * kScoreBytes +
                                  static_cast<double>(pass.rows) * pass.keys * s_.c) +
@@ -263,8 +266,7 @@ class AttentionKernels : public AttentionSteps {
     return absl::OkStatus();
   }
 
- private:
-  // A step seen before (same name and shape) counts one more launch.
+  // A kernel seen before (same name and shape) counts one more launch.
   void Add(Kernel k) {
     for (size_t i = first_; i < plan_->size(); ++i) {
       Kernel& seen = (*plan_)[i];
@@ -277,11 +279,26 @@ class AttentionKernels : public AttentionSteps {
     plan_->push_back(std::move(k));
   }
 
+ private:
   const Dims& s_;
+  const int64_t prefix_;
   KernelPlan* plan_;
   const size_t first_ = plan_->size();  // the attention's first kernel in the plan
 };
 
+// CausalAttention (attention.cc) on the workspace's q | k | v with
+// `scratch_bytes` of score scratch. Without a prefix, the batch's steps.
+// With a prefix of k (its PrefixAttention), example by example:
+//   join:      JoinPrefixRows (prefix_join.cu), one launch: the example's
+//              queries behind k zero rows, its keys and values behind the
+//              prefix's, into the stream's scratch, rows of q | kv | kv
+//              dense; reads seq · (q + 2kv) + 2k · kv elements, writes
+//              (k + seq) · (q + 2kv)
+//   steps:     those of PrefixJoinedShape (one example, seq k + seq, the
+//              same scratch), the k zero query rows included
+//   copy back: cudaMemcpy2DAsync of the joined queries' rows k .. k + seq
+//              (the context) over the example's query rows: reads and
+//              writes seq · q elements
 absl::Status AppendAttention(const Dims& s, int64_t scratch_bytes, KernelPlan* plan) {
   AttentionShape shape;
   shape.examples = s.examples;
@@ -293,11 +310,32 @@ absl::Status AppendAttention(const Dims& s, int64_t scratch_bytes, KernelPlan* p
   shape.kv_ld = s.kvw;
   shape.element_bytes = static_cast<int>(s.c);
   shape.scratch_bytes = scratch_bytes;
-  shape.prefix = s.prefix;
-  AttentionKernels kernels(s, plan);
-  const absl::Status status = ForEachAttentionStep(shape, kernels);
-  if (!status.ok()) {
-    return absl::Status(status.code(), absl::StrCat("BLOCK_FORWARD op: ", status.message()));
+  // An error of the steps' shape, naming the op (and a prefix's rows).
+  const std::string rows =
+      s.prefix > 0
+          ? absl::StrFormat(" (the keys of a prefix of %d tokens, then seq %d)", s.prefix, s.seq)
+          : "";
+  auto failed = [&](const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat("BLOCK_FORWARD op: ", status.message(), rows));
+  };
+  AttentionKernels kernels(s, s.prefix, plan);
+  if (s.prefix == 0) {
+    const absl::Status status = ForEachAttentionStep(shape, kernels);
+    return status.ok() ? status : failed(status);
+  }
+  const AttentionShape joined = PrefixJoinedShape(shape, s.prefix);
+  const double row = joined.q_ld + 2.0 * joined.kv_ld;  // a joined row's q | kv | kv elements
+  const Kernel join =
+      MemoryPass("join prefix and example rows", s.dtype,
+                 (s.seq * row + 2.0 * s.prefix * joined.kv_ld + joined.seq * row) * s.c);
+  const Kernel copy_back =
+      MemoryPass("copy context rows back", s.dtype, 2.0 * s.seq * joined.q_ld * s.c);
+  for (int64_t e = 0; e < s.examples; ++e) {
+    kernels.Add(join);
+    if (absl::Status status = ForEachAttentionStep(joined, kernels); !status.ok()) {
+      return failed(status);
+    }
+    kernels.Add(copy_back);
   }
   return absl::OkStatus();
 }
@@ -339,22 +377,13 @@ absl::StatusOr<KernelPlan> BlockForwardKernels(const ModelSpec& model, const Com
   const bool rotary = model.positional() == ROTARY;
   AppendNormRotate("q", s.heads, Find(block, TensorSlot::kQNorm) != nullptr, rotary, s, &plan);
   AppendNormRotate("k", s.kv_heads, Find(block, TensorSlot::kKNorm) != nullptr, rotary, s, &plan);
-  // A prefix's perturbed keys and values [k, kv] each copied in front of
-  // each example's keys and values (attention_plan.h's layout): reads and
-  // writes 2·k·kv elements per example, one launch. The k and v
-  // projections write the real rows behind them (their GEMMs as above).
-  const int64_t prefix_rows = s.examples * s.prefix;
-  if (prefix_rows > 0) {
-    plan.push_back(MemoryPass("copy prefix keys and values", s.dtype,
-                              2.0 * prefix_rows * 2 * s.kvw * s.c));
-  }
-  // The scratch (BlockForwardGpu): the workspace past q | k | v (the keys
-  // and values with the prefix's rows), whose size the backend takes from
-  // the model (BlockWorkspaceFloats, equal to
+  // The scratch (BlockForwardGpu): the workspace past q | k | v, whose size
+  // the backend takes from the model (BlockWorkspaceFloats, equal to
   // BlockForwardWorkspaceElements), not from the op's range, less the skip
-  // to a 16-byte boundary of its start's address.
+  // to a 16-byte boundary of its start's address. A prefix's joined rows
+  // are in a scratch of the stream's, not here.
   const int64_t workspace = BlockForwardWorkspaceElements(model, s.examples, s.seq);
-  const int64_t qkv_elements = s.tokens * (s.qw + 2 * s.kvw) + 2 * prefix_rows * s.kvw;
+  const int64_t qkv_elements = s.tokens * (s.qw + 2 * s.kvw);
   const int64_t skip = (16 - (op.workspace().offset_bytes() + qkv_elements * s.c) % 16) % 16;
   RETURN_IF_ERROR(AppendAttention(s, (workspace - qkv_elements) * s.c - skip, &plan));
   AppendLinear(block, TensorSlot::kOWeight, TensorSlot::kOBias, "o", s.qw, s.h, Activation::kNone,

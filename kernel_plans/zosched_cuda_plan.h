@@ -22,7 +22,11 @@
 //                       CausalAttention, attention_plan.cc PlanAttentionTiling
 //                       and ForEachAttentionStep (the split into strided-
 //                       batched cuBLAS products, Gemm::StridedBatched, and
-//                       causal_softmax.cu CausalSoftmaxRows passes)
+//                       causal_softmax.cu CausalSoftmaxRows passes); with a
+//                       prefix, attention.cc PrefixAttention (per example
+//                       prefix_join.cu JoinPrefixRows, the steps of
+//                       attention_plan.cc PrefixJoinedShape, a
+//                       cudaMemcpy2DAsync of the context back)
 //   HEAD_LOSS:          runtime/ops/head_loss_plan.cc PlanHeadLoss;
 //                       perturb.cu; decoder_forward_gpu.cc HeadLossFromRowsGpu;
 //                       runtime/cuda/nn/head_loss.cu LabelHeadLoss
@@ -54,13 +58,7 @@
 //     default);
 //   - device buffers start 256-byte aligned (cuda_backend.cc kDeviceAlign),
 //     so the workspace's offset_bytes decides the attention scratch's skip
-//     to a 16-byte boundary;
-//   - a prefix (which the backend does not run yet) is taken to run as
-//     the CPU forward computes it (runtime/nn/decoder_forward.cc) on the
-//     kernels above: the prefix's keys and values copied in front of each
-//     example's in the workspace's q | k | v (each grows by examples · k
-//     rows, the attention scratch past them shrinks as much), the k and v
-//     projections writing the real rows behind them as one GEMM each.
+//     to a 16-byte boundary.
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -76,7 +74,9 @@ namespace zosched {
 // launches is one Kernel with `launches` > 1. The attention's per-call
 // triple (scores, softmax, context) is listed once per distinct shape with
 // launches = how many times the triple repeats; on the GPU the three
-// interleave (scores, softmax, context, scores, ...).
+// interleave (scores, softmax, context, scores, ...). With a prefix, each
+// example's join before them and copy back after them are listed likewise
+// (launches = examples).
 // What the plan reads off the op besides its kind:
 //   UPDATE, CAST:       params.elements (and for CAST wire.size_bytes: the
 //                       wire dtype's element size); UPDATE zo_state.size_bytes
@@ -102,11 +102,15 @@ namespace zosched {
 // not at all: it is read as stored) and the block's ADAPTER_PART
 // (AdapterParams elements) is perturbed in one launch. LoRA: each adapted
 // projection adds its adapter's GEMMs and scaling pass. A prefix of k
-// tokens: one pass copies its keys and values (2·k·KvWidth elements read
-// and written per example) in front of each example's, and attention runs
-// over k + seq keys (attention_plan.h's prefix): scores and context of a
-// chunk of query rows [r0, r1) are (k + r1) × rows, the softmax sees k
-// more scores a row, the scratch holds fewer rows of them.
+// tokens: attention runs one example at a time (the workspace, hence the
+// score scratch, as without one): a join pass writes the example's queries
+// behind k zero rows and its keys and values behind the prefix's (reads
+// seq·(q + 2kv) + 2k·kv elements, writes (k + seq)·(q + 2kv); q =
+// QueryWidth, kv = KvWidth), the attention's steps run on that one example
+// of seq k + seq (attention_plan.h PrefixJoinedShape: whole heads' scores
+// and context are (k + seq) × (k + seq), the k zero query rows included,
+// whose softmax rows are written as 0 and read nothing), and a 2-D copy
+// moves its seq context rows back (seq·q elements read and written).
 absl::StatusOr<KernelPlan> ZoschedCudaPlan(const ModelSpec& model, const ComputeOp& op,
                                            DType compute_dtype, const Peft& peft);
 

@@ -7,7 +7,6 @@
 
 #include "gtest/gtest.h"
 #include "kernel_plans/one_gpu_cluster_for_test.h"
-#include "models/accounting.h"
 #include "models/adapters.h"
 #include "models/family_for_test.h"
 #include "models/model_spec.h"
@@ -457,87 +456,180 @@ TEST(ZoschedCudaPlanTest, LoraPerturbsOnlyTheAdapters) {
   ExpectFrozenEmbedAndHead(model, peft);
 }
 
-// A prefix of k tokens: the block read as stored, its 2·k·kv prefix
-// elements perturbed in one launch and copied in front of each example's
-// keys and values, and each query's scores and context over k more keys:
-// the model's 4·k·QueryWidth FLOPs a token more in the GEMMs, and k more
-// scores a row in the softmax. Whole heads fit the scratch here, with and
-// without the prefix.
-TEST(ZoschedCudaPlanTest, PrefixAttendsToKMoreKeysAndPerturbsOnlyTheAdapters) {
+// Index of the first kernel named `name` in `plan`, or -1.
+int IndexOf(const KernelPlan& plan, const std::string& name) {
+  for (size_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Launches of the kernels named `name`.
+int64_t LaunchesOf(const KernelPlan& plan, const std::string& name) {
+  int64_t launches = 0;
+  for (const Kernel& k : plan) {
+    if (k.name == name) launches += k.launches;
+  }
+  return launches;
+}
+
+// Σ_{i = k}^{k + seq - 1} (i + 1): the scores the softmax reads for one
+// head of one example joined behind a prefix of k (row i >= k, position
+// i - k, sees keys 0 .. i; the k prefix rows read none).
+double JoinedVisibleScores(int64_t k, int64_t seq) {
+  return static_cast<double>(k + seq) * (k + seq + 1) / 2 - static_cast<double>(k) * (k + 1) / 2;
+}
+
+// The join's bytes for one example behind a prefix of k (prefix_join.h):
+// it reads the example's seq rows of q | kv | kv and the prefix's keys and
+// values, and writes k + seq dense rows of q | kv | kv, at c bytes each.
+double JoinBytes(int64_t k, int64_t seq, int64_t q, int64_t kv, int64_t c) {
+  return (seq * (q + 2 * kv) + 2 * k * kv + (k + seq) * (q + 2 * kv)) * static_cast<double>(c);
+}
+
+// A prefix of k tokens, as the backend's attention.cc runs it: each
+// example on its own, joined behind k rows (one join launch), attention
+// over its k + seq rows (the k zero query rows too), its context copied
+// back (one 2-D copy launch). The block is read as stored and its 2·k·kv
+// prefix elements are perturbed in one launch. Here whole heads fit the
+// scratch, which a prefix leaves as it is (q | k | v 256 · 2304 of the
+// 983040 elements: 196608 floats, 10 heads of 133 × 136 scores a call,
+// where without a prefix 12 heads of 128 × 128 fit).
+TEST(ZoschedCudaPlanTest, PrefixRunsEachExampleJoinedBehindItsKRows) {
   const ModelSpec model = Zoo("opt-125m");
-  const Peft peft = PrefixPeft(5);
-  const int64_t examples = 2, seq = 128, tokens = examples * seq, kv = KvWidth(model);
+  const int64_t k = 5, examples = 2, seq = 128, tokens = examples * seq;
+  const int64_t heads = model.num_heads(), d = HeadDim(model);
+  const int64_t q = QueryWidth(model), kv = KvWidth(model), c = 2;
+  const Peft peft = PrefixPeft(k);
   const ComputeOp op = ForwardOp(BLOCK_FORWARD, examples, seq);
   absl::StatusOr<KernelPlan> prefix = ZoschedCudaPlan(model, op, FP16, peft);
   ASSERT_TRUE(prefix.ok()) << prefix.status();
   ExpectWellFormed(*prefix, "prefix k5");
   ExpectPerturbsOnlyTheAdapters(model, peft, *prefix);
-  EXPECT_EQ(AdapterParams(model, peft), 2 * 5 * kv);
+  EXPECT_EQ(AdapterParams(model, peft), 2 * k * kv);
 
-  const Kernel* scores = FindKernel(*prefix, "attention scores");
-  ASSERT_NE(scores, nullptr);
-  EXPECT_EQ(scores->m, 5 + seq);  // keys: the prefix's, then the real ones
-  EXPECT_EQ(scores->n, seq);      // query rows
-  const Kernel* context = FindKernel(*prefix, "attention context");
-  ASSERT_NE(context, nullptr);
-  EXPECT_EQ(context->k, 5 + seq);
-  const Kernel* copy = FindKernel(*prefix, "copy prefix keys and values");
-  ASSERT_NE(copy, nullptr);
-  EXPECT_DOUBLE_EQ(copy->bytes, 2.0 * examples * 2 * 5 * kv * 2);  // read and written, FP16
+  // Per example: the join, then the attention's steps, then the copy back,
+  // o_proj after them.
+  const int join = IndexOf(*prefix, "join prefix and example rows");
+  const int copy = IndexOf(*prefix, "copy context rows back");
+  ASSERT_GE(join, 0);
+  ASSERT_GE(copy, 0);
+  EXPECT_EQ((*prefix)[join + 1].name, "attention scores");
+  EXPECT_EQ((*prefix)[copy - 1].name, "attention context");
+  EXPECT_EQ((*prefix)[copy + 1].name, "o projection");
+  EXPECT_EQ((*prefix)[join].launches, examples);
+  EXPECT_EQ((*prefix)[copy].launches, examples);
+  EXPECT_DOUBLE_EQ((*prefix)[join].bytes, JoinBytes(k, seq, q, kv, c));
+  EXPECT_DOUBLE_EQ((*prefix)[copy].bytes, 2.0 * seq * q * c);  // seq rows of q, read and written
 
-  const KernelPlan full = PlanOf(model, op, FP16);
-  const int64_t extra_per_token = CountModel(model, peft).adapter_flops_per_token;
-  EXPECT_EQ(extra_per_token, 4 * 5 * QueryWidth(model));
-  EXPECT_DOUBLE_EQ(GemmFlops(*prefix) - GemmFlops(full),
-                   static_cast<double>(extra_per_token) * tokens);
-  EXPECT_DOUBLE_EQ(FlopsOf(*prefix, "causal softmax") - FlopsOf(full, "causal softmax"),
-                   5.0 * 5 * model.num_heads() * tokens);
-  // Beside the perturbations (all of the frozen block's, the prefix's
-  // alone), the prefix costs about 4·k·QueryWidth FLOPs a token (the
-  // softmax's 5·k a head adds 5 / (4·HeadDim)).
-  auto unperturbed_flops = [](const KernelPlan& plan) {
-    double flops = 0;
-    for (const Kernel& k : plan) {
-      if (k.name.rfind("perturb", 0) != 0) flops += k.flops * k.launches;
+  // Every score and context product is a whole head's (k + seq) square:
+  // calls of 10 heads, then of 2, per example.
+  int64_t score_heads = 0, context_heads = 0;
+  for (const Kernel& kernel : *prefix) {
+    if (kernel.name == "attention scores") {
+      EXPECT_EQ(kernel.m, k + seq);
+      EXPECT_EQ(kernel.n, k + seq);
+      EXPECT_EQ(kernel.k, d);
+      EXPECT_EQ(kernel.launches, examples);
+      score_heads += kernel.batch * kernel.launches;
+    } else if (kernel.name == "attention context") {
+      EXPECT_EQ(kernel.m, d);
+      EXPECT_EQ(kernel.n, k + seq);
+      EXPECT_EQ(kernel.k, k + seq);
+      context_heads += kernel.batch * kernel.launches;
     }
-    return flops;
-  };
-  EXPECT_NEAR((unperturbed_flops(*prefix) - unperturbed_flops(full)) / (extra_per_token * tokens),
-              1.0, 0.03);
+  }
+  EXPECT_EQ(score_heads, examples * heads);
+  EXPECT_EQ(context_heads, examples * heads);
+  EXPECT_EQ(FindKernel(*prefix, "attention scores")->batch, 10);
+  EXPECT_EQ(LaunchesOf(*prefix, "causal softmax"), 2 * examples);
+  EXPECT_DOUBLE_EQ(GemmFlops(*prefix), 2.0 * tokens * BlockMatrixElements(model) +
+                                           2.0 * 2.0 * examples * heads * (k + seq) * (k + seq) *
+                                               d);
+  // The softmax reads the scores of the real query rows, writes every row
+  // (the prefix's rows as 0), and reads the example's length per launch.
+  const double visible = examples * heads * JoinedVisibleScores(k, seq);
+  EXPECT_DOUBLE_EQ(FlopsOf(*prefix, "causal softmax"), 5.0 * visible);
+  double softmax_bytes = 0;
+  for (const Kernel& kernel : *prefix) {
+    if (kernel.name == "causal softmax") softmax_bytes += kernel.bytes * kernel.launches;
+  }
+  EXPECT_DOUBLE_EQ(softmax_bytes, 4.0 * visible +
+                                      static_cast<double>(examples) * heads * (k + seq) *
+                                          (k + seq) * c +
+                                      4.0 * 2 * examples);
+
+  // Without a prefix: no join, no copy back, the batch's whole heads.
+  const KernelPlan full = PlanOf(model, op, FP16);
+  EXPECT_EQ(FindKernel(full, "join prefix and example rows"), nullptr);
+  EXPECT_EQ(FindKernel(full, "copy context rows back"), nullptr);
+  EXPECT_EQ(FindKernel(full, "attention scores")->batch, heads);
   ExpectFrozenEmbedAndHead(model, peft);
 }
 
-// One head per call in chunks of query rows: a chunk [r0, r1) sees the
-// prefix's k keys and r1 real ones, and rows of k + seq scores leave the
-// scratch room for fewer rows a chunk.
-TEST(ZoschedCudaPlanTest, PrefixWidensEveryChunkOfOneHeadPerCallAttention) {
-  // As ChunkedAttentionComputesTheTrapezoidOfEachChunk's model (d 16):
-  // q | k | v and 2 · 5 prefix rows of 64 take 49792 of the 131072
-  // elements, leaving 40640 floats: 153 rows of 264 (5 + 256 rounded up
-  // to 4) scores.
+// Every family (grouped-query heads, GPT-2's fused q | k | v rows, Qwen3's
+// wider queries) and compute dtype: the join moves dense rows of
+// QueryWidth and KvWidth, and the products cover (k + seq)² per head.
+TEST(ZoschedCudaPlanTest, PrefixJoinsDenseRowsOfEveryFamily) {
+  const int64_t k = 3, examples = 2, seq = 48;
+  for (const ModelSpec& model : EveryFamily()) {
+    for (DType dtype : {FP32, FP16, BF16}) {
+      const std::string what = model.name() + " " + DType_Name(dtype);
+      const int64_t q = QueryWidth(model), kv = KvWidth(model), c = DTypeBytes(dtype);
+      absl::StatusOr<KernelPlan> plan =
+          ZoschedCudaPlan(model, ForwardOp(BLOCK_FORWARD, examples, seq), dtype, PrefixPeft(k));
+      ASSERT_TRUE(plan.ok()) << what << ": " << plan.status();
+      ExpectWellFormed(*plan, what);
+      const Kernel* join = FindKernel(*plan, "join prefix and example rows");
+      const Kernel* copy = FindKernel(*plan, "copy context rows back");
+      ASSERT_NE(join, nullptr) << what;
+      ASSERT_NE(copy, nullptr) << what;
+      EXPECT_DOUBLE_EQ(join->bytes, JoinBytes(k, seq, q, kv, c)) << what;
+      EXPECT_DOUBLE_EQ(copy->bytes, 2.0 * seq * q * c) << what;
+      const double square = 2.0 * examples * model.num_heads() * (k + seq) * (k + seq) *
+                            HeadDim(model);
+      EXPECT_DOUBLE_EQ(FlopsOf(*plan, "attention scores"), square) << what;
+      EXPECT_DOUBLE_EQ(FlopsOf(*plan, "attention context"), square) << what;
+    }
+  }
+}
+
+// One head per call in chunks of query rows: the joined example's rows of
+// k + seq scores, in the scratch a prefix leaves as it is.
+TEST(ZoschedCudaPlanTest, PrefixChunksEachJoinedExampleInTheSameScratch) {
+  // As ChunkedAttentionComputesTheTrapezoidOfEachChunk's model (d 16), two
+  // examples: q | k | v take 98304 of the 196608 elements, leaving 49152
+  // floats: 186 rows of 264 (5 + 256 rounded up to 4) scores, so chunks
+  // [0, 186) and [186, 261) of the joined rows.
   OptTestSizes sizes;
   sizes.hidden = 64;
   sizes.heads = 4;
   sizes.ffn = 256;
   sizes.max_positions = 512;
   const ModelSpec model = FamilyForTest(OPT, "opt-chunked", sizes);
+  const int64_t k = 5, examples = 2, seq = 256;
   absl::StatusOr<KernelPlan> plan =
-      ZoschedCudaPlan(model, ForwardOp(BLOCK_FORWARD, 1, 256), FP16, PrefixPeft(5));
+      ZoschedCudaPlan(model, ForwardOp(BLOCK_FORWARD, examples, seq), FP16, PrefixPeft(k));
   ASSERT_TRUE(plan.ok()) << plan.status();
   std::vector<std::pair<int64_t, int64_t>> chunks;  // (keys, rows): cuBLAS's m, n
-  for (const Kernel& k : *plan) {
-    if (k.name != "attention scores") continue;
-    EXPECT_EQ(k.batch, 1);
-    EXPECT_EQ(k.launches, 4);  // per head
-    chunks.emplace_back(k.m, k.n);
+  for (const Kernel& kernel : *plan) {
+    if (kernel.name != "attention scores") continue;
+    EXPECT_EQ(kernel.batch, 1);
+    EXPECT_EQ(kernel.launches, examples * 4);  // per example and head
+    chunks.emplace_back(kernel.m, kernel.n);
   }
   ASSERT_EQ(chunks.size(), 2u);
-  EXPECT_EQ(chunks[0], std::make_pair(int64_t{5 + 153}, int64_t{153}));
-  EXPECT_EQ(chunks[1], std::make_pair(int64_t{5 + 256}, int64_t{103}));
-  const double attention = 2.0 * 2.0 * 4 * HeadDim(model) * (153 * 158 + 103 * 261);
-  EXPECT_DOUBLE_EQ(GemmFlops(*plan), 2.0 * 256 * BlockMatrixElements(model) + attention);
-  // Row i of a chunk sees k + i + 1 scores: Σ over the 256 rows, per head.
-  EXPECT_DOUBLE_EQ(FlopsOf(*plan, "causal softmax"), 4 * 5.0 * (256 * 5 + 256 * 257 / 2));
+  EXPECT_EQ(chunks[0], std::make_pair(int64_t{186}, int64_t{186}));
+  EXPECT_EQ(chunks[1], std::make_pair(int64_t{261}, int64_t{75}));
+  EXPECT_EQ(LaunchesOf(*plan, "join prefix and example rows"), examples);
+  EXPECT_EQ(LaunchesOf(*plan, "copy context rows back"), examples);
+  const double attention = 2.0 * 2.0 * examples * 4 * HeadDim(model) * (186 * 186 + 75 * 261);
+  EXPECT_DOUBLE_EQ(GemmFlops(*plan),
+                   2.0 * examples * seq * BlockMatrixElements(model) + attention);
+  // Per example and head, the real rows 5 .. 260 read 6 .. 261 scores.
+  EXPECT_DOUBLE_EQ(FlopsOf(*plan, "causal softmax"),
+                   5.0 * examples * 4 * JoinedVisibleScores(k, seq));
+  EXPECT_DOUBLE_EQ(JoinedVisibleScores(k, seq), 261 * 262 / 2 - 15);
 }
 
 }  // namespace

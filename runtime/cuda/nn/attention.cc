@@ -67,17 +67,6 @@ class GpuAttentionSteps : public AttentionSteps {
   void* scratch_;
 };
 
-// One example's plan over a prefix: the example alone, its positions
-// behind the prefix's k, its rows dense (the joined copies').
-AttentionShape JoinedShape(const AttentionShape& shape, int64_t tokens) {
-  AttentionShape joined = shape;
-  joined.examples = 1;
-  joined.seq = tokens + shape.seq;
-  joined.q_ld = shape.heads * shape.head_dim;
-  joined.kv_ld = shape.kv_heads * shape.head_dim;
-  return joined;
-}
-
 // Attention over `prefix` (CausalAttention's contract), example by example:
 // join its rows behind the prefix's, run its plan, copy its context back.
 absl::Status PrefixAttention(Gemm& gemm, ElementType type, const AttentionShape& shape,
@@ -91,7 +80,7 @@ absl::Status PrefixAttention(Gemm& gemm, ElementType type, const AttentionShape&
         "expected tokens >= 1 and all three",
         tokens, prefix.keys, prefix.values, prefix.joined));
   }
-  const AttentionShape joined = JoinedShape(shape, tokens);
+  const AttentionShape joined = PrefixJoinedShape(shape, tokens);
   if (absl::Status s = PlanAttentionTiling(joined).status(); !s.ok()) {
     return absl::Status(s.code(), absl::StrFormat("%s (the keys of a prefix of %d tokens, then "
                                                   "seq %d)",

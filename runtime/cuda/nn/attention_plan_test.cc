@@ -340,19 +340,16 @@ TEST(PlanAttentionTiling, RefusesGroupsThatDoNotDivideAndShortRows) {
 
 // Attention over a prefix of k keys and values as attention.cc runs it:
 // each example alone, its queries behind k zero rows and its keys and
-// values behind the prefix's, through the plan of seq k + seq with the
-// softmax's prefix mask; rows k .. k + seq of its joined queries must be
-// its context over the prefix (attention_reference.h), for every tiling.
+// values behind the prefix's, through the plan of its PrefixJoinedShape
+// (seq k + seq) with the softmax's prefix mask; rows k .. k + seq of its
+// joined queries must be its context over the prefix
+// (attention_reference.h), for every tiling.
 void CheckJoinedPrefix(AttentionShape shape, const std::vector<int32_t>& lengths,
                        int64_t tokens, int64_t scratch_bytes, double tolerance) {
   shape.scratch_bytes = scratch_bytes;
   const int64_t seq = shape.seq, rows = shape.examples * seq;
-  const int64_t qw = shape.heads * shape.head_dim, kvw = shape.kv_heads * shape.head_dim;
-  AttentionShape joined = shape;
-  joined.examples = 1;
-  joined.seq = tokens + seq;
-  joined.q_ld = qw;
-  joined.kv_ld = kvw;
+  const AttentionShape joined = PrefixJoinedShape(shape, tokens);
+  const int64_t qw = joined.q_ld, kvw = joined.kv_ld;
   // Values in [-2, 2], as T stores them (a scratch host buffer rounds them).
   HostAttention rounding(shape, lengths);
   std::mt19937 rng(9);
