@@ -201,7 +201,8 @@ std::vector<CycleCase> CpuCases() {
     }
     // Prefix tuning (MeZO's 5 virtual tokens): as LoRA, the base frozen and
     // the prefix resident; its cost is attention over 5 more keys.
-    for (const StrategyGrid& g : {StrategyGrid{ZO2, 1, 1, true}, StrategyGrid{DISTZO2, 2, 2, false}}) {
+    for (const StrategyGrid& g :
+         {StrategyGrid{ZO2, 1, 1, true}, StrategyGrid{DISTZO2, 2, 2, false}}) {
       CycleCase c = TestbedCase(GridSchemeName(g) + "_prefix_" + regime, g, gbps);
       Peft& peft = *c.options.training.mutable_peft();
       peft.set_kind(PREFIX);

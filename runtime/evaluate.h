@@ -29,7 +29,8 @@ struct Evaluation {
 
 // Runs the fp32 forward (runtime/nn) over `examples` in micro-batches of
 // `micro_batch` with the given flat parts (embedding, the blocks in order,
-// head, then under `peft` LoRA every block's adapters in order) and scores
+// head, then under `peft` LoRA or a prefix every block's ADAPTER_PART in
+// order) and scores
 // the label-word logits.
 Evaluation Evaluate(const ModelSpec& spec, const Peft& peft, const std::vector<const float*>& parts,
                     const EncodedExamples& examples, const std::vector<int32_t>& label_words,

@@ -36,8 +36,10 @@ struct TrainOptions {
   int eval_examples = 256;         // dev examples per evaluation (0: all)
   std::string init = "random";     // "random" or a .safetensors path
   uint64_t init_seed = 1;
-  // LoRA: a PEFT adapter directory (runtime/checkpoint/peft_adapters.h) the
-  // adapters start from; "" starts them as init_seed says (B = 0).
+  // LoRA or a prefix: a PEFT adapter directory
+  // (runtime/checkpoint/peft_adapters.h) the adapters start from; "" starts
+  // them as init_seed says (LoRA's B = 0; a prefix from the base's
+  // activations on tokens drawn by init_seed).
   std::string init_adapters;
   bool resume = false;             // continue the run in out_dir
   bool overwrite = false;          // a fresh run may replace the outputs in out_dir

@@ -227,7 +227,8 @@ absl::Status OperandChecker::CheckParams(const Op& op, absl::string_view role,
   const int64_t part = PartElements(counts_, p.part());
   if (part == 0) {
     return OpError(op, absl::StrCat(role, ".part"), Part_Name(p.part()),
-                   "a part the schedule trains (ADAPTER_PART only under training.peft LORA or PREFIX)");
+                   "a part the schedule trains (ADAPTER_PART only under training.peft LORA or "
+                   "PREFIX)");
   }
   if (p.first_element() < 0 || p.elements() < 1 || p.first_element() > part ||
       p.elements() > part - p.first_element()) {

@@ -275,7 +275,8 @@ TEST(ValidateSchedule, HoldsLoraSchedulesToTheFrozenBase) {
   Op& update = OpNamed(s, "update adapters block 0");
   *update.mutable_compute()->mutable_params() = OpNamed(s, "fwd+ block 0").compute().params();
   ExpectInvalid(s, {"'update adapters block 0'", "compute.params.part is DECODER_BLOCK; expected "
-                    "ADAPTER_PART: under training.peft LORA or PREFIX the base parameters are frozen"});
+                    "ADAPTER_PART: under training.peft LORA or PREFIX the base parameters "
+                    "are frozen"});
   s = Zo2();
   s.mutable_training()->mutable_peft()->set_lora_rank(8);
   ExpectInvalid(s, {"peft sets LoRA fields", "its kind is PEFT_NONE"});

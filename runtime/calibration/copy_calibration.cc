@@ -25,7 +25,7 @@ absl::Status MeasureCopies(int repeats, const Schedule& zo2, Cluster* out) {
     if (op.has_copy() && op.copy().direction() == HOST_TO_DEVICE && !upload) upload = &op;
     if (op.has_copy() && op.copy().direction() == DEVICE_TO_HOST && !offload) offload = &op;
   }
-  // A LoRA schedule offloads nothing (its base is frozen): its upload
+  // A LoRA or prefix schedule offloads nothing (its base is frozen): its upload
   // reversed times the link's other direction.
   Op reversed;
   if (offload == nullptr && upload != nullptr) {

@@ -215,8 +215,8 @@ TEST(PeftAdaptersTest, ConfigIsPeftsJson) {
   EXPECT_EQ(llama_config["target_modules"], Json::array({"gate_proj", "q_proj", "up_proj"}));
 
   // Saving again over the directory replaces both files.
-  ASSERT_TRUE(SavePeftAdapters(dir, opt, LoraPeft(2, 4), Adapters(opt, LoraPeft(2, 4), false), FP32, "")
-                  .ok());
+  const Peft lora = LoraPeft(2, 4);
+  ASSERT_TRUE(SavePeftAdapters(dir, opt, lora, Adapters(opt, lora, false), FP32, "").ok());
   EXPECT_EQ(ReadConfigJson(dir)["r"], 2);
 }
 
@@ -510,7 +510,8 @@ TEST(PeftPrefixTest, PromptEmbeddingsHoldEachLayersKeyThenValuePerToken) {
 TEST(PeftPrefixTest, ConfigIsPeftsPrefixTuningConfig) {
   const ModelSpec llama = Zoo("llama-tiny");
   const std::string dir = FreshDir("prefix_config");
-  ASSERT_TRUE(SavePeftAdapters(dir, llama, PrefixPeft(5), Adapters(llama, PrefixPeft(5), false), FP32,
+  const Peft prefix = PrefixPeft(5);
+  ASSERT_TRUE(SavePeftAdapters(dir, llama, prefix, Adapters(llama, prefix, false), FP32,
                                "meta-llama/Llama-3.2-1B")
                   .ok());
   const Json config = ReadConfigJson(dir);

@@ -625,7 +625,7 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
   const int64_t width = ElementBytes(compute_);
   cudaStream_t s = streams_[stream_index];
   const int seq = seq_;
-  // θ ± εz of `range` of the op's params into `into`; under LoRA θ itself
+  // θ ± εz of `range` of the op's params into `into`; under LoRA or a prefix θ itself
   // (frozen params are copied, not perturbed).
   auto perturb = [&](const Perturbation& p, const PerturbedRange& range,
                      char* into) -> cudaError_t {
@@ -639,7 +639,7 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
   };
   // Rows `rows` of a table gathered into `out`, perturbed (LaunchPerturbRows:
   // the table's z stream and element index of its first element); under
-  // LoRA copied as they are.
+  // LoRA or a prefix copied as they are.
   auto perturb_rows = [&](const Perturbation& p, uint32_t z_stream, int64_t table_first,
                           const char* table, int64_t row_width, const int32_t* rows,
                           int64_t n_rows, char* out) -> cudaError_t {
@@ -714,7 +714,7 @@ absl::Status CudaBackend::EnqueueCompute(const Op& op, const Operands& operands,
       // words' rows of the LM head, read where o.lm_head points: the token
       // table (tied) or the head part's own lm_head (untied), each with its
       // part's z stream and element indices (head_loss_plan.h). Under LoRA
-      // both copied as they are.
+      // or a prefix both copied as they are.
       const HeadLossPlan& plan = o.head_loss;
       const Perturbation p = PerturbationOf(c, t, seed);
       GPU_RETURN_IF_ERROR(perturb(p, plan.head, o.perturbed));

@@ -16,9 +16,10 @@
 // - BLOCK_FORWARD: θ ± εz of the block into the perturbed operand, tensor by
 //   tensor (runtime/nn/perturbed_block_layout.h), then one pre-norm decoder
 //   block of the model's family over the op's micro-batch, in place. Under
-//   LoRA the block is read as it is and θ ± εz of its adapters goes into
-//   the perturbed operand, all at once; the adapted projections add their
-//   adapter's term (runtime/nn/block_lora.h).
+//   LoRA or a prefix the block is read as it is and θ ± εz of its adapters
+//   goes into the perturbed operand, all at once; the adapted projections
+//   add their adapter's term (runtime/nn/block_lora.h), or attention reads
+//   the prefix first (runtime/nn/block_prefix.h).
 // - Under LoRA, EMBED and HEAD_LOSS copy their frozen rows into the same
 //   rooms unperturbed (Perturbation.frozen_params).
 // - HEAD_LOSS: θ ± εz of the head part and of the label words' rows of the
@@ -50,7 +51,7 @@ struct ComputeOperands {
   char* losses = nullptr;
   char* zo_state = nullptr;  // a ZoState (runtime/zo/zo_state.h)
   char* wire = nullptr;
-  char* adapters = nullptr;  // BLOCK_FORWARD under LoRA: the block's ADAPTER_PART
+  char* adapters = nullptr;  // BLOCK_FORWARD under LoRA or a prefix: the block's ADAPTER_PART
   uint32_t z_stream = 0;  // the params' z stream (PartStream of their part and block)
   uint32_t adapter_stream = 0;  // the adapters' z stream, when set
   EmbedPlan embed;        // EMBED only

@@ -17,7 +17,7 @@ namespace zosched {
 template <typename T>
 struct PerPart {
   T embedding, block, head;
-  T adapters;  // under LoRA: every block's adapters share one layout too
+  T adapters;  // under LoRA or a prefix: every block's adapters share one layout too
 
   // The one of `part` (DECODER_BLOCK and ADAPTER_PART for any block).
   const T& Of(Part part) const {

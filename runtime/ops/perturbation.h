@@ -1,8 +1,8 @@
 // Which θ ± εz a forward op computes with: the z of its direction's seed
 // (the step's seed for direction 0, runtime/zo/zo_math.h DirectionSeed),
 // scaled by the schedule's ε, added (PLUS) or subtracted (MINUS). Under LoRA
-// the op's params are frozen (read as they are) and only the adapters take
-// θ ± εz.
+// or a prefix the op's params are frozen (read as they are) and only the
+// adapters take θ ± εz.
 #pragma once
 
 #include <cstdint>

@@ -23,7 +23,7 @@ namespace zosched {
 //   decoder block b (0 <= b < num_layers)  -> b
 //   embeddings part (token + position)      -> num_layers
 //   head part (final norm, LM head)         -> num_layers + 1
-//   LoRA adapters of block b                -> num_layers + 2 + b
+//   LoRA adapters or prefix of block b      -> num_layers + 2 + b
 ZS_HD inline uint32_t BlockStream(int block) { return static_cast<uint32_t>(block); }
 ZS_HD inline uint32_t EmbeddingStream(int num_layers) { return static_cast<uint32_t>(num_layers); }
 ZS_HD inline uint32_t HeadStream(int num_layers) { return static_cast<uint32_t>(num_layers) + 1u; }

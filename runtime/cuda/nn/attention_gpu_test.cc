@@ -185,7 +185,8 @@ int64_t CountWrong(const std::vector<float>& got, const std::vector<double>& wan
   EXPECT_EQ(got.size(), want.size());
   int64_t wrong = 0;
   for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-    wrong += std::isnan(want[i]) ? !std::isnan(got[i]) : !(std::fabs(got[i] - want[i]) <= tolerance);
+    wrong += std::isnan(want[i]) ? !std::isnan(got[i])
+                                 : !(std::fabs(got[i] - want[i]) <= tolerance);
   }
   return wrong;
 }
