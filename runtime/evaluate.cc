@@ -10,20 +10,6 @@
 
 namespace zosched {
 
-namespace {
-
-// A block's weights as stored in its flat part.
-class PartWeights : public BlockWeightSource {
- public:
-  explicit PartWeights(const float* part) : part_(part) {}
-  const float* Get(const TensorSlice& t) override { return part_ + t.offset; }
-
- private:
-  const float* part_;
-};
-
-}  // namespace
-
 Evaluation Evaluate(const ModelSpec& spec, const Peft& peft, const std::vector<const float*>& parts,
                     const EncodedExamples& examples, const std::vector<int32_t>& label_words,
                     int micro_batch) {

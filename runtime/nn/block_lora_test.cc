@@ -20,15 +20,6 @@
 namespace zosched {
 namespace {
 
-class Weights : public BlockWeightSource {
- public:
-  explicit Weights(const float* part) : part_(part) {}
-  const float* Get(const TensorSlice& t) override { return part_ + t.offset; }
-
- private:
-  const float* part_;
-};
-
 std::vector<float> Normals(int64_t n, float scale, uint32_t seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, scale);
@@ -77,7 +68,7 @@ std::vector<float> Forward(const ModelSpec& spec, const std::vector<float>& bloc
                        std::vector<float> hidden, ThreadTeam* team = nullptr) {
   const int examples = static_cast<int>(lengths.size());
   std::vector<float> workspace(BlockWorkspaceFloats(spec, examples, seq));
-  Weights weights(block.data());
+  PartWeights weights(block.data());
   BlockForward(spec, weights, lengths.data(), examples, seq, hidden.data(), workspace.data(),
                team, nullptr, lora);
   return hidden;

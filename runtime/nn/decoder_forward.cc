@@ -271,20 +271,6 @@ int64_t BlockWorkspaceFloats(const ModelSpec& spec, int examples, int seq) {
   return BlockForwardWorkspaceElements(spec, examples, seq);
 }
 
-namespace {
-
-// The weights of a flat block part, in place.
-class PartWeights : public BlockWeightSource {
- public:
-  explicit PartWeights(const float* part) : part_(part) {}
-  const float* Get(const TensorSlice& tensor) override { return part_ + tensor.offset; }
-
- private:
-  const float* part_;
-};
-
-}  // namespace
-
 void BlockForward(const ModelSpec& spec, const float* block_part,
                   const int32_t* lengths, int examples, int seq, float* hidden,
                   float* workspace, KeyValueRows* captured) {

@@ -114,6 +114,16 @@ class BlockWeightSource {
   virtual const float* Get(const TensorSlice& tensor) = 0;
 };
 
+// The weights of a flat block part, in place.
+class PartWeights : public BlockWeightSource {
+ public:
+  explicit PartWeights(const float* part) : part_(part) {}
+  const float* Get(const TensorSlice& tensor) override { return part_ + tensor.offset; }
+
+ private:
+  const float* part_;
+};
+
 // One pre-norm decoder block (see the top of this file), in place on the
 // residual stream, with causal attention in which query i of example e
 // attends to keys j <= i, j < lengths[e]. Rows at padding positions come out

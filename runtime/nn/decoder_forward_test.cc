@@ -454,16 +454,6 @@ TEST(OptForward, MatchesNaiveReferenceWithoutFinalNorm) {
   ExpectMatchesReference(spec);
 }
 
-// A block's weights read in place from its flat part.
-class PartWeightsForTest : public BlockWeightSource {
- public:
-  explicit PartWeightsForTest(const float* part) : part_(part) {}
-  const float* Get(const TensorSlice& tensor) override { return part_ + tensor.offset; }
-
- private:
-  const float* part_;
-};
-
 bool BitwiseEqual(const float* a, const float* b, int64_t n) {
   return std::memcmp(a, b, sizeof(float) * n) == 0;
 }
@@ -591,7 +581,7 @@ TEST(DecoderForward, ThreadTeamBitwiseSameAsOneThread) {
                      workspace.data());
         for (int threads : {2, 3, 5}) {
           ThreadTeam team(threads);
-          PartWeightsForTest weights(m.blocks[0].data());
+          PartWeights weights(m.blocks[0].data());
           std::vector<float> together = input;
           BlockForward(spec, weights, lengths.data(), examples, seq, together.data(),
                        workspace.data(), &team);

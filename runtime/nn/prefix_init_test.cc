@@ -24,15 +24,6 @@
 namespace zosched {
 namespace {
 
-class Weights : public BlockWeightSource {
- public:
-  explicit Weights(const float* part) : part_(part) {}
-  const float* Get(const TensorSlice& t) override { return part_ + t.offset; }
-
- private:
-  const float* part_;
-};
-
 // A flat part with every element ~ N(0, 0.3²), norm weights near 1.
 std::vector<float> RandomPart(const PartLayout& layout, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -81,7 +72,7 @@ std::vector<float> Forward(const Model& m, const std::vector<int32_t>& tokens,
   std::vector<float> workspace(BlockWorkspaceFloats(m.spec, 1, seq));
   const int32_t length = seq;
   for (int b = 0; b < m.spec.num_layers(); ++b) {
-    Weights weights(m.blocks[b].data());
+    PartWeights weights(m.blocks[b].data());
     const BlockPrefix prefix =
         prefixes == nullptr ? BlockPrefix() : MakeBlockPrefix(m.spec, peft, (*prefixes)[b].data());
     BlockForward(m.spec, weights, &length, 1, seq, hidden.data(), workspace.data(), team,
