@@ -15,7 +15,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "base/subprocess.h"
 #include "base/temporary_directory.h"
@@ -45,9 +44,10 @@ MpiJobDirectory::~MpiJobDirectory() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-std::vector<std::pair<std::string, std::string>> MpiJobDirectory::Environment(int machines) const {
-  return {{machines > 1 ? "OMPI_MCA_orte_tmpdir_base" : "OMPI_MCA_orte_top_session_dir", path_},
-          {"OMPI_MCA_btl_vader_backing_directory", path_}};
+std::vector<std::pair<std::string, std::string>> MpiJobDirectory::Environment(
+    bool named_hosts) const {
+  if (named_hosts) return {{"OMPI_MCA_orte_local_tmpdir_base", path_}};
+  return {{"OMPI_MCA_orte_top_session_dir", path_}, {"OMPI_MCA_btl_vader_backing_directory", path_}};
 }
 
 bool StartedByMpiLauncher() {
@@ -109,9 +109,7 @@ absl::StatusOr<int> RunUnderMpirun(int ranks, const std::vector<std::string>& ar
     ASSIGN_OR_RETURN(MpiJobDirectory created, MpiJobDirectory::Create());
     job_directory = &own_directory.emplace(std::move(created));
   }
-  const int machines =
-      hosts.empty() ? 1 : static_cast<int>(std::vector<absl::string_view>(absl::StrSplit(hosts, ',')).size());
-  mpirun.environment = job_directory->Environment(machines);
+  mpirun.environment = job_directory->Environment(/*named_hosts=*/!hosts.empty());
   mpirun.environment.push_back({kLauncherVariable, "1"});
   MpirunOutputFilter filter;
   mpirun.stderr_lines = [&filter](absl::string_view line) {
@@ -173,7 +171,7 @@ absl::Status CheckNodesReachable(const std::vector<std::string>& nodes,
       }
     };
     ASSIGN_OR_RETURN(const MpiJobDirectory directory, MpiJobDirectory::Create());
-    probe.environment = directory.Environment();
+    probe.environment = directory.Environment(/*named_hosts=*/true);
     absl::StatusOr<int> status = RunSubprocess(probe);
     if (absl::IsNotFound(status.status())) {
       return absl::FailedPreconditionError(

@@ -49,12 +49,14 @@ class MpiJobDirectory {
   const std::string& path() const { return path_; }
   // The environment that points Open MPI there (mpirun passes it to its
   // ranks and daemons; a process of one rank sets it before MPI_Init).
-  // `machines`: how many machines the job's daemons run on. On one, this
-  // directory is Open MPI's session directory itself; on several, which
-  // see it at the same path (a shared $TMPDIR, the two-node testbed), each
-  // machine's daemon makes its own session directory inside it (named
-  // after the machine), since daemons that share one collide making it.
-  std::vector<std::pair<std::string, std::string>> Environment(int machines = 1) const;
+  // Without `named_hosts` (every rank on this machine) this directory is
+  // Open MPI's session directory itself and holds the shared-memory
+  // transport's segments. With them (mpirun --host), it is the session
+  // base of mpirun and of the ranks it starts itself only: the daemons on
+  // the named machines keep Open MPI's own session directories (under
+  // their /tmp, named after the machine, removed when they end), so a job
+  // leaves no directory behind on a machine where this path means nothing.
+  std::vector<std::pair<std::string, std::string>> Environment(bool named_hosts = false) const;
 
  private:
   explicit MpiJobDirectory(std::string path) : path_(std::move(path)) {}

@@ -34,6 +34,10 @@ absl::Status MpiError(int code, const char* what) {
 }  // namespace
 
 absl::Status InitMpi(int* argc, char*** argv, int* rank, int* size) {
+  // A launcher naming hosts gives mpirun alone its session base
+  // (runtime/launcher.h); a rank inherits the setting, and Open MPI refuses
+  // it beside the base the rank's daemon passes down.
+  unsetenv("OMPI_MCA_orte_local_tmpdir_base");
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   if (provided < MPI_THREAD_SERIALIZED) {

@@ -5,7 +5,8 @@
 # for two_node_cpu and started with mpirun across node1 and node2 trains to
 # the checksum of the same grid on one node and of ZO2 on one rank, and
 # train --hosts does too, also started on node1 with its $TMPDIR there
-# alone (node2's ranks get the schedule over MPI); --hosts refuses machines
+# alone (node2's ranks get the schedule over MPI, and neither machine keeps
+# a file of the job); --hosts refuses machines
 # that do not fit the schedule or cannot be reached; calibrate --hosts measures the NICs at the
 # links' rate, and one predicted-vs-measured cycle runs across the nodes; a node whose ranks are killed, or whose
 # link is cut, ends the job in time with a message naming it, and --resume
@@ -145,6 +146,15 @@ inside=$(timeout 300 "$testbed" exec node1 env TMPDIR=/dev/shm/launch "$train" \
   fail "train --hosts started on node1: $inside"
 sum_inside=$(sed -n 's/^final weights checksum: //p' <<<"$inside")
 [ "$sum_inside" = "$sum_one" ] || fail "train started on node1 gave '$sum_inside', one node '$sum_one'"
+# The job leaves nothing behind on either machine: its directory is gone
+# from node1, and node2's daemon kept Open MPI's files in a session
+# directory of its own that it removed, never at the launcher's path. (The
+# testbed's remote shell passes the launcher's environment on, which ssh
+# does not, so node2's daemon makes its session base at the same $TMPDIR.)
+for k in 1 2; do
+  left=$("$testbed" exec "node$k" "find /dev/shm/launch -mindepth 1 2>/dev/null")
+  [ -z "$left" ] || fail "the job left $left on node$k"
+done
 # Where no rank's machine has it: refused, naming the file and what to do.
 mkdir -p /dev/shm/zosched-test-launch
 TMPDIR=/dev/shm/zosched-test-launch refused "start train on one of the machines the ranks run on" \
