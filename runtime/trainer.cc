@@ -83,10 +83,21 @@ class Run {
       : o_(o), schedule_(schedule), timeout_(timeout), rank_(rank), world_(world) {}
   absl::StatusOr<TrainEnd> Go();
   std::chrono::seconds timeout() const { return timeout_; }
-  // The ranks of this node that have stalled or died (Heartbeats), for
-  // errors; "" when none or before set-up.
-  std::string SilentRanks() const {
-    return heartbeats_ == nullptr ? "" : heartbeats_->SilentRanks(std::chrono::seconds(2));
+  // What held the job up (Heartbeats), for errors: the ranks of this node
+  // that have stalled or died, and the other machines gone silent; "" when
+  // none or before set-up.
+  std::string Silence() const {
+    if (heartbeats_ == nullptr) return "";
+    constexpr std::chrono::seconds kSilence(2);
+    std::string said;
+    if (const std::string ranks = heartbeats_->SilentRanks(kSilence); !ranks.empty()) {
+      absl::StrAppend(&said, "; stalled or dead on this node: ", ranks);
+    }
+    if (const std::string machines = heartbeats_->SilentMachines(kSilence); !machines.empty()) {
+      absl::StrAppend(&said, "; no heartbeat from machine ", machines,
+                      " (its ranks stopped or died, or its link failed)");
+    }
+    return said;
   }
 
  private:
@@ -572,9 +583,8 @@ absl::StatusOr<TrainEnd> Train(const TrainOptions& options, const Schedule& sche
   absl::StatusOr<TrainEnd> end = run->Go();
   if (!end.ok()) {
     absl::Status status = end.status();
-    if (const std::string silent = run->SilentRanks(); !silent.empty()) {
-      status = absl::Status(status.code(),
-                            absl::StrCat(status.message(), "; stalled or dead on this node: ", silent));
+    if (const std::string silence = run->Silence(); !silence.empty()) {
+      status = absl::Status(status.code(), absl::StrCat(status.message(), silence));
     }
     // The caller aborts the job. No teardown: freeing the shared window and
     // the communicators is collective, and the other ranks may be gone.

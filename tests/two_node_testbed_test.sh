@@ -8,8 +8,8 @@
 # alone (node2's ranks get the schedule over MPI, and neither machine keeps
 # a file of the job); --hosts refuses machines
 # that do not fit the schedule or cannot be reached; calibrate --hosts measures the NICs at the
-# links' rate, and one predicted-vs-measured cycle runs across the nodes; a node whose ranks are killed, or whose
-# link is cut, ends the job in time with a message naming it, and --resume
+# links' rate, and one predicted-vs-measured cycle runs across the nodes; a node whose ranks are killed
+# or stopped, or whose link is cut, ends the job in time with a message naming it, and --resume
 # then gives the uninterrupted checksum; `down` leaves no namespace, link,
 # bridge, /etc/hosts line or state directory behind, and `up` twice is `up`
 # once. Tagged exclusive and no-sandbox: it changes this machine's network.
@@ -219,13 +219,22 @@ resumed() {
   sum=$(sed -n 's/^final weights checksum: //p' <<<"$again")
   [ "$sum" = "$sum_full" ] || fail "$1: resumed to '$sum', uninterrupted '$sum_full'"
 }
+# node2's ranks (ACTION's words, evaluated when it runs).
+node2_ranks='$(for p in $(ip netns pids zs-node2); do [ "$(cat /proc/$p/comm)" = train ] && echo $p; done)'
 # node2's ranks killed: mpirun ends the job at once, naming the rank and node.
-interrupted killed 'kill -9 $(for p in $(ip netns pids zs-node2); do
-  [ "$(cat /proc/$p/comm)" = train ] && echo $p; done)'
+interrupted killed "kill -9 $node2_ranks"
 grep -q "rank [23] (node node2) was killed by signal 9" <<<"$said" || fail "killed: $said"
 awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "killed: the job took $took s to end"
 resumed killed
 echo "node2's ranks killed: the job ended in $took s naming node2; --resume: $sum_full"
+# node2's ranks stopped (SIGSTOP: alive to mpirun, silent to the job): the
+# ranks' waits end within their 10 s, their heartbeats naming node2 silent,
+# and mpirun ends the stopped ranks with the job.
+interrupted stopped "kill -STOP $node2_ranks"
+grep -q "no heartbeat from machine node2 (ranks 2,3; silent for" <<<"$said" || fail "stopped: $said"
+awk -v t="$took" 'BEGIN { exit !(t < 60) }' || fail "stopped: the job took $took s to end"
+resumed stopped
+echo "node2's ranks stopped: the job ended in $took s naming node2 silent; --resume: $sum_full"
 # node2's link cut: the ranks' waits end within their 10 s, naming node2,
 # and mpirun, which cannot reach node2 to end its ranks, within 20 s more.
 interrupted cut "ip link set zsv2 down"
@@ -247,10 +256,12 @@ done
 [ -n "$back" ] || fail "cut: node2 did not reach this machine within 60 s of its link coming back"
 grep -q "the link to its machine failed (the ranks are on .*node2 (ranks 2,3))" <<<"$said" ||
   fail "cut: $said"
+grep -q "no heartbeat from machine node2 (ranks 2,3; silent for" <<<"$said" ||
+  fail "cut: no heartbeat named node2 silent: $said"
 awk -v t="$took" 'BEGIN { exit !(t < 60) }' || fail "cut: the job took $took s to end"
 resumed cut
 echo "node2's link cut: the job ended in $took s naming node2; --resume: $sum_full"
-grep -m2 "link to its machine\|mpirun had not" <<<"$said"
+grep -m2 "link to its machine\|mpirun had not" <<<"$said" | cut -c1-400
 
 "$testbed" down || fail "down"
 trap - EXIT
