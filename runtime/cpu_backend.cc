@@ -420,16 +420,6 @@ class PerturbedBlockWeights : public BlockWeightSource {
   ThreadTeam* team_;
 };
 
-// A frozen block (LoRA): its weights as stored.
-class FrozenBlockWeights : public BlockWeightSource {
- public:
-  explicit FrozenBlockWeights(const float* theta) : theta_(theta) {}
-  const float* Get(const TensorSlice& t) override { return theta_ + t.offset; }
-
- private:
-  const float* theta_;
-};
-
 }  // namespace
 
 void CpuBackend::Forward(const ComputeOp& c, const ComputeOperands& o, const StepInputs& inputs) {
@@ -444,7 +434,7 @@ void CpuBackend::Forward(const ComputeOp& c, const ComputeOperands& o, const Ste
     const bool lora = TrainsLora(t.peft());
     const BlockLora block_lora = lora ? MakeBlockLora(*model_, t.peft(), adapters) : BlockLora();
     const BlockPrefix prefix = lora ? BlockPrefix() : MakeBlockPrefix(*model_, t.peft(), adapters);
-    FrozenBlockWeights weights(Floats(o.params));
+    PartWeights weights(Floats(o.params));
     BlockForward(*model_, weights, inputs.lengths + c.first_example(), c.examples(), t.seq_len(),
                  Floats(o.activations), Floats(o.workspace), team_.get(), rotary_.get(),
                  lora ? &block_lora : nullptr, lora ? nullptr : &prefix);

@@ -50,16 +50,6 @@ std::vector<float> PerturbedPart(const std::vector<float>& theta, uint64_t seed,
   return out;
 }
 
-// A block's weights as given.
-class BlockSource : public BlockWeightSource {
- public:
-  explicit BlockSource(const float* part) : part_(part) {}
-  const float* Get(const TensorSlice& t) override { return part_ + t.offset; }
-
- private:
-  const float* part_;
-};
-
 class BackendStep {
  public:
   // A MeZO step of `model` with `directions` perturbation directions,
@@ -193,7 +183,7 @@ class BackendStep {
         continue;
       }
       const std::vector<float> adapters = perturbed(params[2 + layers + b], ADAPTER_PART, b);
-      BlockSource weights(block.data());
+      PartWeights weights(block.data());
       if (TrainsLora(peft)) {
         const BlockLora adapted = MakeBlockLora(m, peft, adapters.data());
         BlockForward(m, weights, lengths_.data(), kBatch, kSeq, hidden->data(), workspace.data(),

@@ -1,7 +1,5 @@
 #include "runtime/heartbeats.h"
 
-#include <unistd.h>
-
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
@@ -35,10 +33,7 @@ absl::StatusOr<std::unique_ptr<Heartbeats>> Heartbeats::Start(std::chrono::milli
   ASSIGN_OR_RETURN(h->memory_, NodeSharedMemory::Allocate(2 * h->world_size_ * sizeof(Slot)));
   MPI_Comm_size(h->memory_->node(), &h->node_ranks_);
 
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  ASSIGN_OR_RETURN(const std::vector<std::string> rank_machines,
-                   AllGatherStrings(MPI_COMM_WORLD, name));
+  ASSIGN_OR_RETURN(const std::vector<std::string> rank_machines, MachineOfEachRank());
   std::vector<std::vector<int>> ranks_of;
   for (int r = 0; r < static_cast<int>(rank_machines.size()); ++r) {
     int m = 0;

@@ -219,6 +219,12 @@ absl::StatusOr<std::vector<std::string>> AllGatherStrings(MPI_Comm comm, const s
   return GatherBytes(comm, /*root=*/-1, text);
 }
 
+absl::StatusOr<std::vector<std::string>> MachineOfEachRank() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return AllGatherStrings(MPI_COMM_WORLD, name);
+}
+
 absl::StatusOr<std::unique_ptr<NodeSharedMemory>> NodeSharedMemory::Allocate(int64_t bytes) {
   std::unique_ptr<NodeSharedMemory> m(new NodeSharedMemory());
   int world_rank = 0;
@@ -303,9 +309,7 @@ absl::StatusOr<std::unique_ptr<MpiCollectives>> MpiCollectives::Create(
   MPI_Group_free(&world);
   RETURN_IF_ERROR(c->ShareNodeGroups(groups));
   // Which machine each rank runs on, for errors that name them.
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  ASSIGN_OR_RETURN(c->machines_, AllGatherStrings(MPI_COMM_WORLD, name));
+  ASSIGN_OR_RETURN(c->machines_, MachineOfEachRank());
   c->rank_ = rank;
   return c;
 }

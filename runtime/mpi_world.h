@@ -77,6 +77,10 @@ absl::StatusOr<std::vector<std::string>> GatherToRankZero(const std::string& byt
 // every rank. Blocking. Errors: Internal for MPI errors.
 absl::StatusOr<std::vector<std::string>> AllGatherStrings(MPI_Comm comm, const std::string& text);
 
+// Collective over MPI_COMM_WORLD: each world rank's machine (its hostname),
+// in rank order, on every rank. Errors: Internal for MPI errors.
+absl::StatusOr<std::vector<std::string>> MachineOfEachRank();
+
 // Memory shared by the ranks of one node (an MPI-3 shared window): the node's
 // host parameter store lives here once, whichever ranks read and write it.
 class NodeSharedMemory {

@@ -395,16 +395,6 @@ BlockPrefix CpuPrefix(const ModelSpec& spec, const Prefix& prefix, int layer) {
   return cpu;
 }
 
-// A flat block part for the CPU forward, read in place.
-class FlatBlock : public BlockWeightSource {
- public:
-  explicit FlatBlock(const float* part) : part_(part) {}
-  const float* Get(const TensorSlice& t) override { return part_ + t.offset; }
-
- private:
-  const float* part_;
-};
-
 struct Batch {
   int examples = 0;
   int seq = 0;
@@ -498,7 +488,7 @@ Outputs RunCpu(const Model& m, const Batch& b, const Lora* lora = nullptr,
                    hidden.data(), workspace.data());
     } else {
       // The CPU makes its own rotary table (of k + seq positions).
-      FlatBlock weights(m.blocks[layer].data());
+      PartWeights weights(m.blocks[layer].data());
       const BlockLora adapters =
           lora == nullptr ? BlockLora() : CpuLora(*lora, static_cast<int>(layer));
       const BlockPrefix block_prefix =
