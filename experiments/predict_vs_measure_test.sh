@@ -98,6 +98,38 @@ for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
   grep -q '"measured: device 3' "$out/$d/trace.json" 2>/dev/null || [ "$d" = zo2_compute-bound ] \
     || fail "$d: trace lacks the measured timeline"
 done
+# Devices pinned to one core (device d on core d mod the cores: 0 and 2, 1
+# and 3 on this 2-core machine) take turns: in the measured step no compute
+# op of one overlaps one of the other (times on the node's shared clock).
+cores=$(nproc)
+if [ "$cores" -lt 4 ]; then
+  awk -v cores="$cores" -F'[:,]' '/"ph":"X"/ && /"pid":100[0-3],"tid":0,/ {
+      for (i = 1; i < NF; ++i) {
+        if ($i == "\"pid\"") pid = $(i + 1) - 1000
+        if ($i == "\"ts\"") ts = $(i + 1)
+        if ($i == "\"dur\"") dur = $(i + 1)
+      }
+      n[pid]++; start[pid, n[pid]] = ts; end[pid, n[pid]] = ts + dur
+    }
+    END {
+      for (a = 0; a < 4; ++a) for (b = a + 1; b < 4; ++b) {
+        if (a % cores != b % cores) continue
+        for (i = 1; i <= n[a]; ++i) for (j = 1; j <= n[b]; ++j) {
+          if (start[a, i] < end[b, j] && start[b, j] < end[a, i]) {
+            printf "devices %d and %d computed at once: %.3f-%.3f and %.3f-%.3f us\n",
+              a, b, start[a, i], end[a, i], start[b, j], end[b, j]
+            bad = 1
+          }
+        }
+      }
+      exit bad
+    }' "$out/distzo2_P2xD2_sliced_balanced/trace.json" >"$TEST_TMPDIR/turns" \
+    || fail "devices on one core did not take turns: $(head -3 "$TEST_TMPDIR/turns")"
+  grep -c '"pid":1002,"tid":0,' "$out/distzo2_P2xD2_sliced_balanced/trace.json" | grep -qv '^0$' \
+    || fail "no measured compute ops of device 2 in the trace"
+else
+  echo "$cores cores: each device of P2xD2 computes on its own, no turns to check"
+fi
 for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
   [ -s "$out/$d/local_cpu.calibrated.pbtxt" ] || fail "$d: no calibration taken before it"
 done

@@ -76,6 +76,11 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     b->node_position_ = device;
     b->node_devices_ = schedule.devices_size();
   }
+  if (host_memory != nullptr && collectives != nullptr &&
+      b->node_devices_ * threads > OnlineCores()) {
+    b->turns_ = host_memory->core_turns();
+    b->turn_core_ = b->ComputeCores()[0] % b->turns_->cores();
+  }
   // The calling thread (the rank's main thread, which meets the others and
   // feeds the steps) and the threads it starts from here on.
   PinThreadToCores(b->SupportCores());
@@ -280,6 +285,15 @@ void CpuBackend::PrepareStreamThread(const Stream& stream) {
   // which lets the kernel batch their wake-ups: precise polls of waiting
   // ranks take the cores computing ranks share.)
   if (stream.kind() == H2D || stream.kind() == D2H) UsePreciseSleeps();
+}
+
+absl::Status CpuBackend::TakeComputeTurn() {
+  if (turns_ == nullptr) return absl::OkStatus();
+  return turns_->Take(turn_core_, collectives_->timeout());
+}
+
+void CpuBackend::GiveComputeTurn() {
+  if (turns_ != nullptr) turns_->Give(turn_core_);
 }
 
 absl::Status CpuBackend::RunCopy(const Op& op) {

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "models/model.pb.h"
 #include "runtime/compute_speed_probe.h"
+#include "runtime/core_turns.h"
 #include "runtime/speed_probe.h"
 #include "runtime/threaded_backend.h"
 #include "runtime/link_throttle.h"
@@ -95,6 +96,13 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   //   core group fell out of step by up to 30 % (the step waits for the
   //   slowest); pinned, each device pays for its own transfers.
   void PrepareStreamThread(const Stream& stream) override;
+  // Where the node's devices share cores (N·T > C) and other ranks run
+  // beside this one (collectives given), the devices on a core compute one
+  // op at a time, in the order their ops became ready (the node memory's
+  // CoreTurns, on the device's first compute core; sim/host_cores.h models
+  // it). Waiting longer than the collectives' timeout is DeadlineExceeded.
+  absl::Status TakeComputeTurn() override;
+  void GiveComputeTurn() override;
 
   // The memory of buffer `index` (into Schedule.buffers) as this rank maps
   // it, or nullptr when it is neither on this device nor on its host: the
@@ -159,6 +167,8 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   LossLayout losses_;
   std::vector<float> loss_plus_, loss_minus_;  // PROJECTED_GRADIENT scratch, q · batch
   MpiCollectives* collectives_ = nullptr;
+  CoreTurns* turns_ = nullptr;  // null: this device does not take turns
+  int turn_core_ = 0;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
   int threads_ = 1;
   // Its node rank and the node's ranks (schedule ids without node memory).

@@ -237,9 +237,13 @@ absl::StatusOr<std::unique_ptr<NodeSharedMemory>> NodeSharedMemory::Allocate(int
   MPI_Comm_size(m->node_, &m->node_size_);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   const int node_size = m->node_size_;
-  // The meeting's region first, rounded up to 64 bytes, then the data.
+  // The meeting's region first, rounded up to 64 bytes, then the core
+  // turns, then the data.
   const int64_t meeting_bytes = (NodeMeeting::RegionBytes(node_size) + 63) / 64 * 64;
-  const MPI_Aint mine = m->node_rank_ == 0 ? meeting_bytes + bytes : 0;
+  const int cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  const int64_t turns_bytes = CoreTurns::RegionBytes(cores);
+  const int64_t header_bytes = meeting_bytes + turns_bytes;
+  const MPI_Aint mine = m->node_rank_ == 0 ? header_bytes + bytes : 0;
   void* base = nullptr;
   MPI_RETURN_IF_ERROR(
       MPI_Win_allocate_shared(mine, 64, MPI_INFO_NULL, m->node_, &base, &m->window_));
@@ -247,9 +251,10 @@ absl::StatusOr<std::unique_ptr<NodeSharedMemory>> NodeSharedMemory::Allocate(int
   int disp = 0;
   MPI_RETURN_IF_ERROR(MPI_Win_shared_query(m->window_, 0, &size, &disp, &base));
   char* region = static_cast<char*>(base);
-  m->data_ = region + meeting_bytes;
+  m->data_ = region + header_bytes;
   m->bytes_ = bytes;
-  if (m->node_rank_ == 0) std::memset(region, 0, meeting_bytes + bytes);
+  if (m->node_rank_ == 0) std::memset(region, 0, header_bytes + bytes);
+  m->core_turns_ = std::make_unique<CoreTurns>(region + meeting_bytes, cores);
   // Ranks were ordered by world rank on the node: with the whole world
   // here, node rank = world rank.
   if (node_size == world_size) {

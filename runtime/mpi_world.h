@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/core_turns.h"
 #include "runtime/node_all_gather.h"
 #include "runtime/node_meeting.h"
 
@@ -87,7 +88,8 @@ class NodeSharedMemory {
  public:
   // Collective over MPI_COMM_WORLD: every rank passes the same `bytes`; the
   // node's first rank allocates, the others map the same memory (data(),
-  // zeroed; the world meeting's region lies before it).
+  // zeroed; the world meeting's region and the turns on the machine's
+  // cores lie before it).
   static absl::StatusOr<std::unique_ptr<NodeSharedMemory>> Allocate(int64_t bytes);
   ~NodeSharedMemory();
 
@@ -103,6 +105,9 @@ class NodeSharedMemory {
   // rank of the world; nullptr when the world spans machines (then
   // MeetAll). Every rank gets the same answer.
   NodeMeeting* world_meeting() const { return meeting_.get(); }
+  // Turns on the machine's online cores (runtime/core_turns.h), for the
+  // node's ranks that compute on the same cores; each allocation has its own.
+  CoreTurns* core_turns() const { return core_turns_.get(); }
   // Collective over the node: the node's first rank reads the steady clock
   // and every rank of the node returns that reading. The steady clock is
   // CLOCK_MONOTONIC, one clock for every process of a machine, so times
@@ -121,6 +126,7 @@ class NodeSharedMemory {
   int node_rank_ = 0;
   int node_size_ = 1;
   std::unique_ptr<NodeMeeting> meeting_;
+  std::unique_ptr<CoreTurns> core_turns_;
 };
 
 // Runs the schedule's collectives: among ranks of one machine through

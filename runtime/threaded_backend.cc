@@ -48,7 +48,7 @@ absl::Status ThreadedBackend::BeginStep(int slot, const StepInputs& inputs) {
 absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, const Op& op) {
   Slot* s = &slots_[slot];
   streams_->Enqueue(stream, [this, s, op_index, &op]() -> absl::Status {
-    const int64_t start = Now();
+    int64_t start = Now();
     int64_t cpu_ns = 0;
     absl::Status status;
     switch (op.kind_case()) {
@@ -59,9 +59,13 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
         status = RunCollective(op);
         break;
       case Op::kCompute: {
+        status = TakeComputeTurn();
+        if (!status.ok()) break;
+        start = Now();  // the op starts when its turn comes
         const int64_t cpu_start = ThreadCpuNs();
         status = RunCompute(op, s->inputs, &s->result);
         cpu_ns = ThreadCpuNs() - cpu_start;
+        GiveComputeTurn();
         break;
       }
       default:

@@ -49,6 +49,11 @@ class ThreadedBackend : public Backend {
   virtual absl::Status RunCompute(const Op& op, const StepInputs& inputs, StepResult* result) = 0;
   // Called once on each stream's thread before it runs anything.
   virtual void PrepareStreamThread(const Stream& stream) {}
+  // Around each compute op, on its stream's thread: waits until the device
+  // may compute (devices sharing a core take turns), and ends that turn.
+  // The op's start time is taken once the turn has come.
+  virtual absl::Status TakeComputeTurn() { return absl::OkStatus(); }
+  virtual void GiveComputeTurn() {}
 
  protected:
   // Stops the stream threads; a subclass calls it first in its destructor,

@@ -50,7 +50,7 @@ TEST(HostCores, CoreSharingDevicesComputeOnTheirOwnCoresAndSlowEachOther) {
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1);
 }
 
-// Devices 0 and 2 compute on core 0 of 2.
+// Devices 0 and 2 compute on core 0 of 2 (one host).
 Schedule ThreeDevicesOnTwoCores() {
   Schedule s = FourDevices();
   s.mutable_cluster()->mutable_devices(2)->set_host("cpu");
@@ -58,8 +58,75 @@ Schedule ThreeDevicesOnTwoCores() {
   return s;
 }
 
-TEST(HostCores, DevicesOnOneCoreTakeTurnsWhereTheSchedulerDecides) {
+// The same, with device 2 on a second host (an emulated node) of the
+// machine: core 0 holds devices of two hosts.
+Schedule ThreeDevicesOfTwoNodesOnTwoCores() {
+  Schedule s = ThreeDevicesOnTwoCores();
+  s.mutable_cluster()->mutable_hosts(0)->set_machine("box");
+  Host* node = s.mutable_cluster()->add_hosts();
+  *node = s.cluster().hosts(0);
+  node->set_name("cpu2");
+  s.mutable_cluster()->mutable_devices(2)->set_host("cpu2");
+  return s;
+}
+
+TEST(HostCores, DevicesOfOneHostTakeTurnsOnACoreInTheOrderTheyAsked) {
   absl::StatusOr<HostCores> cores = HostCores::Build(ThreeDevicesOnTwoCores(), {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  EXPECT_TRUE(cores->ComputeStarted(0, 0));  // an idle core runs it at once
+  EXPECT_TRUE(cores->ComputeStarted(2, 50));  // it waits for device 0's turn to end
+  EXPECT_EQ(cores->Reschedule(50), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
+  // Device 0's copy preempts it at 100 and gives the core back at 150:
+  // device 0 keeps its turn.
+  EXPECT_TRUE(cores->TransferCpuChanged(0, +1, 100));
+  EXPECT_EQ(cores->Reschedule(100), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
+  EXPECT_TRUE(cores->TransferCpuChanged(0, -1, 150));
+  EXPECT_EQ(cores->Reschedule(150), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
+  // Its op ends and its next is ready at once: that one queues behind
+  // device 2's, which asked at 50.
+  EXPECT_TRUE(cores->ComputeEnded(0, 400));
+  EXPECT_TRUE(cores->ComputeStarted(0, 400));
+  ASSERT_NE(cores->Reschedule(400), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+  // Device 2's op ends with none after it: device 0's turn.
+  EXPECT_TRUE(cores->ComputeEnded(2, 500));
+  ASSERT_NE(cores->Reschedule(500), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  // Device 2's next op at 600 waits for the end of device 0's, though
+  // device 0 has had more of the core.
+  EXPECT_TRUE(cores->ComputeStarted(2, 600));
+  EXPECT_TRUE(cores->TransferCpuChanged(2, +1, 600));
+  EXPECT_TRUE(cores->TransferCpuChanged(2, -1, 610));
+  EXPECT_EQ(cores->Reschedule(610), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
+  // Device 0's op ends at 700: device 2's turn; device 2's ends at 800 with
+  // none after it and device 0's next asked at 700: device 0's turn. Its op
+  // ends at 900 and its next is ready at once, nobody waiting: it runs on,
+  // once the turn is decided at the end of 900.
+  EXPECT_TRUE(cores->ComputeEnded(0, 700));
+  EXPECT_TRUE(cores->ComputeStarted(0, 700));
+  ASSERT_NE(cores->Reschedule(700), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+  EXPECT_TRUE(cores->ComputeEnded(2, 800));
+  ASSERT_NE(cores->Reschedule(800), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_TRUE(cores->ComputeEnded(0, 900));
+  EXPECT_TRUE(cores->ComputeStarted(0, 900));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);  // not yet its turn again
+  ASSERT_NE(cores->Reschedule(900), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+}
+
+TEST(HostCores, DevicesOfTwoNodesOnOneCoreChangeHandsWhereTheSchedulerDecides) {
+  absl::StatusOr<HostCores> cores =
+      HostCores::Build(ThreeDevicesOfTwoNodesOnTwoCores(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
   EXPECT_EQ(cores->CoreMates(2), (std::vector<int>{0, 1, 2}));
   EXPECT_TRUE(cores->ComputeStarted(0, 0));  // an idle core runs it at once
@@ -94,10 +161,10 @@ TEST(HostCores, DevicesOnOneCoreTakeTurnsWhereTheSchedulerDecides) {
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
   // Device 2 wakes at 600 with no credit for its sleep (device 0 has had
   // 200 ns by then, device 2 350): device 0 keeps the core at the next
-  // decision.
+  // decision (its copy's, from 600 to 610).
   EXPECT_TRUE(cores->ComputeStarted(2, 600));
-  EXPECT_TRUE(cores->TransferCpuChanged(2, +1, 600));
-  EXPECT_TRUE(cores->TransferCpuChanged(2, -1, 610));
+  EXPECT_TRUE(cores->TransferCpuChanged(0, +1, 600));
+  EXPECT_TRUE(cores->TransferCpuChanged(0, -1, 610));
   EXPECT_EQ(cores->Reschedule(610), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);

@@ -65,8 +65,17 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
     s.core_since_.resize(first_core + used, 0);
     s.core_undecided_.resize(first_core + used, false);
     s.core_preempted_.resize(first_core + used, false);
+    s.core_turns_.resize(first_core + used, true);
+    s.core_turn_ended_.resize(first_core + used, false);
+    std::vector<std::string> core_host(used);  // the host of a core's devices, if one
     for (int d : members) {
       s.core_[d] = first_core + position[d] % cores;
+      const std::string& host = schedule.cluster().devices(cluster_index[d]).host();
+      std::string& first = core_host[position[d] % cores];
+      if (first.empty()) first = host;
+      // Devices of several hosts (emulated nodes of one machine) share the
+      // core under the kernel's scheduler: turns are taken per node.
+      if (first != host) s.core_turns_[s.core_[d]] = false;
       // Without a core to spare on its node, the transfer threads run on the
       // device's own core (with one, they run there and take nothing from
       // compute).
@@ -114,7 +123,9 @@ bool HostCores::ComputeEnded(int device, int64_t now) {
   std::vector<int>& computing = core_computing_[core];
   const auto op = std::find(computing.begin(), computing.end(), device);
   if (op != computing.end()) computing.erase(op);
-  if (core_runner_[core] == device && OpsOn(device) == 0 && !core_undecided_[core]) {
+  if (core_runner_[core] == device && core_turns_[core]) core_turn_ended_[core] = true;
+  if (core_runner_[core] == device && (OpsOn(device) == 0 || core_turns_[core]) &&
+      !core_undecided_[core]) {
     core_undecided_[core] = true;
     undecided_cores_.push_back(core);
   }
@@ -151,14 +162,27 @@ const std::vector<int>* HostCores::Reschedule(int64_t now) {
     core_preempted_[core] = false;
     Settle(core, now);
     const int runner = core_runner_[core];
-    // A runner whose next op started as its last one ended went straight on.
-    if (runner >= 0 && OpsOn(runner) > 0 && !preempted) continue;
-    // The device that has had the least of the core; ties keep the runner.
-    int next = runner >= 0 && OpsOn(runner) > 0 ? runner : -1;
-    for (int d : core_computing_[core]) {
-      if (next < 0 || had_ns_[d] < had_ns_[next]) next = d;
+    int next = -1;
+    // A runner whose turn ended (stalled since) runs again if it is next.
+    bool runs_again = false;
+    if (core_turns_[core]) {
+      // The runner keeps its turn until its op ends (a transfer thread
+      // that preempts it does not end it); then the op that asked first.
+      const bool turn_ended = core_turn_ended_[core];
+      core_turn_ended_[core] = false;
+      if (runner >= 0 && OpsOn(runner) > 0 && !turn_ended) continue;
+      if (!core_computing_[core].empty()) next = core_computing_[core].front();
+      runs_again = next >= 0 && next == runner;
+    } else {
+      // A runner whose next op started as its last one ended went straight on.
+      if (runner >= 0 && OpsOn(runner) > 0 && !preempted) continue;
+      // The device that has had the least of the core; ties keep the runner.
+      next = runner >= 0 && OpsOn(runner) > 0 ? runner : -1;
+      for (int d : core_computing_[core]) {
+        if (next < 0 || had_ns_[d] < had_ns_[next]) next = d;
+      }
     }
-    if (next == runner) continue;
+    if (next == runner && !runs_again) continue;
     core_runner_[core] = next;
     if (next < 0) continue;  // the runner's ops ended: speeds changed then
     // The host's devices change speed (shared_core_slowdown), once a host.
@@ -180,6 +204,8 @@ double HostCores::Speed(int device, double alone) const {
   // device's other ops there (compute streams of one device share its core
   // evenly), on what transfers and wake-ups leave of the core.
   if (core_runner_[core] != device) return 0;
+  // Its turn ended and whose turn it is is decided at the end of `now`.
+  if (core_turn_ended_[core]) return 0;
   speed *= ComputeShare(core) / std::max(1, OpsOn(device));
   const int host = core_host_[core];
   int running = 0;

@@ -8,8 +8,13 @@
 // that machine's, which its nodes' devices then share. One device at a time
 // runs on a core (its ops, if several, share it evenly); the others wait,
 // and their waiting ops have not started (a measured op starts when its
-// thread first runs it). The core changes hands only where the Linux
-// scheduler decides again: when the device running blocks (its last op
+// thread first runs it). Where every device on a core is of one host (one
+// node), they take turns (runtime/core_turns.h): the runner keeps the core
+// until its op ends, whatever preempts it meanwhile, and then the op that
+// became ready first runs (the runner's own next op, ready as its last
+// ended, queues behind its mates'). Where a core's devices are of several
+// hosts (emulated nodes of one machine), the core changes hands only where
+// the Linux scheduler decides again: when the device running blocks (its last op
 // ends with no next one ready at once), and when a transfer thread or a
 // wake-up call takes the core or gives it back (the testbed's compute
 // threads are SCHED_IDLE: a woken one does not preempt its core mate, it
@@ -131,6 +136,9 @@ class HostCores {
   std::vector<int> core_transferring_;
   std::vector<int64_t> core_since_;
   std::vector<bool> core_undecided_, core_preempted_;
+  // Per core: whether its devices take turns (all of one host), and whether
+  // the runner's turn ended (its op did) since the last decision.
+  std::vector<bool> core_turns_, core_turn_ended_;
   std::vector<int> undecided_cores_;
   // Reschedule's answer.
   std::vector<int> changed_;

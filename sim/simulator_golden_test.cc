@@ -88,10 +88,12 @@ TEST(SimulatorGolden, TimelinesAreBitForBitThoseOfTheReferenceEngine) {
       {"gpt2-large", "h100_sxm_x2", ZERO_3, 1, 2, true, 1024, DTYPE_UNSPECIFIED,
        0x0b68152518aba83e},
       // Changed on purpose when a collective member's interval began to
-      // start at its own arrival, and when devices computing on one core
-      // began to take turns where the scheduler decides, each op starting
-      // when its thread first runs it (sim/host_cores.h).
-      {"opt-tiny", "local_cpu", DISTZO2, 2, 2, true, 32, DTYPE_UNSPECIFIED, 0x37d8e93682d5d6ce},
+      // start at its own arrival, when devices computing on one core began
+      // to change hands where the scheduler decides, each op starting when
+      // its thread first runs it, and when the devices of one host on a
+      // core began to take turns op by op, in the order their ops became
+      // ready (sim/host_cores.h, runtime/core_turns.h).
+      {"opt-tiny", "local_cpu", DISTZO2, 2, 2, true, 32, DTYPE_UNSPECIFIED, 0x59ede4c5a7bfedfe},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(absl::StrFormat("0x%016x", TimelineFingerprint(c)),
