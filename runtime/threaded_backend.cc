@@ -49,6 +49,7 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
   Slot* s = &slots_[slot];
   streams_->Enqueue(stream, [this, s, op_index, &op]() -> absl::Status {
     int64_t start = Now();
+    int64_t end = -1;  // -1: when the op returns
     int64_t cpu_ns = 0;
     absl::Status status;
     switch (op.kind_case()) {
@@ -65,13 +66,14 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
         const int64_t cpu_start = ThreadCpuNs();
         status = RunCompute(op, s->inputs, &s->result);
         cpu_ns = ThreadCpuNs() - cpu_start;
+        end = Now();  // before the next in line may start (and preempt this thread)
         GiveComputeTurn();
         break;
       }
       default:
         status = absl::InvalidArgumentError("the op has no kind");
     }
-    s->times[op_index] = {start, Now(), cpu_ns};
+    s->times[op_index] = {start, end < 0 ? Now() : end, cpu_ns};
     if (status.ok()) return status;
     return absl::Status(status.code(),
                         absl::StrFormat("device %d op %d '%s' at step %d: %s", device_, op.id(),
