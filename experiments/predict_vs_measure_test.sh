@@ -100,7 +100,8 @@ for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
 done
 # Devices pinned to one core (device d on core d mod the cores: 0 and 2, 1
 # and 3 on this 2-core machine) take turns: in the measured step no compute
-# op of one overlaps one of the other (times on the node's shared clock).
+# op of one overlaps one of the other (times on the node's shared clock),
+# and the lower device computes first.
 cores=$(nproc)
 if [ "$cores" -lt 4 ]; then
   awk -v cores="$cores" -F'[:,]' '/"ph":"X"/ && /"pid":100[0-3],"tid":0,/ {
@@ -110,10 +111,16 @@ if [ "$cores" -lt 4 ]; then
         if ($i == "\"dur\"") dur = $(i + 1)
       }
       n[pid]++; start[pid, n[pid]] = ts; end[pid, n[pid]] = ts + dur
+      if (!(pid in first) || ts < first[pid]) first[pid] = ts
     }
     END {
       for (a = 0; a < 4; ++a) for (b = a + 1; b < 4; ++b) {
         if (a % cores != b % cores) continue
+        if (first[b] < first[a]) {
+          printf "device %d computed first on its core, at %.3f us, before device %d at %.3f\n",
+            b, first[b], a, first[a]
+          bad = 1
+        }
         for (i = 1; i <= n[a]; ++i) for (j = 1; j <= n[b]; ++j) {
           if (start[a, i] < end[b, j] && start[b, j] < end[a, i]) {
             printf "devices %d and %d computed at once: %.3f-%.3f and %.3f-%.3f us\n",

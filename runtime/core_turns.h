@@ -7,10 +7,14 @@
 // moved the breakdown of one schedule's steps by 50 points from step to
 // step; with turns the order is the one the simulator models
 // (sim/host_cores.h): the device whose op became ready first runs next.
+// A step's first turns are handed out in device order before the step
+// starts (TakeInOrder), since which device's op is ready first at a step's
+// start is the ranks' race out of their step meeting.
 //
 // Shared-memory layout (RegionBytes): one 64-byte line per core, holding
-// the next ticket to hand out and the ticket now served (32-bit words,
-// wrapping). A waiter sleeps on a futex on the served word.
+// the next ticket to hand out, the ticket now served, and how many ordered
+// tickets were taken (32-bit words, wrapping). A waiter sleeps on a futex
+// on the word it waits for.
 #pragma once
 
 #include <atomic>
@@ -18,6 +22,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace zosched {
 
@@ -27,16 +32,31 @@ class CoreTurns {
   static int64_t RegionBytes(int cores);
 
   // `region`: RegionBytes(cores) bytes shared by the processes (or threads)
-  // that take turns, 64-byte aligned and zeroed before anyone's first Take.
+  // that take turns, 64-byte aligned and zeroed before anyone's first call.
   CoreTurns(char* region, int cores);
 
   int cores() const { return cores_; }
 
-  // Waits for a turn on `core` (in [0, cores)), behind everyone who asked
-  // before. Errors: DeadlineExceeded when the turn has not come within
-  // `limit` (the holder died or hangs; the core's turns are unusable
-  // afterwards, as the job is), saying how many asked before.
-  absl::Status Take(int core, std::chrono::milliseconds limit);
+  // A place in `core`'s line (in [0, cores)), behind everyone who asked
+  // before: pass it to Await.
+  uint32_t Ticket(int core);
+  // Takes a ticket in round `round` of `count` takers (the devices on the
+  // core, each taking one ticket a round, rounds counted from 0 alike by
+  // all): once the `position` takers before this one (in [0, count)) have
+  // taken theirs for the round. Every taker must call it once a round.
+  // Errors: DeadlineExceeded when they have not within `limit`, naming the
+  // position waited for.
+  absl::StatusOr<uint32_t> TicketInOrder(int core, uint32_t round, int position, int count,
+                                         std::chrono::milliseconds limit);
+  // Waits until `ticket`'s turn on `core` has come. Errors: DeadlineExceeded
+  // when it has not within `limit` (the holder died or hangs; the core's
+  // turns are unusable afterwards, as the job is), saying how many are
+  // before it.
+  absl::Status Await(int core, uint32_t ticket, std::chrono::milliseconds limit);
+  // Ticket and Await.
+  absl::Status Take(int core, std::chrono::milliseconds limit) {
+    return Await(core, Ticket(core), limit);
+  }
   // Ends the caller's turn on `core`: the next in line runs.
   void Give(int core);
 
@@ -44,6 +64,7 @@ class CoreTurns {
   struct alignas(64) Line {
     std::atomic<uint32_t> next;     // tickets handed out
     std::atomic<uint32_t> serving;  // the ticket whose turn it is
+    std::atomic<uint32_t> ordered;  // tickets TicketInOrder handed out
   };
   Line* lines_;
   int cores_;

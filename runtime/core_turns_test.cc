@@ -79,6 +79,55 @@ TEST(CoreTurnsTest, TurnsComeInTheOrderTheyWereAskedFor) {
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
 }
 
+TEST(CoreTurnsTest, EachRoundsOrderedTicketsGoInPositionOrderWhoeverAsksFirst) {
+  constexpr int kTakers = 3;
+  constexpr int kRounds = 300;
+  char* region = nullptr;
+  std::vector<char> memory = Region(1, &region);
+  std::mutex mutex;
+  std::vector<int> order;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  // The last position starts first.
+  for (int position = kTakers - 1; position >= 0; --position) {
+    threads.emplace_back([&, position] {
+      CoreTurns turns(region, 1);
+      for (int round = 0; round < kRounds; ++round) {
+        const absl::StatusOr<uint32_t> ticket =
+            turns.TicketInOrder(0, round, position, kTakers, std::chrono::seconds(60));
+        if (!ticket.ok() || !turns.Await(0, *ticket, std::chrono::seconds(60)).ok()) {
+          ++failures;
+          return;
+        }
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          order.push_back(position);
+        }
+        turns.Give(0);
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (std::thread& t : threads) t.join();
+  ASSERT_EQ(failures.load(), 0);
+  ASSERT_EQ(order.size(), static_cast<size_t>(kTakers * kRounds));
+  for (size_t i = 0; i < order.size(); ++i) {
+    ASSERT_EQ(order[i], static_cast<int>(i % kTakers)) << "turn " << i;
+  }
+}
+
+TEST(CoreTurnsTest, AnOrderedTicketWhoseTurnToAskNeverComesIsAnError) {
+  char* region = nullptr;
+  std::vector<char> memory = Region(1, &region);
+  CoreTurns turns(region, 1);
+  // Position 0 never asks (its rank died before the step).
+  const absl::StatusOr<uint32_t> ticket =
+      turns.TicketInOrder(0, 0, 1, 2, std::chrono::milliseconds(250));
+  EXPECT_EQ(ticket.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_NE(ticket.status().message().find("(1 of 2 there)"), std::string::npos)
+      << ticket.status();
+}
+
 TEST(CoreTurnsTest, ATurnThatNeverComesIsAnErrorNotAHang) {
   char* region = nullptr;
   std::vector<char> memory = Region(1, &region);

@@ -79,7 +79,24 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
   if (host_memory != nullptr && collectives != nullptr &&
       b->node_devices_ * threads > OnlineCores()) {
     b->turns_ = host_memory->core_turns();
-    b->turn_core_ = b->ComputeCores()[0] % b->turns_->cores();
+    const int cores = b->turns_->cores();
+    b->turn_core_ = b->ComputeCores()[0] % cores;
+    b->turn_takers_ = 0;
+    for (int q = 0; q < b->node_devices_; ++q) {
+      if (q * threads % cores != b->turn_core_) continue;
+      b->turn_position_ += q < b->node_position_;
+      ++b->turn_takers_;
+    }
+    // Each device takes its first turn every step: one that never computes
+    // would hold up the others on its core.
+    bool computes = false;
+    for (const Op& op : schedule.ops()) computes |= op.device() == device && op.has_compute();
+    if (!computes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "device %d has no compute op, but shares core %d with other devices of its node, "
+          "which take turns there every step (lower the schedule for fewer devices a core)",
+          device, b->turn_core_));
+    }
   }
   // The calling thread (the rank's main thread, which meets the others and
   // feeds the steps) and the threads it starts from here on.
@@ -287,8 +304,21 @@ void CpuBackend::PrepareStreamThread(const Stream& stream) {
   if (stream.kind() == H2D || stream.kind() == D2H) UsePreciseSleeps();
 }
 
+absl::Status CpuBackend::BeforeStepStarts() {
+  if (turns_ == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(first_ticket_, turns_->TicketInOrder(turn_core_, steps_started_++,
+                                                        turn_position_, turn_takers_,
+                                                        collectives_->timeout()));
+  has_first_ticket_ = true;
+  return absl::OkStatus();
+}
+
 absl::Status CpuBackend::TakeComputeTurn() {
   if (turns_ == nullptr) return absl::OkStatus();
+  if (has_first_ticket_) {
+    has_first_ticket_ = false;
+    return turns_->Await(turn_core_, first_ticket_, collectives_->timeout());
+  }
   return turns_->Take(turn_core_, collectives_->timeout());
 }
 

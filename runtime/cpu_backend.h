@@ -100,7 +100,11 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   // beside this one (collectives given), the devices on a core compute one
   // op at a time, in the order their ops became ready (the node memory's
   // CoreTurns, on the device's first compute core; sim/host_cores.h models
-  // it). Waiting longer than the collectives' timeout is DeadlineExceeded.
+  // it), except that each step's first turns go in device order: before
+  // the step is released, the device takes its first ticket of the step
+  // once the devices before it on the core have taken theirs. Waiting
+  // longer than the collectives' timeout is DeadlineExceeded.
+  absl::Status BeforeStepStarts() override;
   absl::Status TakeComputeTurn() override;
   void GiveComputeTurn() override;
 
@@ -169,6 +173,13 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   MpiCollectives* collectives_ = nullptr;
   CoreTurns* turns_ = nullptr;  // null: this device does not take turns
   int turn_core_ = 0;
+  // Its place among the node's devices on that core, and how many they are.
+  int turn_position_ = 0, turn_takers_ = 1;
+  uint32_t steps_started_ = 0;  // steps released so far (the rounds of first turns)
+  // The step's first ticket, taken before its release, until its first
+  // compute op uses it.
+  bool has_first_ticket_ = false;
+  uint32_t first_ticket_ = 0;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
   int threads_ = 1;
   // Its node rank and the node's ranks (schedule ids without node memory).

@@ -42,6 +42,7 @@ absl::Status ThreadedBackend::BeginStep(int slot, const StepInputs& inputs) {
   s.inputs.labels = copy(inputs.labels, batch_size_, &s.labels);
   s.result = StepResult{};
   streams_->Hold();  // the step's ops start together, at Go
+  held_ = true;
   return streams_->error();
 }
 
@@ -98,6 +99,9 @@ absl::Status ThreadedBackend::EndStep(int slot) {
 }
 
 absl::Status ThreadedBackend::Go() {
+  if (!held_) return absl::OkStatus();  // started already
+  held_ = false;
+  if (absl::Status s = BeforeStepStarts(); !s.ok()) return s;
   streams_->Release();
   return absl::OkStatus();
 }

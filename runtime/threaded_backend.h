@@ -54,6 +54,9 @@ class ThreadedBackend : public Backend {
   // The op's start time is taken once the turn has come.
   virtual absl::Status TakeComputeTurn() { return absl::OkStatus(); }
   virtual void GiveComputeTurn() {}
+  // Called by Go on its caller's thread, once a step, before the held
+  // step's ops are released; an error leaves the step unstarted.
+  virtual absl::Status BeforeStepStarts() { return absl::OkStatus(); }
 
  protected:
   // Stops the stream threads; a subclass calls it first in its destructor,
@@ -75,6 +78,7 @@ class ThreadedBackend : public Backend {
   std::chrono::steady_clock::time_point epoch_;
   std::array<Slot, kStepSlots> slots_;
   std::unique_ptr<HostStreams> streams_;
+  bool held_ = false;  // a step's ops wait for Go
 };
 
 }  // namespace zosched

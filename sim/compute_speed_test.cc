@@ -124,6 +124,22 @@ TEST(HostCores, DevicesOfOneHostTakeTurnsOnACoreInTheOrderTheyAsked) {
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
 }
 
+TEST(HostCores, AStepsFirstTurnsOnACoreGoInDeviceOrder) {
+  absl::StatusOr<HostCores> cores = HostCores::Build(ThreeDevicesOnTwoCores(), {0, 1, 2, 3});
+  ASSERT_TRUE(cores.ok()) << cores.status();
+  // Device 2's first op is ready at 0, device 0's at 100: the core idles
+  // until device 0's, whose place is first.
+  EXPECT_TRUE(cores->ComputeStarted(2, 0));
+  EXPECT_EQ(cores->Reschedule(0), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
+  EXPECT_TRUE(cores->ComputeStarted(0, 100));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
+  EXPECT_TRUE(cores->ComputeEnded(0, 200));
+  ASSERT_NE(cores->Reschedule(200), nullptr);
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+}
+
 TEST(HostCores, DevicesOfTwoNodesOnOneCoreChangeHandsWhereTheSchedulerDecides) {
   absl::StatusOr<HostCores> cores =
       HostCores::Build(ThreeDevicesOfTwoNodesOnTwoCores(), {0, 1, 2, 3});
@@ -204,12 +220,12 @@ TEST(HostCores, WithACoreToSpareCopiesTakeNothingFromCompute) {
 TEST(HostCores, WakingAStreamTakesTheWakingThreadsCore) {
   absl::StatusOr<HostCores> cores = HostCores::Build(ThreeDevicesOnTwoCores(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(2, 0));
-  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1, 0));
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);  // device 0's wake-up call holds core 0
-  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, -1, 10));
+  EXPECT_TRUE(cores->ComputeStarted(0, 0));
+  EXPECT_TRUE(cores->SignalCpuChanged(2, /*compute=*/true, +1, 0));
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);  // device 2's wake-up call holds core 0
+  EXPECT_TRUE(cores->SignalCpuChanged(2, /*compute=*/true, -1, 10));
   EXPECT_EQ(cores->Reschedule(10), nullptr);
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
   EXPECT_FALSE(cores->SignalCpuChanged(3, /*compute=*/true, +1, 10));  // a GPU: no host core
 
   Schedule spare = FourDevices();

@@ -83,7 +83,14 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
       if (host_count[device.host()] >= cores) s.transfer_core_[d] = s.core_[d];
       s.mates_[d] = members;
     }
+    // A step's first turns on a core go in device order, placed before the
+    // step starts (runtime/core_turns.h: TicketInOrder).
+    s.turn_line_.resize(first_core + used);
+    for (int d : members) {
+      if (s.core_turns_[s.core_[d]]) s.turn_line_[s.core_[d]].push_back(d);
+    }
   }
+  s.first_turn_used_.assign(devices, false);
   return s;
 }
 
@@ -112,6 +119,14 @@ bool HostCores::ComputeStarted(int device, int64_t now) {
     for (int other : computing) had_ns_[device] = std::max(had_ns_[device], had_ns_[other]);
   }
   computing.push_back(device);
+  if (core_turns_[core]) {
+    // Its op's place in the core's line: the step's first, placed already,
+    // or the last. An idle core runs it if it is first in line.
+    if (first_turn_used_[device]) turn_line_[core].push_back(device);
+    first_turn_used_[device] = true;
+    if (core_runner_[core] < 0 && turn_line_[core].front() == device) core_runner_[core] = device;
+    return true;
+  }
   if (core_runner_[core] < 0) core_runner_[core] = device;  // an idle core runs it at once
   return true;
 }
@@ -123,7 +138,10 @@ bool HostCores::ComputeEnded(int device, int64_t now) {
   std::vector<int>& computing = core_computing_[core];
   const auto op = std::find(computing.begin(), computing.end(), device);
   if (op != computing.end()) computing.erase(op);
-  if (core_runner_[core] == device && core_turns_[core]) core_turn_ended_[core] = true;
+  if (core_runner_[core] == device && core_turns_[core]) {
+    core_turn_ended_[core] = true;
+    turn_line_[core].erase(turn_line_[core].begin());  // the runner's place
+  }
   if (core_runner_[core] == device && (OpsOn(device) == 0 || core_turns_[core]) &&
       !core_undecided_[core]) {
     core_undecided_[core] = true;
@@ -171,7 +189,9 @@ const std::vector<int>* HostCores::Reschedule(int64_t now) {
       const bool turn_ended = core_turn_ended_[core];
       core_turn_ended_[core] = false;
       if (runner >= 0 && OpsOn(runner) > 0 && !turn_ended) continue;
-      if (!core_computing_[core].empty()) next = core_computing_[core].front();
+      // The first in line, once its op is ready (until then the core idles).
+      const std::vector<int>& line = turn_line_[core];
+      if (!line.empty() && OpsOn(line.front()) > 0) next = line.front();
       runs_again = next >= 0 && next == runner;
     } else {
       // A runner whose next op started as its last one ended went straight on.

@@ -12,7 +12,9 @@
 // node), they take turns (runtime/core_turns.h): the runner keeps the core
 // until its op ends, whatever preempts it meanwhile, and then the op that
 // became ready first runs (the runner's own next op, ready as its last
-// ended, queues behind its mates'). Where a core's devices are of several
+// ended, queues behind its mates'), except that the step's first op of
+// each device has its place in line from the step's start, in device
+// order (until the first in line is ready, the core idles). Where a core's devices are of several
 // hosts (emulated nodes of one machine), the core changes hands only where
 // the Linux scheduler decides again: when the device running blocks (its last op
 // ends with no next one ready at once), and when a transfer thread or a
@@ -139,6 +141,11 @@ class HostCores {
   // Per core: whether its devices take turns (all of one host), and whether
   // the runner's turn ended (its op did) since the last decision.
   std::vector<bool> core_turns_, core_turn_ended_;
+  // Per core that takes turns: the devices in line, one entry per op, the
+  // first the runner's or the next to run; per device, whether its first
+  // op of the step has come (its place was in line from the start).
+  std::vector<std::vector<int>> turn_line_;
+  std::vector<bool> first_turn_used_;
   std::vector<int> undecided_cores_;
   // Reschedule's answer.
   std::vector<int> changed_;
