@@ -32,7 +32,7 @@ class CoreTurns {
   static int64_t RegionBytes(int cores);
 
   // `region`: RegionBytes(cores) bytes shared by the processes (or threads)
-  // that take turns, 64-byte aligned and zeroed before anyone's first call.
+  // that take turns, 4-byte aligned and zeroed before anyone's first call.
   CoreTurns(char* region, int cores);
 
   int cores() const { return cores_; }
@@ -61,11 +61,16 @@ class CoreTurns {
   void Give(int core);
 
  private:
-  struct alignas(64) Line {
+  // 64 bytes, a cache line where the region is 64-byte aligned; only 4-byte
+  // alignment is required (MPI maps a shared window at any 8-byte address).
+  struct Line {
     std::atomic<uint32_t> next;     // tickets handed out
     std::atomic<uint32_t> serving;  // the ticket whose turn it is
     std::atomic<uint32_t> ordered;  // tickets TicketInOrder handed out
+    char padding[64 - 3 * sizeof(std::atomic<uint32_t>)];
   };
+  static_assert(sizeof(Line) == 64 && alignof(Line) == 4,
+                "a line is 64 bytes of 32-bit words, shared between processes");
   Line* lines_;
   int cores_;
 };

@@ -14,10 +14,11 @@
 namespace zosched {
 namespace {
 
-// A zeroed, 64-byte aligned region for `cores`.
-std::vector<char> Region(int cores, char** aligned) {
-  std::vector<char> memory(CoreTurns::RegionBytes(cores) + 64, 0);
-  *aligned = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
+// A zeroed region for `cores` at an address 8 bytes past a 64-byte
+// boundary, as an MPI shared window may be mapped.
+std::vector<char> Region(int cores, char** region) {
+  std::vector<char> memory(CoreTurns::RegionBytes(cores) + 128, 0);
+  *region = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64 + 8;
   return memory;
 }
 
