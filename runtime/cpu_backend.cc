@@ -309,15 +309,15 @@ absl::Status CpuBackend::BeforeStepStarts() {
   ASSIGN_OR_RETURN(first_ticket_, turns_->TicketInOrder(turn_core_, steps_started_++,
                                                         turn_position_, turn_takers_,
                                                         collectives_->timeout()));
-  has_first_ticket_ = true;
   return absl::OkStatus();
 }
 
 absl::Status CpuBackend::TakeComputeTurn() {
   if (turns_ == nullptr) return absl::OkStatus();
-  if (has_first_ticket_) {
-    has_first_ticket_ = false;
-    return turns_->Await(turn_core_, first_ticket_, collectives_->timeout());
+  if (first_ticket_.has_value()) {
+    const uint32_t ticket = *first_ticket_;
+    first_ticket_.reset();
+    return turns_->Await(turn_core_, ticket, collectives_->timeout());
   }
   return turns_->Take(turn_core_, collectives_->timeout());
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -178,8 +179,7 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   uint32_t steps_started_ = 0;  // steps released so far (the rounds of first turns)
   // The step's first ticket, taken before its release, until its first
   // compute op uses it.
-  bool has_first_ticket_ = false;
-  uint32_t first_ticket_ = 0;
+  std::optional<uint32_t> first_ticket_;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
   int threads_ = 1;
   // Its node rank and the node's ranks (schedule ids without node memory).
