@@ -17,8 +17,10 @@
 //
 // --cluster must describe the machine the backend measures: the CPU
 // testbed's devices (Device.shares_host_cores, as local_cpu's) for cpu, GPUs
-// for cuda; its figures are written under its name. --cluster defaults to
-// local_cpu on the CPU, h100_sxm_x1 (the measured H100 machine) with cuda;
+// for cuda, of GPU 0's model; its figures are written under its name.
+// --cluster defaults to local_cpu on the CPU; with cuda to the catalog's
+// one-GPU cluster of GPU 0's model (h100_sxm_x1 on an H100, h200_x1 on an
+// H200), else h100_sxm_x1, which another GPU refuses, naming what to pass;
 // --out to clusters/<cluster name>.calibrated.pbtxt. Exit status 0; 2 for
 // bad flags or inputs (a cluster of the other kind, one whose plans do not
 // fit its memory, an --out that cannot be written, unreadable data), all
@@ -173,12 +175,16 @@ struct Checked {
 // CheckCountSettings', the cluster file's, CheckClusterKind's,
 // CheckOutPath's, and the backend's prepare's (cpu: lowering's,
 // ResourceExhausted for a memory plan that does not fit, the training
-// data's; cuda: the schedule files', and FailedPrecondition for a machine
-// without a GPU).
+// data's; cuda: the schedule files', FailedPrecondition for a machine
+// without a GPU, and InvalidArgument for a cluster whose devices are not of
+// this GPU's model).
 absl::StatusOr<Checked> CheckInputs(CalibrationSettings settings) {
   ASSIGN_OR_RETURN(const KnownCalibration* calibration,
                    ChooseCalibration(settings, KnownCalibrations()));
   ASSIGN_OR_RETURN(const CalibrationBackend* backend, LinkedBackend(*calibration));
+  if (settings.cluster.empty() && backend->machines_cluster != nullptr) {
+    settings.cluster = backend->machines_cluster();
+  }
   if (settings.cluster.empty()) settings.cluster = DefaultCluster(*calibration);
   RETURN_IF_ERROR(CheckCountSettings(settings));
   ASSIGN_OR_RETURN(const Cluster cluster, LoadCluster(settings.cluster));

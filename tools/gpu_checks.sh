@@ -21,6 +21,9 @@
 #              calibrates once for their compute shapes, runs and compares
 #   quick      the same for 2 schedules (--quick)
 #   calibrate  calibrate --backend=cuda alone (default shapes: opt-tiny)
+# benchmark, predict, quick and calibrate take the catalog cluster of this
+# machine's GPU (h200_x1 on an H200, else h100_sxm_x1): the calibrated
+# cluster comes back as $OUT/<cluster>.calibrated.pbtxt.
 # benchmark:MODELS and predict:PARTS run a subset (gpu_zo2_benchmark
 # --models, predict_vs_measure --only; comma-separated), e.g.
 # benchmark:opt-1.3b,opt-6.7b; predict:opt-1.3b (predict_vs_measure rewrites
@@ -54,7 +57,7 @@ sh_tests=("runtime/cuda/cpu_gpu_training_test.sh"
           "runtime/cuda/comm/nccl_communicator_gpu_test.sh"
           "tests/strategies_bitwise_test.sh --backend=cuda")
 
-usage() { sed -n '2,36p' "$0" >&2; exit 2; }
+usage() { sed -n '2,39p' "$0" >&2; exit 2; }
 
 # The packed tree travels with the working tree under the device tool's
 # 64 MiB: a binary that a runfiles tree holds a copy of becomes a link to
@@ -79,6 +82,15 @@ make_tree() {
     mkdir -p "$tree/${rel%%:*}"
     ln -sf "$top/$packed/bin/${rel##*:}" "$tree/${rel%%:*}/${rel##*:}"
   done
+}
+
+# The catalog cluster of this machine's GPU, which the phases predict for
+# and calibrate (calibrate refuses a cluster of another GPU model).
+machines_cluster() {
+  case "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" in
+    "NVIDIA H200"*) echo h200_x1 ;;
+    *) echo h100_sxm_x1 ;;
+  esac
 }
 
 # Seconds left of the run's budget, less 20 for packing the results.
@@ -231,6 +243,7 @@ summary=$out/summary.txt
 mkdir -p "$logs"
 tree=$(mktemp -d)
 make_tree "$tree"
+cluster=$(machines_cluster)
 for phase in "$@"; do
   arg=${phase#*:}
   [ "$arg" != "$phase" ] || arg=""
@@ -240,18 +253,18 @@ for phase in "$@"; do
     tests | tests:*) run_phase "$name" tests_phase ;;
     benchmark | benchmark:*)
       run_phase "$name" bounded 600 "$tree/experiments/gpu_zo2_benchmark" --programs_dir="$tree" \
-        --models="$arg" --out_dir="$logs/$name"
+        --cluster="$cluster" --models="$arg" --out_dir="$logs/$name"
       append_tables "$logs/$name/benchmark.md" ;;
     calibrate)
       run_phase calibrate bounded 600 "$tree/runtime/calibrate" --backend=cuda \
-        --out="$out/gpu.calibrated.pbtxt" ;;
+        --cluster="$cluster" --out="$out/$cluster.calibrated.pbtxt" ;;
     predict | predict:*)
       run_phase "$name" bounded 600 "$tree/experiments/predict_vs_measure" --backend=cuda \
-        --programs_dir="$tree" --only="$arg" --out_dir="$logs/$name"
+        --cluster="$cluster" --programs_dir="$tree" --only="$arg" --out_dir="$logs/$name"
       append_tables "$logs/$name"/*.md ;;
     quick)
       run_phase quick bounded 600 "$tree/experiments/predict_vs_measure" --backend=cuda --quick \
-        --programs_dir="$tree" --out_dir="$logs/quick"
+        --cluster="$cluster" --programs_dir="$tree" --out_dir="$logs/quick"
       append_tables "$logs/quick"/*.md ;;
     *) echo "gpu_checks: unknown phase '$phase'" >&2; usage ;;
   esac

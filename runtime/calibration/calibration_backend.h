@@ -35,6 +35,10 @@ struct CalibrationBackend {
   // The probe this process was started for (settings.collective_probe or
   // settings.compute_probe set), MPI initialised.
   absl::Status (*run_probe)(const CalibrationSettings& settings);
+  // The catalog cluster of this machine's devices, calibrated when
+  // --cluster is not given, or "" where the backend does not tell (then
+  // KnownCalibration's default_clusters); nullptr: never tells.
+  std::string (*machines_cluster)() = nullptr;
 };
 
 }  // namespace zosched

@@ -23,6 +23,7 @@
 #include "absl/time/time.h"
 #include "base/gpu_check.h"
 #include "base/status_macros.h"
+#include "runtime/calibration/gpu_model_match.h"
 #include "runtime/cuda/calibration/calibration_math.h"
 #include "runtime/cuda/calibration/calibration_plan.h"
 #include "runtime/cuda/comm/gpu_identity_gather.h"
@@ -430,6 +431,20 @@ int VisibleGpus() {
 }
 
 absl::Status CheckGpuVisible() { return RequireVisibleGpus().status(); }
+
+absl::Status CheckClusterIsThisGpu(const Cluster& cluster) {
+  RETURN_IF_ERROR(CheckGpuVisible());
+  cudaDeviceProp prop;
+  GPU_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, 0));
+  return CheckClusterDescribesGpu(cluster, prop.name);
+}
+
+std::string CatalogClusterOfThisGpu() {
+  cudaDeviceProp prop;
+  if (VisibleGpus() == 0 || cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "";
+  const std::vector<std::string> names = CatalogClustersOfGpu(prop.name, 1);
+  return names.empty() ? "" : names.front();
+}
 
 absl::StatusOr<Cluster> CalibrateGpu(const GpuCalibrationOptions& options) {
   RETURN_IF_ERROR(CheckGpuVisible());

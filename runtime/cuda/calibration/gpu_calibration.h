@@ -85,6 +85,16 @@ absl::Status CheckGpuVisible();
 // The number of visible CUDA GPUs (0 when none or on a CUDA error).
 int VisibleGpus();
 
+// OK when `cluster`'s devices are of GPU 0's model
+// (runtime/calibration/gpu_model_match.h). Errors: CheckGpuVisible's;
+// CheckClusterDescribesGpu's InvalidArgument naming the cluster to pass
+// instead; Internal for a CUDA error.
+absl::Status CheckClusterIsThisGpu(const Cluster& cluster);
+
+// The catalog's one-device cluster of GPU 0's model (the first by name),
+// or "" when no GPU is visible or the catalog has none.
+std::string CatalogClusterOfThisGpu();
+
 // Measures compute and the host links as the file comment says, printing
 // each measurement (min / median / max) to stdout, and returns
 // `options.cluster` named "<name>_calibrated" with (calibration_plan.h

@@ -108,7 +108,7 @@ class GpuCalibrationRun : public PreparedCalibration {
 absl::StatusOr<std::unique_ptr<PreparedCalibration>> PrepareGpu(const CalibrationSettings& settings,
                                                                 const Cluster& cluster) {
   ASSIGN_OR_RETURN(std::vector<Schedule> schedules, GpuSchedules(settings, cluster));
-  RETURN_IF_ERROR(CheckGpuVisible());
+  RETURN_IF_ERROR(CheckClusterIsThisGpu(cluster));
   return std::make_unique<GpuCalibrationRun>(settings, cluster, std::move(schedules));
 }
 
@@ -116,10 +116,12 @@ absl::Status RunGpuProbe(const CalibrationSettings& settings) {
   return GpuCollectiveProbe(settings.repeats, settings.collective_probe);
 }
 
+std::string GpusCluster() { return CatalogClusterOfThisGpu(); }
+
 }  // namespace
 
 const CalibrationBackend& GpuCalibration() {
-  static const CalibrationBackend backend{&PrepareGpu, &RunGpuProbe};
+  static const CalibrationBackend backend{&PrepareGpu, &RunGpuProbe, &GpusCluster};
   return backend;
 }
 
