@@ -1,5 +1,8 @@
 #include "sim/compute_speed.h"
 
+#include <utility>
+#include <vector>
+
 #include "base/textproto.h"
 #include "gtest/gtest.h"
 #include "sim/host_cores.h"
@@ -70,6 +73,14 @@ Schedule ThreeDevicesOfTwoNodesOnTwoCores() {
   return s;
 }
 
+// The last Reschedule's hand-offs as (from, to) pairs.
+std::vector<std::pair<int, int>> Handoffs(const HostCores& cores) {
+  std::vector<std::pair<int, int>> pairs;
+  for (const HostCores::Handoff& h : cores.Handoffs()) pairs.emplace_back(h.from, h.to);
+  return pairs;
+}
+using Pairs = std::vector<std::pair<int, int>>;
+
 TEST(HostCores, DevicesOfOneHostTakeTurnsOnACoreInTheOrderTheyAsked) {
   absl::StatusOr<HostCores> cores = HostCores::Build(ThreeDevicesOnTwoCores(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
@@ -94,10 +105,12 @@ TEST(HostCores, DevicesOfOneHostTakeTurnsOnACoreInTheOrderTheyAsked) {
   ASSERT_NE(cores->Reschedule(400), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+  EXPECT_EQ(Handoffs(*cores), (Pairs{{0, 2}}));  // device 2 was asleep on its turn
   // Device 2's op ends with none after it: device 0's turn.
   EXPECT_TRUE(cores->ComputeEnded(2, 500));
   ASSERT_NE(cores->Reschedule(500), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_EQ(Handoffs(*cores), (Pairs{{2, 0}}));
   // Device 2's next op at 600 waits for the end of device 0's, though
   // device 0 has had more of the core.
   EXPECT_TRUE(cores->ComputeStarted(2, 600));
@@ -122,6 +135,16 @@ TEST(HostCores, DevicesOfOneHostTakeTurnsOnACoreInTheOrderTheyAsked) {
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);  // not yet its turn again
   ASSERT_NE(cores->Reschedule(900), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
+  EXPECT_TRUE(cores->Handoffs().empty());  // its own thread went on: nothing woken
+  // Its op ends with none after it; device 2's op starts on the idle core
+  // later, its thread never asleep on the turn: no hand-off either.
+  EXPECT_TRUE(cores->ComputeEnded(0, 1000));
+  cores->Reschedule(1000);
+  EXPECT_TRUE(cores->Handoffs().empty());
+  EXPECT_TRUE(cores->ComputeStarted(2, 1100));
+  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
+  cores->Reschedule(1100);
+  EXPECT_TRUE(cores->Handoffs().empty());
 }
 
 TEST(HostCores, AStepsFirstTurnsOnACoreGoInDeviceOrder) {

@@ -95,6 +95,19 @@ HostCoreModel::Change HostCoreModel::Signal(int device, bool compute, int64_t no
   return Hold(device, compute ? kComputeSignal : kTransferSignal, signal_ns_[device]);
 }
 
+const std::vector<int>* HostCoreModel::Reschedule(int64_t now, std::vector<Change>* handoffs) {
+  handoffs->clear();
+  const std::vector<int>* changed = cores_.Reschedule(now);
+  for (const HostCores::Handoff& h : cores_.Handoffs()) {
+    const int64_t wake = same_core_wake_ns_[h.to] > 0 ? same_core_wake_ns_[h.to] : wake_ns_[h.to];
+    const int64_t ns = signal_ns_[h.from] + wake;
+    if (ns <= 0) continue;
+    cores_.SignalCpuChanged(h.from, /*compute=*/true, +1, now);
+    handoffs->push_back(Hold(h.from, kComputeSignal, ns));
+  }
+  return changed;
+}
+
 const std::vector<int>& HostCoreModel::Release(int hold, int64_t now) {
   const int device = hold / kHoldKinds;
   const HoldKind kind = static_cast<HoldKind>(hold % kHoldKinds);

@@ -10,6 +10,9 @@
 //   Each wake-up of its thread (to start it, unless its stream's previous
 //   transfer just ended, and at its end) takes Device.interrupt_cpu_s of
 //   that core while a compute op runs there.
+// - Where devices take turns on a core, a turn passed to a mate whose op
+//   waits for it holds the core for the giver's wake-up call and the woken
+//   thread's start (HostCores::Handoffs).
 // - An op that waits for an op of another stream of its device (an edge,
 //   or a collective's end), its stream idle and so asleep on it, is ready
 //   the device's stream_wake_latency_s after that op ends (its
@@ -66,8 +69,13 @@ class HostCoreModel {
   const std::vector<int>& ComputeStarted(int device, int64_t now);
   const std::vector<int>& ComputeEnded(int device, int64_t now);
   // Once everything at `now` has happened: the devices whose speed changed
-  // because a core changed hands (HostCores::Reschedule), or nullptr.
-  const std::vector<int>* Reschedule(int64_t now) { return cores_.Reschedule(now); }
+  // because a core changed hands (HostCores::Reschedule), or nullptr; and
+  // in `handoffs` a hold for each turn passed to a waiting mate: its giver's
+  // wake-up call (stream_signal_cost_s) and then the woken thread's start on
+  // that core (the taker's same_core_wake_latency_s, else its
+  // stream_wake_latency_s) keep the core from computing. Holds on one core
+  // overlap rather than add.
+  const std::vector<int>* Reschedule(int64_t now, std::vector<Change>* handoffs);
 
   // A copy or collective (`collective`) of `device` moving `bytes` starts:
   // the CPU its thread takes for it then.

@@ -173,6 +173,7 @@ bool HostCores::SignalCpuChanged(int device, bool compute, int delta, int64_t no
 
 const std::vector<int>* HostCores::Reschedule(int64_t now) {
   changed_.clear();
+  handoffs_.clear();
   int changed_host = -1;
   for (int core : undecided_cores_) {
     core_undecided_[core] = false;
@@ -203,6 +204,9 @@ const std::vector<int>* HostCores::Reschedule(int64_t now) {
       }
     }
     if (next == runner && !runs_again) continue;
+    if (core_turns_[core] && runner >= 0 && next >= 0 && next != runner) {
+      handoffs_.push_back({runner, next});
+    }
     core_runner_[core] = next;
     if (next < 0) continue;  // the runner's ops ended: speeds changed then
     // The host's devices change speed (shared_core_slowdown), once a host.

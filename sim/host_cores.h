@@ -14,7 +14,9 @@
 // became ready first runs (the runner's own next op, ready as its last
 // ended, queues behind its mates'), except that the step's first op of
 // each device has its place in line from the step's start, in device
-// order (until the first in line is ready, the core idles). Where a core's devices are of several
+// order (until the first in line is ready, the core idles). A turn passed
+// to a mate whose op waits for it wakes that mate's thread (Handoffs:
+// sim/host_core_model.h holds the core for it). Where a core's devices are of several
 // hosts (emulated nodes of one machine), the core changes hands only where
 // the Linux scheduler decides again: when the device running blocks (its last op
 // ends with no next one ready at once), and when a transfer thread or a
@@ -86,6 +88,14 @@ class HostCores {
   // next op starts at the same time keeps its core). Returns the devices
   // whose speed changed (a host's core mates), or nullptr.
   const std::vector<int>* Reschedule(int64_t now);
+  // A turn that the last Reschedule passed on a core from the device whose
+  // op ended to a mate whose op was waiting for it (asleep: the runtime's
+  // hand-off wakes its thread; runtime/core_turns.h).
+  struct Handoff {
+    int from = -1;
+    int to = -1;
+  };
+  const std::vector<Handoff>& Handoffs() const { return handoffs_; }
   // Whether `device`'s copy and collective threads run on its compute core
   // (its host has no core to spare).
   bool TransfersOnComputeCore(int device) const { return transfer_core_[device] >= 0; }
@@ -147,8 +157,9 @@ class HostCores {
   std::vector<std::vector<int>> turn_line_;
   std::vector<bool> first_turn_used_;
   std::vector<int> undecided_cores_;
-  // Reschedule's answer.
+  // Reschedule's answers.
   std::vector<int> changed_;
+  std::vector<Handoff> handoffs_;
 };
 
 }  // namespace zosched

@@ -160,6 +160,7 @@ class Simulator::Engine {
   EventQueue<EventPayload> events_;
   FlowsInFlight flows_;
   std::vector<int> done_flows_;  // the event loop's scratch: their ops
+  std::vector<HostCoreModel::Change> handoffs_;  // and the turns' hand-offs
   int finished_ = 0;
   int64_t processed_ = 0;
 };
@@ -413,7 +414,10 @@ void Simulator::Engine::Loop() {
     if (flows_.changed()) flows_.Reshare(now);
     // Cores change hands once everything at `now` has happened.
     if (host_cores_) {
-      if (const std::vector<int>* changed = host_cores_->Reschedule(now)) Retime(*changed, now);
+      if (const std::vector<int>* changed = host_cores_->Reschedule(now, &handoffs_)) {
+        Retime(*changed, now);
+      }
+      for (const HostCoreModel::Change& hold : handoffs_) Apply(hold, now);
     }
   }
 }

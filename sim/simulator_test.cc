@@ -331,6 +331,39 @@ TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
   EXPECT_EQ(t[1], Interval(0, 1125000));
 }
 
+TEST(Simulate, ATurnPassedToAWaitingMateCostsTheHandOff) {
+  // One core, two CPU-testbed devices of one host with 1,000,000 and
+  // 500,000 ns of work, both ready at 0: device 1's op waits for device 0's
+  // turn to end at 1,000,000. Passing the turn on wakes device 1's thread:
+  // device 0's wake-up call (4 µs) and device 1's start on the core it
+  // shares (3 µs) hold the core, so device 1's op starts at 1,007,000.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) {
+    Device* device = s.mutable_cluster()->mutable_devices(d);
+    device->set_shares_host_cores(true);
+    device->set_stream_signal_cost_s(4e-6);
+    device->set_same_core_wake_latency_s(3e-6);
+    device->set_stream_wake_latency_s(20e-6);  // a wake-up on another core: not this one
+  }
+  auto t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 1000000));
+  EXPECT_EQ(t[2], Interval(1007000, 1507000));
+  // Without a same-core figure the stream wake-up latency stands in.
+  for (int d = 0; d < 2; ++d) {
+    s.mutable_cluster()->mutable_devices(d)->set_same_core_wake_latency_s(0);
+  }
+  t = Times(s);
+  EXPECT_EQ(t[2], Interval(1024000, 1524000));
+  // On cores of their own nobody hands anything over.
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  t = Times(s);
+  EXPECT_EQ(t[2], Interval(0, 500000));
+}
+
 TEST(Simulate, AWakeUpCallStallsTheComputeSharingTheWakersCore) {
   // One core. Device 1's 1,000,000 ns op waits behind device 0's 100,000 ns
   // one (which took the core first) until it ends at 100,000 ns. Its end
