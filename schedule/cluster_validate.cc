@@ -293,6 +293,11 @@ class ClusterChecker {
     RETURN_IF_ERROR(NonNegative(where, "compute_time_scale", device.compute_time_scale()));
     RETURN_IF_ERROR(NonNegative(where, "speed_probe_s", device.speed_probe_s()));
     RETURN_IF_ERROR(NonNegative(where, "interrupt_cpu_s", device.interrupt_cpu_s()));
+    if (!(IsNonNegative(device.compute_spread()) && device.compute_spread() < 1)) {
+      return Fail(where, absl::StrFormat("compute_spread is %g (expected a fraction in [0, 1), "
+                                         "e.g. 0.03)",
+                                         device.compute_spread()));
+    }
     if (device.has_kernel_model()) {
       const KernelModel& k = device.kernel_model();
       RETURN_IF_ERROR(Positive(where, "kernel_model.sms", k.sms()));

@@ -223,6 +223,10 @@ TEST(ValidateCluster, RejectsNonPositiveSizesBandwidthsAndPeaks) {
        "device 'gpu0': speed_probe_s is -0.0002 (expected >= 0)"},
       {[](Cluster* c) { c->mutable_devices(1)->set_interrupt_cpu_s(-4e-5); },
        "device 'gpu1': interrupt_cpu_s is -4e-05 (expected >= 0)"},
+      {[](Cluster* c) { c->mutable_devices(1)->set_compute_spread(1.5); },
+       "device 'gpu1': compute_spread is 1.5 (expected a fraction in [0, 1), e.g. 0.03)"},
+      {[](Cluster* c) { c->mutable_devices(0)->set_compute_spread(-0.01); },
+       "device 'gpu0': compute_spread is -0.01 (expected a fraction in [0, 1), e.g. 0.03)"},
       {[](Cluster* c) {
          KernelModel* k = c->mutable_devices(0)->mutable_kernel_model();
          k->set_sms(132);

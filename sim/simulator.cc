@@ -12,6 +12,7 @@
 #include "sim/compute_speed.h"
 #include "sim/cost_model.h"
 #include "sim/event_queue.h"
+#include "sim/expected_maximum.h"
 #include "sim/flows_in_flight.h"
 #include "sim/host_core_model.h"
 #include "sim/network.h"
@@ -27,11 +28,12 @@ enum class EventType {
   kLatencyDone,    // a transfer's fixed latency is over: its flows start
   kDependencyMet,  // an op's dependency is met late (a host-core model's delay)
   kSpeedChange,    // a hold of the host-core model ends: compute speeds change
+  kCollectiveGo,   // a collective's members, all arrived, start their transfers
 };
 
 struct EventPayload {
   EventType type;
-  int index;    // the op (kSpeedChange: the model's hold)
+  int index;    // the op (kSpeedChange: the model's hold; kCollectiveGo: the instance)
   int version;  // for kOpEnd of slowed compute ops
 };
 
@@ -95,6 +97,12 @@ class Simulator::Engine {
     if (--deps_left_[op] == 0) Ready(op, now);
   }
   void Ready(int op, int64_t now);
+  // When collective `instance`, whose last member arrived at `now`, starts:
+  // the expected latest of its members' arrivals, each varying by its
+  // device's compute since its last collective (Device.compute_spread).
+  int64_t CollectiveStart(int instance, int64_t now) const;
+  // Collective `instance` starts its transfers at `now`.
+  void Go(int instance, int64_t now);
   void Start(int op, int64_t now);
   // Op `op` (a copy or a collective's member) moving `bytes` starts at `now`.
   void StartTransfer(int op, double bytes, int64_t now);
@@ -161,6 +169,9 @@ class Simulator::Engine {
   FlowsInFlight flows_;
   std::vector<int> done_flows_;  // the event loop's scratch: their ops
   std::vector<HostCoreModel::Change> handoffs_;  // and the turns' hand-offs
+  // Per device: Device.compute_spread, and the variance of its compute
+  // time since its last collective (ns²).
+  std::vector<double> spread_, variance_since_collective_;
   int finished_ = 0;
   int64_t processed_ = 0;
 };
@@ -219,6 +230,11 @@ void Simulator::Engine::ResetRun(int flow_count) {
   for (int i = 0; i < graph_.size(); ++i) deps_left_[i] = graph_.dependencies(i);
   computing_.resize(schedule_->devices_size());
   for (std::vector<int>& running : computing_) running.clear();
+  spread_.resize(schedule_->devices_size());
+  for (int d = 0; d < schedule_->devices_size(); ++d) {
+    spread_[d] = schedule_->cluster().devices(costs_->ClusterIndex(d)).compute_spread();
+  }
+  variance_since_collective_.assign(schedule_->devices_size(), 0);
   events_.Clear();
   flows_.Reset(*network_, flow_count);
   finished_ = 0;
@@ -236,7 +252,33 @@ void Simulator::Engine::Ready(int op, int64_t now) {
   ops_[op].start = now;
   CollectiveInstance& c = collectives_[instance];
   if (++c.arrived < static_cast<int>(c.ops.size())) return;
-  for (int member : c.ops) StartTransfer(member, schedule_->ops(member).collective().bytes(), now);
+  const int64_t start = CollectiveStart(instance, now);
+  if (start > now) {
+    Push(start, EventType::kCollectiveGo, instance);
+    return;
+  }
+  Go(instance, now);
+}
+
+int64_t Simulator::Engine::CollectiveStart(int instance, int64_t now) const {
+  const CollectiveInstance& c = collectives_[instance];
+  std::vector<Arrival> arrivals;
+  bool varies = false;
+  for (int member : c.ops) {
+    const double variance = variance_since_collective_[graph_.device(member)];
+    varies |= variance > 0;
+    arrivals.push_back({static_cast<double>(ops_[member].start - now), std::sqrt(variance)});
+  }
+  if (!varies) return now;
+  return now + std::max<int64_t>(0, CeilToInt64(ExpectedMaximum(arrivals) - 1e-9));
+}
+
+void Simulator::Engine::Go(int instance, int64_t now) {
+  const CollectiveInstance& c = collectives_[instance];
+  for (int member : c.ops) {
+    variance_since_collective_[graph_.device(member)] = 0;  // they meet here
+    StartTransfer(member, schedule_->ops(member).collective().bytes(), now);
+  }
   const int first = c.ops[0];
   if (c.route->plan.measured) {
     Push(now + c.route->plan.measured_ns, EventType::kOpEnd, first);
@@ -312,10 +354,14 @@ void Simulator::Engine::Finish(int op, int64_t now) {
         Apply(host_cores_->WakeTransferThread(device, now), now);
         if (ops_[m].collective < 0) Apply(host_cores_->TakeCopyEndCpu(device, now), now);
       }
-    } else if (SpeedVaries(device)) {
-      auto& running = computing_[device];
-      running.erase(std::find(running.begin(), running.end(), m));
-      if (SharesCores(device)) Retime(host_cores_->ComputeEnded(device, now), now);
+    } else {
+      const double sd = spread_[device] * (now - ops_[m].start);  // its time varies so much
+      variance_since_collective_[device] += sd * sd;
+      if (SpeedVaries(device)) {
+        auto& running = computing_[device];
+        running.erase(std::find(running.begin(), running.end(), m));
+        if (SharesCores(device)) Retime(host_cores_->ComputeEnded(device, now), now);
+      }
     }
   }
   for (int k = 0; k < count; ++k) ReleaseSuccessors(members[k], now);
@@ -437,6 +483,9 @@ void Simulator::Engine::Process(const EventPayload& event, int64_t now) {
       break;
     case EventType::kSpeedChange:
       Retime(host_cores_->Release(event.index, now), now);
+      break;
+    case EventType::kCollectiveGo:
+      Go(event.index, now);
       break;
   }
 }

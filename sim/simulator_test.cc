@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "base/textproto.h"
 #include "gtest/gtest.h"
 #include "models/model_spec.h"
@@ -174,6 +175,39 @@ std::string AllGather(int devices, int64_t bytes, int first_id) {
                     " participants: [", participants, "] bytes: ", bytes, " } }\n");
   }
   return ops;
+}
+
+TEST(Simulate, ACollectiveStartsAtTheExpectedLatestOfItsMembersVaryingArrivals) {
+  // Two devices compute 1,000,000 ns each, then all-gather twice. With a
+  // compute spread of 3 % each arrives at 1,000,000 ± 30,000 ns, and the
+  // later of two such arrivals comes 30,000 / sqrt(pi) = 16,925.7 ns late
+  // on average: the first all-gather starts (and ends) that much later.
+  // The second follows the first with no compute between: no wait.
+  std::string ops = AllGather(2, 4000000, 10);
+  std::string second = AllGather(2, 4000000, 20);
+  absl::StrReplaceAll({{"\"ag\"", "\"ag2\""}}, &second);
+  ops += second + R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    edges { from: 1 to: 10 }
+    edges { from: 2 to: 11 }
+    edges { from: 10 to: 20 }
+    edges { from: 11 to: 21 }
+  )pb";
+  Schedule s = Tiny(2, ops);
+  auto steady = Times(s);
+  const int64_t gather = steady[10].second - 1000000;
+  const int64_t second_gather = steady[20].second - steady[20].first;
+  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_compute_spread(0.03);
+  auto t = Times(s);
+  EXPECT_EQ(t[10], Interval(1000000, 1000000 + 16926 + gather));
+  EXPECT_EQ(t[11], t[10]);
+  EXPECT_EQ(t[20], Interval(t[10].second, t[10].second + second_gather));
+  // One device varying beside one that does not: E[max(X, 1,000,000)] for
+  // X ~ N(1,000,000, 30,000²) is 30,000 / sqrt(2 pi) = 11,968.3 ns late.
+  s.mutable_cluster()->mutable_devices(1)->set_compute_spread(0);
+  t = Times(s);
+  EXPECT_EQ(t[10], Interval(1000000, 1000000 + 11969 + gather));
 }
 
 TEST(Simulate, EmulatedNodesOfOneMachineShareItsCores) {

@@ -107,6 +107,8 @@ absl::Status MeasureCompute(const CalibrationSettings& settings,
     }
   }
   std::vector<double> core_total(cores.size(), 0);
+  // Per core: the shapes' spreads (RelativeSpread), weighted by their time.
+  std::vector<double> core_spread_time(cores.size(), 0);
   for (const Shape& shape : shapes) {
     const ComputeOp& c = shape.op->compute();
     MeasuredCompute* m = out->add_measured_compute();
@@ -118,7 +120,10 @@ absl::Status MeasureCompute(const CalibrationSettings& settings,
     m->set_directions(MeasuredDirections(shape.schedule->training(), c.kind()));
     m->set_peft(MeasuredPeft(shape.schedule->training(), c.kind()));
     m->set_seconds(Median(shape.seconds[0]));
-    for (size_t k = 0; k < cores.size(); ++k) core_total[k] += Median(shape.seconds[k]);
+    for (size_t k = 0; k < cores.size(); ++k) {
+      core_total[k] += Median(shape.seconds[k]);
+      core_spread_time[k] += RelativeSpread(shape.seconds[k]) * Median(shape.seconds[k]);
+    }
     std::printf("  %-18s examples %3d seq %4d elements %9ld: %.6f / %.6f / %.6f\n",
                 m->op_class().c_str(), c.examples(), c.seq_len(), c.params().elements(),
                 *std::min_element(shape.seconds[0].begin(), shape.seconds[0].end()), m->seconds(),
@@ -136,14 +141,16 @@ absl::Status MeasureCompute(const CalibrationSettings& settings,
                 cores[k], core_total[k] / core_total[0]);
   }
   for (size_t k = 0; k < cores.size(); ++k) {
-    std::printf("  core %d: the speed probe takes %.6f s (median)\n", cores[k],
-                Median(probe_seconds[k]));
+    std::printf("  core %d: the speed probe takes %.6f s (median); an op's time varies by %.1f %% "
+                "(robust standard deviation over the median, the shapes weighted by their time)\n",
+                cores[k], Median(probe_seconds[k]), 100 * core_spread_time[k] / core_total[k]);
   }
   for (int d = 0; d < out->devices_size(); ++d) {
     if (device_cores[d].empty()) continue;
     const size_t k = std::find(cores.begin(), cores.end(), device_cores[d][0]) - cores.begin();
     out->mutable_devices(d)->set_compute_time_scale(core_total[k] / core_total[0]);
     out->mutable_devices(d)->set_speed_probe_s(Median(probe_seconds[k]));
+    out->mutable_devices(d)->set_compute_spread(core_spread_time[k] / core_total[k]);
   }
   return absl::OkStatus();
 }

@@ -27,10 +27,12 @@ std::vector<std::vector<int>> DeviceComputeCores(const Cluster& cluster, int thr
 // burst of outside load on the VM then lands on all shapes and cores alike
 // instead of on one shape's runs). The medians on core 0 become `out`'s
 // measured_compute rows; each core's total over the shapes, against core
-// 0's, becomes the compute_time_scale of the devices computing there, and
-// the speed probe's median on it their speed_probe_s. With settings.threads
-// > 1 (a device's ops on the backend's own team of cores) only core 0's
-// placement is timed and both stay unset. Prints every shape's min, median
+// 0's, becomes the compute_time_scale of the devices computing there, the
+// speed probe's median on it their speed_probe_s, and how much its shapes'
+// times vary from round to round (base/median.h RelativeSpread, the shapes
+// weighted by their median time) their compute_spread. With
+// settings.threads > 1 (a device's ops on the backend's own team of cores)
+// only core 0's placement is timed and all three stay unset. Prints every shape's min, median
 // and max. Errors: those of creating a backend and running an op.
 absl::Status MeasureCompute(const CalibrationSettings& settings,
                             const std::vector<Schedule>& schedules,
