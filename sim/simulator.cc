@@ -262,14 +262,15 @@ void Simulator::Engine::Ready(int op, int64_t now) {
 
 int64_t Simulator::Engine::CollectiveStart(int instance, int64_t now) const {
   const CollectiveInstance& c = collectives_[instance];
+  const auto varies = [&](int member) {
+    return variance_since_collective_[graph_.device(member)] > 0;
+  };
+  if (std::none_of(c.ops.begin(), c.ops.end(), varies)) return now;  // a GPU's: at once
   std::vector<Arrival> arrivals;
-  bool varies = false;
   for (int member : c.ops) {
-    const double variance = variance_since_collective_[graph_.device(member)];
-    varies |= variance > 0;
-    arrivals.push_back({static_cast<double>(ops_[member].start - now), std::sqrt(variance)});
+    arrivals.push_back({static_cast<double>(ops_[member].start - now),
+                        std::sqrt(variance_since_collective_[graph_.device(member)])});
   }
-  if (!varies) return now;
   return now + std::max<int64_t>(0, CeilToInt64(ExpectedMaximum(arrivals) - 1e-9));
 }
 

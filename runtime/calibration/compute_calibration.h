@@ -32,8 +32,9 @@ std::vector<std::vector<int>> DeviceComputeCores(const Cluster& cluster, int thr
 // times vary from round to round (base/median.h RelativeSpread, the shapes
 // weighted by their median time) their compute_spread. With
 // settings.threads > 1 (a device's ops on the backend's own team of cores)
-// only core 0's placement is timed and all three stay unset. Prints every shape's min, median
-// and max. Errors: those of creating a backend and running an op.
+// only core 0's placement is timed and all three stay unset. Prints every
+// shape's min, median and max. Errors: those of creating a backend and
+// running an op.
 absl::Status MeasureCompute(const CalibrationSettings& settings,
                             const std::vector<Schedule>& schedules,
                             const std::vector<StepBatch>& batches, Cluster* out);

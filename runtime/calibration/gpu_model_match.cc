@@ -1,7 +1,6 @@
 #include "runtime/calibration/gpu_model_match.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
