@@ -320,17 +320,26 @@ TEST(Simulate, ComputeSlowsDownWhileTheDeviceCommunicates) {
   EXPECT_EQ(t[2], Interval(0, 101000 + 949500));
 }
 
+// Two CPU-testbed devices of one host with one core, running `ops`.
+Schedule TwoDevicesOnOneCore(const std::string& ops) {
+  Schedule s = Tiny(2, ops);
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+  return s;
+}
+
+// Device 0 computes 1,000,000 ns of work, device 1 500,000 ns, both ready at 0.
+constexpr char kTwoForwards[] = R"pb(
+  ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+  ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
+)pb";
+
 TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
   // One core, two CPU-testbed devices computing 1,000,000 and 500,000 ns of
   // work, both ready at 0: device 0's op takes the idle core and runs
   // whole (nothing makes the scheduler decide again until it ends); device
   // 1's waits, and starts when it gets the core.
-  Schedule s = Tiny(2, R"pb(
-    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
-    ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
-  )pb");
-  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
-  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
+  Schedule s = TwoDevicesOnOneCore(kTwoForwards);
   auto t = Times(s);
   EXPECT_EQ(t[1], Interval(0, 1000000));
   EXPECT_EQ(t[2], Interval(1000000, 1500000));
@@ -340,14 +349,12 @@ TEST(Simulate, CoreSharingDevicesTakeTurnsOnTheHostsCores) {
   // A device that becomes ready later does not preempt the one running (the
   // testbed's compute threads are SCHED_IDLE): device 1's op, ready when
   // its small copy ends, waits until device 0's ends.
-  s = Tiny(2, R"pb(
+  s = TwoDevicesOnOneCore(R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
     ops { id: 3 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
     edges { from: 2 to: 3 }
   )pb");
-  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
-  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
   t = Times(s);
   const int64_t copied = t[2].second;
   EXPECT_EQ(t[1], Interval(0, 1000000));
@@ -371,14 +378,9 @@ TEST(Simulate, ATurnPassedToAWaitingMateCostsTheHandOff) {
   // turn to end at 1,000,000. Passing the turn on wakes device 1's thread:
   // device 0's wake-up call (4 µs) and device 1's start on the core it
   // shares (3 µs) hold the core, so device 1's op starts at 1,007,000.
-  Schedule s = Tiny(2, R"pb(
-    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
-    ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
-  )pb");
-  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  Schedule s = TwoDevicesOnOneCore(kTwoForwards);
   for (int d = 0; d < 2; ++d) {
     Device* device = s.mutable_cluster()->mutable_devices(d);
-    device->set_shares_host_cores(true);
     device->set_stream_signal_cost_s(4e-6);
     device->set_same_core_wake_latency_s(3e-6);
     device->set_stream_wake_latency_s(20e-6);  // a wake-up on another core: not this one
@@ -403,15 +405,13 @@ TEST(Simulate, AWakeUpCallStallsTheComputeSharingTheWakersCore) {
   // one (which took the core first) until it ends at 100,000 ns. Its end
   // wakes device 0's copy stream (asleep on it): the 5 µs call holds the
   // core, so device 1's op gets it at 105,000 and runs to 1,105,000.
-  Schedule s = Tiny(2, R"pb(
+  Schedule s = TwoDevicesOnOneCore(R"pb(
     ops { id: 2 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 100000000 } }
     ops { id: 1 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 3 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000 } }
     edges { from: 2 to: 3 }
   )pb");
-  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
   for (int d = 0; d < 2; ++d) {
-    s.mutable_cluster()->mutable_devices(d)->set_shares_host_cores(true);
     s.mutable_cluster()->mutable_devices(d)->set_stream_signal_cost_s(5e-6);
   }
   auto t = Times(s);
