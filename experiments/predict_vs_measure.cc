@@ -33,14 +33,18 @@
 // again just before each schedule, into the schedule's directory (the VM's
 // speed drifts between schedules); --calibrated takes a Cluster file or a
 // catalog name (h100_sxm_x1 holds figures measured on the H100 machine).
-// On the CPU testbed a schedule whose run found a core more than
+// On the CPU testbed a schedule whose calibration's rounds disagreed (a
+// device's compute_spread over --max_calibration_spread: the core changed
+// speed while it was calibrated) or whose run found a core more than
 // --max_speed_drift off its calibrated speed (the speed probe between
 // steps) is calibrated and run again, --attempts runs at most, each into
 // <schedule>/attempt<N> (experiments/steady_machine.h); the table gives each
-// run's drift, and the steady run counts, or else the least drifted.
+// run's drift and calibration spread, and the steady run counts, or else
+// the one that missed least.
 // Writes predict_vs_measure.md and .csv (schedule, predicted
 // and measured step time with its spread, error %, overlap and exposed
-// communication both ways, binding resource, runs and core drift), and per
+// communication both ways, binding resource, runs, core drift and
+// calibration spread), and per
 // schedule a Chrome trace with both timelines and a picture of them one
 // above the other; ends with the summary line: median |error| and max
 // |error|.
@@ -118,7 +122,12 @@ ABSL_FLAG(std::string, only, "",
 ABSL_FLAG(double, max_speed_drift, 0.05,
           "cpu: run a schedule again (calibrating again) when the speed probe found a core more "
           "than this fraction faster or slower during its run than at calibration; 0: never");
-ABSL_FLAG(int32_t, attempts, 3, "cpu: runs of a schedule at most, under --max_speed_drift");
+ABSL_FLAG(double, max_calibration_spread, 0.10,
+          "cpu: run a schedule again (calibrating again) when its calibration's compute times "
+          "varied more than this fraction over their rounds on a core (compute_spread: 2-4 % on "
+          "a quiet core); 0: never");
+ABSL_FLAG(int32_t, attempts, 3,
+          "cpu: runs of a schedule at most, under --max_speed_drift and --max_calibration_spread");
 ABSL_FLAG(std::vector<std::string>, hosts, {},
           "cpu: comma-separated machines, one for each host of --cluster in its order (default "
           "cluster then: two_node_cpu; on the two-node testbed node1,node2): runs the two-node "
@@ -552,7 +561,7 @@ absl::Status Run() {
       "error_pct,predicted_overlap_pct,measured_overlap_pct,predicted_exposed_ms,"
       "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
       "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales,runs,"
-      "core_drift_pct"};
+      "core_drift_pct,calibration_spread_pct"};
   std::vector<std::string> md;
   if (cycle.devices_share_one_gpu) {
     md = {"# Predicted vs measured on NVIDIA GPUs (train --backend=cuda)",
@@ -584,7 +593,7 @@ absl::Status Run() {
   md.push_back("");
   md.push_back(
       "| schedule | link GB/s | predicted ms | measured ms (min-max) | error | overlap % pred/meas "
-      "| exposed ms pred/meas | bound by | core drift per run |");
+      "| exposed ms pred/meas | bound by | core drift / calibration spread per run |");
   md.push_back("|---|---|---|---|---|---|---|---|---|");
   // shared_gpu_errors: distzo2 on one GPU, predicted for two (not in the
   // target).
@@ -593,8 +602,9 @@ absl::Status Run() {
   // The breakdown's targets: schedules checked, met, and the misses.
   int breakdowns = 0, overlaps_met = 0, exposed_met = 0;
   std::vector<std::string> breakdown_misses;
-  const SteadyMachine steady{absl::GetFlag(FLAGS_max_speed_drift), absl::GetFlag(FLAGS_attempts)};
-  int repeated = 0, drifted = 0;
+  const SteadyMachine steady{absl::GetFlag(FLAGS_max_speed_drift), absl::GetFlag(FLAGS_attempts),
+                             absl::GetFlag(FLAGS_max_calibration_spread)};
+  int repeated = 0, unsteady = 0;
   for (const CycleCase& c : cases) {
     std::printf("%-*s ", cycle.label_width, c.label.c_str());
     std::fflush(stdout);
@@ -654,14 +664,18 @@ absl::Status Run() {
       }
     }
     const double drift = LargestSpeedDrift(r);
+    const double spread = LargestCalibrationSpread(r);
     if (r.attempts > 1) ++repeated;
-    if (steady.max_speed_drift > 0 && drift > steady.max_speed_drift) ++drifted;
-    const std::string runs = absl::StrJoin(
-        r.attempt_drifts, " ",
-        [](std::string* o, double d) { absl::StrAppendFormat(o, "%.0f%%", 100 * d); });
+    if ((steady.max_speed_drift > 0 && drift > steady.max_speed_drift) ||
+        (steady.max_calibration_spread > 0 && spread > steady.max_calibration_spread)) {
+      ++unsteady;
+    }
+    const std::string runs = AttemptsSummary(r);
     std::printf("predicted %8.2f ms  measured %8.2f ms  error %+6.1f%%",
                 cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6, 100 * cmp.step_error);
-    if (!r.speed_drifts.empty()) std::printf("  core drift %s", runs.c_str());
+    if (!r.speed_drifts.empty()) {
+      std::printf("  core drift / calibration spread %s", runs.c_str());
+    }
     const std::string probed =
         PredictedAgain("with the cores' speed during the run", r.probed_predicted_step_ns,
                        r.probed_compute_scales, cmp.measured_step_ns, &probed_errors);
@@ -670,13 +684,13 @@ absl::Status Run() {
                        r.run_compute_scales, cmp.measured_step_ns, &run_costs_errors);
     std::printf("\n");
     csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f", c.label,
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f", c.label,
         link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
         cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
         100 * p.overlap, 100 * m.overlap, p.exposed_ns / 1e6, m.exposed_ns / 1e6,
         BindingResourceName(r.predicted.binding), r.trace_path,
         r.picture_path, run_costs,
-        probed, r.attempts, 100 * drift));
+        probed, r.attempts, 100 * drift, 100 * spread));
     md.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f%s | %.2f / %.2f%s | %s | %s |",
         c.label, link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
@@ -732,13 +746,15 @@ absl::Status Run() {
                     "calibration taken out): ",
                     ErrorSpread(run_costs_errors));
   }
-  if (repeated > 0 || drifted > 0) {
+  if (repeated > 0 || unsteady > 0) {
     absl::StrAppendFormat(
         &summary,
         "\n%d schedules ran again, calibrated again, because a core ran more than %.0f%% off "
-        "its calibrated speed (speed probe); %d still did after %d runs, and their least "
-        "drifted run counts above",
-        repeated, 100 * steady.max_speed_drift, drifted, steady.max_attempts);
+        "its calibrated speed (speed probe) or its calibration's compute times varied more "
+        "than %.0f%% (compute_spread); %d still did after %d runs, and their run that missed "
+        "least counts above",
+        repeated, 100 * steady.max_speed_drift, 100 * steady.max_calibration_spread, unsteady,
+        steady.max_attempts);
   }
   md.push_back("");
   md.push_back(summary);
@@ -767,6 +783,9 @@ absl::Status CheckFlags() {
                                  "runs of a schedule at most"));
   RETURN_IF_ERROR(CheckFlagFinite("max_speed_drift", absl::GetFlag(FLAGS_max_speed_drift),
                                   /*positive=*/false, "a fraction of the calibrated speed"));
+  RETURN_IF_ERROR(CheckFlagFinite("max_calibration_spread",
+                                  absl::GetFlag(FLAGS_max_calibration_spread),
+                                  /*positive=*/false, "a fraction of the compute times"));
   return CheckFlagRange("steps", absl::GetFlag(FLAGS_steps), absl::GetFlag(FLAGS_warmup) + 1,
                         1000000, "steps per run, more than --warmup");
 }

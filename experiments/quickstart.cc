@@ -63,7 +63,8 @@ absl::Status Run() {
   const std::string out = OutputDir(absl::GetFlag(FLAGS_out_dir), "quickstart");
   RETURN_IF_ERROR(MakeDirectories(out));
   const std::string bin = absl::GetFlag(FLAGS_programs_dir);
-  const SteadyMachine steady{/*max_speed_drift=*/0.05, /*max_attempts=*/3};
+  const SteadyMachine steady{/*max_speed_drift=*/0.05, /*max_attempts=*/3,
+                             /*max_calibration_spread=*/0.10};
 
   std::printf("1. this machine as the CPU testbed: calibrated (//runtime:calibrate) before each "
               "strategy's run, into <out>/<strategy>/local_cpu.calibrated.pbtxt\n");
@@ -104,9 +105,7 @@ absl::Status Run() {
           100 * (static_cast<double>(r.probed_predicted_step_ns) / r.comparison.measured_step_ns -
                  1));
     }
-    const std::string drifts = absl::StrJoin(
-        r.attempt_drifts, " ",
-        [](std::string* o, double d) { absl::StrAppendFormat(o, "%.0f%%", 100 * d); });
+    const std::string drifts = AttemptsSummary(r);
     std::printf("   %-16s %5d %13.2f %13.2f %+7.1f%% %s %11.4f %11.4f  %s\n", GridName(s).c_str(),
                 r.schedule.devices_size(), r.comparison.predicted_step_ns / 1e6,
                 r.comparison.measured_step_ns / 1e6, 100 * r.comparison.step_error,
@@ -116,9 +115,9 @@ absl::Status Run() {
   std::printf("   (at_run_speed: the prediction again with each core as fast as the speed probe "
               "found it during the run; a virtual machine's cores slow down and speed up for "
               "seconds at a time.\n    core_drift: per run, the furthest a core ran from its "
-              "calibrated speed; over 5 %% it was calibrated and run again (into "
-              "<strategy>/attempt<N>),\n    and the steady run is shown, or else the least "
-              "drifted.\n"
+              "calibrated speed / how much its calibration's compute times varied; over 5 %% / "
+              "10 %% it was\n    calibrated and run again (into <strategy>/attempt<N>), and "
+              "the steady run is shown, or else the one that missed least.\n"
               "    loss: mean training loss of the first and of the last "
               "200 steps; the three strategies train the same trajectory bit for bit)\n\n");
 

@@ -90,9 +90,11 @@ struct CycleResult {
   // SpeedProbeDrifts; 0 for a device without). Empty on GPUs.
   std::vector<double> speed_drifts;
   // Filled in by MeasureOnSteadyMachine (experiments/steady_machine.h): the
-  // runs it took, and each one's largest |drift - 1|. 1 and empty otherwise.
+  // runs it took, and each one's largest |drift - 1| and largest calibrated
+  // compute_spread. 1 and empty otherwise.
   int attempts = 1;
   std::vector<double> attempt_drifts;
+  std::vector<double> attempt_spreads;
 };
 
 // Lowers `c` on `cluster` (with its host links set to c.host_link_gbps when
