@@ -312,11 +312,17 @@ absl::Status CpuBackend::BeforeStepStarts() {
   return absl::OkStatus();
 }
 
+void CpuBackend::ComputeOpReady() {
+  if (turns_ == nullptr || first_ticket_.has_value() || next_ticket_.has_value()) return;
+  next_ticket_ = turns_->Ticket(turn_core_);
+}
+
 absl::Status CpuBackend::TakeComputeTurn() {
   if (turns_ == nullptr) return absl::OkStatus();
-  if (first_ticket_.has_value()) {
-    const uint32_t ticket = *first_ticket_;
-    first_ticket_.reset();
+  for (std::optional<uint32_t>* taken : {&first_ticket_, &next_ticket_}) {
+    if (!taken->has_value()) continue;
+    const uint32_t ticket = **taken;
+    taken->reset();
     return turns_->Await(turn_core_, ticket, collectives_->timeout());
   }
   return turns_->Take(turn_core_, collectives_->timeout());

@@ -108,6 +108,10 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   absl::Status BeforeStepStarts() override;
   absl::Status TakeComputeTurn() override;
   void GiveComputeTurn() override;
+  // A compute op that may start takes its place in its core's line at once
+  // (the simulator's order: the op ready first runs first), unless it is the
+  // step's first, whose place BeforeStepStarts took.
+  void ComputeOpReady() override;
 
   // The memory of buffer `index` (into Schedule.buffers) as this rank maps
   // it, or nullptr when it is neither on this device nor on its host: the
@@ -180,6 +184,10 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   // The step's first ticket, taken before its release, until its first
   // compute op uses it.
   std::optional<uint32_t> first_ticket_;
+  // The next compute op's ticket, taken when the op may start (ComputeOpReady,
+  // under the streams' lock, which orders it before the op's
+  // TakeComputeTurn), until that op uses it.
+  std::optional<uint32_t> next_ticket_;
   std::unique_ptr<EmulatedLink> h2d_, d2h_, peer_;
   int threads_ = 1;
   // Its node rank and the node's ranks (schedule ids without node memory).

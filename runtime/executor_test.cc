@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/textproto.h"
 #include "gtest/gtest.h"
 #include "runtime/threaded_backend.h"
@@ -63,6 +64,14 @@ class GatedBackend : public ThreadedBackend {
     return steps_seen_;
   }
 
+ protected:
+  // Records `event` (short: ComputeOpReady calls it under the streams' lock).
+  void Note(const std::string& event) {
+    std::lock_guard<std::mutex> lock(mu_);
+    events_.push_back(event);
+    cv_.notify_all();
+  }
+
  private:
   absl::Status Run(const Op& op) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -84,6 +93,19 @@ class GatedBackend : public ThreadedBackend {
   std::set<int64_t> held_;
   std::vector<std::string> events_;
   std::set<int64_t> steps_seen_;
+};
+
+// Also records each compute op's turn: "ready" (ComputeOpReady), "take" and
+// "give".
+class TurnLoggingBackend : public GatedBackend {
+ public:
+  using GatedBackend::GatedBackend;
+  void ComputeOpReady() override { Note("ready"); }
+  absl::Status TakeComputeTurn() override {
+    Note("take");
+    return absl::OkStatus();
+  }
+  void GiveComputeTurn() override { Note("give"); }
 };
 
 int At(const std::vector<std::string>& events, const std::string& event) {
@@ -161,6 +183,36 @@ TEST(Executor, StreamsRunConcurrentlyWhileEdgesAndStreamOrderHold) {
   EXPECT_LT(At(events, "end 2"), At(events, "start 4"));  // edge
   EXPECT_LT(At(events, "end 3"), At(events, "start 4"));  // stream order
   EXPECT_FALSE(Happened(events, "start 6"));
+}
+
+// A compute op gets in line the moment it may start, not when its thread
+// next runs: op 3 when the record of its upload (op 1) is reached, op 4,
+// whose upload (op 2) ended while op 3 ran, as op 3 finishes, before op 3
+// gives its turn away (devices sharing a core then take turns in the order
+// their ops became ready).
+TEST(Executor, EachComputeOpGetsInLineTheMomentItMayStart) {
+  const Schedule s = Parse(std::string(kDevices) + kOps);
+  TurnLoggingBackend backend(/*held=*/{3});
+  auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  absl::Status status;
+  std::thread step([&] { status = (*executor)->RunStep(StepInputs{}).status(); });
+  backend.Await("start 3");
+  backend.Await("end 2");
+  backend.Release(3);
+  step.join();
+  ASSERT_TRUE(status.ok()) << status;
+  std::vector<std::string> turns;  // the compute stream's events, in order
+  for (const std::string& e : backend.events()) {
+    if (e == "ready" || e == "take" || e == "give" || e == "start 3" || e == "end 3" ||
+        e == "start 4" || e == "end 4") {
+      turns.push_back(e);
+    }
+  }
+  EXPECT_EQ(turns, (std::vector<std::string>{"ready", "take", "start 3", "end 3", "ready", "give",
+                                             "take", "start 4", "end 4", "give"}));
+  const std::vector<std::string> events = backend.events();
+  EXPECT_LT(At(events, "end 1"), At(events, "ready")) << absl::StrJoin(events, ", ");
 }
 
 TEST(Executor, StepsRepeatTheScheduleAndRecordIntervalsInOrder) {

@@ -53,9 +53,47 @@ void HostStreams::Release() {
   for (Queue& q : queues_) q.work.notify_one();
 }
 
-void HostStreams::Enqueue(int stream, Task task) {
-  Item item{Item::kTask, std::move(task)};
+void HostStreams::Enqueue(int stream, Task task, std::function<void()> ready) {
+  Item item{Item::kTask, std::move(task), std::move(ready)};
   Push(stream, std::move(item));
+}
+
+void HostStreams::Finishing(int stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Queue& q = queues_[stream];
+  q.running = false;
+  MarkReady(q);
+}
+
+namespace {
+
+// Makes `item`'s ready call, once.
+void CallReady(std::function<void()>& ready) {
+  if (ready == nullptr) return;
+  const std::function<void()> call = std::move(ready);
+  ready = nullptr;
+  call();
+}
+
+}  // namespace
+
+void HostStreams::MarkReady(Queue& q) {
+  if (held_ || stop_ || !error_.ok() || q.running) return;
+  // Its thread in a Wait not yet met (the wait is out of q.items).
+  if (q.waiting_event >= 0 && records_reached_[q.waiting_event] < q.waiting_count) return;
+  for (Item& item : q.items) {
+    switch (item.kind) {
+      case Item::kRecord:
+      case Item::kFence:
+        continue;  // passed at once
+      case Item::kWait:
+        if (records_reached_[item.event] >= item.count) continue;
+        return;
+      case Item::kTask:
+        CallReady(item.ready);
+        return;
+    }
+  }
 }
 
 void HostStreams::Record(int stream, int event) {
@@ -119,25 +157,32 @@ void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
     switch (item.kind) {
       case Item::kTask: {
         if (!error_.ok()) break;  // aborted: skip, so the stream drains
+        CallReady(item.ready);
+        q.running = true;
         lock.unlock();
         absl::Status status = item.task();
         lock.lock();
+        q.running = false;
         if (!status.ok() && error_.ok()) {
           error_ = std::move(status);
           NotifyAll();
         }
+        MarkReady(q);
         break;
       }
       case Item::kRecord: {
         records_reached_[item.event] = std::max(records_reached_[item.event], item.count);
         // Wake only the streams this record releases (with several
-        // streams waiting, waking all costs each a futile wake-up).
+        // streams waiting, waking all costs each a futile wake-up). A task
+        // it lets start is ready now, whether or not its thread has got to
+        // the wait yet.
         absl::InlinedVector<std::condition_variable*, 8> released;
         for (Queue& other : queues_) {
           if (other.waiting_event == item.event &&
               records_reached_[item.event] >= other.waiting_count) {
             released.push_back(&other.work);
           }
+          MarkReady(other);
         }
         lock.unlock();
         for (std::condition_variable* work : released) work->notify_one();

@@ -23,6 +23,14 @@
 // next time slice, which another process's compute thread on the same core
 // can delay by half a millisecond.
 //
+// A task may come with a `ready` call: made once, the moment the task may
+// start (everything before it on its stream done), by whichever thread
+// makes it so, not when its stream's thread next gets a core. Devices that
+// take turns on a shared core take their place in line there (the testbed's
+// compute ops, runtime/core_turns.h): a compute thread woken by a record,
+// or preempted by the copy thread its last op's record woke, may wait for a
+// time slice while its core mate, ready later, takes the next turn.
+//
 // Hold() and Release() bracket a batch of enqueues that the streams start
 // together: on a machine with fewer cores than threads, streams that start
 // while the batch is still being enqueued compete with the enqueuing thread
@@ -51,7 +59,19 @@ class HostStreams {
   ~HostStreams();  // aborts what is queued and joins the threads
 
   // Runs `task` on `stream` after everything enqueued there before.
-  void Enqueue(int stream, Task task);
+  // `ready`, when given, is called once, when the task may start:
+  // everything enqueued before it on `stream` is done (a task before it
+  // counts as done once it calls Finishing) and no Hold is in force. The
+  // thread that makes it so calls it (the stream's own, or the one whose
+  // Record releases the stream's Wait), always before the task starts and
+  // with the streams' lock held: it must be short, never block and never
+  // call back into the streams. A task skipped after an error has had its
+  // `ready` call or not.
+  void Enqueue(int stream, Task task, std::function<void()> ready = nullptr);
+  // Called by the task running on `stream`, and only by it, once its work
+  // is done and before it lets go of what it holds: the task behind it, if
+  // it may start now, is ready now (its `ready` call).
+  void Finishing(int stream);
   // Marks `event` when `stream` gets here.
   void Record(int stream, int event);
   // Work enqueued on `stream` after this waits for the latest Record of
@@ -72,6 +92,7 @@ class HostStreams {
   struct Item {
     enum Kind { kTask, kRecord, kWait, kFence } kind;
     Task task;
+    std::function<void()> ready;  // kTask: null once called (or none given)
     int event = 0;
     int64_t count = 0;  // kRecord: the record's number; kWait: the one awaited; kFence: ticket
   };
@@ -82,12 +103,16 @@ class HostStreams {
     // number it waits for (event -1: none).
     int waiting_event = -1;
     int64_t waiting_count = 0;
+    bool running = false;  // its thread is in a task (before its Finishing)
     // Items enqueued, Release(), stop, an error, or the record it waits
     // for reached: the only things its thread sleeps on.
     std::condition_variable work;
   };
 
   void Loop(int stream, const std::function<void(int)>& prepare);
+  // With mu_ held: makes the `ready` call of the first task in `q` if it
+  // may start now (none while q's thread runs a task).
+  void MarkReady(Queue& q);
   void Push(int stream, Item item);
 
   // Wakes everything: an error or stop changes every wait's outcome.

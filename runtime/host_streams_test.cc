@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -30,6 +31,20 @@ class Gates {
       cv_.notify_all();
       return absl::OkStatus();
     };
+  }
+  // Logs `entry` (a ready call's: short, never blocking).
+  void Note(const std::string& entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    log_.push_back(entry);
+    cv_.notify_all();
+  }
+  // Where `entry` is in the log (-1: absent).
+  int Position(const std::string& entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < log_.size(); ++i) {
+      if (log_[i] == entry) return i;
+    }
+    return -1;
   }
   void Open(const std::string& name) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -150,6 +165,72 @@ TEST(HostStreams, HeldWorkStartsAtRelease) {
   ASSERT_TRUE(s.WaitFence(fence).ok());
   EXPECT_TRUE(g.Happened("end behind"));
   EXPECT_TRUE(g.Happened("end other stream"));
+}
+
+// A compute stream waiting for an upload on another stream: its task is
+// ready the moment the upload's record is reached, called on the uploading
+// stream's thread, not when the waiting thread next gets a core.
+TEST(HostStreams, ATaskReleasedByARecordIsReadyOnTheRecordingThread) {
+  Gates g;
+  HostStreams s(2, 1, [](int) {});
+  std::thread::id upload_thread, ready_thread;
+  s.Enqueue(0, [&, upload = g.Task("upload", /*held=*/true)] {
+    upload_thread = std::this_thread::get_id();
+    return upload();
+  });
+  s.Record(0, 0);
+  s.Wait(1, 0);
+  s.Enqueue(1, g.Task("compute"), [&] {
+    ready_thread = std::this_thread::get_id();
+    g.Note("ready compute");
+  });
+  g.Await("start upload");
+  EXPECT_FALSE(g.Happened("ready compute"));
+  g.Open("upload");
+  ASSERT_TRUE(s.WaitFence(s.Fence()).ok());
+  EXPECT_LT(g.Position("end upload"), g.Position("ready compute"));
+  EXPECT_LT(g.Position("ready compute"), g.Position("start compute"));
+  EXPECT_EQ(ready_thread, upload_thread);
+}
+
+// A task that calls Finishing makes the task behind it ready while it
+// still runs (a compute op gets in line before it gives its turn away).
+TEST(HostStreams, FinishingMakesTheNextTaskReadyBeforeTheTaskEnds) {
+  Gates g;
+  HostStreams s(1, 0, [](int) {});
+  s.Hold();  // both enqueued before the first runs
+  s.Enqueue(0, [&, first = g.Task("first", /*held=*/true)] {
+    s.Finishing(0);
+    return first();
+  });
+  s.Enqueue(0, g.Task("second"), [&] { g.Note("ready second"); });
+  s.Release();
+  g.Await("ready second");
+  EXPECT_FALSE(g.Happened("end first"));
+  g.Open("first");
+  ASSERT_TRUE(s.WaitFence(s.Fence()).ok());
+  EXPECT_LT(g.Position("ready second"), g.Position("start second"));
+}
+
+// Held work is not ready until Release, and its ready call comes once.
+TEST(HostStreams, HeldTasksAreReadyOnceAtRelease) {
+  Gates g;
+  HostStreams s(1, 0, [](int) {});
+  s.Enqueue(0, g.Task("running", /*held=*/true));
+  g.Await("start running");
+  s.Hold();
+  int calls = 0;
+  s.Enqueue(0, g.Task("behind"), [&] {
+    ++calls;
+    g.Note("ready behind");
+  });
+  g.Open("running");
+  g.Await("end running");
+  EXPECT_FALSE(g.Happened("ready behind"));
+  s.Release();
+  ASSERT_TRUE(s.WaitFence(s.Fence()).ok());
+  EXPECT_EQ(calls, 1);
+  EXPECT_LT(g.Position("ready behind"), g.Position("start behind"));
 }
 
 TEST(HostStreams, EachThreadIsPreparedOnItself) {

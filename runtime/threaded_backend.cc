@@ -48,7 +48,9 @@ absl::Status ThreadedBackend::BeginStep(int slot, const StepInputs& inputs) {
 
 absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, const Op& op) {
   Slot* s = &slots_[slot];
-  streams_->Enqueue(stream, [this, s, op_index, &op]() -> absl::Status {
+  std::function<void()> ready;
+  if (op.has_compute()) ready = [this] { ComputeOpReady(); };
+  streams_->Enqueue(stream, [this, s, stream, op_index, &op]() -> absl::Status {
     int64_t start = Now();
     int64_t end = -1;  // -1: when the op returns
     int64_t cpu_ns = 0;
@@ -68,6 +70,7 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
         status = RunCompute(op, s->inputs, &s->result);
         cpu_ns = ThreadCpuNs() - cpu_start;
         end = Now();  // before the next in line may start (and preempt this thread)
+        streams_->Finishing(stream);  // the next compute op, if it may start, gets in line
         GiveComputeTurn();
         break;
       }
@@ -79,7 +82,7 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
     return absl::Status(status.code(),
                         absl::StrFormat("device %d op %d '%s' at step %d: %s", device_, op.id(),
                                         op.name(), s->inputs.step, status.message()));
-  });
+  }, std::move(ready));
   return absl::OkStatus();
 }
 

@@ -54,6 +54,11 @@ class ThreadedBackend : public Backend {
   // The op's start time is taken once the turn has come.
   virtual absl::Status TakeComputeTurn() { return absl::OkStatus(); }
   virtual void GiveComputeTurn() {}
+  // Called once for each compute op, before its TakeComputeTurn, the moment
+  // it may start (HostStreams' `ready`: its stream's work before it done,
+  // the op before it counting as done before it gives its turn), on any
+  // thread, with the streams' lock held: short, never blocking.
+  virtual void ComputeOpReady() {}
   // Called by Go on its caller's thread, once a step, before the held
   // step's ops are released; an error leaves the step unstarted.
   virtual absl::Status BeforeStepStarts() { return absl::OkStatus(); }
