@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "schedule/cluster_lookup.h"
 
 namespace zosched {
 
@@ -34,8 +35,9 @@ double LargestSpeedDrift(const CycleResult& result) {
 
 double LargestCalibrationSpread(const CycleResult& result) {
   double largest = 0;
-  for (const Device& device : result.schedule.cluster().devices()) {
-    largest = std::max(largest, device.compute_spread());
+  for (const ScheduleDevice& d : result.schedule.devices()) {
+    const Device* device = FindDevice(result.schedule.cluster(), d.cluster_device());
+    if (device != nullptr) largest = std::max(largest, device->compute_spread());
   }
   return largest;
 }

@@ -41,9 +41,10 @@ struct SteadyMachine {
 // has one: a GPU run, an uncalibrated cluster).
 double LargestSpeedDrift(const CycleResult& result);
 
-// The largest Device.compute_spread over the devices of the cluster
-// `result`'s schedule was lowered for (0 when none has one: GPUs, a
-// cluster calibrated before calibrate wrote it).
+// The largest Device.compute_spread over the cluster devices that
+// `result`'s schedule runs on (0 when none has one: GPUs, a cluster
+// calibrated before calibrate wrote it); a core the schedule leaves idle
+// does not count.
 double LargestCalibrationSpread(const CycleResult& result);
 
 // Runs `attempt` (1, 2, ...: one calibrate -> predict -> measure of the

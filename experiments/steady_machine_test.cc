@@ -12,18 +12,27 @@ CycleResult WithDrifts(std::vector<double> drifts) {
   return r;
 }
 
-// A run with `drifts` whose schedule's cluster was calibrated with these
-// devices' compute spreads.
+// A run with `drifts` whose schedule runs on one cluster device per entry
+// of `spreads`, calibrated with that compute spread.
 CycleResult WithDriftsAndSpreads(std::vector<double> drifts, const std::vector<double>& spreads) {
   CycleResult r = WithDrifts(std::move(drifts));
-  for (double spread : spreads) r.schedule.mutable_cluster()->add_devices()->set_compute_spread(spread);
+  for (size_t i = 0; i < spreads.size(); ++i) {
+    Device* device = r.schedule.mutable_cluster()->add_devices();
+    device->set_name(absl::StrCat("cpu", i));
+    device->set_compute_spread(spreads[i]);
+    r.schedule.add_devices()->set_cluster_device(device->name());
+  }
   return r;
 }
 
-TEST(LargestCalibrationSpread, IsTheLeastSteadyDeviceOfTheSchedulesCluster) {
+TEST(LargestCalibrationSpread, IsTheLeastSteadyDeviceTheScheduleRunsOn) {
   EXPECT_DOUBLE_EQ(LargestCalibrationSpread(WithDriftsAndSpreads({}, {0.03, 0.26, 0.04})), 0.26);
   EXPECT_EQ(LargestCalibrationSpread(WithDriftsAndSpreads({}, {0, 0})), 0);  // GPUs: none
   EXPECT_EQ(LargestCalibrationSpread(WithDrifts({1.0})), 0);
+  // A cluster device the schedule does not use (zo2 on one of two cores).
+  CycleResult one = WithDriftsAndSpreads({}, {0.03});
+  one.schedule.mutable_cluster()->add_devices()->set_compute_spread(0.3);
+  EXPECT_DOUBLE_EQ(LargestCalibrationSpread(one), 0.03);
 }
 
 TEST(LargestSpeedDrift, IsTheFurthestCoreEitherWayIgnoringDevicesWithout) {

@@ -110,7 +110,10 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   void GiveComputeTurn() override;
   // A compute op that may start takes its place in its core's line at once
   // (the simulator's order: the op ready first runs first), unless it is the
-  // step's first, whose place BeforeStepStarts took.
+  // step's first, whose place BeforeStepStarts took. If its stream then
+  // aborts on another op's error, the place is never served: the job is
+  // failing, and its core mates' waits end at the collectives' timeout
+  // unless the launcher stops them first.
   void ComputeOpReady() override;
 
   // The memory of buffer `index` (into Schedule.buffers) as this rank maps

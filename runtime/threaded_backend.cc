@@ -70,7 +70,9 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
         status = RunCompute(op, s->inputs, &s->result);
         cpu_ns = ThreadCpuNs() - cpu_start;
         end = Now();  // before the next in line may start (and preempt this thread)
-        streams_->Finishing(stream);  // the next compute op, if it may start, gets in line
+        // The next compute op, if it may start, gets in line (not after a
+        // failure: the stream skips what follows).
+        if (status.ok()) streams_->Finishing(stream);
         GiveComputeTurn();
         break;
       }
