@@ -107,20 +107,17 @@ TEST(MeasureOnSteadyMachine, CalibratesAgainWhenTheCalibrationsRoundsDisagreed) 
 TEST(MeasureOnSteadyMachine, KeepsTheRunThatMissedEitherLimitLeast) {
   const std::vector<double> drifts = {1.06, 1.01, 0.92};
   const std::vector<double> spreads = {0.03, 0.26, 0.09};
-  absl::StatusOr<CycleResult> r = MeasureOnSteadyMachine({0.05, 3, 0.10}, [&](int n) {
+  auto attempt = [&](int n) {
     CycleResult result = WithDriftsAndSpreads({drifts[n - 1]}, {spreads[n - 1]});
     result.run_dir = absl::StrCat("attempt ", n);
     return absl::StatusOr<CycleResult>(result);
-  });
+  };
+  absl::StatusOr<CycleResult> r = MeasureOnSteadyMachine({0.05, 3, 0.10}, attempt);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->attempts, 3);
   EXPECT_EQ(r->run_dir, "attempt 1");
   // Without the spread's limit the second (drift 1 %) is steady.
-  r = MeasureOnSteadyMachine({0.05, 3, 0}, [&](int n) {
-    CycleResult result = WithDriftsAndSpreads({drifts[n - 1]}, {spreads[n - 1]});
-    result.run_dir = absl::StrCat("attempt ", n);
-    return absl::StatusOr<CycleResult>(result);
-  });
+  r = MeasureOnSteadyMachine({0.05, 3, 0}, attempt);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->attempts, 2);
   EXPECT_EQ(r->run_dir, "attempt 2");
