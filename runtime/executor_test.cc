@@ -187,18 +187,21 @@ TEST(Executor, StreamsRunConcurrentlyWhileEdgesAndStreamOrderHold) {
 
 // A compute op gets in line the moment it may start, not when its thread
 // next runs: op 3 when the record of its upload (op 1) is reached, op 4,
-// whose upload (op 2) ended while op 3 ran, as op 3 finishes, before op 3
-// gives its turn away (devices sharing a core then take turns in the order
-// their ops became ready).
+// whose upload (op 2) ended and was recorded while op 3 ran, as op 3
+// finishes, before op 3 gives its turn away (devices sharing a core then
+// take turns in the order their ops became ready). Op 7, behind op 2's
+// record on the upload stream, shows that the record has been reached: op
+// 2's end alone does not.
 TEST(Executor, EachComputeOpGetsInLineTheMomentItMayStart) {
-  const Schedule s = Parse(std::string(kDevices) + kOps);
+  const Schedule s = Parse(std::string(kDevices) + kOps +
+                           R"pb(ops { id: 7 device: 0 stream: "h2d" copy {} })pb");
   TurnLoggingBackend backend(/*held=*/{3});
   auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
   ASSERT_TRUE(executor.ok()) << executor.status();
   absl::Status status;
   std::thread step([&] { status = (*executor)->RunStep(StepInputs{}).status(); });
   backend.Await("start 3");
-  backend.Await("end 2");
+  backend.Await("end 7");
   backend.Release(3);
   step.join();
   ASSERT_TRUE(status.ok()) << status;
