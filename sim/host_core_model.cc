@@ -39,6 +39,7 @@ absl::StatusOr<std::optional<HostCoreModel>> HostCoreModel::Build(
   m.transfer_cpu_ns_.assign(devices, 0);
   m.transfer_cpu_ns_per_byte_.assign(devices, 0);
   m.interrupt_ns_.assign(devices, 0);
+  m.transfer_cpu_done_ns_.assign(m.cores_.core_count(), 0);
   for (int d = 0; d < devices; ++d) {
     const Device& device = DeviceOf(schedule, cluster_index, d);
     m.wake_ns_.push_back(RoundNs(device.stream_wake_latency_s()));
@@ -81,7 +82,10 @@ HostCoreModel::Change HostCoreModel::TakeCopyEndCpu(int device, int64_t now) {
 
 HostCoreModel::Change HostCoreModel::TakeCpu(int device, double cpu_ns, int64_t now) {
   if (cpu_ns <= 0 || !cores_.TransferCpuChanged(device, +1, now)) return {};
-  return Hold(device, kTransferCpu, static_cast<int64_t>(std::ceil(cpu_ns - 1e-9)));
+  const int64_t ns = static_cast<int64_t>(std::ceil(cpu_ns - 1e-9));
+  int64_t& done = transfer_cpu_done_ns_[cores_.TransferCore(device)];
+  done = std::max(done, now) + ns;
+  return Hold(device, kTransferCpu, ns);
 }
 
 HostCoreModel::Change HostCoreModel::WakeTransferThread(int device, int64_t now) {

@@ -7,6 +7,11 @@
 //   bytes / transfer_cpu_gbps of its core (the testbed's transfer threads
 //   outrank compute): a collective all at its start, a copy the bytes' part
 //   at its start and transfer_cpu_s at its end (cluster.proto says why).
+//   The transfer threads of a core run one at a time (one real-time
+//   priority: a thread keeps the core until it sleeps), so a copy whose
+//   thread would start while others on its core still have CPU to take
+//   starts when they are done (TransferThreadWaitNs). A collective's
+//   members start together and are not held back.
 //   Each wake-up of its thread (to start it, unless its stream's previous
 //   transfer just ended, and at its end) takes Device.interrupt_cpu_s of
 //   that core while a compute op runs there.
@@ -31,6 +36,7 @@
 // indices.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -77,6 +83,13 @@ class HostCoreModel {
   // overlap rather than add.
   const std::vector<int>* Reschedule(int64_t now, std::vector<Change>* handoffs);
 
+  // A copy of `device` could start now: how long its thread waits for the
+  // CPU that transfer threads on its core took before it (0 where its
+  // transfers take no compute core's CPU), ns.
+  int64_t TransferThreadWaitNs(int device, int64_t now) const {
+    const int core = cores_.TransferCore(device);
+    return core < 0 ? 0 : std::max<int64_t>(0, transfer_cpu_done_ns_[core] - now);
+  }
   // A copy or collective (`collective`) of `device` moving `bytes` starts:
   // the CPU its thread takes for it then.
   Change TakeTransferCpu(int device, double bytes, bool collective, int64_t now);
@@ -116,7 +129,8 @@ class HostCoreModel {
     return {&cores_.CoreMates(device), device * kHoldKinds + kind, ns};
   }
 
-  // A transfer thread of `device` takes `cpu_ns` of its core now.
+  // A transfer thread of `device` takes `cpu_ns` of its core now, after
+  // what other transfer threads took there before it.
   Change TakeCpu(int device, double cpu_ns, int64_t now);
 
   HostCores cores_;
@@ -131,6 +145,9 @@ class HostCoreModel {
   // elsewhere.
   std::vector<double> transfer_cpu_ns_, transfer_cpu_ns_per_byte_;
   std::vector<int64_t> interrupt_ns_;
+  // Per core: when the CPU that transfer threads took there so far is done
+  // (ns of the simulation; each thread's after those before it).
+  std::vector<int64_t> transfer_cpu_done_ns_;
 };
 
 }  // namespace zosched

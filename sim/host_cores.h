@@ -99,6 +99,10 @@ class HostCores {
   // Whether `device`'s copy and collective threads run on its compute core
   // (its host has no core to spare).
   bool TransfersOnComputeCore(int device) const { return transfer_core_[device] >= 0; }
+  // That core (an index below core_count()), or -1 where they run on a
+  // spare core or the device does not share cores.
+  int TransferCore(int device) const { return transfer_core_[device]; }
+  int core_count() const { return static_cast<int>(core_host_.size()); }
   // Whether a compute op runs on the core `device`'s transfers take CPU
   // from (false when they take none).
   bool ComputesOnTransferCore(int device) const {

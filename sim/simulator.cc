@@ -29,6 +29,7 @@ enum class EventType {
   kDependencyMet,  // an op's dependency is met late (a host-core model's delay)
   kSpeedChange,    // a hold of the host-core model ends: compute speeds change
   kCollectiveGo,   // a collective's members, all arrived, start their transfers
+  kCopyThreadRuns,  // a copy's thread, having waited for its core's transfer threads, runs
 };
 
 struct EventPayload {
@@ -291,6 +292,13 @@ void Simulator::Engine::Go(int instance, int64_t now) {
 void Simulator::Engine::Start(int op, int64_t now) {
   OpState& s = ops_[op];
   if (IsComm(op)) {
+    // A copy's thread waits while other transfer threads have its core.
+    const int64_t wait =
+        host_cores_ ? host_cores_->TransferThreadWaitNs(graph_.device(op), now) : 0;
+    if (wait > 0) {
+      Push(now + wait, EventType::kCopyThreadRuns, op);
+      return;
+    }
     StartTransfer(op, s.copy_bytes, now);
     StartFlowsAfter(op, s.path->latency_ns, now);
     return;
@@ -487,6 +495,9 @@ void Simulator::Engine::Process(const EventPayload& event, int64_t now) {
       break;
     case EventType::kCollectiveGo:
       Go(event.index, now);
+      break;
+    case EventType::kCopyThreadRuns:
+      Start(event.index, now);
       break;
   }
 }

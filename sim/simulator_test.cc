@@ -480,6 +480,27 @@ TEST(Simulate, ACopysHostCpuComesOutOfTheSharedCores) {
   EXPECT_EQ(t[1], Interval(0, 1000000));
 }
 
+TEST(Simulate, CopyThreadsOfOneCoreTakeItsCpuOneAfterTheOther) {
+  // One core, both devices upload 1,000,000 bytes at once (101,000 ns on
+  // each device's link), each thread converting them at 20 GB/s (50,000 ns)
+  // first: device 1's thread waits for device 0's to sleep, so its copy
+  // starts 50,000 ns late.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
+    ops { id: 2 device: 1 stream: "h2d" copy { direction: HOST_TO_DEVICE bytes: 1000000 } }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
+  ShareCoresWithTransferCpu(&s);
+  auto t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 101000));
+  EXPECT_EQ(t[2], Interval(50000, 151000));
+  // Two cores, one per device: each thread converts on its own core.
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  t = Times(s);
+  EXPECT_EQ(t[1], Interval(0, 101000));
+  EXPECT_EQ(t[2], Interval(0, 101000));
+}
+
 // Devices 0 and 1 share their host's cores, and each wake-up of a transfer
 // thread costs a compute op running on its core 30 µs.
 void ShareCoresWithInterruptCpu(Schedule* s) {
