@@ -80,6 +80,7 @@
 #include "base/status_macros.h"
 #include "base/user_path.h"
 #include "experiments/breakdown_target.h"
+#include "experiments/rounds_median.h"
 #include "experiments/steady_machine.h"
 #include "experiments/testbed_cycle.h"
 #include "models/adapters.h"
@@ -128,6 +129,10 @@ ABSL_FLAG(double, max_calibration_spread, 0.10,
           "a quiet core); 0: never");
 ABSL_FLAG(int32_t, attempts, 3,
           "cpu: runs of a schedule at most, under --max_speed_drift and --max_calibration_spread");
+ABSL_FLAG(int32_t, rounds, 1,
+          "measure the whole set this many times, in turn, each schedule calibrated (cpu), "
+          "predicted and run anew in every round, and report per schedule the median of each "
+          "figure over the rounds (experiments/rounds_median.h; 3 on a VM whose speed drifts)");
 ABSL_FLAG(std::vector<std::string>, hosts, {},
           "cpu: comma-separated machines, one for each host of --cluster in its order (default "
           "cluster then: two_node_cpu; on the two-node testbed node1,node2): runs the two-node "
@@ -475,20 +480,181 @@ std::string ErrorSpread(std::vector<double> errors) {
 }
 
 // A prediction made again from the run (MeasureCycle; `predicted_ns` 0:
-// none): printed after `what` with its error, the |error| appended to
-// `errors`, and returned as the CSV fields "predicted_ms,error_pct,scales"
-// (the devices' scales joined by ';'; ",," when none).
-std::string PredictedAgain(const std::string& what, int64_t predicted_ns,
-                           const std::vector<double>& scales, int64_t measured_ns,
-                           std::vector<double>* errors) {
-  if (predicted_ns <= 0) return ",,";
-  const double error = static_cast<double>(predicted_ns) / measured_ns - 1;
-  errors->push_back(std::fabs(error));
-  std::printf("  %s %8.2f ms  error %+6.1f%%", what.c_str(), predicted_ns / 1e6, 100 * error);
-  return absl::StrFormat(
-      "%.3f,%.2f,%s", predicted_ns / 1e6, 100 * error,
-      absl::StrJoin(scales, ";",
-                    [](std::string* o, double x) { absl::StrAppendFormat(o, "%.3f", x); }));
+// none), printed after `what` with its error against `measured_ns`.
+void PrintPredictedAgain(const std::string& what, int64_t predicted_ns, int64_t measured_ns) {
+  if (predicted_ns <= 0) return;
+  std::printf("  %s %8.2f ms  error %+6.1f%%", what.c_str(), predicted_ns / 1e6,
+              100 * (static_cast<double>(predicted_ns) / measured_ns - 1));
+}
+
+// One run's line of the progress output, after its label.
+void PrintRun(const CycleResult& r) {
+  const TimelineComparison& cmp = r.comparison;
+  std::printf("predicted %8.2f ms  measured %8.2f ms  error %+6.1f%%",
+              cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6, 100 * cmp.step_error);
+  if (!r.speed_drifts.empty()) {
+    std::printf("  core drift / calibration spread %s", AttemptsSummary(r).c_str());
+  }
+  PrintPredictedAgain("with the cores' speed during the run", r.probed_predicted_step_ns,
+                      cmp.measured_step_ns);
+  PrintPredictedAgain("with the run's compute costs", r.run_costs_predicted_step_ns,
+                      cmp.measured_step_ns);
+  std::printf("\n");
+}
+
+// The devices' scales of each round, ';' between devices and ' ' between
+// rounds ("" when no round has any).
+std::string ScalesOfRounds(const std::vector<CycleResult>& rounds,
+                           std::vector<double> CycleResult::*scales) {
+  std::vector<std::string> fields;
+  for (const CycleResult& r : rounds) {
+    if ((r.*scales).empty()) continue;
+    fields.push_back(absl::StrJoin(
+        r.*scales, ";", [](std::string* o, double x) { absl::StrAppendFormat(o, "%.3f", x); }));
+  }
+  return absl::StrJoin(fields, " ");
+}
+
+// The CSV fields "predicted_ms,error_pct,scales" of a prediction made again
+// from the runs (",," when none was).
+std::string PredictedAgainFields(bool has, double ms, double error, const std::string& scales) {
+  if (!has) return ",,";
+  return absl::StrFormat("%.3f,%.2f,%s", ms, 100 * error, scales);
+}
+
+// The tables and the summary line of the schedules measured so far.
+struct Report {
+  std::vector<std::string> csv;      // with its header line
+  std::vector<std::string> md_rows;  // a row a schedule measured
+  std::string summary;
+};
+
+// `results[i]`: the kept run of each round measured so far of `cases[i]`.
+Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases,
+                  const std::vector<std::vector<CycleResult>>& results,
+                  const SteadyMachine& steady, int rounds) {
+  Report report;
+  report.csv = {
+      "schedule,link_gbps,predicted_step_ms,measured_step_ms,measured_min_ms,measured_max_ms,"
+      "error_pct,predicted_overlap_pct,measured_overlap_pct,predicted_exposed_ms,"
+      "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
+      "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales,runs,"
+      "core_drift_pct,calibration_spread_pct,rounds"};
+  // shared_gpu_errors: distzo2 on one GPU, predicted for two (not in the
+  // target). |errors| of the schedules' medians.
+  std::vector<double> errors, probed_errors, run_costs_errors, shared_gpu_errors;
+  // The breakdown's targets: schedules checked, met, and the misses.
+  int breakdowns = 0, overlaps_met = 0, exposed_met = 0;
+  std::vector<std::string> breakdown_misses;
+  int cycles = 0, repeated = 0, unsteady = 0;  // over the schedules' rounds
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (results[i].empty()) continue;
+    const CycleCase& c = cases[i];
+    const CycleResult& first = results[i].front();
+    const RoundsMedian m = MedianOverRounds(results[i]);
+    const BreakdownCheck breakdown = CheckBreakdown(m.predicted.overlap, m.measured.overlap,
+                                                    m.predicted.exposed_ns,
+                                                    m.measured.exposed_ns);
+    // The host-link rate the schedule ran at: emulated, or the cluster's.
+    const double link_gbps = c.host_link_gbps > 0
+                                 ? c.host_link_gbps
+                                 : first.schedule.cluster().devices(0).host_link().down_gbps();
+    const bool shares_the_gpu = cycle.devices_share_one_gpu && c.options.pertp * c.options.dp > 1;
+    (shares_the_gpu ? shared_gpu_errors : errors).push_back(std::fabs(m.error));
+    if (m.has_probed) probed_errors.push_back(std::fabs(m.probed_error));
+    if (m.has_run_costs) run_costs_errors.push_back(std::fabs(m.run_costs_error));
+    if (!shares_the_gpu) {
+      ++breakdowns;
+      overlaps_met += breakdown.overlap_ok;
+      exposed_met += breakdown.exposed_ok;
+      if (!breakdown.overlap_ok || !breakdown.exposed_ok) {
+        breakdown_misses.push_back(absl::StrFormat(
+            "%s (overlap %.0f / %.0f %%, exposed %.2f / %.2f ms)", c.label,
+            100 * m.predicted.overlap, 100 * m.measured.overlap, m.predicted.exposed_ns / 1e6,
+            m.measured.exposed_ns / 1e6));
+      }
+    }
+    std::vector<std::string> runs;  // each round's
+    for (const CycleResult& r : results[i]) {
+      ++cycles;
+      if (r.attempts > 1) ++repeated;
+      if ((steady.max_speed_drift > 0 && LargestSpeedDrift(r) > steady.max_speed_drift) ||
+          (steady.max_calibration_spread > 0 &&
+           LargestCalibrationSpread(r) > steady.max_calibration_spread)) {
+        ++unsteady;
+      }
+      runs.push_back(AttemptsSummary(r));
+    }
+    const std::string binding = BindingResourceName(first.predicted.binding);
+    report.csv.push_back(absl::StrFormat(
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f,%d",
+        c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,
+        100 * m.error, 100 * m.predicted.overlap, 100 * m.measured.overlap,
+        m.predicted.exposed_ns / 1e6, m.measured.exposed_ns / 1e6, binding, first.trace_path,
+        first.picture_path,
+        PredictedAgainFields(m.has_run_costs, m.run_costs_ms, m.run_costs_error,
+                             ScalesOfRounds(results[i], &CycleResult::run_compute_scales)),
+        PredictedAgainFields(m.has_probed, m.probed_ms, m.probed_error,
+                             ScalesOfRounds(results[i], &CycleResult::probed_compute_scales)),
+        m.runs, 100 * m.largest_drift, 100 * m.largest_spread, m.rounds));
+    report.md_rows.push_back(absl::StrFormat(
+        "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f%s | %.2f / %.2f%s | %s | %s |",
+        c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,
+        100 * m.error, 100 * m.predicted.overlap, 100 * m.measured.overlap,
+        breakdown.overlap_ok ? "" : " *", m.predicted.exposed_ns / 1e6,
+        m.measured.exposed_ns / 1e6, breakdown.exposed_ok ? "" : " *", binding,
+        first.speed_drifts.empty() ? "-" : absl::StrJoin(runs, "; ")));
+  }
+  // The targets: median 4 % on the CPU testbed, 5 % on GPUs.
+  const std::string medians =
+      rounds > 1 ? absl::StrFormat(" (each the median of its %d rounds)", rounds) : "";
+  std::string& summary = report.summary;
+  summary = errors.empty()
+                ? "summary: no schedule of one device ran (see above)"
+                : absl::StrFormat("summary: %d schedules%s, %s (target: <= %d%% and <= 10%%)",
+                                  errors.size(), medians, ErrorSpread(errors),
+                                  cycle.target_error_pct);
+  if (!shared_gpu_errors.empty()) {
+    absl::StrAppendFormat(&summary,
+                          "\ndistzo2 as processes sharing one GPU, predicted for %s (two GPUs; "
+                          "not in the target): %d schedules, %s",
+                          absl::GetFlag(FLAGS_shared_gpu_cluster), shared_gpu_errors.size(),
+                          ErrorSpread(shared_gpu_errors));
+  }
+  if (breakdowns > 0) {
+    absl::StrAppendFormat(
+        &summary,
+        "\nbreakdown (overlap over all devices, exposed per device; measured: medians over the "
+        "steps): overlap within 5 points in "
+        "%d of %d schedules, exposed communication within 10%% or 0.1 ms in %d of %d%s%s",
+        overlaps_met, breakdowns, exposed_met, breakdowns,
+        breakdown_misses.empty() ? "" : "; missed by ", absl::StrJoin(breakdown_misses, ", "));
+  }
+  if (!probed_errors.empty()) {
+    absl::StrAppend(&summary,
+                    "\nsummary with the cores' speed during the run (the calibrated op costs, "
+                    "scaled by the speed probe timed between steps against calibration): ",
+                    ErrorSpread(probed_errors));
+  }
+  if (!run_costs_errors.empty()) {
+    absl::StrAppend(&summary,
+                    "\nsummary with each run's own compute costs (the machine's drift since "
+                    "calibration taken out): ",
+                    ErrorSpread(run_costs_errors));
+  }
+  if (repeated > 0 || unsteady > 0) {
+    absl::StrAppendFormat(
+        &summary,
+        "\n%s ran again, calibrated again, because a core ran more than %.0f%% off its "
+        "calibrated speed (speed probe) or its calibration's compute times varied more than "
+        "%.0f%% (compute_spread); %d still did after %d runs, and their run that missed least "
+        "counts above",
+        rounds > 1 ? absl::StrFormat("%d of %d rounds of schedules", repeated, cycles)
+                   : absl::StrFormat("%d schedules", repeated),
+        100 * steady.max_speed_drift, 100 * steady.max_calibration_spread, unsteady,
+        steady.max_attempts);
+  }
+  return report;
 }
 
 absl::Status Run() {
@@ -556,12 +722,6 @@ absl::Status Run() {
                 "calibrate.log)\n", out.c_str());
   }
 
-  std::vector<std::string> csv = {
-      "schedule,link_gbps,predicted_step_ms,measured_step_ms,measured_min_ms,measured_max_ms,"
-      "error_pct,predicted_overlap_pct,measured_overlap_pct,predicted_exposed_ms,"
-      "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
-      "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales,runs,"
-      "core_drift_pct,calibration_spread_pct"};
   std::vector<std::string> md;
   if (cycle.devices_share_one_gpu) {
     md = {"# Predicted vs measured on NVIDIA GPUs (train --backend=cuda)",
@@ -590,179 +750,99 @@ absl::Status Run() {
                                                ClusterStem(cluster_name) + ".calibrated.pbtxt)"
                                          : calibrated)};
   }
+  const int rounds = absl::GetFlag(FLAGS_rounds);
+  if (rounds > 1) {
+    md.push_back("");
+    md.push_back(absl::StrFormat(
+        "Every figure is the median over %d rounds (for an even count the upper middle one); "
+        "each round %s, predicts and runs every schedule anew, the rounds in turn over the "
+        "whole set; the last column lists each round's runs.",
+        rounds, calibrate_each ? "calibrates" : "takes the one calibration"));
+  }
   md.push_back("");
   md.push_back(
       "| schedule | link GB/s | predicted ms | measured ms (min-max) | error | overlap % pred/meas "
       "| exposed ms pred/meas | bound by | core drift / calibration spread per run |");
   md.push_back("|---|---|---|---|---|---|---|---|---|");
-  // shared_gpu_errors: distzo2 on one GPU, predicted for two (not in the
-  // target).
-  std::vector<double> errors, probed_errors, run_costs_errors, shared_gpu_errors;
-  std::vector<std::string> skipped;
-  // The breakdown's targets: schedules checked, met, and the misses.
-  int breakdowns = 0, overlaps_met = 0, exposed_met = 0;
-  std::vector<std::string> breakdown_misses;
   const SteadyMachine steady{absl::GetFlag(FLAGS_max_speed_drift), absl::GetFlag(FLAGS_attempts),
                              absl::GetFlag(FLAGS_max_calibration_spread)};
-  int repeated = 0, unsteady = 0;
-  for (const CycleCase& c : cases) {
-    std::printf("%-*s ", cycle.label_width, c.label.c_str());
-    std::fflush(stdout);
-    // One attempt: calibrate (the testbed, each time), predict, run. A
-    // schedule that does not fit comes back as ResourceExhausted.
-    auto attempt = [&](int n) -> absl::StatusOr<CycleResult> {
-      CycleCase run = c;  // each run in files of its own
-      run.label = AttemptLabel(c.label, n);
-      if (calibrate_each) {
-        const std::string dir = out + "/" + run.label;
-        RETURN_IF_ERROR(MakeDirectories(dir));
-        ASSIGN_OR_RETURN(const std::string path,
-                         CalibrateInto(dir, cluster_name, cycle, /*schedules=*/{}, c.model,
-                                       c.options.training));
-        ASSIGN_OR_RETURN(cluster, LoadCluster(path));
-      }
-      ASSIGN_OR_RETURN(const CyclePrediction prediction,
-                       PredictCycle(run, lowering_cluster(c, cluster), out));
-      if (cycle.devices_share_one_gpu) {
-        const std::string shortfall = SharedGpuShortfall(prediction.schedule, cluster);
-        if (!shortfall.empty()) return absl::ResourceExhaustedError(shortfall);
-      }
-      return MeasureCycle(run, prediction, absl::GetFlag(FLAGS_steps),
-                          absl::GetFlag(FLAGS_warmup), TrainProgram(bin));
-    };
-    absl::StatusOr<CycleResult> result = MeasureOnSteadyMachine(steady, attempt);
-    if (absl::IsResourceExhausted(result.status())) {
-      std::printf("skipped, does not fit: %s\n", std::string(result.status().message()).c_str());
-      skipped.push_back(
-          absl::StrFormat("- %s: skipped, does not fit: %s", c.label, result.status().message()));
-      continue;
+  // Each schedule's kept run of each round so far (none: it does not fit).
+  std::vector<std::vector<CycleResult>> results(cases.size());
+  std::vector<std::string> skipped;
+  auto write_tables = [&](const std::string& tail) -> absl::Status {
+    const Report report = MakeReport(cycle, cases, results, steady, rounds);
+    std::vector<std::string> lines = md;
+    lines.insert(lines.end(), report.md_rows.begin(), report.md_rows.end());
+    if (!skipped.empty()) {
+      lines.push_back("");
+      lines.insert(lines.end(), skipped.begin(), skipped.end());
     }
-    if (!result.ok()) {
-      std::printf("failed\n");
-      return result.status();
-    }
-    const CycleResult& r = *result;
-    const TimelineComparison& cmp = r.comparison;
-    const Breakdown p = StepBreakdown(r.predicted);
-    const Breakdown& m = r.measured_breakdown;
-    const BreakdownCheck breakdown = CheckBreakdown(p.overlap, m.overlap, p.exposed_ns,
-                                                    m.exposed_ns);
-    // The host-link rate the schedule ran at: emulated, or the cluster's.
-    const double link_gbps = c.host_link_gbps > 0
-                                 ? c.host_link_gbps
-                                 : r.schedule.cluster().devices(0).host_link().down_gbps();
-    const bool shares_the_gpu = cycle.devices_share_one_gpu && c.options.pertp * c.options.dp > 1;
-    (shares_the_gpu ? shared_gpu_errors : errors).push_back(std::fabs(cmp.step_error));
-    if (!shares_the_gpu) {
-      ++breakdowns;
-      overlaps_met += breakdown.overlap_ok;
-      exposed_met += breakdown.exposed_ok;
-      if (!breakdown.overlap_ok || !breakdown.exposed_ok) {
-        breakdown_misses.push_back(absl::StrFormat(
-            "%s (overlap %.0f / %.0f %%, exposed %.2f / %.2f ms)", c.label, 100 * p.overlap,
-            100 * m.overlap, p.exposed_ns / 1e6, m.exposed_ns / 1e6));
-      }
-    }
-    const double drift = LargestSpeedDrift(r);
-    const double spread = LargestCalibrationSpread(r);
-    if (r.attempts > 1) ++repeated;
-    if ((steady.max_speed_drift > 0 && drift > steady.max_speed_drift) ||
-        (steady.max_calibration_spread > 0 && spread > steady.max_calibration_spread)) {
-      ++unsteady;
-    }
-    const std::string runs = AttemptsSummary(r);
-    std::printf("predicted %8.2f ms  measured %8.2f ms  error %+6.1f%%",
-                cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6, 100 * cmp.step_error);
-    if (!r.speed_drifts.empty()) {
-      std::printf("  core drift / calibration spread %s", runs.c_str());
-    }
-    const std::string probed =
-        PredictedAgain("with the cores' speed during the run", r.probed_predicted_step_ns,
-                       r.probed_compute_scales, cmp.measured_step_ns, &probed_errors);
-    const std::string run_costs =
-        PredictedAgain("with the run's compute costs", r.run_costs_predicted_step_ns,
-                       r.run_compute_scales, cmp.measured_step_ns, &run_costs_errors);
-    std::printf("\n");
-    csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f", c.label,
-        link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
-        cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
-        100 * p.overlap, 100 * m.overlap, p.exposed_ns / 1e6, m.exposed_ns / 1e6,
-        BindingResourceName(r.predicted.binding), r.trace_path,
-        r.picture_path, run_costs,
-        probed, r.attempts, 100 * drift, 100 * spread));
-    md.push_back(absl::StrFormat(
-        "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f%s | %.2f / %.2f%s | %s | %s |",
-        c.label, link_gbps, cmp.predicted_step_ns / 1e6, cmp.measured_step_ns / 1e6,
-        cmp.measured_min_step_ns / 1e6, cmp.measured_max_step_ns / 1e6, 100 * cmp.step_error,
-        100 * p.overlap, 100 * m.overlap, breakdown.overlap_ok ? "" : " *", p.exposed_ns / 1e6,
-        m.exposed_ns / 1e6, breakdown.exposed_ok ? "" : " *",
-        BindingResourceName(r.predicted.binding), r.speed_drifts.empty() ? "-" : runs));
-    // The tables so far, so that a run cut short (a time limit) keeps them.
+    lines.push_back("");
+    lines.push_back(tail.empty() ? report.summary : tail);
+    RETURN_IF_ERROR(WriteFile(out + "/predict_vs_measure.csv",
+                              absl::StrJoin(report.csv, "\n") + "\n"));
     RETURN_IF_ERROR(
-        WriteFile(out + "/predict_vs_measure.csv", absl::StrJoin(csv, "\n") + "\n"));
-    RETURN_IF_ERROR(WriteFile(out + "/predict_vs_measure.md",
-                              absl::StrJoin(md, "\n") + "\n\n(in progress: " +
-                                  absl::StrCat(csv.size() - 1) + " schedules so far)\n"));
+        WriteFile(out + "/predict_vs_measure.md", absl::StrJoin(lines, "\n") + "\n"));
+    if (tail.empty()) std::printf("%s\n", report.summary.c_str());
+    return absl::OkStatus();
+  };
+  int measured = 0;  // schedule rounds measured
+  for (int round = 1; round <= rounds; ++round) {
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const CycleCase& c = cases[i];
+      if (round > 1 && results[i].empty()) continue;  // it does not fit
+      const std::string label = RoundLabel(c.label, round);
+      std::printf("%-*s ", cycle.label_width, label.c_str());
+      std::fflush(stdout);
+      // One attempt: calibrate (the testbed, each time), predict, run. A
+      // schedule that does not fit comes back as ResourceExhausted.
+      auto attempt = [&](int n) -> absl::StatusOr<CycleResult> {
+        CycleCase run = c;  // each run in files of its own
+        run.label = AttemptLabel(label, n);
+        if (calibrate_each) {
+          const std::string dir = out + "/" + run.label;
+          RETURN_IF_ERROR(MakeDirectories(dir));
+          ASSIGN_OR_RETURN(const std::string path,
+                           CalibrateInto(dir, cluster_name, cycle, /*schedules=*/{}, c.model,
+                                         c.options.training));
+          ASSIGN_OR_RETURN(cluster, LoadCluster(path));
+        }
+        ASSIGN_OR_RETURN(const CyclePrediction prediction,
+                         PredictCycle(run, lowering_cluster(c, cluster), out));
+        if (cycle.devices_share_one_gpu) {
+          const std::string shortfall = SharedGpuShortfall(prediction.schedule, cluster);
+          if (!shortfall.empty()) return absl::ResourceExhaustedError(shortfall);
+        }
+        return MeasureCycle(run, prediction, absl::GetFlag(FLAGS_steps),
+                            absl::GetFlag(FLAGS_warmup), TrainProgram(bin));
+      };
+      absl::StatusOr<CycleResult> result = MeasureOnSteadyMachine(steady, attempt);
+      if (absl::IsResourceExhausted(result.status())) {
+        std::printf("skipped, does not fit: %s\n",
+                    std::string(result.status().message()).c_str());
+        skipped.push_back(absl::StrFormat("- %s: skipped, does not fit: %s", c.label,
+                                          result.status().message()));
+        continue;
+      }
+      if (!result.ok()) {
+        std::printf("failed\n");
+        return result.status();
+      }
+      PrintRun(*result);
+      results[i].push_back(*std::move(result));
+      ++measured;
+      // The tables so far, so that a run cut short (a time limit) keeps them.
+      RETURN_IF_ERROR(write_tables(absl::StrCat("(in progress: ", measured,
+                                                " schedule rounds so far)")));
+    }
   }
-  if (!skipped.empty()) {
-    md.push_back("");
-    md.insert(md.end(), skipped.begin(), skipped.end());
-  }
-  if (errors.empty() && shared_gpu_errors.empty()) {
+  if (measured == 0) {
     return absl::FailedPreconditionError("no schedule ran: every one was skipped (see above)");
   }
-  // The targets: median 4 % on the CPU testbed, 5 % on GPUs.
-  std::string summary =
-      errors.empty()
-          ? "summary: no schedule of one device ran (see above)"
-          : absl::StrFormat("summary: %d schedules, %s (target: <= %d%% and <= 10%%)",
-                            errors.size(), ErrorSpread(errors), cycle.target_error_pct);
-  if (!shared_gpu_errors.empty()) {
-    absl::StrAppendFormat(&summary,
-                          "\ndistzo2 as processes sharing one GPU, predicted for %s (two GPUs; "
-                          "not in the target): %d schedules, %s",
-                          absl::GetFlag(FLAGS_shared_gpu_cluster), shared_gpu_errors.size(),
-                          ErrorSpread(shared_gpu_errors));
-  }
-  if (breakdowns > 0) {
-    absl::StrAppendFormat(
-        &summary,
-        "\nbreakdown (overlap over all devices, exposed per device; measured: medians over the "
-        "steps): overlap within 5 points in "
-        "%d of %d schedules, exposed communication within 10%% or 0.1 ms in %d of %d%s%s",
-        overlaps_met, breakdowns, exposed_met, breakdowns,
-        breakdown_misses.empty() ? "" : "; missed by ", absl::StrJoin(breakdown_misses, ", "));
-  }
-  if (!probed_errors.empty()) {
-    absl::StrAppend(&summary,
-                    "\nsummary with the cores' speed during the run (the calibrated op costs, "
-                    "scaled by the speed probe timed between steps against calibration): ",
-                    ErrorSpread(probed_errors));
-  }
-  if (!run_costs_errors.empty()) {
-    absl::StrAppend(&summary,
-                    "\nsummary with each run's own compute costs (the machine's drift since "
-                    "calibration taken out): ",
-                    ErrorSpread(run_costs_errors));
-  }
-  if (repeated > 0 || unsteady > 0) {
-    absl::StrAppendFormat(
-        &summary,
-        "\n%d schedules ran again, calibrated again, because a core ran more than %.0f%% off "
-        "its calibrated speed (speed probe) or its calibration's compute times varied more "
-        "than %.0f%% (compute_spread); %d still did after %d runs, and their run that missed "
-        "least counts above",
-        repeated, 100 * steady.max_speed_drift, 100 * steady.max_calibration_spread, unsteady,
-        steady.max_attempts);
-  }
-  md.push_back("");
-  md.push_back(summary);
-  RETURN_IF_ERROR(WriteFile(out + "/predict_vs_measure.csv", absl::StrJoin(csv, "\n") + "\n"));
-  RETURN_IF_ERROR(WriteFile(out + "/predict_vs_measure.md", absl::StrJoin(md, "\n") + "\n"));
-  std::printf("%s\nwrote %s/predict_vs_measure.{md,csv} and per schedule <name>/{trace.json, "
+  RETURN_IF_ERROR(write_tables(""));
+  std::printf("wrote %s/predict_vs_measure.{md,csv} and per schedule <name>/{trace.json, "
               "timelines.png}\n",
-              summary.c_str(), out.c_str());
+              out.c_str());
   return absl::OkStatus();
 }
 
@@ -781,6 +861,8 @@ absl::Status CheckFlags() {
                                  "steps left out of the comparison"));
   RETURN_IF_ERROR(CheckFlagRange("attempts", absl::GetFlag(FLAGS_attempts), 1, 100,
                                  "runs of a schedule at most"));
+  RETURN_IF_ERROR(CheckFlagRange("rounds", absl::GetFlag(FLAGS_rounds), 1, 100,
+                                 "measurements of the whole set"));
   RETURN_IF_ERROR(CheckFlagFinite("max_speed_drift", absl::GetFlag(FLAGS_max_speed_drift),
                                   /*positive=*/false, "a fraction of the calibrated speed"));
   RETURN_IF_ERROR(CheckFlagFinite("max_calibration_spread",

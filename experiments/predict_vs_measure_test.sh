@@ -150,10 +150,30 @@ experiments/predict_vs_measure --only=zo2_compute,nope --out_dir="$TEST_TMPDIR/r
 status=$?
 [ "$status" -eq 2 ] && grep -q "no schedule's name holds 'nope' (the names: zo2_compute-bound," \
   "$TEST_TMPDIR/log" || fail "--only=nope: want exit 2, got $status: $(cat "$TEST_TMPDIR/log")"
-for flag in --attempts=0 --max_speed_drift=-0.1 --max_calibration_spread=nan; do
+for flag in --attempts=0 --rounds=0 --max_speed_drift=-0.1 --max_calibration_spread=nan; do
   experiments/predict_vs_measure "$flag" --out_dir="$TEST_TMPDIR/refused" >"$TEST_TMPDIR/log" 2>&1
   status=$?
   [ "$status" -eq 2 ] && grep -q -- "${flag%%=*}" "$TEST_TMPDIR/log" \
     || fail "$flag: want exit 2 naming the flag, got $status: $(cat "$TEST_TMPDIR/log")"
 done
+# Rounds: the set measured twice in turn, each schedule calibrated and run
+# anew in each round (the second into <schedule>/round2), one row a
+# schedule reporting the medians and how many rounds they are of.
+rounds="$TEST_TMPDIR/rounds"
+experiments/predict_vs_measure --only=zo2_compute-bound --rounds=2 --steps=4 --warmup=1 \
+  --programs_dir=. --out_dir="$rounds" >"$TEST_TMPDIR/log" 2>&1 \
+  || fail "--rounds=2 exited $?: $(cat "$TEST_TMPDIR/log")"
+[ -s "$rounds/zo2_compute-bound/local_cpu.calibrated.pbtxt" ] &&
+  [ -s "$rounds/zo2_compute-bound/round2/local_cpu.calibrated.pbtxt" ] &&
+  [ -s "$rounds/zo2_compute-bound/round2/trace.json" ] \
+  || fail "--rounds=2: want each round calibrated and run: $(find "$rounds" -maxdepth 3)"
+[ "$(grep -c '^zo2_compute-bound/round2 .*predicted .* ms  measured' "$TEST_TMPDIR/log")" -eq 1 ] \
+  || fail "--rounds=2: no progress line of round 2: $(cat "$TEST_TMPDIR/log")"
+awk -F, 'NR == 1 && $24 != "rounds" { bad = 1 }
+         NR > 1 && ($1 != "zo2_compute-bound" || $24 != 2) { bad = 1 }
+         END { exit bad || NR != 2 }' "$rounds/predict_vs_measure.csv" \
+  || fail "--rounds=2: want one row of 2 rounds: $(cat "$rounds/predict_vs_measure.csv")"
+grep -q "^summary: 1 schedules (each the median of its 2 rounds), median |error| " \
+  "$rounds/predict_vs_measure.md" \
+  || fail "--rounds=2: no summary of medians: $(cat "$rounds/predict_vs_measure.md")"
 echo PASS
