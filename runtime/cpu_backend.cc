@@ -31,6 +31,15 @@
 namespace zosched {
 namespace {
 
+// The calling thread real-time (SCHED_FIFO at priority 1, the lowest), or
+// back at the default policy. Without CAP_SYS_NICE or RLIMIT_RTPRIO it
+// stays fair-class: only timing fidelity suffers, so failure is ignored.
+void SetCallerRealTime(bool real_time) {
+  sched_param param{};
+  param.sched_priority = real_time ? 1 : 0;
+  sched_setscheduler(0, real_time ? SCHED_FIFO : SCHED_OTHER, &param);
+}
+
 constexpr int64_t kAlign = 64;
 
 int64_t AlignUp(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
@@ -293,9 +302,7 @@ void CpuBackend::PrepareStreamThread(const Stream& stream) {
     // P2xD1 sliced, transfer-bound: uploads 2.2 ms late, every other step
     // 15-20 % slow). It needs CAP_SYS_NICE or RLIMIT_RTPRIO; without them
     // the thread stays fair-class and only timing fidelity suffers.
-    sched_param param{};
-    param.sched_priority = 1;
-    sched_setscheduler(0, SCHED_FIFO, &param);
+    SetCallerRealTime(true);
   }
   // A throttled copy sleeps once, until its transfer is due: it should end
   // then, not up to 50 µs later. (Polling threads keep the default slack,
@@ -303,6 +310,10 @@ void CpuBackend::PrepareStreamThread(const Stream& stream) {
   // ranks take the cores computing ranks share.)
   if (stream.kind() == H2D || stream.kind() == D2H) UsePreciseSleeps();
 }
+
+void CpuBackend::StepHeld() { SetCallerRealTime(true); }
+
+void CpuBackend::StepReleased() { SetCallerRealTime(false); }
 
 absl::Status CpuBackend::BeforeStepStarts() {
   if (turns_ == nullptr) return absl::OkStatus();

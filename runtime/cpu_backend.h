@@ -106,6 +106,19 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   // once the devices before it on the core have taken theirs. Waiting
   // longer than the collectives' timeout is DeadlineExceeded.
   absl::Status BeforeStepStarts() override;
+  // From the held step to its release the rank's main thread runs
+  // real-time, as the transfer threads do, and at the default policy
+  // otherwise. Woken by the step's meeting, a fair-class main thread did
+  // not always preempt the SCHED_IDLE compute thread of a core mate that
+  // had already started the step: EEVDF places a woken thread by the lag
+  // it slept with, and a main thread that had just run its share waited
+  // until the mate's first ops ended (P2xD2 sliced, qwen3-tiny: device 3
+  // released its step 250 us after the others in 21 of 29 steps, its slice
+  // updates then waited for its mate's 1.5 ms forward, and every
+  // all-gather waited for them), where the simulator starts every device
+  // at the step's start.
+  void StepHeld() override;
+  void StepReleased() override;
   absl::Status TakeComputeTurn() override;
   void GiveComputeTurn() override;
   // A compute op that may start takes its place in its core's line at once

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -106,6 +107,20 @@ class TurnLoggingBackend : public GatedBackend {
     return absl::OkStatus();
   }
   void GiveComputeTurn() override { Note("give"); }
+};
+
+// Also records, with the calling thread, when the step is held ("held by
+// T") and released ("released by T").
+class HoldLoggingBackend : public GatedBackend {
+ public:
+  using GatedBackend::GatedBackend;
+  void StepHeld() override { Note(absl::StrCat("held by ", ThreadName())); }
+  void StepReleased() override { Note(absl::StrCat("released by ", ThreadName())); }
+  static std::string ThreadName() {
+    std::ostringstream name;
+    name << std::this_thread::get_id();
+    return name.str();
+  }
 };
 
 int At(const std::vector<std::string>& events, const std::string& event) {
@@ -293,6 +308,26 @@ TEST(Executor, EnqueueingNeverWaitsForTheDeviceAndTwoStepsFitInFlight) {
   }
   EXPECT_EQ((*executor)->FinishStep().status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ((*executor)->steps().size(), 2u);
+}
+
+// The backend hears, on the thread that enqueues and starts the step (the
+// rank's main thread, which the CPU backend makes real-time in between),
+// that the step is held once it is enqueued, before any op runs, and that
+// it is released once Start has let its ops go.
+TEST(Executor, TheBackendHearsOnTheCallersThreadWhenTheStepIsHeldAndReleased) {
+  const Schedule s = Parse(std::string(kDevices) + kOps);
+  HoldLoggingBackend backend;
+  auto executor = Executor::Create(s, 0, &backend, Executor::Clock::now());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  const std::string me = HoldLoggingBackend::ThreadName();
+  ASSERT_TRUE((*executor)->EnqueueStep(InputsOfStep(0)).ok());
+  EXPECT_EQ(backend.events(), std::vector<std::string>{"held by " + me});
+  ASSERT_TRUE((*executor)->Start().ok());
+  ASSERT_TRUE((*executor)->FinishStep().ok());
+  const std::vector<std::string> events = backend.events();
+  EXPECT_EQ(std::count(events.begin(), events.end(), "released by " + me), 1);
+  EXPECT_EQ(At(events, "held by " + me), 0);
+  EXPECT_EQ(events.size(), 12u);  // held, released and 5 ops' starts and ends
 }
 
 TEST(Executor, AThirdStepFinishesTheOldestFirstAndKeepsItsOutcome) {

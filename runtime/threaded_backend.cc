@@ -100,6 +100,7 @@ absl::Status ThreadedBackend::WaitEvent(int stream, int event) {
 
 absl::Status ThreadedBackend::EndStep(int slot) {
   slots_[slot].fence = streams_->Fence();
+  StepHeld();
   return absl::OkStatus();
 }
 
@@ -108,6 +109,7 @@ absl::Status ThreadedBackend::Go() {
   held_ = false;
   if (absl::Status s = BeforeStepStarts(); !s.ok()) return s;
   streams_->Release();
+  StepReleased();
   return absl::OkStatus();
 }
 

@@ -59,9 +59,15 @@ class ThreadedBackend : public Backend {
   // the op before it counting as done before it gives its turn), on any
   // thread, with the streams' lock held: short, never blocking.
   virtual void ComputeOpReady() {}
+  // Called by EndStep on its caller's thread (the rank's main thread), once
+  // the step is enqueued and held: from here until StepReleased it meets
+  // the other ranks and releases the step.
+  virtual void StepHeld() {}
   // Called by Go on its caller's thread, once a step, before the held
   // step's ops are released; an error leaves the step unstarted.
   virtual absl::Status BeforeStepStarts() { return absl::OkStatus(); }
+  // Called by Go on its caller's thread once the step's ops are released.
+  virtual void StepReleased() {}
 
  protected:
   // Stops the stream threads; a subclass calls it first in its destructor,
