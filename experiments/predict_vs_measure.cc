@@ -756,7 +756,8 @@ absl::Status Run() {
     md.push_back(absl::StrFormat(
         "Every figure is the median over %d rounds (for an even count the upper middle one); "
         "each round %s, predicts and runs every schedule anew, the rounds in turn over the "
-        "whole set; the last column lists each round's runs.",
+        "whole set; the last column lists each round's runs, and the traces and pictures are "
+        "the first round's.",
         rounds, calibrate_each ? "calibrates" : "takes the one calibration"));
   }
   md.push_back("");
