@@ -40,7 +40,10 @@
 // steps) is calibrated and run again, --attempts runs at most, each into
 // <schedule>/attempt<N> (experiments/steady_machine.h); the table gives each
 // run's drift and calibration spread, and the steady run counts, or else
-// the one that missed least.
+// the one that missed least. --rounds=N measures the whole set N times in
+// turn, each schedule anew in every round (round N into <schedule>/roundN),
+// and reports each figure as its median over the rounds
+// (experiments/rounds_median.h).
 // Writes predict_vs_measure.md and .csv (schedule, predicted
 // and measured step time with its spread, error %, overlap and exposed
 // communication both ways, binding resource, runs, core drift and
