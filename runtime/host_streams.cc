@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/container/inlined_vector.h"
-
 namespace zosched {
 
 HostStreams::HostStreams(int streams, int events, std::function<void(int)> prepare)
@@ -59,10 +57,21 @@ void HostStreams::Enqueue(int stream, Task task, std::function<void()> ready) {
 }
 
 void HostStreams::Finishing(int stream) {
-  std::lock_guard<std::mutex> lock(mu_);
-  Queue& q = queues_[stream];
-  q.running = false;
-  MarkReady(q);
+  absl::InlinedVector<std::condition_variable*, 8> released;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Queue& q = queues_[stream];
+    q.running = false;
+    // The records right behind the task are reached now: the streams
+    // waiting for them need not wait until this thread, which may lose its
+    // core as soon as it gives its turn away, gets back to its loop.
+    while (!held_ && !stop_ && !q.items.empty() && q.items.front().kind == Item::kRecord) {
+      PassRecord(q.items.front(), &released);
+      q.items.pop_front();
+    }
+    MarkReady(q);
+  }
+  for (std::condition_variable* work : released) work->notify_one();
 }
 
 namespace {
@@ -93,6 +102,21 @@ void HostStreams::MarkReady(Queue& q) {
         CallReady(item.ready);
         return;
     }
+  }
+}
+
+void HostStreams::PassRecord(const Item& record,
+                             absl::InlinedVector<std::condition_variable*, 8>* released) {
+  records_reached_[record.event] = std::max(records_reached_[record.event], record.count);
+  // Wake only the streams this record releases (with several streams
+  // waiting, waking all costs each a futile wake-up). A task it lets start
+  // is ready now, whether or not its thread has got to the wait yet.
+  for (Queue& other : queues_) {
+    if (other.waiting_event == record.event &&
+        records_reached_[record.event] >= other.waiting_count) {
+      released->push_back(&other.work);
+    }
+    MarkReady(other);
   }
 }
 
@@ -171,19 +195,8 @@ void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
         break;
       }
       case Item::kRecord: {
-        records_reached_[item.event] = std::max(records_reached_[item.event], item.count);
-        // Wake only the streams this record releases (with several
-        // streams waiting, waking all costs each a futile wake-up). A task
-        // it lets start is ready now, whether or not its thread has got to
-        // the wait yet.
         absl::InlinedVector<std::condition_variable*, 8> released;
-        for (Queue& other : queues_) {
-          if (other.waiting_event == item.event &&
-              records_reached_[item.event] >= other.waiting_count) {
-            released.push_back(&other.work);
-          }
-          MarkReady(other);
-        }
+        PassRecord(item, &released);
         lock.unlock();
         for (std::condition_variable* work : released) work->notify_one();
         lock.lock();

@@ -45,6 +45,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 
 namespace zosched {
@@ -69,8 +70,10 @@ class HostStreams {
   // `ready` call or not.
   void Enqueue(int stream, Task task, std::function<void()> ready = nullptr);
   // Called by the task running on `stream`, and only by it, once its work
-  // is done and before it lets go of what it holds: the task behind it, if
-  // it may start now, is ready now (its `ready` call).
+  // is done and before it lets go of what it holds: the Records enqueued
+  // right behind it are reached now (the streams waiting for them wake),
+  // and the task behind them, if it may start now, is ready now (its
+  // `ready` call). No Record is reached while a Hold is in force.
   void Finishing(int stream);
   // Marks `event` when `stream` gets here.
   void Record(int stream, int event);
@@ -113,6 +116,10 @@ class HostStreams {
   // With mu_ held: makes the `ready` call of the first task in `q` if it
   // may start now (none while q's thread runs a task).
   void MarkReady(Queue& q);
+  // With mu_ held: `record` (a kRecord) is reached; the waiting streams it
+  // releases go into `released`, to be woken once mu_ is unlocked.
+  void PassRecord(const Item& record,
+                  absl::InlinedVector<std::condition_variable*, 8>* released);
   void Push(int stream, Item item);
 
   // Wakes everything: an error or stop changes every wait's outcome.

@@ -212,6 +212,28 @@ TEST(HostStreams, FinishingMakesTheNextTaskReadyBeforeTheTaskEnds) {
   EXPECT_LT(g.Position("ready second"), g.Position("start second"));
 }
 
+// The records right behind a task that calls Finishing are reached then:
+// the task waiting for one on another stream is ready before that task
+// returns (a compute op wakes the collective waiting for it before it
+// gives its turn away, and so before its core mate's op takes its core).
+TEST(HostStreams, FinishingReachesTheRecordsBehindTheTask) {
+  Gates g;
+  HostStreams s(2, 1, [](int) {});
+  bool ready_at_finishing = false;
+  s.Hold();  // everything enqueued before the first runs
+  s.Enqueue(0, [&] {
+    s.Finishing(0);
+    ready_at_finishing = g.Happened("ready all-gather");
+    return absl::OkStatus();
+  });
+  s.Record(0, 0);
+  s.Wait(1, 0);
+  s.Enqueue(1, g.Task("all-gather"), [&] { g.Note("ready all-gather"); });
+  s.Release();
+  ASSERT_TRUE(s.WaitFence(s.Fence()).ok());
+  EXPECT_TRUE(ready_at_finishing);
+}
+
 // Held work is not ready until Release, and its ready call comes once.
 TEST(HostStreams, HeldTasksAreReadyOnceAtRelease) {
   Gates g;
