@@ -23,6 +23,7 @@
 #include "runtime/ops/perturbation.h"
 #include "runtime/ops/transfer_support.h"
 #include "runtime/precise_sleep.h"
+#include "runtime/real_time_thread.h"
 #include "runtime/zo/zo_math.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
@@ -30,15 +31,6 @@
 
 namespace zosched {
 namespace {
-
-// The calling thread real-time (SCHED_FIFO at priority 1, the lowest), or
-// back at the default policy. Without CAP_SYS_NICE or RLIMIT_RTPRIO it
-// stays fair-class: only timing fidelity suffers, so failure is ignored.
-void SetCallerRealTime(bool real_time) {
-  sched_param param{};
-  param.sched_priority = real_time ? 1 : 0;
-  sched_setscheduler(0, real_time ? SCHED_FIFO : SCHED_OTHER, &param);
-}
 
 constexpr int64_t kAlign = 64;
 
