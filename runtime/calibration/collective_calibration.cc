@@ -32,11 +32,6 @@ absl::Status CollectiveProbe(const CalibrationSettings& settings, const std::str
   ASSIGN_OR_RETURN(std::unique_ptr<MpiCollectives> comm,
                    MpiCollectives::Create({group}, std::chrono::seconds(60)));
   const PeerDomain& peer = cluster.peer_domains(0);
-  // As the runtime's collective threads run: real-time. At the fair class
-  // each all-gather's sleeps (the group's futex, the throttle) ended up to
-  // the 50 µs timer slack late, and the 2-rank fixed cost came out 92 µs
-  // where it is 41 µs (the runs' all-gathers took 60 µs, not 140).
-  SetCallerRealTime(true);
   EmulatedLink link(peer.gbps_per_device(), static_cast<int64_t>(peer.latency_s() * 1e9));
   std::vector<int64_t> sizes;
   for (int64_t bytes = 4 << 10; bytes <= 4 << 20; bytes *= 4) sizes.push_back(bytes);
@@ -48,11 +43,21 @@ absl::Status CollectiveProbe(const CalibrationSettings& settings, const std::str
     for (size_t i = 0; i < sizes.size(); ++i) {
       const int64_t chunk = sizes[i] / world;
       MPI_Barrier(MPI_COMM_WORLD);
+      // The all-gather as the runtime's collective threads run it:
+      // real-time. At the fair class its sleeps (the group's futex, the
+      // throttle) ended up to the 50 µs timer slack late, and the 2-rank
+      // fixed cost came out 92 µs where it is 41 µs (the runs' all-gathers
+      // took 60 µs, not 140). Not during the barrier, which spins: a
+      // spinning real-time rank starves the threads the others need (MPI's
+      // own, the kernel's network work across emulated nodes).
+      SetCallerRealTime(true);
       const auto start = EmulatedLink::Clock::now();
-      RETURN_IF_ERROR(comm->AllGather(group, buffer.data(), chunk));
-      EmulatedLink::SleepUntil(link.Reserve(start, chunk * (world - 1)));
+      const absl::Status gathered = comm->AllGather(group, buffer.data(), chunk);
+      if (gathered.ok()) EmulatedLink::SleepUntil(link.Reserve(start, chunk * (world - 1)));
       const double elapsed =
           std::chrono::duration<double>(EmulatedLink::Clock::now() - start).count();
+      SetCallerRealTime(false);
+      RETURN_IF_ERROR(gathered);
       if (round > 0) seconds[i].push_back(elapsed);
     }
   }

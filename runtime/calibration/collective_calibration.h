@@ -19,9 +19,10 @@ namespace zosched {
 // The probe, on every rank under mpirun (MPI initialised): all-gathers of
 // 4 KiB .. 4 MiB (x4; the whole gathered buffer) among all ranks through
 // the runtime's path (MpiCollectives + the throttle of settings.cluster's
-// first peer domain) on a real-time thread as the runtime's collective
-// stream is (runtime/real_time_thread.h), 1 + 3 × settings.repeats rounds,
-// the first untimed.
+// first peer domain), each all-gather on a real-time thread as the
+// runtime's collective stream runs it (runtime/real_time_thread.h; the
+// barrier before it at the default policy), 1 + 3 × settings.repeats
+// rounds, the first untimed.
 // The sizes take turns, one all-gather of each per round, so that a busy
 // spell of the machine slows a few samples of every size rather than most
 // samples of one (which bent the fitted line: a 2-rank fixed cost of 233 us
