@@ -222,6 +222,7 @@ void LendGpu(const Device& gpu, Device* device) {
   device->set_stream_signal_cost_s(gpu.stream_signal_cost_s());
   device->set_transfer_cpu_s(gpu.transfer_cpu_s());
   device->set_transfer_cpu_gbps(gpu.transfer_cpu_gbps());
+  device->set_collective_cpu_gbps(gpu.collective_cpu_gbps());
   device->set_interrupt_cpu_s(gpu.interrupt_cpu_s());
   *device->mutable_kernel_model() = gpu.kernel_model();
 }

@@ -32,7 +32,7 @@
 //   model, peaks, memory_bytes, memory_bandwidth_gbps, memory_efficiency,
 //   copy_engines, compute_slowdown_under_comm, stream_wake_latency_s,
 //   stream_signal_cost_s, transfer_cpu_s, transfer_cpu_gbps,
-//   interrupt_cpu_s and kernel_model (what kernel-level compute profiles
+//   collective_cpu_gbps, interrupt_cpu_s and kernel_model (what kernel-level compute profiles
 //   cost kernels with); host links, switches, NVLink and NICs stay the
 //   base's (the platform).
 // - host_link_gbps: down_gbps and up_gbps of every device's host link and of

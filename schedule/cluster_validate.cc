@@ -290,6 +290,8 @@ class ClusterChecker {
                                 device.same_core_wake_latency_s()));
     RETURN_IF_ERROR(NonNegative(where, "transfer_cpu_s", device.transfer_cpu_s()));
     RETURN_IF_ERROR(NonNegative(where, "transfer_cpu_gbps", device.transfer_cpu_gbps()));
+    RETURN_IF_ERROR(
+        NonNegative(where, "collective_cpu_gbps", device.collective_cpu_gbps()));
     RETURN_IF_ERROR(NonNegative(where, "compute_time_scale", device.compute_time_scale()));
     RETURN_IF_ERROR(NonNegative(where, "speed_probe_s", device.speed_probe_s()));
     RETURN_IF_ERROR(NonNegative(where, "interrupt_cpu_s", device.interrupt_cpu_s()));

@@ -38,6 +38,7 @@ absl::StatusOr<std::optional<HostCoreModel>> HostCoreModel::Build(
   const int devices = schedule.devices_size();
   m.transfer_cpu_ns_.assign(devices, 0);
   m.transfer_cpu_ns_per_byte_.assign(devices, 0);
+  m.collective_cpu_ns_per_byte_.assign(devices, 0);
   m.interrupt_ns_.assign(devices, 0);
   m.transfer_cpu_done_ns_.assign(m.cores_.core_count(), 0);
   for (int d = 0; d < devices; ++d) {
@@ -50,6 +51,9 @@ absl::StatusOr<std::optional<HostCoreModel>> HostCoreModel::Build(
     if (device.transfer_cpu_gbps() > 0) {
       m.transfer_cpu_ns_per_byte_[d] = 1 / device.transfer_cpu_gbps();
     }
+    m.collective_cpu_ns_per_byte_[d] = device.collective_cpu_gbps() > 0
+                                           ? 1 / device.collective_cpu_gbps()
+                                           : m.transfer_cpu_ns_per_byte_[d];
     m.interrupt_ns_[d] = RoundNs(device.interrupt_cpu_s());
   }
   const auto positive = [](int64_t ns) { return ns > 0; };
@@ -72,8 +76,11 @@ const std::vector<int>& HostCoreModel::ComputeEnded(int device, int64_t now) {
 
 HostCoreModel::Change HostCoreModel::TakeTransferCpu(int device, double bytes, bool collective,
                                                      int64_t now) {
-  const double fixed_ns = collective ? transfer_cpu_ns_[device] : 0;
-  return TakeCpu(device, fixed_ns + bytes * transfer_cpu_ns_per_byte_[device], now);
+  if (collective) {
+    return TakeCpu(device, transfer_cpu_ns_[device] + bytes * collective_cpu_ns_per_byte_[device],
+                   now);
+  }
+  return TakeCpu(device, bytes * transfer_cpu_ns_per_byte_[device], now);
 }
 
 HostCoreModel::Change HostCoreModel::TakeCopyEndCpu(int device, int64_t now) {

@@ -4,8 +4,9 @@
 // - Devices that share their host's cores compute on them as
 //   sim/host_cores.h says: their compute speed depends on what else runs.
 // - A copy or collective of such a device takes Device.transfer_cpu_s +
-//   bytes / transfer_cpu_gbps of its core (the testbed's transfer threads
-//   outrank compute): a collective all at its start, a copy the bytes' part
+//   bytes / transfer_cpu_gbps (a collective's bytes / collective_cpu_gbps
+//   where given) of its core (the testbed's transfer threads outrank
+//   compute): a collective all at its start, a copy the bytes' part
 //   at its start and transfer_cpu_s at its end (cluster.proto says why).
 //   The transfer threads of a core run one at a time (one real-time
 //   priority: a thread keeps the core until it sleeps), so a copy whose
@@ -140,10 +141,10 @@ class HostCoreModel {
   bool delays_wake_ups_ = false;
   // Per device that shares its host's cores: the host CPU its copies and
   // collectives take, ns per op and per byte (Device.transfer_cpu_s,
-  // transfer_cpu_gbps), and what a transfer thread's wake-up costs a
-  // compute op running on its core, ns (Device.interrupt_cpu_s); 0
-  // elsewhere.
-  std::vector<double> transfer_cpu_ns_, transfer_cpu_ns_per_byte_;
+  // transfer_cpu_gbps; a collective's bytes at collective_cpu_gbps where
+  // given), and what a transfer thread's wake-up costs a compute op
+  // running on its core, ns (Device.interrupt_cpu_s); 0 elsewhere.
+  std::vector<double> transfer_cpu_ns_, transfer_cpu_ns_per_byte_, collective_cpu_ns_per_byte_;
   std::vector<int64_t> interrupt_ns_;
   // Per core: when the CPU that transfer threads took there so far is done
   // (ns of the simulation; each thread's after those before it).

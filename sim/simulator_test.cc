@@ -276,6 +276,10 @@ TEST(Simulate, ACollectivesHostCpuComesAtItsStart) {
     device->set_transfer_cpu_gbps(20);
   }
   EXPECT_EQ(Times(s)[1], Interval(0, 1100000));
+  // Its bytes at the collectives' own rate where the cluster gives one:
+  // 50 µs + 1,000,000 bytes at 10 GB/s = 150,000 ns.
+  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_collective_cpu_gbps(10);
+  EXPECT_EQ(Times(s)[1], Interval(0, 1150000));
 }
 
 
