@@ -57,7 +57,7 @@ void HostStreams::Enqueue(int stream, Task task, std::function<void()> ready) {
 }
 
 void HostStreams::Finishing(int stream) {
-  absl::InlinedVector<std::condition_variable*, 8> released;
+  Released released;
   {
     std::lock_guard<std::mutex> lock(mu_);
     Queue& q = queues_[stream];
@@ -105,8 +105,7 @@ void HostStreams::MarkReady(Queue& q) {
   }
 }
 
-void HostStreams::PassRecord(const Item& record,
-                             absl::InlinedVector<std::condition_variable*, 8>* released) {
+void HostStreams::PassRecord(const Item& record, Released* released) {
   records_reached_[record.event] = std::max(records_reached_[record.event], record.count);
   // Wake only the streams this record releases (with several streams
   // waiting, waking all costs each a futile wake-up). A task it lets start
@@ -195,7 +194,7 @@ void HostStreams::Loop(int stream, const std::function<void(int)>& prepare) {
         break;
       }
       case Item::kRecord: {
-        absl::InlinedVector<std::condition_variable*, 8> released;
+        Released released;
         PassRecord(item, &released);
         lock.unlock();
         for (std::condition_variable* work : released) work->notify_one();

@@ -116,10 +116,11 @@ class HostStreams {
   // With mu_ held: makes the `ready` call of the first task in `q` if it
   // may start now (none while q's thread runs a task).
   void MarkReady(Queue& q);
+  // The streams' condition variables to notify once mu_ is unlocked.
+  using Released = absl::InlinedVector<std::condition_variable*, 8>;
   // With mu_ held: `record` (a kRecord) is reached; the waiting streams it
-  // releases go into `released`, to be woken once mu_ is unlocked.
-  void PassRecord(const Item& record,
-                  absl::InlinedVector<std::condition_variable*, 8>* released);
+  // releases go into `released`.
+  void PassRecord(const Item& record, Released* released);
   void Push(int stream, Item item);
 
   // Wakes everything: an error or stop changes every wait's outcome.
