@@ -3,7 +3,6 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -24,6 +23,7 @@
 #include "runtime/ops/transfer_support.h"
 #include "runtime/precise_sleep.h"
 #include "runtime/real_time_thread.h"
+#include "runtime/usable_cores.h"
 #include "runtime/zo/zo_math.h"
 #include "schedule/cluster_lookup.h"
 #include "schedule/describe_op.h"
@@ -37,14 +37,6 @@ constexpr int64_t kAlign = 64;
 int64_t AlignUp(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 float* Floats(char* p) { return reinterpret_cast<float*>(p); }
-
-// Pins the calling thread to `cores` (each mod the online cores).
-void PinThreadToCores(const std::vector<int>& cores) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int core : cores) CPU_SET(core % OnlineCores(), &set);
-  sched_setaffinity(0, sizeof(set), &set);
-}
 
 }  // namespace
 
@@ -78,7 +70,7 @@ absl::StatusOr<std::unique_ptr<CpuBackend>> CpuBackend::Create(
     b->node_devices_ = schedule.devices_size();
   }
   if (host_memory != nullptr && collectives != nullptr &&
-      b->node_devices_ * threads > OnlineCores()) {
+      b->node_devices_ * threads > UsableCores()) {
     b->turns_ = host_memory->core_turns();
     const int cores = b->turns_->cores();
     b->turn_core_ = b->ComputeCores()[0] % cores;
@@ -246,10 +238,6 @@ void CpuBackend::set_pending(const std::vector<ZoState>& states) {
   std::copy(states.begin(), states.end(), zo_state_);
 }
 
-int OnlineCores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
-
-void PinThreadToCore(int index) { PinThreadToCores({index}); }
-
 std::vector<int> CpuBackend::ComputeCores() const {
   std::vector<int> cores;
   for (int w = 0; w < threads_; ++w) cores.push_back(node_position_ * threads_ + w);
@@ -258,7 +246,7 @@ std::vector<int> CpuBackend::ComputeCores() const {
 
 std::vector<int> CpuBackend::SupportCores() const {
   std::vector<int> spare;
-  for (int core = node_devices_ * threads_; core < OnlineCores(); ++core) spare.push_back(core);
+  for (int core = node_devices_ * threads_; core < UsableCores(); ++core) spare.push_back(core);
   return spare.empty() ? ComputeCores() : spare;
 }
 

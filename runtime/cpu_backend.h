@@ -36,14 +36,6 @@
 
 namespace zosched {
 
-// The cores this machine has online (at least 1).
-int OnlineCores();
-
-// Pins the calling thread to core `index` mod the online cores (what the
-// CPU backend does for the compute thread of the node's device `index`).
-// Best effort.
-void PinThreadToCore(int index);
-
 class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
  public:
   // Sets up device `device` of `schedule` (validated by ValidateSchedule;
@@ -80,9 +72,9 @@ class CpuBackend : public ThreadedBackend, public ComputeSpeedProbe {
   absl::Status RunCopy(const Op& op) override;
   absl::Status RunCollective(const Op& op) override;
   absl::Status RunCompute(const Op& op, const StepInputs& inputs, StepResult* result) override;
-  // Where the device's threads run, on a machine with C online cores whose
-  // node (the ranks sharing its memory) holds N devices, this one at
-  // position p (its node rank), each computing on T threads:
+  // Where the device's threads run, on a node (the ranks sharing its
+  // memory) with C usable cores (runtime/usable_cores.h) that holds N
+  // devices, this one at position p (its node rank), each computing on T threads:
   // - compute (the stream's thread and its team's workers) at the lowest
   //   priority (SCHED_IDLE), member w pinned to core (p·T + w) mod C, so
   //   that devices share cores evenly and keep their caches, as the

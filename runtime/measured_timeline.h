@@ -16,7 +16,7 @@ namespace zosched {
 // Collective over MPI_COMM_WORLD and blocking (hold a Watch): each rank's
 // op intervals and steps from `executor`, and its `probes`, merged on rank
 // 0 into a MEASURED Timeline of `schedule`: the ops and probes as each rank
-// measured them (ns from the node's shared epoch), each step from its
+// measured them (ns from the world's shared epoch), each step from its
 // earliest start to its latest end over the ranks; the producer names the
 // `backend` and the rank count. The other ranks get an empty Timeline.
 // Errors: Internal for MPI errors or a rank's bytes that do not parse.

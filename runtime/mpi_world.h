@@ -108,13 +108,18 @@ class NodeSharedMemory {
   // Turns on the machine's online cores (runtime/core_turns.h), for the
   // node's ranks that compute on the same cores; each allocation has its own.
   CoreTurns* core_turns() const { return core_turns_.get(); }
-  // Collective over the node: the node's first rank reads the steady clock
-  // and every rank of the node returns that reading. The steady clock is
-  // CLOCK_MONOTONIC, one clock for every process of a machine, so times
-  // measured from this epoch by different ranks of a node compare exactly
-  // (each rank reading its own clock after a barrier left them apart by the
-  // barrier's release skew, 1.5 ms with four ranks on two cores). Ranks on
-  // different nodes get their own node's reading. Errors: Internal.
+  // Collective over the world: world rank 0 reads the steady clock, and
+  // every rank returns that instant in its machine's steady clock. The
+  // steady clock is CLOCK_MONOTONIC, one clock for every process of a
+  // machine, so times measured from this epoch by different ranks of a node
+  // compare exactly (each rank reading its own clock after a barrier left
+  // them apart by the barrier's release skew, 1.5 ms with four ranks on two
+  // cores). Each other node's first rank learns how far its clock reads
+  // ahead of rank 0's from 16 round trips of a message, the shortest taken,
+  // its reading put at that trip's midpoint: its epoch is then within half
+  // that trip of rank 0's, where each node reading its own clock left the
+  // nodes' timelines apart by their start-up skew (2.8 ms on the two-node
+  // testbed). Errors: Internal.
   absl::StatusOr<std::chrono::steady_clock::time_point> SharedEpoch() const;
 
  private:

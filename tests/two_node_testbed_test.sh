@@ -10,8 +10,9 @@
 # that do not fit the schedule or cannot be reached; calibrate --hosts measures the NICs at the
 # links' rate, and one predicted-vs-measured cycle runs across the nodes; a node whose ranks are killed
 # or stopped, or whose link is cut, ends the job in time with a message naming it, and --resume
-# then gives the uninterrupted checksum; `down` leaves no namespace, link,
-# bridge, /etc/hosts line or state directory behind, and `up` twice is `up`
+# then gives the uninterrupted checksum; each node computes on CPUs of its
+# own; `down` leaves no namespace, link, bridge, cgroup, /etc/hosts line or
+# state directory behind, and `up` twice is `up`
 # once. Tagged exclusive and no-sandbox: it changes this machine's network.
 set -uo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -39,6 +40,7 @@ snapshot() {
   ip -o link show | sed -n 's/^[0-9]*: \([^:@]*\).*/\1/p' | sort
   ip netns list | sort
   cat /etc/hosts
+  ls /sys/fs/cgroup/cpuset /sys/fs/cgroup 2>/dev/null
 }
 before=$(snapshot)
 
@@ -56,6 +58,17 @@ done
 "$testbed" exec node1 "touch /dev/shm/zs_testbed_probe" || fail "no /dev/shm on node1"
 "$testbed" exec node2 "test ! -e /dev/shm/zs_testbed_probe" || fail "node2 sees node1's /dev/shm"
 [ ! -e /dev/shm/zs_testbed_probe ] || fail "this machine sees node1's /dev/shm"
+# Each node computes on CPUs of its own, held by its cpuset (not a mask a
+# process could widen): node1 cannot run on node2's.
+cpus=()
+for k in 1 2; do
+  cpus+=("$("$testbed" exec "node$k" "sed -n 's/^Cpus_allowed_list:\t//p' /proc/self/status")")
+done
+[ -n "${cpus[0]}" ] && [ -n "${cpus[1]}" ] && [ "${cpus[0]}" != "${cpus[1]}" ] ||
+  fail "the nodes' CPUs: node1 '${cpus[0]}', node2 '${cpus[1]}'"
+"$testbed" exec node1 "taskset -c ${cpus[1]} true" 2>/dev/null &&
+  fail "node1 ran on node2's CPUs (${cpus[1]})"
+echo "node1 computes on CPU ${cpus[0]}, node2 on CPU ${cpus[1]}"
 
 # The link is the bottleneck: 40 MB from node2 to node1 take about 0.8 s at
 # 400 Mbit/s (TCP gets ~94 % of it), where this machine's loopback would
@@ -165,7 +178,8 @@ echo "train started on node1: checksum $sum_inside, node2's ranks given the sche
 # calibrate across the nodes: each NIC's rate both ways at the link's
 # token-bucket rate (400 Mbit/s = 0.05 GB/s, less TCP's headers), its
 # latency, and the all-gather's step across the NIC.
-cal=$(timeout 600 "$calibrate" --cluster=two_node_cpu --hosts=node1,node2 \
+# On node1, whose cores calibrate measures as each node's.
+cal=$(timeout 600 "$testbed" exec node1 "$calibrate" --cluster=two_node_cpu --hosts=node1,node2 \
   --out="$tmp/two.calibrated.pbtxt" 2>&1) || fail "calibrate --hosts: $cal"
 grep "^  node1 (node1) <-> node2 (node2): \|per step across the NIC" <<<"$cal"
 nics=$(awk '/^nics \{/ {n = 1} n && /(gbps|in_gbps|latency_s):/ {print $1, $2} /^\}/ {n = 0}' \
@@ -177,8 +191,9 @@ awk '$1 ~ /gbps/ && ($2 < 0.04 || $2 > 0.05) {exit 1}
 
 # One predicted-vs-measured cycle across the nodes: calibrated with the
 # NICs, lowered for two_node_cpu, run with train --hosts, compared.
-cycle=$(timeout 600 "$PWD/experiments/predict_vs_measure" --hosts=node1,node2 --quick \
-  --programs_dir="$PWD" --out_dir="$tmp/cycle" 2>&1) || fail "predict_vs_measure --hosts: $cycle"
+cycle=$(timeout 600 "$testbed" exec node1 "$PWD/experiments/predict_vs_measure" \
+  --hosts=node1,node2 --quick --programs_dir="$PWD" --out_dir="$tmp/cycle" 2>&1) ||
+  fail "predict_vs_measure --hosts: $cycle"
 row=$(grep "^| two_node_distzo2_P2xD2_sliced_transfer-bound |" "$tmp/cycle/predict_vs_measure.md") ||
   fail "predict_vs_measure --hosts wrote no row: $cycle"
 grep -q "nic1" "$tmp/cycle/two_node_distzo2_P2xD2_sliced_transfer-bound/two_node_cpu.calibrated.pbtxt" ||

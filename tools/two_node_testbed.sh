@@ -5,7 +5,10 @@
 # throttles, so that what crosses between nodes crosses a real bottleneck
 # (a NIC). Open MPI starts its daemons on a node through `exec` (its rsh
 # agent) and the ranks talk TCP across the bridge; ranks of one node share
-# that node's /dev/shm, as ranks of one machine do.
+# that node's /dev/shm, as ranks of one machine do. Each node computes on
+# cores of its own: a cpuset cgroup gives node K the K-th equal share of
+# this machine's CPUs (one each for two nodes on two cores), so that the
+# nodes' ranks never take turns on one core, as on machines of their own.
 #
 #   tools/two_node_testbed.sh up [--nodes=N] [--rate_mbit=R]   # N >= 2 (2), R > 0 (800)
 #   tools/two_node_testbed.sh status                           # exit 0 when up
@@ -15,7 +18,8 @@
 #                                                              # (for train --hosts)
 #   tools/two_node_testbed.sh down                             # remove everything
 #
-# Layout: bridge zsbr0 (10.77.0.254/24) in this namespace; node K has veth
+# Layout: cgroup zosched-testbed/nodeK in the cpuset hierarchy (v1 or v2);
+# bridge zsbr0 (10.77.0.254/24) in this namespace; node K has veth
 # zsvK here (on the bridge) and eth0 there (10.77.0.K), `nodeK` in
 # /etc/hosts; its namespaces are /run/netns/zs-nodeK (ip netns) and
 # /run/zosched-testbed/nodeK.{uts,mnt}. Each node's link is throttled both
@@ -24,8 +28,10 @@
 #
 # `up` first removes what an earlier `up` left (it is idempotent), and
 # `down` ends what still runs on the nodes and removes the namespaces, links,
-# bridge, /etc/hosts lines and the sysctl it changed (bridge-nf off, if it
-# was on), leaving the machine as it found it. Both refuse, saying why, without root or without `ip netns`.
+# bridge, cgroups, /etc/hosts lines and the sysctl it changed (bridge-nf
+# off, if it was on), leaving the machine as it found it. Both refuse,
+# saying why, without root, `ip netns` or a cpuset cgroup controller; `up`
+# also refuses more nodes than this machine has CPUs.
 set -euo pipefail
 
 readonly STATE=/run/zosched-testbed
@@ -35,6 +41,25 @@ readonly HOSTS_TAG="# zosched-testbed"
 readonly BRIDGE_NF=/proc/sys/net/bridge/bridge-nf-call-iptables  # where br_netfilter is loaded
 
 die() { echo "two_node_testbed: $*" >&2; exit 1; }
+
+# The cpuset hierarchy's root: cgroup v1's cpuset mount, or the unified
+# (v2) hierarchy where it offers cpuset; empty when neither does.
+cpuset_root() {
+  if [ -f /sys/fs/cgroup/cpuset/cpuset.cpus ]; then
+    echo /sys/fs/cgroup/cpuset
+  elif grep -qw cpuset /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    echo /sys/fs/cgroup
+  fi
+}
+readonly CGROUP_NAME=zosched-testbed
+
+# A CPU list ("0-3,6") as one number a line.
+expand_cpus() {
+  local part
+  for part in ${1//,/ }; do
+    if [[ "$part" == *-* ]]; then seq "${part%-*}" "${part#*-}"; else echo "$part"; fi
+  done
+}
 
 need_root() {
   [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, links and tc); run it as root"
@@ -63,6 +88,17 @@ down() {
     ip link del "zsv$k" 2>/dev/null || true
     ip netns del "zs-node$k"
   done
+  # The nodes' cgroups, once the processes killed above have left them.
+  local root
+  root=$(cpuset_root)
+  if [ -n "$root" ] && [ -d "$root/$CGROUP_NAME" ]; then
+    local cg
+    for cg in "$root/$CGROUP_NAME"/node* "$root/$CGROUP_NAME"; do
+      [ -d "$cg" ] || continue
+      for _ in $(seq 50); do rmdir "$cg" 2>/dev/null && break; sleep 0.1; done
+      [ ! -d "$cg" ] || die "down: cannot remove cgroup $cg (still holds: $(cat "$cg/cgroup.procs"))"
+    done
+  fi
   # Links whose node is gone (an interrupted up).
   for link in $(ip -o link show 2>/dev/null | sed -n 's/^[0-9]*: \(zsv[0-9][0-9]*\)[@:].*/\1/p'); do
     ip link del "$link" 2>/dev/null || true
@@ -97,6 +133,19 @@ up() {
   [[ "$rate" =~ ^[0-9]+$ ]] && [ "$rate" -ge 1 ] ||
     die "--rate_mbit=$rate: expected a whole number of Mbit/s, at least 1"
   need_root
+  local root
+  root=$(cpuset_root)
+  [ -n "$root" ] || die "needs a cpuset cgroup controller (cgroup v1's /sys/fs/cgroup/cpuset or \
+cgroup v2 offering cpuset) to give each node cores of its own"
+  local cpus
+  if [ "$root" = /sys/fs/cgroup/cpuset ]; then
+    cpus=($(expand_cpus "$(cat "$root/cpuset.effective_cpus")"))
+  else
+    cpus=($(expand_cpus "$(cat "$root/cpuset.cpus.effective")"))
+  fi
+  local per=$(( ${#cpus[@]} / nodes ))
+  [ "$per" -ge 1 ] || die "--nodes=$nodes: each node needs a CPU of its own; this machine has \
+${#cpus[@]} (${cpus[*]})"
   down
   mkdir -p "$STATE"
   # Persistent mount namespaces are bind mounts of nsfs files: they must lie
@@ -113,6 +162,18 @@ up() {
   if [ -e "$BRIDGE_NF" ]; then
     cat "$BRIDGE_NF" >"$STATE/bridge_nf"
     echo 0 >"$BRIDGE_NF"
+  fi
+  # The nodes' cpusets: node K on the K-th `per` CPUs.
+  mkdir -p "$root/$CGROUP_NAME"
+  if [ "$root" = /sys/fs/cgroup/cpuset ]; then
+    # v1: a cpuset takes tasks once its cpus and mems are set, its parent's first.
+    cat "$root/cpuset.cpus" >"$root/$CGROUP_NAME/cpuset.cpus"
+    cat "$root/cpuset.mems" >"$root/$CGROUP_NAME/cpuset.mems"
+  else
+    # v2: the controller is handed down from the root to the nodes' parent.
+    echo +cpuset >"$root/cgroup.subtree_control" &&
+      echo +cpuset >"$root/$CGROUP_NAME/cgroup.subtree_control" ||
+      die "cannot hand the cpuset controller down to $root/$CGROUP_NAME"
   fi
   ip link add "$BRIDGE" type bridge
   ip addr add "$SUBNET.254/24" dev "$BRIDGE"
@@ -138,20 +199,27 @@ up() {
       unshare --uts="$STATE/node$k.uts" --mount="$STATE/node$k.mnt" --propagation private \
       sh -c "hostname node$k && mount -t tmpfs -o mode=1777 tmpfs /dev/shm"
     echo "$SUBNET.$k node$k $HOSTS_TAG" >>/etc/hosts
+    local cg="$root/$CGROUP_NAME/node$k" mine
+    mine=$(IFS=,; echo "${cpus[*]:$(( (k - 1) * per )):$per}")
+    mkdir "$cg"
+    echo "$mine" >"$cg/cpuset.cpus"
+    if [ "$root" = /sys/fs/cgroup/cpuset ]; then cat "$root/cpuset.mems" >"$cg/cpuset.mems"; fi
+    echo "$mine" >"$STATE/node$k.cpus"
   done
-  echo "two_node_testbed: $nodes nodes up (node1..node$nodes, $SUBNET.1-$nodes), ${rate} Mbit/s each way per node"
+  echo "two_node_testbed: $nodes nodes up (node1..node$nodes, $SUBNET.1-$nodes), ${rate} Mbit/s each way per node, $per CPU(s) each"
 }
 
 status() {
   [ -f "$STATE/config" ] || { echo "two_node_testbed: down"; return 1; }
   local nodes rate
   read -r nodes rate <"$STATE/config"
-  local k
+  local k cpus=()
   for k in $(seq 1 "$nodes"); do
     [ -e "/run/netns/zs-node$k" ] && mountpoint -q "$STATE/node$k.uts" ||
       { echo "two_node_testbed: node$k is missing (run up again)"; return 1; }
+    cpus+=("node$k on CPU $(cat "$STATE/node$k.cpus")")
   done
-  echo "two_node_testbed: $nodes nodes up, ${rate} Mbit/s each way per node"
+  echo "two_node_testbed: $nodes nodes up, ${rate} Mbit/s each way per node; $(IFS=,; echo "${cpus[*]}" | sed 's/,/, /g')"
 }
 
 node_exec() {
@@ -172,6 +240,12 @@ node_exec() {
     exec nsenter --mount="/proc/$holder/ns/mnt" -- "$(realpath "${BASH_SOURCE[0]}")" exec \
       "$node" "$@"
   fi
+  # Into the node's cpuset: what runs there (and all it starts) computes on
+  # the node's CPUs alone.
+  local root
+  root=$(cpuset_root)
+  echo $$ >"$root/$CGROUP_NAME/node$k/cgroup.procs" ||
+    die "exec: cannot enter $node's cpuset ($root/$CGROUP_NAME/node$k): run up again"
   # Open MPI's rsh launcher passes the daemon's command line as words that
   # a shell must join (as ssh would); run them through sh -c on the node.
   exec nsenter --net="/run/netns/zs-node$k" --uts="$STATE/node$k.uts" \

@@ -14,6 +14,7 @@
 #include "runtime/calibration/timing_inputs.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/speed_probe.h"
+#include "runtime/usable_cores.h"
 #include "schedule/compute_op_model.h"
 
 namespace zosched {
@@ -29,7 +30,7 @@ std::vector<std::vector<int>> DeviceComputeCores(const Cluster& cluster, int thr
     const Device& device = cluster.devices(d);
     if (!device.shares_host_cores()) continue;
     const int i = position[device.host()]++;
-    for (int w = 0; w < threads; ++w) cores[d].push_back((i * threads + w) % OnlineCores());
+    for (int w = 0; w < threads; ++w) cores[d].push_back((i * threads + w) % UsableCores());
   }
   return cores;
 }

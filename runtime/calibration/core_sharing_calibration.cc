@@ -18,6 +18,7 @@
 #include "runtime/calibration/timing_stats.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/mpi_world.h"
+#include "runtime/usable_cores.h"
 #include "schedule/cluster_catalog.h"
 
 namespace zosched {
@@ -70,6 +71,11 @@ absl::Status ComputeProbe(const CalibrationSettings& settings, const std::string
 }
 
 absl::Status MeasureSharedCoreSlowdown(const CalibrationSettings& settings, Cluster* out) {
+  if (UsableCores() < 2) {
+    std::printf("two devices computing at once: never here (1 usable core): no slowdown\n");
+    for (Host& h : *out->mutable_hosts()) h.set_shared_core_slowdown(1);
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(std::vector<double> sharing, RunProbe(settings, 2, "compute_probe"));
   std::sort(sharing.begin(), sharing.end());
   const double slowdown = sharing.empty() ? 1 : std::max(1.0, sharing[sharing.size() / 2]);

@@ -26,8 +26,9 @@ absl::Status ComputeProbe(const CalibrationSettings& settings, const std::string
 
 // Runs ComputeProbe on 2 ranks (probe_runner.h; before MPI starts here) and
 // sets every host's shared_core_slowdown of `out` to the median ratio (1
-// when there are none; at least 1). Prints the median, min and max.
-// Errors: RunProbe's.
+// when there are none; at least 1). Prints the median, min and max. With
+// one usable core (runtime/usable_cores.h) no two devices compute at once:
+// the slowdown is 1, unmeasured, and it says so. Errors: RunProbe's.
 absl::Status MeasureSharedCoreSlowdown(const CalibrationSettings& settings, Cluster* out);
 
 }  // namespace zosched

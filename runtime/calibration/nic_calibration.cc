@@ -1,17 +1,13 @@
 #include "runtime/calibration/nic_calibration.h"
 
 #include <mpi.h>
-#include <sched.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -111,18 +107,6 @@ absl::Status NicProbe(const CalibrationSettings& settings, const std::string& pa
         "the NIC probe's two ranks both ran on machine '%s': --hosts must name a different "
         "machine for each host of the cluster",
         names[0]));
-  }
-  // Each rank on a core of its own: mpirun binds both to core 0 of their
-  // machines, which on the two-node testbed is one core, where a message
-  // would wait for the scheduler's turn (4 ms steps) rather than the NIC.
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  cpu_set_t core;
-  CPU_ZERO(&core);
-  CPU_SET(rank % cores, &core);
-  if (sched_setaffinity(0, sizeof(core), &core) != 0) {
-    return absl::InternalError(
-        absl::StrFormat("the NIC probe's rank %d: sched_setaffinity to core %d: %s", rank,
-                        rank % cores, std::strerror(errno)));
   }
   std::vector<int64_t> sizes;
   for (int64_t bytes = 4 << 10; bytes <= 16 << 20; bytes *= 4) sizes.push_back(bytes);

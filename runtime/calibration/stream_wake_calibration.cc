@@ -15,6 +15,7 @@
 #include "base/status_macros.h"
 #include "runtime/host_streams.h"
 #include "runtime/threaded_backend.h"
+#include "runtime/usable_cores.h"
 
 namespace zosched {
 
@@ -76,26 +77,18 @@ absl::StatusOr<Handoffs> TimeHandoffs(const std::function<void(int)>& prepare) {
   return h;
 }
 
-void PinToCores(int first, int count) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c = first; c < first + count && c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
-  sched_setaffinity(0, sizeof(set), &set);
-}
-
 }  // namespace
 
 absl::Status MeasureStreamWakeUp(Cluster* out) {
   // Both streams free to run on any core (threads would inherit this
   // thread's pinning): the waiting one then wakes on an idle core, as the
   // runtime's transfer threads do on the cores no device computes on.
-  const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  ASSIGN_OR_RETURN(const Handoffs idle, TimeHandoffs([cores](int) { PinToCores(0, cores); }));
+  ASSIGN_OR_RETURN(const Handoffs idle, TimeHandoffs([](int) { UnpinThread(); }));
   // Both on core 0, the recording one at compute's priority (SCHED_IDLE),
   // the waiting one at a transfer thread's: as a device's threads run when
   // the host has no core to spare (runtime/cpu_backend.h).
   ASSIGN_OR_RETURN(const Handoffs same, TimeHandoffs([](int stream) {
-                     PinToCores(0, 1);
+                     PinThreadToCore(0);
                      if (stream != 0) return;
                      sched_param param{};
                      if (sched_setscheduler(0, SCHED_IDLE, &param) != 0) {

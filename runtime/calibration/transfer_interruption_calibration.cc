@@ -13,6 +13,7 @@
 #include "runtime/core_sharing_probe.h"
 #include "runtime/precise_sleep.h"
 #include "runtime/threaded_backend.h"
+#include "runtime/usable_cores.h"
 #include "schedule/cluster_lookup.h"
 
 namespace zosched {
