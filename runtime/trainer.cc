@@ -31,6 +31,7 @@
 #include "runtime/host_memory_check.h"
 #include "runtime/host_store_layout.h"
 #include "runtime/measured_timeline.h"
+#include "runtime/timeline_causality.h"
 #include "runtime/model_state.h"
 #include "runtime/mpi_world.h"
 #include "runtime/nn/prefix_init.h"
@@ -413,6 +414,21 @@ void Run::Evaluate(const std::string& label, const std::vector<ZoState>& pending
   std::fflush(stdout);
 }
 
+// Ranks on different machines time from their own machine's reading of
+// the run's epoch, matched to within half a message's round trip; a
+// collective whose members' times contradict that by more says the
+// timeline's figures across machines are not to be trusted.
+void WarnOfClockSlip(const Schedule& schedule, const Timeline& timeline) {
+  constexpr int64_t kTolerableNs = 100'000;
+  const CausalitySlip slip = LargestCausalitySlip(schedule, timeline);
+  if (slip.ns <= kTolerableNs) return;
+  std::printf(
+      "warning: the measured timeline's clocks disagree: '%s' ended on device %d %.3f ms "
+      "before device %d started it (step %d); overlaps read across their machines are off by "
+      "at least that\n",
+      slip.collective.c_str(), slip.ended_device, slip.ns / 1e6, slip.started_device, slip.step);
+}
+
 absl::Status Run::Finish() {
   RETURN_IF_ERROR(Barrier("the end of the run"));  // every rank's offloads are in the store
   // The measured timeline first: what follows may take long on a big model
@@ -427,6 +443,7 @@ absl::Status Run::Finish() {
     const std::string timeline_out =
         o_.timeline_out.empty() ? out_ + "/timeline.pb" : o_.timeline_out;
     const std::string trace_out = o_.trace_out.empty() ? out_ + "/trace.json" : o_.trace_out;
+    WarnOfClockSlip(schedule_, timeline);
     RETURN_IF_ERROR(WriteProtoFile(timeline_out, timeline));
     ASSIGN_OR_RETURN(std::string json, ChromeTraceJson(schedule_, {&timeline}));
     RETURN_IF_ERROR(WriteFile(trace_out, json));

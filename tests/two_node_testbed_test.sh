@@ -135,6 +135,9 @@ hosts=$(timeout 300 "$train" --schedule="$tmp/two.pb" --steps=4 --hosts=node1:2,
   --out_dir="$tmp/hosts" 2>&1) || fail "train --hosts: $hosts"
 sum_hosts=$(sed -n 's/^final weights checksum: //p' <<<"$hosts")
 [ "$sum_hosts" = "$sum_one" ] || fail "train --hosts gave '$sum_hosts', one node '$sum_one'"
+# The two nodes' halves of the measured timeline share one epoch: no
+# collective ends on one node before the other node's member starts it.
+grep "clocks disagree" <<<"$hosts" && fail "train --hosts: the nodes' timelines are apart"
 refused() {  # refused "message" args...: train exits 2 or 1 before any rank, saying so
   local want="$1"; shift
   err=$(timeout 120 "$train" --schedule="$tmp/two.pb" --steps=4 --out_dir="$tmp/refused" "$@" 2>&1)
