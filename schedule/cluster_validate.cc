@@ -169,17 +169,6 @@ class ClusterChecker {
       RETURN_IF_ERROR(
           Positive(where, "memory_bandwidth_gbps", host.memory_bandwidth_gbps()));
       RETURN_IF_ERROR(NonNegative(where, "cores", host.cores()));
-      if (host.machine().empty()) continue;
-      // The nodes of one machine run on its cores: one count for all.
-      for (int j = 0; j < i; ++j) {
-        const Host& other = cluster_.hosts(j);
-        if (other.machine() == host.machine() && other.cores() != host.cores()) {
-          return Fail(where, absl::StrFormat(
-                                 "cores is %d but host '%s' of the same machine '%s' gives %d "
-                                 "(expected the machine's cores on each of its nodes)",
-                                 host.cores(), other.name(), host.machine(), other.cores()));
-        }
-      }
     }
     return absl::OkStatus();
   }

@@ -40,16 +40,16 @@ TEST(HostCores, CoreSharingDevicesComputeOnTheirOwnCoresAndSlowEachOther) {
   ASSERT_TRUE(cores.ok()) << cores.status();
   EXPECT_TRUE(cores->SharesCores(0));
   EXPECT_EQ(cores->CoreMates(0), (std::vector<int>{0, 1}));
-  EXPECT_TRUE(cores->ComputeStarted(0, 0));
+  EXPECT_TRUE(cores->ComputeStarted(0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);  // alone: a whole core
-  EXPECT_TRUE(cores->ComputeStarted(1, 0));
+  EXPECT_TRUE(cores->ComputeStarted(1));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);  // each on its core, sharing caches
-  EXPECT_TRUE(cores->ComputeStarted(0, 0));
+  EXPECT_TRUE(cores->ComputeStarted(0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0.5 / 1.25);  // two ops on core 0
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1 / 1.25);    // core 1 is device 1's alone
-  EXPECT_TRUE(cores->ComputeEnded(0, 10));
-  EXPECT_TRUE(cores->ComputeEnded(0, 10));
-  EXPECT_EQ(cores->Reschedule(10), nullptr);  // nobody waits for core 0
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_EQ(cores->Reschedule(), nullptr);  // nobody waits for core 0
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1);
 }
 
@@ -58,18 +58,6 @@ Schedule ThreeDevicesOnTwoCores() {
   Schedule s = FourDevices();
   s.mutable_cluster()->mutable_devices(2)->set_host("cpu");
   s.mutable_cluster()->mutable_devices(2)->set_shares_host_cores(true);
-  return s;
-}
-
-// The same, with device 2 on a second host (an emulated node) of the
-// machine: core 0 holds devices of two hosts.
-Schedule ThreeDevicesOfTwoNodesOnTwoCores() {
-  Schedule s = ThreeDevicesOnTwoCores();
-  s.mutable_cluster()->mutable_hosts(0)->set_machine("box");
-  Host* node = s.mutable_cluster()->add_hosts();
-  *node = s.cluster().hosts(0);
-  node->set_name("cpu2");
-  s.mutable_cluster()->mutable_devices(2)->set_host("cpu2");
   return s;
 }
 
@@ -84,66 +72,66 @@ using Pairs = std::vector<std::pair<int, int>>;
 TEST(HostCores, DevicesOfOneHostTakeTurnsOnACoreInTheOrderTheyAsked) {
   absl::StatusOr<HostCores> cores = HostCores::Build(ThreeDevicesOnTwoCores(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(0, 0));  // an idle core runs it at once
-  EXPECT_TRUE(cores->ComputeStarted(2, 50));  // it waits for device 0's turn to end
-  EXPECT_EQ(cores->Reschedule(50), nullptr);
+  EXPECT_TRUE(cores->ComputeStarted(0));  // an idle core runs it at once
+  EXPECT_TRUE(cores->ComputeStarted(2));  // it waits for device 0's turn to end
+  EXPECT_EQ(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
   // Device 0's copy preempts it at 100 and gives the core back at 150:
   // device 0 keeps its turn.
-  EXPECT_TRUE(cores->TransferCpuChanged(0, +1, 100));
-  EXPECT_EQ(cores->Reschedule(100), nullptr);
+  EXPECT_TRUE(cores->TransferCpuChanged(0, +1));
+  EXPECT_EQ(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
-  EXPECT_TRUE(cores->TransferCpuChanged(0, -1, 150));
-  EXPECT_EQ(cores->Reschedule(150), nullptr);
+  EXPECT_TRUE(cores->TransferCpuChanged(0, -1));
+  EXPECT_EQ(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
   // Its op ends and its next is ready at once: that one queues behind
   // device 2's, which asked at 50.
-  EXPECT_TRUE(cores->ComputeEnded(0, 400));
-  EXPECT_TRUE(cores->ComputeStarted(0, 400));
-  ASSERT_NE(cores->Reschedule(400), nullptr);
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  ASSERT_NE(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
   EXPECT_EQ(Handoffs(*cores), (Pairs{{0, 2}}));  // device 2 was asleep on its turn
   // Device 2's op ends with none after it: device 0's turn.
-  EXPECT_TRUE(cores->ComputeEnded(2, 500));
-  ASSERT_NE(cores->Reschedule(500), nullptr);
+  EXPECT_TRUE(cores->ComputeEnded(2));
+  ASSERT_NE(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
   EXPECT_EQ(Handoffs(*cores), (Pairs{{2, 0}}));
   // Device 2's next op at 600 waits for the end of device 0's, though
   // device 0 has had more of the core.
-  EXPECT_TRUE(cores->ComputeStarted(2, 600));
-  EXPECT_TRUE(cores->TransferCpuChanged(2, +1, 600));
-  EXPECT_TRUE(cores->TransferCpuChanged(2, -1, 610));
-  EXPECT_EQ(cores->Reschedule(610), nullptr);
+  EXPECT_TRUE(cores->ComputeStarted(2));
+  EXPECT_TRUE(cores->TransferCpuChanged(2, +1));
+  EXPECT_TRUE(cores->TransferCpuChanged(2, -1));
+  EXPECT_EQ(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
   // Device 0's op ends at 700: device 2's turn; device 2's ends at 800 with
   // none after it and device 0's next asked at 700: device 0's turn. Its op
   // ends at 900 and its next is ready at once, nobody waiting: it runs on,
   // once the turn is decided at the end of 900.
-  EXPECT_TRUE(cores->ComputeEnded(0, 700));
-  EXPECT_TRUE(cores->ComputeStarted(0, 700));
-  ASSERT_NE(cores->Reschedule(700), nullptr);
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  ASSERT_NE(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
-  EXPECT_TRUE(cores->ComputeEnded(2, 800));
-  ASSERT_NE(cores->Reschedule(800), nullptr);
+  EXPECT_TRUE(cores->ComputeEnded(2));
+  ASSERT_NE(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
-  EXPECT_TRUE(cores->ComputeEnded(0, 900));
-  EXPECT_TRUE(cores->ComputeStarted(0, 900));
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  EXPECT_TRUE(cores->ComputeStarted(0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);  // not yet its turn again
-  ASSERT_NE(cores->Reschedule(900), nullptr);
+  ASSERT_NE(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
   EXPECT_TRUE(cores->Handoffs().empty());  // its own thread went on: nothing woken
   // Its op ends with none after it; device 2's op starts on the idle core
   // later, its thread never asleep on the turn: no hand-off either.
-  EXPECT_TRUE(cores->ComputeEnded(0, 1000));
-  cores->Reschedule(1000);
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  cores->Reschedule();
   EXPECT_TRUE(cores->Handoffs().empty());
-  EXPECT_TRUE(cores->ComputeStarted(2, 1100));
+  EXPECT_TRUE(cores->ComputeStarted(2));
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
-  cores->Reschedule(1100);
+  cores->Reschedule();
   EXPECT_TRUE(cores->Handoffs().empty());
 }
 
@@ -152,79 +140,33 @@ TEST(HostCores, AStepsFirstTurnsOnACoreGoInDeviceOrder) {
   ASSERT_TRUE(cores.ok()) << cores.status();
   // Device 2's first op is ready at 0, device 0's at 100: the core idles
   // until device 0's, whose place is first.
-  EXPECT_TRUE(cores->ComputeStarted(2, 0));
-  EXPECT_EQ(cores->Reschedule(0), nullptr);
+  EXPECT_TRUE(cores->ComputeStarted(2));
+  EXPECT_EQ(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
-  EXPECT_TRUE(cores->ComputeStarted(0, 100));
+  EXPECT_TRUE(cores->ComputeStarted(0));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
-  EXPECT_TRUE(cores->ComputeEnded(0, 200));
-  ASSERT_NE(cores->Reschedule(200), nullptr);
+  EXPECT_TRUE(cores->ComputeEnded(0));
+  ASSERT_NE(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
-}
-
-TEST(HostCores, DevicesOfTwoNodesOnOneCoreChangeHandsWhereTheSchedulerDecides) {
-  absl::StatusOr<HostCores> cores =
-      HostCores::Build(ThreeDevicesOfTwoNodesOnTwoCores(), {0, 1, 2, 3});
-  ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_EQ(cores->CoreMates(2), (std::vector<int>{0, 1, 2}));
-  EXPECT_TRUE(cores->ComputeStarted(0, 0));  // an idle core runs it at once
-  EXPECT_TRUE(cores->ComputeStarted(2, 0));  // it waits: no preemption on waking
-  EXPECT_EQ(cores->Reschedule(0), nullptr);
-  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
-  // Device 0's copy takes core 0 at 100 (compute stalls) and gives it back
-  // at 150: the scheduler decides at both, and device 2, which had none of
-  // the core, runs.
-  EXPECT_TRUE(cores->TransferCpuChanged(0, +1, 100));
-  const std::vector<int>* changed = cores->Reschedule(100);
-  ASSERT_NE(changed, nullptr);
-  EXPECT_EQ(*changed, (std::vector<int>{0, 1, 2}));
-  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
-  EXPECT_TRUE(cores->TransferCpuChanged(0, -1, 150));
-  EXPECT_EQ(cores->Reschedule(150), nullptr);
-  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
-  // Device 2 has had 250 ns of the core by 400 (device 0: 100). Its op ends
-  // and its next starts at once: it goes straight on.
-  EXPECT_TRUE(cores->ComputeEnded(2, 400));
-  EXPECT_TRUE(cores->ComputeStarted(2, 400));
-  EXPECT_EQ(cores->Reschedule(400), nullptr);
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 1);
-  // It blocks: device 0 runs; device 1 on core 1 computes beside it.
-  EXPECT_TRUE(cores->ComputeEnded(2, 500));
-  ASSERT_NE(cores->Reschedule(500), nullptr);
-  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
-  EXPECT_TRUE(cores->ComputeStarted(1, 500));
-  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
-  // Device 2 wakes at 600 with no credit for its sleep (device 0 has had
-  // 200 ns by then, device 2 350): device 0 keeps the core at the next
-  // decision (its copy's, from 600 to 610).
-  EXPECT_TRUE(cores->ComputeStarted(2, 600));
-  EXPECT_TRUE(cores->TransferCpuChanged(0, +1, 600));
-  EXPECT_TRUE(cores->TransferCpuChanged(0, -1, 610));
-  EXPECT_EQ(cores->Reschedule(610), nullptr);
-  EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
-  EXPECT_DOUBLE_EQ(cores->Speed(2, kAlone), 0);
 }
 
 TEST(HostCores, CopiesTakeHostCpuFromTheirDevicesCore) {
   absl::StatusOr<HostCores> cores = HostCores::Build(FourDevices(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(0, 0));
-  EXPECT_TRUE(cores->TransferCpuChanged(1, +1, 0));  // device 1's core: no change here
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_TRUE(cores->TransferCpuChanged(1, +1));  // device 1's core: no change here
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
-  EXPECT_TRUE(cores->ComputeStarted(1, 0));
+  EXPECT_TRUE(cores->ComputeStarted(1));
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 0);  // its copy takes its core: compute stalls
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1 / 1.25);
-  EXPECT_TRUE(cores->TransferCpuChanged(0, +1, 0));
+  EXPECT_TRUE(cores->TransferCpuChanged(0, +1));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
-  EXPECT_TRUE(cores->TransferCpuChanged(0, -1, 10));
-  EXPECT_TRUE(cores->TransferCpuChanged(1, -1, 10));
-  EXPECT_EQ(cores->Reschedule(10), nullptr);
+  EXPECT_TRUE(cores->TransferCpuChanged(0, -1));
+  EXPECT_TRUE(cores->TransferCpuChanged(1, -1));
+  EXPECT_EQ(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(1, kAlone), 1 / 1.25);
-  EXPECT_FALSE(cores->TransferCpuChanged(2, +1, 10));  // not core-sharing
+  EXPECT_FALSE(cores->TransferCpuChanged(2, +1));  // not core-sharing
 }
 
 TEST(HostCores, WithACoreToSpareCopiesTakeNothingFromCompute) {
@@ -232,8 +174,8 @@ TEST(HostCores, WithACoreToSpareCopiesTakeNothingFromCompute) {
   s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
   absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(0, 0));
-  EXPECT_FALSE(cores->TransferCpuChanged(0, +1, 0));
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_FALSE(cores->TransferCpuChanged(0, +1));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
 }
 
@@ -243,22 +185,22 @@ TEST(HostCores, WithACoreToSpareCopiesTakeNothingFromCompute) {
 TEST(HostCores, WakingAStreamTakesTheWakingThreadsCore) {
   absl::StatusOr<HostCores> cores = HostCores::Build(ThreeDevicesOnTwoCores(), {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(0, 0));
-  EXPECT_TRUE(cores->SignalCpuChanged(2, /*compute=*/true, +1, 0));
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_TRUE(cores->SignalCpuChanged(2, /*compute=*/true, +1));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);  // device 2's wake-up call holds core 0
-  EXPECT_TRUE(cores->SignalCpuChanged(2, /*compute=*/true, -1, 10));
-  EXPECT_EQ(cores->Reschedule(10), nullptr);
+  EXPECT_TRUE(cores->SignalCpuChanged(2, /*compute=*/true, -1));
+  EXPECT_EQ(cores->Reschedule(), nullptr);
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
-  EXPECT_FALSE(cores->SignalCpuChanged(3, /*compute=*/true, +1, 10));  // a GPU: no host core
+  EXPECT_FALSE(cores->SignalCpuChanged(3, /*compute=*/true, +1));  // a GPU: no host core
 
   Schedule spare = FourDevices();
   spare.mutable_cluster()->mutable_hosts(0)->set_cores(3);
   cores = HostCores::Build(spare, {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
-  EXPECT_TRUE(cores->ComputeStarted(0, 0));
-  EXPECT_FALSE(cores->SignalCpuChanged(0, /*compute=*/false, +1, 0));  // a copy's: spare core
+  EXPECT_TRUE(cores->ComputeStarted(0));
+  EXPECT_FALSE(cores->SignalCpuChanged(0, /*compute=*/false, +1));  // a copy's: spare core
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 1);
-  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1, 0));
+  EXPECT_TRUE(cores->SignalCpuChanged(0, /*compute=*/true, +1));
   EXPECT_DOUBLE_EQ(cores->Speed(0, kAlone), 0);
 }
 
@@ -270,7 +212,7 @@ TEST(ComputeSpeed, CommunicationSlowsOnlyTheDevicesItIsSetFor) {
   absl::StatusOr<HostCores> cores = HostCores::Build(s, {0, 1, 2, 3});
   ASSERT_TRUE(cores.ok()) << cores.status();
   EXPECT_EQ(cores->CoreMates(2), (std::vector<int>{2}));
-  EXPECT_FALSE(cores->ComputeStarted(2, 0));  // no core group
+  EXPECT_FALSE(cores->ComputeStarted(2));  // no core group
   EXPECT_TRUE(speed.CommChanged(2, +1));
   EXPECT_DOUBLE_EQ(speed.Speed(2), 0.5);
   EXPECT_FALSE(speed.CommChanged(2, +1));  // a second transfer changes nothing

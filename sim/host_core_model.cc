@@ -64,13 +64,13 @@ absl::StatusOr<std::optional<HostCoreModel>> HostCoreModel::Build(
   return m;
 }
 
-const std::vector<int>& HostCoreModel::ComputeStarted(int device, int64_t now) {
-  cores_.ComputeStarted(device, now);
+const std::vector<int>& HostCoreModel::ComputeStarted(int device) {
+  cores_.ComputeStarted(device);
   return cores_.CoreMates(device);
 }
 
-const std::vector<int>& HostCoreModel::ComputeEnded(int device, int64_t now) {
-  cores_.ComputeEnded(device, now);
+const std::vector<int>& HostCoreModel::ComputeEnded(int device) {
+  cores_.ComputeEnded(device);
   return cores_.CoreMates(device);
 }
 
@@ -88,44 +88,44 @@ HostCoreModel::Change HostCoreModel::TakeCopyEndCpu(int device, int64_t now) {
 }
 
 HostCoreModel::Change HostCoreModel::TakeCpu(int device, double cpu_ns, int64_t now) {
-  if (cpu_ns <= 0 || !cores_.TransferCpuChanged(device, +1, now)) return {};
+  if (cpu_ns <= 0 || !cores_.TransferCpuChanged(device, +1)) return {};
   const int64_t ns = static_cast<int64_t>(std::ceil(cpu_ns - 1e-9));
   int64_t& done = transfer_cpu_done_ns_[cores_.TransferCore(device)];
   done = std::max(done, now) + ns;
   return Hold(device, kTransferCpu, ns);
 }
 
-HostCoreModel::Change HostCoreModel::WakeTransferThread(int device, int64_t now) {
+HostCoreModel::Change HostCoreModel::WakeTransferThread(int device) {
   if (interrupt_ns_[device] <= 0 || !cores_.ComputesOnTransferCore(device)) return {};
-  cores_.TransferCpuChanged(device, +1, now);
+  cores_.TransferCpuChanged(device, +1);
   return Hold(device, kTransferCpu, interrupt_ns_[device]);
 }
 
-HostCoreModel::Change HostCoreModel::Signal(int device, bool compute, int64_t now) {
-  if (signal_ns_[device] <= 0 || !cores_.SignalCpuChanged(device, compute, +1, now)) return {};
+HostCoreModel::Change HostCoreModel::Signal(int device, bool compute) {
+  if (signal_ns_[device] <= 0 || !cores_.SignalCpuChanged(device, compute, +1)) return {};
   return Hold(device, compute ? kComputeSignal : kTransferSignal, signal_ns_[device]);
 }
 
-const std::vector<int>* HostCoreModel::Reschedule(int64_t now, std::vector<Change>* handoffs) {
+const std::vector<int>* HostCoreModel::Reschedule(std::vector<Change>* handoffs) {
   handoffs->clear();
-  const std::vector<int>* changed = cores_.Reschedule(now);
+  const std::vector<int>* changed = cores_.Reschedule();
   for (const HostCores::Handoff& h : cores_.Handoffs()) {
     const int64_t wake = same_core_wake_ns_[h.to] > 0 ? same_core_wake_ns_[h.to] : wake_ns_[h.to];
     const int64_t ns = signal_ns_[h.from] + wake;
     if (ns <= 0) continue;
-    cores_.SignalCpuChanged(h.from, /*compute=*/true, +1, now);
+    cores_.SignalCpuChanged(h.from, /*compute=*/true, +1);
     handoffs->push_back(Hold(h.from, kComputeSignal, ns));
   }
   return changed;
 }
 
-const std::vector<int>& HostCoreModel::Release(int hold, int64_t now) {
+const std::vector<int>& HostCoreModel::Release(int hold) {
   const int device = hold / kHoldKinds;
   const HoldKind kind = static_cast<HoldKind>(hold % kHoldKinds);
   if (kind == kTransferCpu) {
-    cores_.TransferCpuChanged(device, -1, now);
+    cores_.TransferCpuChanged(device, -1);
   } else {
-    cores_.SignalCpuChanged(device, kind == kComputeSignal, -1, now);
+    cores_.SignalCpuChanged(device, kind == kComputeSignal, -1);
   }
   return cores_.CoreMates(device);
 }

@@ -73,16 +73,16 @@ class HostCoreModel {
   // cores starts or ends: the devices whose speed changed.
   bool SharesCores(int device) const { return cores_.SharesCores(device); }
   double Speed(int device, double alone) const { return cores_.Speed(device, alone); }
-  const std::vector<int>& ComputeStarted(int device, int64_t now);
-  const std::vector<int>& ComputeEnded(int device, int64_t now);
-  // Once everything at `now` has happened: the devices whose speed changed
+  const std::vector<int>& ComputeStarted(int device);
+  const std::vector<int>& ComputeEnded(int device);
+  // Once everything at the current time has happened: the devices whose speed changed
   // because a core changed hands (HostCores::Reschedule), or nullptr; and
   // in `handoffs` a hold for each turn passed to a waiting mate: its giver's
   // wake-up call (stream_signal_cost_s) and then the woken thread's start on
   // that core (the taker's same_core_wake_latency_s, else its
   // stream_wake_latency_s) keep the core from computing. Holds on one core
   // overlap rather than add.
-  const std::vector<int>* Reschedule(int64_t now, std::vector<Change>* handoffs);
+  const std::vector<int>* Reschedule(std::vector<Change>* handoffs);
 
   // A copy of `device` could start now: how long its thread waits for the
   // CPU that transfer threads on its core took before it (0 where its
@@ -99,7 +99,7 @@ class HostCoreModel {
   // A copy's or collective's thread of `device` wakes (to start one, or at
   // its end): the compute op it preempts on its core, if any, loses the
   // device's interrupt CPU.
-  Change WakeTransferThread(int device, int64_t now);
+  Change WakeTransferThread(int device);
 
   // Whether ends of ops wake streams late (any wake-up latency or
   // signalling cost); when not, the calls below change nothing.
@@ -117,10 +117,10 @@ class HostCoreModel {
   int64_t SignalCostNs(int device) const { return signal_ns_[device]; }
   // A stream of `device` (its compute stream if `compute`, else a copy or
   // collective stream) wakes another: the call holds its thread's core.
-  Change Signal(int device, bool compute, int64_t now);
+  Change Signal(int device, bool compute);
 
   // A hold that a Change set ends: the devices whose speed changed.
-  const std::vector<int>& Release(int hold, int64_t now);
+  const std::vector<int>& Release(int hold);
 
  private:
   // What a hold takes: a transfer's CPU or interrupt (its device's

@@ -14,19 +14,14 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
                                            const std::vector<int>& cluster_index) {
   HostCores s;
   const int devices = schedule.devices_size();
-  s.host_.assign(devices, -1);
   s.core_.assign(devices, -1);
   s.transfer_core_.assign(devices, -1);
-  s.had_ns_.assign(devices, 0);
-  // Per machine (in order of first appearance): its core-sharing devices, in
-  // schedule device order, and each one's position among its own host's
-  // (its node rank, which the runtime pins by). A machine is a host, or the
-  // hosts that name it as theirs (Host.machine: emulated nodes of one).
-  absl::flat_hash_map<std::string, int> machine_index;
-  std::vector<std::vector<int>> machine_devices;
-  std::vector<const Host*> machines;  // the first host of each
-  absl::flat_hash_map<std::string, int> host_count;  // devices so far, per host
-  std::vector<int> position(devices, 0);
+  // Per host (in order of first appearance): its core-sharing devices, in
+  // schedule device order; a device's position among them is its node
+  // rank, which the runtime pins by.
+  absl::flat_hash_map<std::string, int> host_index;
+  std::vector<std::vector<int>> host_devices;
+  std::vector<const Host*> hosts;
   for (int d = 0; d < devices; ++d) {
     const Device& device = schedule.cluster().devices(cluster_index[d]);
     if (!device.shares_host_cores()) continue;
@@ -36,58 +31,41 @@ absl::StatusOr<HostCores> HostCores::Build(const Schedule& schedule,
           "device '%s' shares its host's cores, but host '%s' has no `cores`", device.name(),
           device.host()));
     }
-    const std::string machine = host->machine().empty() ? host->name() : host->machine();
-    auto [it, inserted] = machine_index.emplace(machine, machines.size());
+    auto [it, inserted] = host_index.emplace(host->name(), hosts.size());
     if (inserted) {
-      machines.push_back(host);
-      machine_devices.emplace_back();
+      hosts.push_back(host);
+      host_devices.emplace_back();
       s.host_slowdown_.push_back(std::max(1.0, host->shared_core_slowdown()));
     }
-    s.host_[d] = it->second;
-    machine_devices[it->second].push_back(d);
-    position[d] = host_count[host->name()]++;
+    host_devices[it->second].push_back(d);
   }
   s.mates_.resize(devices);
   for (int d = 0; d < devices; ++d) s.mates_[d] = {d};
-  for (size_t h = 0; h < machines.size(); ++h) {
-    const std::vector<int>& members = machine_devices[h];
-    const int cores = machines[h]->cores();
-    int widest = 0;  // the most devices one host of the machine has
-    for (int d : members) widest = std::max(widest, position[d] + 1);
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    const std::vector<int>& members = host_devices[h];
+    const int cores = hosts[h]->cores();
     const int first_core = s.core_computing_.size();
-    const int used = std::min(cores, widest);
+    const int used = std::min<int>(cores, members.size());
     s.host_first_core_.push_back(first_core);
     s.host_core_count_.push_back(used);
     s.core_host_.resize(first_core + used, h);
     s.core_computing_.resize(first_core + used);
     s.core_runner_.resize(first_core + used, -1);
     s.core_transferring_.resize(first_core + used, 0);
-    s.core_since_.resize(first_core + used, 0);
     s.core_undecided_.resize(first_core + used, false);
-    s.core_preempted_.resize(first_core + used, false);
-    s.core_turns_.resize(first_core + used, true);
     s.core_turn_ended_.resize(first_core + used, false);
-    std::vector<std::string> core_host(used);  // the host of a core's devices, if one
-    for (int d : members) {
-      s.core_[d] = first_core + position[d] % cores;
-      const std::string& host = schedule.cluster().devices(cluster_index[d]).host();
-      std::string& first = core_host[position[d] % cores];
-      if (first.empty()) first = host;
-      // Devices of several hosts (emulated nodes of one machine) share the
-      // core under the kernel's scheduler: turns are taken per node.
-      if (first != host) s.core_turns_[s.core_[d]] = false;
-      // Without a core to spare on its node, the transfer threads run on the
-      // device's own core (with one, they run there and take nothing from
-      // compute).
-      const Device& device = schedule.cluster().devices(cluster_index[d]);
-      if (host_count[device.host()] >= cores) s.transfer_core_[d] = s.core_[d];
-      s.mates_[d] = members;
-    }
-    // A step's first turns on a core go in device order, placed before the
-    // step starts (runtime/core_turns.h: TicketInOrder).
     s.turn_line_.resize(first_core + used);
-    for (int d : members) {
-      if (s.core_turns_[s.core_[d]]) s.turn_line_[s.core_[d]].push_back(d);
+    for (size_t position = 0; position < members.size(); ++position) {
+      const int d = members[position];
+      s.core_[d] = first_core + position % cores;
+      // Without a core to spare on its host, the transfer threads run on
+      // the device's own core (with one, they run there and take nothing
+      // from compute).
+      if (static_cast<int>(members.size()) >= cores) s.transfer_core_[d] = s.core_[d];
+      s.mates_[d] = members;
+      // A step's first turns on a core go in device order, placed before
+      // the step starts (runtime/core_turns.h: TicketInOrder).
+      s.turn_line_[s.core_[d]].push_back(d);
     }
   }
   s.first_turn_used_.assign(devices, false);
@@ -103,59 +81,38 @@ int HostCores::OpsOn(int device) const {
   return std::count(computing.begin(), computing.end(), device);
 }
 
-void HostCores::Settle(int core, int64_t now) {
-  const int runner = core_runner_[core];
-  if (runner >= 0) had_ns_[runner] += (now - core_since_[core]) * ComputeShare(core);
-  core_since_[core] = now;
-}
-
-bool HostCores::ComputeStarted(int device, int64_t now) {
+bool HostCores::ComputeStarted(int device) {
   const int core = core_[device];
   if (core < 0) return false;
-  Settle(core, now);
-  std::vector<int>& computing = core_computing_[core];
-  if (std::find(computing.begin(), computing.end(), device) == computing.end()) {
-    // It starts computing: no credit for the time it slept.
-    for (int other : computing) had_ns_[device] = std::max(had_ns_[device], had_ns_[other]);
-  }
-  computing.push_back(device);
-  if (core_turns_[core]) {
-    // Its op's place in the core's line: the step's first, placed already,
-    // or the last. An idle core runs it if it is first in line.
-    if (first_turn_used_[device]) turn_line_[core].push_back(device);
-    first_turn_used_[device] = true;
-    if (core_runner_[core] < 0 && turn_line_[core].front() == device) core_runner_[core] = device;
-    return true;
-  }
-  if (core_runner_[core] < 0) core_runner_[core] = device;  // an idle core runs it at once
+  core_computing_[core].push_back(device);
+  // Its op's place in the core's line: the step's first, placed already,
+  // or the last. An idle core runs it if it is first in line.
+  if (first_turn_used_[device]) turn_line_[core].push_back(device);
+  first_turn_used_[device] = true;
+  if (core_runner_[core] < 0 && turn_line_[core].front() == device) core_runner_[core] = device;
   return true;
 }
 
-bool HostCores::ComputeEnded(int device, int64_t now) {
+bool HostCores::ComputeEnded(int device) {
   const int core = core_[device];
   if (core < 0) return false;
-  Settle(core, now);
   std::vector<int>& computing = core_computing_[core];
   const auto op = std::find(computing.begin(), computing.end(), device);
   if (op != computing.end()) computing.erase(op);
-  if (core_runner_[core] == device && core_turns_[core]) {
+  if (core_runner_[core] == device) {
     core_turn_ended_[core] = true;
     turn_line_[core].erase(turn_line_[core].begin());  // the runner's place
-  }
-  if (core_runner_[core] == device && (OpsOn(device) == 0 || core_turns_[core]) &&
-      !core_undecided_[core]) {
-    core_undecided_[core] = true;
-    undecided_cores_.push_back(core);
+    if (!core_undecided_[core]) {
+      core_undecided_[core] = true;
+      undecided_cores_.push_back(core);
+    }
   }
   return true;
 }
 
-bool HostCores::TakeCore(int core, int delta, int64_t now) {
+bool HostCores::TakeCore(int core, int delta) {
   if (core < 0) return false;
-  Settle(core, now);
   core_transferring_[core] += delta;
-  // Taken or given back: the scheduler picks who runs next.
-  core_preempted_[core] = true;
   if (!core_undecided_[core]) {
     core_undecided_[core] = true;
     undecided_cores_.push_back(core);
@@ -163,56 +120,39 @@ bool HostCores::TakeCore(int core, int delta, int64_t now) {
   return true;
 }
 
-bool HostCores::TransferCpuChanged(int device, int delta, int64_t now) {
-  return TakeCore(transfer_core_[device], delta, now);
+bool HostCores::TransferCpuChanged(int device, int delta) {
+  return TakeCore(transfer_core_[device], delta);
 }
 
-bool HostCores::SignalCpuChanged(int device, bool compute, int delta, int64_t now) {
-  return TakeCore(compute ? core_[device] : transfer_core_[device], delta, now);
+bool HostCores::SignalCpuChanged(int device, bool compute, int delta) {
+  return TakeCore(compute ? core_[device] : transfer_core_[device], delta);
 }
 
-const std::vector<int>* HostCores::Reschedule(int64_t now) {
+const std::vector<int>* HostCores::Reschedule() {
   changed_.clear();
   handoffs_.clear();
   int changed_host = -1;
   for (int core : undecided_cores_) {
     core_undecided_[core] = false;
-    const bool preempted = core_preempted_[core];
-    core_preempted_[core] = false;
-    Settle(core, now);
     const int runner = core_runner_[core];
-    int next = -1;
-    // A runner whose turn ended (stalled since) runs again if it is next.
-    bool runs_again = false;
-    if (core_turns_[core]) {
-      // The runner keeps its turn until its op ends (a transfer thread
-      // that preempts it does not end it); then the op that asked first.
-      const bool turn_ended = core_turn_ended_[core];
-      core_turn_ended_[core] = false;
-      if (runner >= 0 && OpsOn(runner) > 0 && !turn_ended) continue;
-      // The first in line, once its op is ready (until then the core idles).
-      const std::vector<int>& line = turn_line_[core];
-      if (!line.empty() && OpsOn(line.front()) > 0) next = line.front();
-      runs_again = next >= 0 && next == runner;
-    } else {
-      // A runner whose next op started as its last one ended went straight on.
-      if (runner >= 0 && OpsOn(runner) > 0 && !preempted) continue;
-      // The device that has had the least of the core; ties keep the runner.
-      next = runner >= 0 && OpsOn(runner) > 0 ? runner : -1;
-      for (int d : core_computing_[core]) {
-        if (next < 0 || had_ns_[d] < had_ns_[next]) next = d;
-      }
-    }
+    // The runner keeps its turn until its op ends (a transfer thread that
+    // preempts it does not end it); then the op that asked first, once it
+    // is ready (until then the core idles). A runner whose turn ended
+    // (stalled since) runs again if it is next.
+    const bool turn_ended = core_turn_ended_[core];
+    core_turn_ended_[core] = false;
+    if (runner >= 0 && OpsOn(runner) > 0 && !turn_ended) continue;
+    const std::vector<int>& line = turn_line_[core];
+    const int next = !line.empty() && OpsOn(line.front()) > 0 ? line.front() : -1;
+    const bool runs_again = next >= 0 && next == runner;
     if (next == runner && !runs_again) continue;
-    if (core_turns_[core] && runner >= 0 && next >= 0 && next != runner) {
-      handoffs_.push_back({runner, next});
-    }
+    if (runner >= 0 && next >= 0 && next != runner) handoffs_.push_back({runner, next});
     core_runner_[core] = next;
     if (next < 0) continue;  // the runner's ops ended: speeds changed then
     // The host's devices change speed (shared_core_slowdown), once a host.
     if (core_host_[core] != changed_host) {
       changed_host = core_host_[core];
-      const std::vector<int>& mates = mates_[next >= 0 ? next : runner];
+      const std::vector<int>& mates = mates_[next];
       changed_.insert(changed_.end(), mates.begin(), mates.end());
     }
   }

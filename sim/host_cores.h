@@ -3,34 +3,19 @@
 // (docs/ARCHITECTURE.md, 'Simulator'). Devices that share their host's
 // cores (Device.shares_host_cores) compute on the cores the runtime pins
 // them to (runtime/cpu_backend.h): the i-th such device of a host (in
-// schedule device order) on core i mod Host.cores, of the host's own cores
-// or, where hosts name one Host.machine (the testbed's emulated nodes), of
-// that machine's, which its nodes' devices then share. One device at a time
+// schedule device order) on core i mod Host.cores. One device at a time
 // runs on a core (its ops, if several, share it evenly); the others wait,
 // and their waiting ops have not started (a measured op starts when its
-// thread first runs it). Where every device on a core is of one host (one
-// node), they take turns (runtime/core_turns.h): the runner keeps the core
-// until its op ends, whatever preempts it meanwhile, and then the op that
-// became ready first runs (the runner's own next op, ready as its last
-// ended, queues behind its mates'), except that the step's first op of
-// each device has its place in line from the step's start, in device
-// order (until the first in line is ready, the core idles). A turn passed
-// to a mate whose op waits for it wakes that mate's thread (Handoffs:
-// sim/host_core_model.h holds the core for it). Where a core's devices are of several
-// hosts (emulated nodes of one machine), the core changes hands only where
-// the Linux scheduler decides again: when the device running blocks (its last op
-// ends with no next one ready at once), and when a transfer thread or a
-// wake-up call takes the core or gives it back (the testbed's compute
-// threads are SCHED_IDLE: a woken one does not preempt its core mate, it
-// waits for the next decision; a transfer thread outranks both). There,
-// of the devices with ops, the one that has had the least of the core
-// runs, as the fair scheduler's virtual runtime keeps them even; a device
-// that starts computing after it slept counts as having had as much as the
-// most of the devices computing there (no credit for its sleep), and ties
-// keep the device running. An idle core runs a device that starts at once.
-// (Other decisions, the scheduler's tick every 4 ms among them, are left
-// out: they are rarer than these on the testbed.) While two or more of the
-// host's devices run, each is also slower by Host.shared_core_slowdown. The host CPU a device's copies and collectives
+// thread first runs it). They take turns (runtime/core_turns.h): the runner
+// keeps the core until its op ends, whatever preempts it meanwhile, and
+// then the op that became ready first runs (the runner's own next op, ready
+// as its last ended, queues behind its mates'), except that the step's
+// first op of each device has its place in line from the step's start, in
+// device order (until the first in line is ready, the core idles). A turn
+// passed to a mate whose op waits for it wakes that mate's thread
+// (Handoffs: sim/host_core_model.h holds the core for it). While two or
+// more of the host's devices run, each is also slower by
+// Host.shared_core_slowdown. The host CPU a device's copies and collectives
 // take (Device.transfer_cpu_s) comes out of its own core first when the
 // host has no core to spare (as many devices as cores, or more): while k of
 // them take theirs, the core's compute ops share 1 - k of it (none left:
@@ -68,26 +53,26 @@ class HostCores {
   // its host's core-sharing devices in device order, or just `device`.
   const std::vector<int>& CoreMates(int device) const { return mates_[device]; }
 
-  // Every call below that changes the state takes `now` (ns), the time of
-  // the simulation it happens at, never earlier than a previous call's.
+  // Calls below that change the state come in the order of the
+  // simulation's time.
 
-  // A compute op of `device` started or ended at `now`. Returns true when
+  // A compute op of `device` started or ended. Returns true when
   // the device shares its host's cores: its mates' speeds then change.
-  bool ComputeStarted(int device, int64_t now);
-  bool ComputeEnded(int device, int64_t now);
+  bool ComputeStarted(int device);
+  bool ComputeEnded(int device);
   // A copy or collective of `device` started (+1) or stopped (-1) taking
   // host CPU. Returns true when that CPU comes out of the device's compute
   // core (its mates' speeds then change); false when nothing is charged.
-  bool TransferCpuChanged(int device, int delta, int64_t now);
+  bool TransferCpuChanged(int device, int delta);
   // A stream of `device` (its compute stream if `compute`, else a copy or
   // collective stream) started (+1) or stopped (-1) waking another. Returns
   // true when that takes CPU from a core the host's devices compute on.
-  bool SignalCpuChanged(int device, bool compute, int delta, int64_t now);
-  // Decides again who runs on each core where the scheduler would, once
-  // everything that happens at `now` has (a device whose op ends and whose
-  // next op starts at the same time keeps its core). Returns the devices
+  bool SignalCpuChanged(int device, bool compute, int delta);
+  // Decides again who runs on each core where a turn may pass, once
+  // everything that happens at the current time has (a device whose op
+  // ends and whose next op starts at the same time keeps its place). Returns the devices
   // whose speed changed (a host's core mates), or nullptr.
-  const std::vector<int>* Reschedule(int64_t now);
+  const std::vector<int>* Reschedule();
   // A turn that the last Reschedule passed on a core from the device whose
   // op ended to a mate whose op was waiting for it (asleep: the runtime's
   // hand-off wakes its thread; runtime/core_turns.h).
@@ -119,43 +104,31 @@ class HostCores {
 
  private:
   // Work other than compute starts (+1) or stops (-1) taking `core` (-1:
-  // no core the host's devices compute on) at `now`. Returns whether one
-  // was taken.
-  bool TakeCore(int core, int delta, int64_t now);
-  // Credits the device running on `core` with its share of the core since
-  // the last settlement, up to `now`.
-  void Settle(int core, int64_t now);
+  // no core the host's devices compute on). Returns whether one was taken.
+  bool TakeCore(int core, int delta);
   // The share of `core` that transfers and wake-ups leave to compute.
   double ComputeShare(int core) const;
   // Ops of `device` computing on its core.
   int OpsOn(int device) const;
 
-  // Per device: its host and core (indices into the vectors below; -1 for
-  // a device that does not share host cores), the core its transfers take
+  // Per device: its core (an index into the vectors below; -1 for a
+  // device that does not share host cores), the core its transfers take
   // CPU from (-1: none, spare cores), and the devices its speed moves with.
-  std::vector<int> host_, core_, transfer_core_;
+  std::vector<int> core_, transfer_core_;
   std::vector<std::vector<int>> mates_;
-  // Per device that shares cores: the share of its core it has had while
-  // running, ns (the scheduler's virtual runtime, as this model keeps it).
-  std::vector<double> had_ns_;
   // Per host: shared_core_slowdown (>= 1) and its cores [first, first + n).
   std::vector<double> host_slowdown_;
   std::vector<int> host_first_core_, host_core_count_;
   // Per core: its host; the devices with a compute op on it (a device once
   // per op); the device running (-1: none); the transfers and wake-ups
-  // taking it; since when the running device's share is not yet credited;
-  // whether to decide again at the end of the current time, and whether
-  // other work took or gave back the core (else only the runner's op ended).
+  // taking it; whether to decide again at the end of the current time;
+  // whether the runner's turn ended (its op did) since the last decision.
   std::vector<int> core_host_;
   std::vector<std::vector<int>> core_computing_;
   std::vector<int> core_runner_;
   std::vector<int> core_transferring_;
-  std::vector<int64_t> core_since_;
-  std::vector<bool> core_undecided_, core_preempted_;
-  // Per core: whether its devices take turns (all of one host), and whether
-  // the runner's turn ended (its op did) since the last decision.
-  std::vector<bool> core_turns_, core_turn_ended_;
-  // Per core that takes turns: the devices in line, one entry per op, the
+  std::vector<bool> core_undecided_, core_turn_ended_;
+  // Per core: the devices in line, one entry per op, the
   // first the runner's or the next to run; per device, whether its first
   // op of the step has come (its place was in line from the start).
   std::vector<std::vector<int>> turn_line_;

@@ -318,7 +318,7 @@ void Simulator::Engine::Start(int op, int64_t now) {
   }
   computing_[device].push_back(op);
   if (SharesCores(device)) {
-    Retime(host_cores_->ComputeStarted(device, now), now);  // this op, and its core mates
+    Retime(host_cores_->ComputeStarted(device), now);  // this op, and its core mates
   } else {
     Retime(device, now);
   }
@@ -334,7 +334,7 @@ void Simulator::Engine::StartTransfer(int op, double bytes, int64_t now) {
   // (the thread goes straight on).
   const int previous = graph_.previous_on_stream(op);
   if (previous < 0 || ops_[previous].end < now) {
-    Apply(host_cores_->WakeTransferThread(device, now), now);
+    Apply(host_cores_->WakeTransferThread(device), now);
   }
 }
 
@@ -360,7 +360,7 @@ void Simulator::Engine::Finish(int op, int64_t now) {
     if (IsComm(m)) {
       SetCommActive(device, -1, now);
       if (host_cores_) {
-        Apply(host_cores_->WakeTransferThread(device, now), now);
+        Apply(host_cores_->WakeTransferThread(device), now);
         if (ops_[m].collective < 0) Apply(host_cores_->TakeCopyEndCpu(device, now), now);
       }
     } else {
@@ -369,7 +369,7 @@ void Simulator::Engine::Finish(int op, int64_t now) {
       if (SpeedVaries(device)) {
         auto& running = computing_[device];
         running.erase(std::find(running.begin(), running.end(), m));
-        if (SharesCores(device)) Retime(host_cores_->ComputeEnded(device, now), now);
+        if (SharesCores(device)) Retime(host_cores_->ComputeEnded(device), now);
       }
     }
   }
@@ -394,7 +394,7 @@ void Simulator::Engine::ReleaseSuccessorsLate(int op, int64_t now) {
   for (int next : graph_.successors(op)) wakes |= graph_.stream(next) != stream && Asleep(next);
   // The wake-up call runs on the waking thread's core: on the testbed a
   // core that other devices may be computing on.
-  if (wakes) Apply(host_cores_->Signal(device, !IsComm(op), now), now);
+  if (wakes) Apply(host_cores_->Signal(device, !IsComm(op)), now);
   for (int next : graph_.successors(op)) {
     int64_t delay = 0;
     if (graph_.stream(next) != stream) {
@@ -469,7 +469,7 @@ void Simulator::Engine::Loop() {
     if (flows_.changed()) flows_.Reshare(now);
     // Cores change hands once everything at `now` has happened.
     if (host_cores_) {
-      if (const std::vector<int>* changed = host_cores_->Reschedule(now, &handoffs_)) {
+      if (const std::vector<int>* changed = host_cores_->Reschedule(&handoffs_)) {
         Retime(*changed, now);
       }
       for (const HostCoreModel::Change& hold : handoffs_) Apply(hold, now);
@@ -491,7 +491,7 @@ void Simulator::Engine::Process(const EventPayload& event, int64_t now) {
       DependencyMet(event.index, now);
       break;
     case EventType::kSpeedChange:
-      Retime(host_cores_->Release(event.index, now), now);
+      Retime(host_cores_->Release(event.index), now);
       break;
     case EventType::kCollectiveGo:
       Go(event.index, now);

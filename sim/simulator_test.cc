@@ -210,32 +210,6 @@ TEST(Simulate, ACollectiveStartsAtTheExpectedLatestOfItsMembersVaryingArrivals) 
   EXPECT_EQ(t[10], Interval(1000000, 1000000 + 11969 + gather));
 }
 
-TEST(Simulate, EmulatedNodesOfOneMachineShareItsCores) {
-  // Two hosts of two core-sharing devices each, 2 cores a host; each device
-  // computes 1,000,000 ns. As machines of their own, every device has a
-  // core. As nodes of one machine (Host.machine), each node's i-th device
-  // computes on the machine's core i: g0 and g2 share core 0, g1 and g3
-  // core 1, and each pair takes turns.
-  std::string ops;
-  for (int d = 0; d < 4; ++d) {
-    absl::StrAppend(&ops, "ops { id: ", d + 1, " device: ", d,
-                    " stream: \"compute\" compute { kind: BLOCK_FORWARD flops: 1000000000 } }\n");
-  }
-  Schedule s = Tiny(4, ops);
-  Cluster* c = s.mutable_cluster();
-  c->mutable_hosts(0)->set_cores(2);
-  *c->add_hosts() = c->hosts(0);
-  c->mutable_hosts(1)->set_name("h2");
-  for (int d = 0; d < 4; ++d) c->mutable_devices(d)->set_shares_host_cores(true);
-  for (int d = 2; d < 4; ++d) c->mutable_devices(d)->set_host("h2");
-  auto t = Times(s);
-  for (int op = 1; op <= 4; ++op) EXPECT_EQ(t[op], Interval(0, 1000000)) << op;
-  for (int h = 0; h < 2; ++h) c->mutable_hosts(h)->set_machine("m");
-  t = Times(s);
-  for (int op : {1, 2}) EXPECT_EQ(t[op], Interval(0, 1000000)) << op;  // ran first
-  for (int op : {3, 4}) EXPECT_EQ(t[op], Interval(1000000, 2000000)) << op;  // then
-}
-
 TEST(Simulate, AStreamWokenOnItsWakersCoreWakesAtOnce) {
   // The testbed device's copy thread runs on its compute core when its
   // host has no core to spare: the compute op waiting for the copy starts
