@@ -105,7 +105,7 @@ class NodeSharedMemory {
   // rank of the world; nullptr when the world spans machines (then
   // MeetAll). Every rank gets the same answer.
   NodeMeeting* world_meeting() const { return meeting_.get(); }
-  // Turns on the machine's online cores (runtime/core_turns.h), for the
+  // Turns on the node's usable cores (runtime/core_turns.h), for the
   // node's ranks that compute on the same cores; each allocation has its own.
   CoreTurns* core_turns() const { return core_turns_.get(); }
   // Collective over the world: world rank 0 reads the steady clock, and

@@ -16,7 +16,7 @@ namespace zosched {
 
 // The cores the runtime pins compute to for `cluster`'s core-sharing devices
 // (CpuBackend::ComputeCores): the i-th such device of a host on cores
-// i*threads .. i*threads+threads-1, mod the online cores. Per device (empty
+// i*threads .. i*threads+threads-1, mod the usable cores. Per device (empty
 // for the others).
 std::vector<std::vector<int>> DeviceComputeCores(const Cluster& cluster, int threads);
 
