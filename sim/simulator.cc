@@ -35,7 +35,7 @@ enum class EventType {
 struct EventPayload {
   EventType type;
   int index;    // the op (kSpeedChange: the model's hold; kCollectiveGo: the instance)
-  int version;  // for kOpEnd of slowed compute ops
+  int version;  // for kOpEnd of slowed compute ops; kDependencyMet: the op met
 };
 
 // An op's progress (its device and stream: Engine::graph_; the
@@ -46,6 +46,15 @@ struct OpState {
   int version = 0;          // compute ops: of their latest end event
   bool is_compute = false;  // else a copy or a collective
   int64_t start = -1, end = -1;
+  // How much the op's start varies from one step to the next (ns²): the
+  // variance its last-met dependency ended with, counted from where the
+  // chain of ops it waited for last met its peers in a collective. Once
+  // the op has ended, that of its end, which its successors inherit: a
+  // compute op adds its own (Device.compute_spread); a collective's
+  // members start together, at 0 again. `met`: when a dependency was last
+  // met (-1: none yet).
+  int64_t met = -1;
+  double variance = 0;
   // Compute ops: undisturbed ns left (from the start: all of its duration),
   // current speed, since when.
   double work_left = 0;
@@ -94,13 +103,20 @@ class Simulator::Engine {
   void Push(int64_t time, EventType type, int index, int version = 0) {
     events_.Push(time, {type, index, version});
   }
-  void DependencyMet(int op, int64_t now) {
+  // One of `op`'s dependencies, `from`, is met at `now`. The op starts as
+  // its last dependency is met, and varies as that one's end does (of
+  // several met at once, the most varying).
+  void DependencyMet(int op, int from, int64_t now) {
+    OpState& s = ops_[op];
+    const double variance = ops_[from].variance;
+    s.variance = s.met == now ? std::max(s.variance, variance) : variance;
+    s.met = now;
     if (--deps_left_[op] == 0) Ready(op, now);
   }
   void Ready(int op, int64_t now);
   // When collective `instance`, whose last member arrived at `now`, starts:
-  // the expected latest of its members' arrivals, each varying by its
-  // device's compute since its last collective (Device.compute_spread).
+  // the expected latest of its members' arrivals, each varying as its
+  // start does (OpState::variance), taken as independent.
   int64_t CollectiveStart(int instance, int64_t now) const;
   // Collective `instance` starts its transfers at `now`.
   void Go(int instance, int64_t now);
@@ -170,9 +186,8 @@ class Simulator::Engine {
   FlowsInFlight flows_;
   std::vector<int> done_flows_;  // the event loop's scratch: their ops
   std::vector<HostCoreModel::Change> handoffs_;  // and the turns' hand-offs
-  // Per device: Device.compute_spread, and the variance of its compute
-  // time since its last collective (ns²).
-  std::vector<double> spread_, variance_since_collective_;
+  // Per device: Device.compute_spread.
+  std::vector<double> spread_;
   int finished_ = 0;
   int64_t processed_ = 0;
 };
@@ -235,7 +250,6 @@ void Simulator::Engine::ResetRun(int flow_count) {
   for (int d = 0; d < schedule_->devices_size(); ++d) {
     spread_[d] = schedule_->cluster().devices(costs_->ClusterIndex(d)).compute_spread();
   }
-  variance_since_collective_.assign(schedule_->devices_size(), 0);
   events_.Clear();
   flows_.Reset(*network_, flow_count);
   finished_ = 0;
@@ -263,14 +277,12 @@ void Simulator::Engine::Ready(int op, int64_t now) {
 
 int64_t Simulator::Engine::CollectiveStart(int instance, int64_t now) const {
   const CollectiveInstance& c = collectives_[instance];
-  const auto varies = [&](int member) {
-    return variance_since_collective_[graph_.device(member)] > 0;
-  };
+  const auto varies = [&](int member) { return ops_[member].variance > 0; };
   if (std::none_of(c.ops.begin(), c.ops.end(), varies)) return now;  // a GPU's: at once
   std::vector<Arrival> arrivals;
   for (int member : c.ops) {
     arrivals.push_back({static_cast<double>(ops_[member].start - now),
-                        std::sqrt(variance_since_collective_[graph_.device(member)])});
+                        std::sqrt(ops_[member].variance)});
   }
   return now + std::max<int64_t>(0, CeilToInt64(ExpectedMaximum(arrivals) - 1e-9));
 }
@@ -278,7 +290,7 @@ int64_t Simulator::Engine::CollectiveStart(int instance, int64_t now) const {
 void Simulator::Engine::Go(int instance, int64_t now) {
   const CollectiveInstance& c = collectives_[instance];
   for (int member : c.ops) {
-    variance_since_collective_[graph_.device(member)] = 0;  // they meet here
+    ops_[member].variance = 0;  // they meet here
     StartTransfer(member, schedule_->ops(member).collective().bytes(), now);
   }
   const int first = c.ops[0];
@@ -365,7 +377,7 @@ void Simulator::Engine::Finish(int op, int64_t now) {
       }
     } else {
       const double sd = spread_[device] * (now - ops_[m].start);  // its time varies so much
-      variance_since_collective_[device] += sd * sd;
+      ops_[m].variance += sd * sd;
       if (SpeedVaries(device)) {
         auto& running = computing_[device];
         running.erase(std::find(running.begin(), running.end(), m));
@@ -381,7 +393,7 @@ void Simulator::Engine::ReleaseSuccessors(int op, int64_t now) {
     ReleaseSuccessorsLate(op, now);
     return;
   }
-  for (int next : graph_.successors(op)) DependencyMet(next, now);
+  for (int next : graph_.successors(op)) DependencyMet(next, op, now);
 }
 
 void Simulator::Engine::ReleaseSuccessorsLate(int op, int64_t now) {
@@ -403,9 +415,9 @@ void Simulator::Engine::ReleaseSuccessorsLate(int op, int64_t now) {
       delay = host_cores_->SignalCostNs(device);
     }
     if (delay > 0) {
-      Push(now + delay, EventType::kDependencyMet, next);
+      Push(now + delay, EventType::kDependencyMet, next, op);
     } else {
-      DependencyMet(next, now);
+      DependencyMet(next, op, now);
     }
   }
 }
@@ -488,7 +500,7 @@ void Simulator::Engine::Process(const EventPayload& event, int64_t now) {
       StartFlows(event.index, now);
       break;
     case EventType::kDependencyMet:
-      DependencyMet(event.index, now);
+      DependencyMet(event.index, event.version, now);
       break;
     case EventType::kSpeedChange:
       Retime(host_cores_->Release(event.index), now);

@@ -210,6 +210,37 @@ TEST(Simulate, ACollectiveStartsAtTheExpectedLatestOfItsMembersVaryingArrivals) 
   EXPECT_EQ(t[10], Interval(1000000, 1000000 + 11969 + gather));
 }
 
+TEST(Simulate, ComputeThatNeverWaitsForACollectiveKeepsVaryingPastIt) {
+  // Each device computes twice, 1,000,000 ns each at a spread of 3 %; an
+  // all-gather follows each compute op on the collective stream, but the
+  // second compute op does not wait for the first all-gather. The devices'
+  // collective streams meet there; their compute streams do not. So each
+  // arrives at the second all-gather varying by both compute ops:
+  // sd = 30,000 * sqrt(2), the later of two such 42,426.4 / sqrt(pi) =
+  // 23,936.6 ns late, where it would be 16,926 had the first all-gather
+  // synchronised the devices.
+  std::string ops = AllGather(2, 4000000, 10);
+  std::string second = AllGather(2, 4000000, 20);
+  absl::StrReplaceAll({{"\"ag\"", "\"ag2\""}}, &second);
+  ops += second + R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 3 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 4 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    edges { from: 1 to: 10 }
+    edges { from: 2 to: 11 }
+    edges { from: 3 to: 20 }
+    edges { from: 4 to: 21 }
+  )pb";
+  Schedule s = Tiny(2, ops);
+  const int64_t second_gather = Times(s)[20].second - 2000000;
+  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_compute_spread(0.03);
+  auto t = Times(s);
+  EXPECT_EQ(t[3], Interval(1000000, 2000000));  // the compute streams never wait
+  EXPECT_EQ(t[20], Interval(2000000, 2000000 + 23937 + second_gather));
+  EXPECT_EQ(t[21], t[20]);
+}
+
 TEST(Simulate, AStreamWokenOnItsWakersCoreWakesAtOnce) {
   // The testbed device's copy thread runs on its compute core when its
   // host has no core to spare: the compute op waiting for the copy starts
