@@ -525,6 +525,34 @@ std::string PredictedAgainFields(bool has, double ms, double error, const std::s
   return absl::StrFormat("%.3f,%.2f,%s", ms, 100 * error, scales);
 }
 
+// How many of a set of predicted breakdowns met their targets against the
+// measured ones.
+struct BreakdownTally {
+  int checked = 0, overlaps_met = 0, exposed_met = 0;
+  void Add(const Breakdown& predicted, const Breakdown& measured) {
+    const BreakdownCheck check = CheckBreakdown(predicted.overlap, measured.overlap,
+                                                predicted.exposed_ns, measured.exposed_ns);
+    ++checked;
+    overlaps_met += check.overlap_ok;
+    exposed_met += check.exposed_ok;
+  }
+  // "; breakdown: overlap within target in O of N, exposed communication
+  // in E of N" ("" when none was checked).
+  std::string Summary() const {
+    if (checked == 0) return "";
+    return absl::StrFormat(
+        "; breakdown: overlap within target in %d of %d, exposed communication in %d of %d",
+        overlaps_met, checked, exposed_met, checked);
+  }
+};
+
+// The CSV fields "overlap_pct,exposed_ms" of a breakdown predicted again
+// ("," when none was).
+std::string BreakdownFields(bool has, const Breakdown& b) {
+  if (!has) return ",";
+  return absl::StrFormat("%.1f,%.3f", 100 * b.overlap, b.exposed_ns / 1e6);
+}
+
 // The tables and the summary line of the schedules measured so far.
 struct Report {
   std::vector<std::string> csv;      // with its header line
@@ -542,13 +570,17 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
       "error_pct,predicted_overlap_pct,measured_overlap_pct,predicted_exposed_ms,"
       "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
       "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales,runs,"
-      "core_drift_pct,calibration_spread_pct,rounds"};
+      "core_drift_pct,calibration_spread_pct,rounds,run_costs_overlap_pct,run_costs_exposed_ms,"
+      "probed_overlap_pct,probed_exposed_ms"};
   // shared_gpu_errors: distzo2 on one GPU, predicted for two (not in the
   // target). |errors| of the schedules' medians.
   std::vector<double> errors, probed_errors, run_costs_errors, shared_gpu_errors;
-  // The breakdown's targets: schedules checked, met, and the misses.
+  // The breakdown's targets: schedules checked, met, and the misses; met
+  // by the predictions again (with the cores' speed during the run, with
+  // the run's compute costs), over the schedules that have them.
   int breakdowns = 0, overlaps_met = 0, exposed_met = 0;
   std::vector<std::string> breakdown_misses;
+  BreakdownTally probed_breakdowns, run_costs_breakdowns;
   int cycles = 0, repeated = 0, unsteady = 0;  // over the schedules' rounds
   for (size_t i = 0; i < cases.size(); ++i) {
     if (results[i].empty()) continue;
@@ -567,6 +599,8 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
     if (m.has_probed) probed_errors.push_back(std::fabs(m.probed_error));
     if (m.has_run_costs) run_costs_errors.push_back(std::fabs(m.run_costs_error));
     if (!shares_the_gpu) {
+      if (m.has_probed) probed_breakdowns.Add(m.probed, m.measured);
+      if (m.has_run_costs) run_costs_breakdowns.Add(m.run_costs, m.measured);
       ++breakdowns;
       overlaps_met += breakdown.overlap_ok;
       exposed_met += breakdown.exposed_ok;
@@ -590,7 +624,7 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
     }
     const std::string binding = BindingResourceName(first.predicted.binding);
     report.csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f,%d",
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f,%d,%s,%s",
         c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,
         100 * m.error, 100 * m.predicted.overlap, 100 * m.measured.overlap,
         m.predicted.exposed_ns / 1e6, m.measured.exposed_ns / 1e6, binding, first.trace_path,
@@ -599,7 +633,8 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
                              ScalesOfRounds(results[i], &CycleResult::run_compute_scales)),
         PredictedAgainFields(m.has_probed, m.probed_ms, m.probed_error,
                              ScalesOfRounds(results[i], &CycleResult::probed_compute_scales)),
-        m.runs, 100 * m.largest_drift, 100 * m.largest_spread, m.rounds));
+        m.runs, 100 * m.largest_drift, 100 * m.largest_spread, m.rounds,
+        BreakdownFields(m.has_run_costs, m.run_costs), BreakdownFields(m.has_probed, m.probed)));
     report.md_rows.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f%s | %.2f / %.2f%s | %s | %s |",
         c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,
@@ -637,13 +672,13 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
     absl::StrAppend(&summary,
                     "\nsummary with the cores' speed during the run (the calibrated op costs, "
                     "scaled by the speed probe timed between steps against calibration): ",
-                    ErrorSpread(probed_errors));
+                    ErrorSpread(probed_errors), probed_breakdowns.Summary());
   }
   if (!run_costs_errors.empty()) {
     absl::StrAppend(&summary,
                     "\nsummary with each run's own compute costs (the machine's drift since "
                     "calibration taken out): ",
-                    ErrorSpread(run_costs_errors));
+                    ErrorSpread(run_costs_errors), run_costs_breakdowns.Summary());
   }
   if (repeated > 0 || unsteady > 0) {
     absl::StrAppendFormat(

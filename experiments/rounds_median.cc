@@ -25,6 +25,20 @@ double MedianOf(const std::vector<CycleResult>& rounds,
 
 double Ms(int64_t ns) { return ns / 1e6; }
 
+// The medians of the rounds' `breakdown`s, over the rounds for which `has`
+// holds (all when it is empty).
+Breakdown MedianOfBreakdowns(const std::vector<CycleResult>& rounds,
+                             Breakdown CycleResult::*breakdown,
+                             const std::function<bool(const CycleResult&)>& has = {}) {
+  Breakdown median;
+  median.overlap = MedianOf(
+      rounds, [&](const CycleResult& r) { return (r.*breakdown).overlap; }, has);
+  median.exposed_ns = static_cast<int64_t>(MedianOf(
+      rounds, [&](const CycleResult& r) { return static_cast<double>((r.*breakdown).exposed_ns); },
+      has));
+  return median;
+}
+
 }  // namespace
 
 RoundsMedian MedianOverRounds(const std::vector<CycleResult>& rounds) {
@@ -52,11 +66,7 @@ RoundsMedian MedianOverRounds(const std::vector<CycleResult>& rounds) {
   m.predicted.exposed_ns = static_cast<int64_t>(MedianOf(rounds, [](const CycleResult& r) {
     return static_cast<double>(StepBreakdown(r.predicted).exposed_ns);
   }));
-  m.measured.overlap =
-      MedianOf(rounds, [](const CycleResult& r) { return r.measured_breakdown.overlap; });
-  m.measured.exposed_ns = static_cast<int64_t>(MedianOf(rounds, [](const CycleResult& r) {
-    return static_cast<double>(r.measured_breakdown.exposed_ns);
-  }));
+  m.measured = MedianOfBreakdowns(rounds, &CycleResult::measured_breakdown);
   auto error_of = [](int64_t predicted_ns, const CycleResult& r) {
     return static_cast<double>(predicted_ns) / r.comparison.measured_step_ns - 1;
   };
@@ -74,6 +84,8 @@ RoundsMedian MedianOverRounds(const std::vector<CycleResult>& rounds) {
   m.run_costs_error = MedianOf(
       rounds, [&](const CycleResult& r) { return error_of(r.run_costs_predicted_step_ns, r); },
       run_costs);
+  m.probed = MedianOfBreakdowns(rounds, &CycleResult::probed_breakdown, probed);
+  m.run_costs = MedianOfBreakdowns(rounds, &CycleResult::run_costs_breakdown, run_costs);
   return m;
 }
 

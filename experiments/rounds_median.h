@@ -29,12 +29,14 @@ struct RoundsMedian {
   double measured_min_ms = 0, measured_max_ms = 0;
   double error = 0;  // the median of the rounds' errors, not of a ratio of medians
   Breakdown predicted, measured;
-  // The predictions again from each run (CycleResult): with the cores'
-  // speed during the run, and with the run's own compute costs; `has_*`
-  // false when no round made one (GPUs). Over the rounds that made one.
+  // The predictions again from each run (CycleResult), their steps and
+  // breakdowns: with the cores' speed during the run, and with the run's
+  // own compute costs; `has_*` false when no round made one (GPUs). Over
+  // the rounds that made one.
   bool has_probed = false, has_run_costs = false;
   double probed_ms = 0, probed_error = 0;
   double run_costs_ms = 0, run_costs_error = 0;
+  Breakdown probed, run_costs;
   // Runs made over all rounds (a round runs again while its machine was
   // unsteady: experiments/steady_machine.h), and the largest core drift and
   // calibration spread of the runs the rounds kept (fractions).

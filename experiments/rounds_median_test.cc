@@ -75,6 +75,27 @@ TEST(MedianOverRounds, TakesEachFiguresMedianOverTheRounds) {
   EXPECT_NEAR(m.largest_drift, 0.03, 1e-12);
 }
 
+// The predictions again from the runs: their breakdowns' medians over the
+// rounds that made them, a round without one left out.
+TEST(MedianOverRounds, TakesThePredictionsAgainBreakdownsOverTheRoundsThatMadeThem) {
+  std::vector<CycleResult> rounds = {
+      Make({8, 10, 9, 14, 4, 1, 3, 0.30, 3.5, 9.5, 9.9, 1}),
+      Make({10, 10, 9.5, 11, 4, 2, 2, 0.40, 2.2, 10.1, 10.0, 1}),
+      Make({9.5, 10, 8, 12, 4, 3, 1, 0.35, 1.0, 0, 10.2, 1}),
+  };
+  const double probed_overlaps[] = {0.2, 0.6, 0.99};  // the third made no probed prediction
+  const double run_costs_overlaps[] = {0.5, 0.3, 0.4};
+  for (int i = 0; i < 3; ++i) {
+    rounds[i].probed_breakdown = {probed_overlaps[i], Ns(1 + i)};
+    rounds[i].run_costs_breakdown = {run_costs_overlaps[i], Ns(3 - i)};
+  }
+  const RoundsMedian m = MedianOverRounds(rounds);
+  EXPECT_NEAR(m.probed.overlap, 0.6, 1e-12);  // of 0.2 and 0.6, the upper
+  EXPECT_EQ(m.probed.exposed_ns, Ns(2));
+  EXPECT_NEAR(m.run_costs.overlap, 0.4, 1e-12);
+  EXPECT_EQ(m.run_costs.exposed_ns, Ns(2));
+}
+
 // One round reports that round's figures as they are.
 TEST(MedianOverRounds, OfOneRoundIsThatRound) {
   const RoundsMedian m = MedianOverRounds({Make({7, 8, 7.5, 9, 2, 1, 1, 0.6, 0.9, 0, 0, 1})});

@@ -119,15 +119,18 @@ std::string LastLine(const std::string& log) {
 
 // The step simulated again with `*scales` as the devices'
 // compute_time_scales (sim/run_compute_scales.h), its timeline written to
-// `path`; 0, and `*scales` cleared, when no device has a scale.
+// `path` and its breakdown to `*breakdown`; 0, and `*scales` cleared, when
+// no device has a scale.
 absl::StatusOr<int64_t> PredictAgain(const Schedule& schedule, const std::string& path,
-                                     std::vector<double>* scales) {
+                                     std::vector<double>* scales, Breakdown* breakdown) {
   if (std::none_of(scales->begin(), scales->end(), [](double scale) { return scale > 0; })) {
     scales->clear();
     return 0;
   }
   ASSIGN_OR_RETURN(SimResult again, Simulate(WithComputeScales(schedule, *scales)));
   RETURN_IF_ERROR(WriteProtoFile(path, again.timeline));
+  ASSIGN_OR_RETURN(const StepMetrics metrics, ComputeStepMetrics(schedule, again.timeline, 0));
+  *breakdown = StepBreakdown(metrics);
   const StepInterval& step = again.timeline.steps(0);
   return step.end_ns() - step.start_ns();
 }
@@ -213,14 +216,15 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
   ASSIGN_OR_RETURN(r.run_compute_scales, RunComputeScales(r.schedule, measured));
   ASSIGN_OR_RETURN(r.run_costs_predicted_step_ns,
                    PredictAgain(WithoutInterruptCpu(r.schedule), dir + "/run_costs.timeline.pb",
-                                &r.run_compute_scales));
+                                &r.run_compute_scales, &r.run_costs_breakdown));
   ASSIGN_OR_RETURN(r.speed_drifts, SpeedProbeDrifts(r.schedule, measured));
   if (std::none_of(r.speed_drifts.begin(), r.speed_drifts.end(), [](double d) { return d > 0; })) {
     r.speed_drifts.clear();
   }
   ASSIGN_OR_RETURN(r.probed_compute_scales, ProbedComputeScales(r.schedule, measured));
   ASSIGN_OR_RETURN(r.probed_predicted_step_ns,
-                   PredictAgain(r.schedule, dir + "/probed.timeline.pb", &r.probed_compute_scales));
+                   PredictAgain(r.schedule, dir + "/probed.timeline.pb", &r.probed_compute_scales,
+                                &r.probed_breakdown));
 
   r.trace_path = dir + "/trace.json";
   ASSIGN_OR_RETURN(std::string json,

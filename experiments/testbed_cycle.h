@@ -73,10 +73,11 @@ struct CycleResult {
   // The CPU testbed: per device, the compute CPU time the run paid against
   // the calibration's figures (sim/run_compute_scales.h), and the step
   // simulated again with them (<dir>/run_costs.timeline.pb), which tells
-  // the model's error from the machine's drift since calibration. Empty and
-  // 0 when the run measured no CPU times (GPUs).
+  // the model's error from the machine's drift since calibration, and its
+  // breakdown. Empty and 0 when the run measured no CPU times (GPUs).
   std::vector<double> run_compute_scales;
   int64_t run_costs_predicted_step_ns = 0;
+  Breakdown run_costs_breakdown;
   // The CPU testbed: per device, the calibrated compute_time_scale times
   // the speed probe's drift between calibration and run, and the step
   // simulated again with them (<dir>/probed.timeline.pb): the calibrated
@@ -85,6 +86,7 @@ struct CycleResult {
   // clusters).
   std::vector<double> probed_compute_scales;
   int64_t probed_predicted_step_ns = 0;
+  Breakdown probed_breakdown;
   // The CPU testbed: per device, how much slower its core ran the speed
   // probe during the run than at calibration (sim/run_compute_scales.h
   // SpeedProbeDrifts; 0 for a device without). Empty on GPUs.
