@@ -505,8 +505,8 @@ void PrintRun(const CycleResult& r) {
   std::printf("\n");
 }
 
-// The devices' scales of each round, ';' between devices and ' ' between
-// rounds ("" when no round has any).
+// The devices' figures (scales, rates) of each round, ';' between devices
+// and ' ' between rounds ("" when no round has any).
 std::string ScalesOfRounds(const std::vector<CycleResult>& rounds,
                            std::vector<double> CycleResult::*scales) {
   std::vector<std::string> fields;
@@ -571,7 +571,7 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
       "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
       "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales,runs,"
       "core_drift_pct,calibration_spread_pct,rounds,run_costs_overlap_pct,run_costs_exposed_ms,"
-      "probed_overlap_pct,probed_exposed_ms"};
+      "probed_overlap_pct,probed_exposed_ms,run_collective_cpu_gbps"};
   // shared_gpu_errors: distzo2 on one GPU, predicted for two (not in the
   // target). |errors| of the schedules' medians.
   std::vector<double> errors, probed_errors, run_costs_errors, shared_gpu_errors;
@@ -624,7 +624,7 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
     }
     const std::string binding = BindingResourceName(first.predicted.binding);
     report.csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f,%d,%s,%s",
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f,%d,%s,%s,%s",
         c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,
         100 * m.error, 100 * m.predicted.overlap, 100 * m.measured.overlap,
         m.predicted.exposed_ns / 1e6, m.measured.exposed_ns / 1e6, binding, first.trace_path,
@@ -634,7 +634,8 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
         PredictedAgainFields(m.has_probed, m.probed_ms, m.probed_error,
                              ScalesOfRounds(results[i], &CycleResult::probed_compute_scales)),
         m.runs, 100 * m.largest_drift, 100 * m.largest_spread, m.rounds,
-        BreakdownFields(m.has_run_costs, m.run_costs), BreakdownFields(m.has_probed, m.probed)));
+        BreakdownFields(m.has_run_costs, m.run_costs), BreakdownFields(m.has_probed, m.probed),
+        ScalesOfRounds(results[i], &CycleResult::run_collective_cpu_gbps)));
     report.md_rows.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f%s | %.2f / %.2f%s | %s | %s |",
         c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,

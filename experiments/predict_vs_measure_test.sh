@@ -97,10 +97,12 @@ grep -q "^summary with each run's own compute costs .*: median |error| .*; break
 grep -q "^summary with the cores' speed during the run .*: median |error| .*; breakdown: overlap within target in [0-2] of 2, exposed communication in [0-2] of 2$" \
   "$out/predict_vs_measure.md" || fail "no summary with the cores' speed during the run"
 # The predictions again have their breakdowns (columns 25-28: overlap % and
-# exposed ms with the run's compute costs, then with the cores' speed).
+# exposed ms with the run's compute costs, then with the cores' speed), and
+# the run's collective CPU per device (column 29, GB/s; zo2 has none).
 awk -F, 'NR > 1 && ($25 !~ /^[0-9]+\.[0-9]$/ || $26 !~ /^[0-9]+\.[0-9][0-9][0-9]$/ ||
-                    $27 !~ /^[0-9]+\.[0-9]$/ || $28 !~ /^[0-9]+\.[0-9][0-9][0-9]$/) { bad = 1 }
-           END { exit bad }' "$csv" || fail "the predictions again lack their breakdowns: $(cat "$csv")"
+                    $27 !~ /^[0-9]+\.[0-9]$/ || $28 !~ /^[0-9]+\.[0-9][0-9][0-9]$/ ||
+                    ($1 ~ /^distzo2/ && $29 !~ /^[0-9.]+;[0-9.]+;[0-9.]+;[0-9.]+$/)) { bad = 1 }
+           END { exit bad }' "$csv" || fail "the predictions again lack their breakdowns or the run's collective CPU: $(cat "$csv")"
 for d in zo2_compute-bound distzo2_P2xD2_sliced_balanced; do
   [ -s "$out/$d/trace.json" ] && [ -s "$out/$d/timelines.png" ] || fail "$d: missing outputs"
   grep -q '"measured: device 3' "$out/$d/trace.json" 2>/dev/null || [ "$d" = zo2_compute-bound ] \

@@ -71,11 +71,13 @@ struct CycleResult {
   double first_loss = 0, last_loss = 0;
   std::string trace_path, picture_path, run_dir;
   // The CPU testbed: per device, the compute CPU time the run paid against
-  // the calibration's figures (sim/run_compute_scales.h), and the step
-  // simulated again with them (<dir>/run_costs.timeline.pb), which tells
-  // the model's error from the machine's drift since calibration, and its
-  // breakdown. Empty and 0 when the run measured no CPU times (GPUs).
+  // the calibration's figures and its collectives' host CPU per byte
+  // (sim/run_compute_scales.h), and the step simulated again with them
+  // (<dir>/run_costs.timeline.pb), which tells the model's error from the
+  // machine's drift since calibration, and its breakdown. Empty and 0 when
+  // the run measured no CPU times (GPUs).
   std::vector<double> run_compute_scales;
+  std::vector<double> run_collective_cpu_gbps;
   int64_t run_costs_predicted_step_ns = 0;
   Breakdown run_costs_breakdown;
   // The CPU testbed: per device, the calibrated compute_time_scale times

@@ -63,7 +63,7 @@ struct StepResult {
 struct OpTime {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
-  int64_t cpu_ns = 0;  // compute ops on host threads: the thread's CPU time in it (0: none)
+  int64_t cpu_ns = 0;  // ops on host threads: the thread's CPU time in it (0: none)
 };
 
 class Backend {

@@ -12,6 +12,19 @@ int64_t ThreadCpuNs() {
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+namespace {
+
+// Runs `run`, adding the calling thread's CPU time in it to `*cpu_ns`.
+template <typename Run>
+absl::Status OnThreadCpu(Run run, int64_t* cpu_ns) {
+  const int64_t start = ThreadCpuNs();
+  absl::Status status = run();
+  *cpu_ns += ThreadCpuNs() - start;
+  return status;
+}
+
+}  // namespace
+
 int64_t ThreadedBackend::Now() const {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                               epoch_)
@@ -57,18 +70,16 @@ absl::Status ThreadedBackend::EnqueueOp(int slot, int stream, int op_index, cons
     absl::Status status;
     switch (op.kind_case()) {
       case Op::kCopy:
-        status = RunCopy(op);
+        status = OnThreadCpu([&] { return RunCopy(op); }, &cpu_ns);
         break;
       case Op::kCollective:
-        status = RunCollective(op);
+        status = OnThreadCpu([&] { return RunCollective(op); }, &cpu_ns);
         break;
       case Op::kCompute: {
         status = TakeComputeTurn();
         if (!status.ok()) break;
         start = Now();  // the op starts when its turn comes
-        const int64_t cpu_start = ThreadCpuNs();
-        status = RunCompute(op, s->inputs, &s->result);
-        cpu_ns = ThreadCpuNs() - cpu_start;
+        status = OnThreadCpu([&] { return RunCompute(op, s->inputs, &s->result); }, &cpu_ns);
         end = Now();  // before the next in line may start (and preempt this thread)
         // The next compute op, if it may start, gets in line (not after a
         // failure: the stream skips what follows).

@@ -90,17 +90,58 @@ absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule
   return scales;
 }
 
-Schedule WithComputeScales(const Schedule& schedule, const std::vector<double>& scales) {
-  Schedule scaled = schedule;
-  for (int d = 0; d < schedule.devices_size() && d < static_cast<int>(scales.size()); ++d) {
-    if (scales[d] <= 0) continue;
-    for (Device& device : *scaled.mutable_cluster()->mutable_devices()) {
-      if (device.name() == schedule.devices(d).cluster_device()) {
-        device.set_compute_time_scale(scales[d]);
-      }
+absl::StatusOr<std::vector<double>> RunCollectiveCpuGbps(const Schedule& schedule,
+                                                         const Timeline& measured) {
+  absl::flat_hash_map<int64_t, const Op*> ops;
+  for (const Op& op : schedule.ops()) ops[op.id()] = &op;
+  const int devices = schedule.devices_size();
+  std::vector<double> bytes(devices, 0), cpu_ns(devices, 0);
+  for (const OpInterval& interval : measured.ops()) {
+    if (interval.cpu_ns() <= 0) continue;
+    auto op = ops.find(interval.op_id());
+    if (op == ops.end() || interval.device() < 0 || interval.device() >= devices) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "measured op %d on device %d is not in schedule '%s'", interval.op_id(),
+          interval.device(), schedule.name()));
+    }
+    if (!op->second->has_collective()) continue;
+    const Device* device =
+        FindDevice(schedule.cluster(), schedule.devices(interval.device()).cluster_device());
+    const double fixed_ns = device != nullptr ? device->transfer_cpu_s() * 1e9 : 0;
+    bytes[interval.device()] += op->second->collective().bytes();
+    cpu_ns[interval.device()] += std::max(0.0, interval.cpu_ns() - fixed_ns);
+  }
+  std::vector<double> gbps(devices, 0);
+  for (int d = 0; d < devices; ++d) {
+    if (cpu_ns[d] > 0) gbps[d] = bytes[d] / cpu_ns[d];  // bytes per ns: GB/s
+  }
+  return gbps;
+}
+
+namespace {
+
+// `schedule` with each device's cluster device given `values[d]` through
+// `set` (> 0; 0 leaves it as it is).
+Schedule WithPerDevice(const Schedule& schedule, const std::vector<double>& values,
+                       void (Device::*set)(double)) {
+  Schedule changed = schedule;
+  for (int d = 0; d < schedule.devices_size() && d < static_cast<int>(values.size()); ++d) {
+    if (values[d] <= 0) continue;
+    for (Device& device : *changed.mutable_cluster()->mutable_devices()) {
+      if (device.name() == schedule.devices(d).cluster_device()) (device.*set)(values[d]);
     }
   }
-  return scaled;
+  return changed;
+}
+
+}  // namespace
+
+Schedule WithComputeScales(const Schedule& schedule, const std::vector<double>& scales) {
+  return WithPerDevice(schedule, scales, &Device::set_compute_time_scale);
+}
+
+Schedule WithCollectiveCpuGbps(const Schedule& schedule, const std::vector<double>& gbps) {
+  return WithPerDevice(schedule, gbps, &Device::set_collective_cpu_gbps);
 }
 
 Schedule WithoutInterruptCpu(const Schedule& schedule) {

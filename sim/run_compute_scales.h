@@ -2,7 +2,8 @@
 // Device.compute_time_scale, so that the simulator can predict the run
 // again with the machine's speed at the run rather than at calibration:
 // from the compute CPU time the run actually paid, or from the speed probe
-// timed between its steps. On a VM whose cores slow down by tens of per cent for seconds
+// timed between its steps; and what its collectives' host CPU cost
+// (Device.collective_cpu_gbps). On a VM whose cores slow down by tens of per cent for seconds
 // at a time (a busy SMT sibling on the host), the two differ by more than
 // the model's own error; predicting from both tells the model's error from
 // the machine's drift.
@@ -54,9 +55,24 @@ absl::StatusOr<std::vector<double>> SpeedProbeDrifts(const Schedule& schedule,
 absl::StatusOr<std::vector<double>> ProbedComputeScales(const Schedule& schedule,
                                                         const Timeline& measured);
 
+// Per schedule device: the per-byte rate of its collectives' host CPU in
+// `measured` (Device.collective_cpu_gbps as the run paid it): the gathered
+// bytes of its collective ops over their threads' CPU time (OpInterval
+// .cpu_ns), less each op's fixed Device.transfer_cpu_s, all of the
+// timeline's steps. 0 for a device without measured collective CPU times.
+//
+// Errors: InvalidArgument for an interval naming an op or device the
+// schedule lacks.
+absl::StatusOr<std::vector<double>> RunCollectiveCpuGbps(const Schedule& schedule,
+                                                         const Timeline& measured);
+
 // `schedule` with each device's cluster device given compute_time_scale
 // `scales[d]` (> 0; 0 leaves it as it is).
 Schedule WithComputeScales(const Schedule& schedule, const std::vector<double>& scales);
+
+// `schedule` with each device's cluster device given collective_cpu_gbps
+// `gbps[d]` (> 0; 0 leaves it as it is).
+Schedule WithCollectiveCpuGbps(const Schedule& schedule, const std::vector<double>& gbps);
 
 // `schedule` with every cluster device's interrupt_cpu_s cleared.
 Schedule WithoutInterruptCpu(const Schedule& schedule);

@@ -2,6 +2,7 @@
 // ops took over the cost model's figures, over all measured steps; devices
 // without CPU times (GPU runs) get none; an interval naming an op the
 // schedule lacks is an error; the scales land on the right cluster devices.
+// A run's collective CPU as a per-byte rate per device, likewise.
 // The speed probe's drift as device scales: the calibrated scale times the
 // run's median probe over the calibration's, per device.
 #include "sim/run_compute_scales.h"
@@ -87,6 +88,48 @@ TEST(RunComputeScales, AnOpTheScheduleLacksIsAnError) {
   absl::StatusOr<std::vector<double>> scales = RunComputeScales(TwoDevices(), measured);
   ASSERT_FALSE(scales.ok());
   EXPECT_EQ(scales.status().message(), "measured op 9 on device 0 is not in schedule 'two'");
+}
+
+TEST(RunCollectiveCpuGbps, GatheredBytesOverTheCpuBeyondTheFixedCostPerDevice) {
+  Schedule s;
+  ASSERT_TRUE(ParseTextProto(R"pb(
+    name: "gather"
+    cluster {
+      hosts { name: "h" cores: 2 }
+      devices { name: "c0" host: "h" shares_host_cores: true transfer_cpu_s: 1e-5 }
+      devices { name: "c1" host: "h" shares_host_cores: true collective_cpu_gbps: 15 }
+    }
+    model { name: "m" }
+    devices { id: 0 cluster_device: "c0" }
+    devices { id: 1 cluster_device: "c1" }
+    ops { id: 1 device: 0 stream: "collective"
+          collective { kind: ALL_GATHER key: "a" participants: [0, 1] bytes: 200000 } }
+    ops { id: 2 device: 1 stream: "collective"
+          collective { kind: ALL_GATHER key: "a" participants: [0, 1] bytes: 200000 } }
+    ops { id: 3 device: 0 stream: "compute" compute { kind: UPDATE } }
+  )pb", "inline", &s).ok());
+  Timeline measured;
+  ASSERT_TRUE(ParseTextProto(R"pb(
+    ops { op_id: 1 device: 0 step: 2 cpu_ns: 50000 }
+    ops { op_id: 1 device: 0 step: 3 cpu_ns: 30000 }
+    ops { op_id: 3 device: 0 step: 3 cpu_ns: 900000 }
+    ops { op_id: 2 device: 1 step: 2 }
+  )pb", "inline", &measured).ok());
+  absl::StatusOr<std::vector<double>> gbps = RunCollectiveCpuGbps(s, measured);
+  ASSERT_TRUE(gbps.ok()) << gbps.status();
+  ASSERT_EQ(gbps->size(), 2u);
+  // 2 x 200,000 bytes over (50 - 10) + (30 - 10) µs: 400,000 / 60,000 ns.
+  EXPECT_DOUBLE_EQ((*gbps)[0], 400000.0 / 60000);
+  EXPECT_EQ((*gbps)[1], 0);  // no CPU times: none
+
+  const Schedule changed = WithCollectiveCpuGbps(s, *gbps);
+  EXPECT_DOUBLE_EQ(changed.cluster().devices(0).collective_cpu_gbps(), 400000.0 / 60000);
+  EXPECT_EQ(changed.cluster().devices(1).collective_cpu_gbps(), 15);  // kept
+
+  ASSERT_TRUE(ParseTextProto(R"pb(ops { op_id: 7 device: 0 cpu_ns: 5 })pb", "inline",
+                             &measured).ok());
+  EXPECT_EQ(RunCollectiveCpuGbps(s, measured).status().message(),
+            "measured op 7 on device 0 is not in schedule 'gather'");
 }
 
 // TwoDevices with the speed probe calibrated: 0.2 ms on device 0's core,
