@@ -624,7 +624,8 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
     }
     const std::string binding = BindingResourceName(first.predicted.binding);
     report.csv.push_back(absl::StrFormat(
-        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f,%d,%s,%s,%s",
+        "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f,%d,"
+        "%s,%s,%s",
         c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,
         100 * m.error, 100 * m.predicted.overlap, 100 * m.measured.overlap,
         m.predicted.exposed_ns / 1e6, m.measured.exposed_ns / 1e6, binding, first.trace_path,

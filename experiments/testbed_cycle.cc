@@ -215,11 +215,11 @@ absl::StatusOr<CycleResult> MeasureCycle(const CycleCase& c, const CyclePredicti
       ReadLosses(r.run_dir + "/train.csv", loss_window, &r.first_loss, &r.last_loss));
   ASSIGN_OR_RETURN(r.run_compute_scales, RunComputeScales(r.schedule, measured));
   ASSIGN_OR_RETURN(r.run_collective_cpu_gbps, RunCollectiveCpuGbps(r.schedule, measured));
-  ASSIGN_OR_RETURN(
-      r.run_costs_predicted_step_ns,
-      PredictAgain(WithCollectiveCpuGbps(WithoutInterruptCpu(r.schedule), r.run_collective_cpu_gbps),
-                   dir + "/run_costs.timeline.pb", &r.run_compute_scales,
-                   &r.run_costs_breakdown));
+  const Schedule at_run_costs =
+      WithCollectiveCpuGbps(WithoutInterruptCpu(r.schedule), r.run_collective_cpu_gbps);
+  ASSIGN_OR_RETURN(r.run_costs_predicted_step_ns,
+                   PredictAgain(at_run_costs, dir + "/run_costs.timeline.pb",
+                                &r.run_compute_scales, &r.run_costs_breakdown));
   ASSIGN_OR_RETURN(r.speed_drifts, SpeedProbeDrifts(r.schedule, measured));
   if (std::none_of(r.speed_drifts.begin(), r.speed_drifts.end(), [](double d) { return d > 0; })) {
     r.speed_drifts.clear();
