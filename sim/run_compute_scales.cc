@@ -11,6 +11,23 @@
 #include "sim/cost_model.h"
 
 namespace zosched {
+namespace {
+
+// The schedule's op that `interval` measured (`ops`: the schedule's ops by
+// id). Errors: InvalidArgument for an op or device the schedule lacks.
+absl::StatusOr<const Op*> MeasuredOp(const Schedule& schedule,
+                                     const absl::flat_hash_map<int64_t, const Op*>& ops,
+                                     const OpInterval& interval) {
+  auto op = ops.find(interval.op_id());
+  if (op == ops.end() || interval.device() < 0 || interval.device() >= schedule.devices_size()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("measured op %d on device %d is not in schedule '%s'", interval.op_id(),
+                        interval.device(), schedule.name()));
+  }
+  return op->second;
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
                                                      const Timeline& measured) {
@@ -24,16 +41,11 @@ absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
   absl::flat_hash_map<int64_t, int64_t> cost;  // per op id
   for (const OpInterval& interval : measured.ops()) {
     if (interval.cpu_ns() <= 0) continue;
-    auto op = ops.find(interval.op_id());
-    if (op == ops.end() || interval.device() < 0 || interval.device() >= devices) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "measured op %d on device %d is not in schedule '%s'", interval.op_id(),
-          interval.device(), schedule.name()));
-    }
-    if (!op->second->has_compute()) continue;
+    ASSIGN_OR_RETURN(const Op* op, MeasuredOp(schedule, ops, interval));
+    if (!op->has_compute()) continue;
     auto known = cost.find(interval.op_id());
     if (known == cost.end()) {
-      ASSIGN_OR_RETURN(const int64_t ns, model.ComputeNs(*op->second));
+      ASSIGN_OR_RETURN(const int64_t ns, model.ComputeNs(*op));
       known = cost.emplace(interval.op_id(), ns).first;
     }
     run_ns[interval.device()] += interval.cpu_ns();
@@ -98,17 +110,12 @@ absl::StatusOr<std::vector<double>> RunCollectiveCpuGbps(const Schedule& schedul
   std::vector<double> bytes(devices, 0), cpu_ns(devices, 0);
   for (const OpInterval& interval : measured.ops()) {
     if (interval.cpu_ns() <= 0) continue;
-    auto op = ops.find(interval.op_id());
-    if (op == ops.end() || interval.device() < 0 || interval.device() >= devices) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "measured op %d on device %d is not in schedule '%s'", interval.op_id(),
-          interval.device(), schedule.name()));
-    }
-    if (!op->second->has_collective()) continue;
+    ASSIGN_OR_RETURN(const Op* op, MeasuredOp(schedule, ops, interval));
+    if (!op->has_collective()) continue;
     const Device* device =
         FindDevice(schedule.cluster(), schedule.devices(interval.device()).cluster_device());
     const double fixed_ns = device != nullptr ? device->transfer_cpu_s() * 1e9 : 0;
-    bytes[interval.device()] += op->second->collective().bytes();
+    bytes[interval.device()] += op->collective().bytes();
     cpu_ns[interval.device()] += std::max(0.0, interval.cpu_ns() - fixed_ns);
   }
   std::vector<double> gbps(devices, 0);

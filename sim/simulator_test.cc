@@ -177,16 +177,21 @@ std::string AllGather(int devices, int64_t bytes, int first_id) {
   return ops;
 }
 
+// Two all-gathers of 4,000,000 bytes between devices 0 and 1: "ag" (ops 10
+// and 11) and "ag2" (ops 20 and 21).
+std::string TwoAllGathers() {
+  std::string second = AllGather(2, 4000000, 20);
+  absl::StrReplaceAll({{"\"ag\"", "\"ag2\""}}, &second);
+  return AllGather(2, 4000000, 10) + second;
+}
+
 TEST(Simulate, ACollectiveStartsAtTheExpectedLatestOfItsMembersVaryingArrivals) {
   // Two devices compute 1,000,000 ns each, then all-gather twice. With a
   // compute spread of 3 % each arrives at 1,000,000 ± 30,000 ns, and the
   // later of two such arrivals comes 30,000 / sqrt(pi) = 16,925.7 ns late
   // on average: the first all-gather starts (and ends) that much later.
   // The second follows the first with no compute between: no wait.
-  std::string ops = AllGather(2, 4000000, 10);
-  std::string second = AllGather(2, 4000000, 20);
-  absl::StrReplaceAll({{"\"ag\"", "\"ag2\""}}, &second);
-  ops += second + R"pb(
+  const std::string ops = TwoAllGathers() + R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     edges { from: 1 to: 10 }
@@ -219,10 +224,7 @@ TEST(Simulate, ComputeThatNeverWaitsForACollectiveKeepsVaryingPastIt) {
   // sd = 30,000 * sqrt(2), the later of two such 42,426.4 / sqrt(pi) =
   // 23,936.6 ns late, where it would be 16,926 had the first all-gather
   // synchronised the devices.
-  std::string ops = AllGather(2, 4000000, 10);
-  std::string second = AllGather(2, 4000000, 20);
-  absl::StrReplaceAll({{"\"ag\"", "\"ag2\""}}, &second);
-  ops += second + R"pb(
+  const std::string ops = TwoAllGathers() + R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 3 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
