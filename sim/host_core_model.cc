@@ -75,16 +75,10 @@ const std::vector<int>& HostCoreModel::ComputeEnded(int device) {
 }
 
 HostCoreModel::Change HostCoreModel::TakeTransferCpu(int device, double bytes, bool collective,
-                                                     int64_t now) {
-  if (collective) {
-    return TakeCpu(device, transfer_cpu_ns_[device] + bytes * collective_cpu_ns_per_byte_[device],
-                   now);
-  }
-  return TakeCpu(device, bytes * transfer_cpu_ns_per_byte_[device], now);
-}
-
-HostCoreModel::Change HostCoreModel::TakeCopyEndCpu(int device, int64_t now) {
-  return TakeCpu(device, transfer_cpu_ns_[device], now);
+                                                     bool fixed, int64_t now) {
+  const double per_byte =
+      collective ? collective_cpu_ns_per_byte_[device] : transfer_cpu_ns_per_byte_[device];
+  return TakeCpu(device, bytes * per_byte + (fixed ? transfer_cpu_ns_[device] : 0), now);
 }
 
 HostCoreModel::Change HostCoreModel::TakeCpu(int device, double cpu_ns, int64_t now) {
@@ -92,7 +86,7 @@ HostCoreModel::Change HostCoreModel::TakeCpu(int device, double cpu_ns, int64_t 
   const int64_t ns = static_cast<int64_t>(std::ceil(cpu_ns - 1e-9));
   int64_t& done = transfer_cpu_done_ns_[cores_.TransferCore(device)];
   done = std::max(done, now) + ns;
-  return Hold(device, kTransferCpu, ns);
+  return Hold(device, kTransferCpu, done - now);
 }
 
 HostCoreModel::Change HostCoreModel::WakeTransferThread(int device) {

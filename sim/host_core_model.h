@@ -6,16 +6,21 @@
 // - A copy or collective of such a device takes Device.transfer_cpu_s +
 //   bytes / transfer_cpu_gbps (a collective's bytes / collective_cpu_gbps
 //   where given) of its core (the testbed's transfer threads outrank
-//   compute): a collective all at its start, a copy the bytes' part
-//   at its start and transfer_cpu_s at its end (cluster.proto says why).
+//   compute): a copy the bytes' part at its start and transfer_cpu_s at
+//   its end; a collective member transfer_cpu_s and its own chunk's part as
+//   it arrives and the others' chunks as the collective goes
+//   (cluster.proto says why).
 //   The transfer threads of a core run one at a time (one real-time
-//   priority: a thread keeps the core until it sleeps), so a copy whose
-//   thread would start while others on its core still have CPU to take
-//   starts when they are done (TransferThreadWaitNs). A collective's
-//   members start together and are not held back.
+//   priority: a thread keeps the core until it sleeps), so a copy or a
+//   collective member whose thread would start while others on its core
+//   still have CPU to take starts when they are done
+//   (TransferThreadWaitNs), and the core computes nothing until all of it
+//   is done. A collective goes when its last member arrives, however busy
+//   its members' cores.
 //   Each wake-up of its thread (to start it, unless its stream's previous
-//   transfer just ended, and at its end) takes Device.interrupt_cpu_s of
-//   that core while a compute op runs there.
+//   transfer just ended; when a collective it waited at goes; and at its
+//   end) takes Device.interrupt_cpu_s of that core while a compute op runs
+//   there.
 // - Where devices take turns on a core, a turn passed to a mate whose op
 //   waits for it holds the core for the giver's wake-up call and the woken
 //   thread's start (HostCores::Handoffs).
@@ -84,18 +89,21 @@ class HostCoreModel {
   // overlap rather than add.
   const std::vector<int>* Reschedule(std::vector<Change>* handoffs);
 
-  // A copy of `device` could start now: how long its thread waits for the
-  // CPU that transfer threads on its core took before it (0 where its
-  // transfers take no compute core's CPU), ns.
+  // A copy or collective member of `device` could start now: how long its
+  // thread waits for the CPU that transfer threads on its core took before
+  // it (0 where its transfers take no compute core's CPU), ns.
   int64_t TransferThreadWaitNs(int device, int64_t now) const {
     const int core = cores_.TransferCore(device);
     return core < 0 ? 0 : std::max<int64_t>(0, transfer_cpu_done_ns_[core] - now);
   }
-  // A copy or collective (`collective`) of `device` moving `bytes` starts:
-  // the CPU its thread takes for it then.
-  Change TakeTransferCpu(int device, double bytes, bool collective, int64_t now);
-  // A copy of `device` ends: the CPU its thread takes then.
-  Change TakeCopyEndCpu(int device, int64_t now);
+  // A transfer thread of `device` takes CPU now, after what the transfer
+  // threads before it on its core take: for the `bytes` it copies (at its
+  // collective rate if `collective`, else its copies'), plus
+  // Device.transfer_cpu_s if `fixed`. A copy: its bytes as it starts, the
+  // fixed part as it ends. A collective member: the fixed part and its
+  // chunk as it arrives (copied into the staging slots), the others'
+  // chunks as the collective goes.
+  Change TakeTransferCpu(int device, double bytes, bool collective, bool fixed, int64_t now);
   // A copy's or collective's thread of `device` wakes (to start one, or at
   // its end): the compute op it preempts on its core, if any, loses the
   // device's interrupt CPU.
@@ -131,7 +139,8 @@ class HostCoreModel {
   }
 
   // A transfer thread of `device` takes `cpu_ns` of its core now, after
-  // what other transfer threads took there before it.
+  // what other transfer threads took there before it: the core computes
+  // nothing until all of it is done.
   Change TakeCpu(int device, double cpu_ns, int64_t now);
 
   HostCores cores_;

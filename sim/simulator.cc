@@ -29,7 +29,8 @@ enum class EventType {
   kDependencyMet,  // an op's dependency is met late (a host-core model's delay)
   kSpeedChange,    // a hold of the host-core model ends: compute speeds change
   kCollectiveGo,   // a collective's members, all arrived, start their transfers
-  kCopyThreadRuns,  // a copy's thread, having waited for its core's transfer threads, runs
+  kTransferThreadRuns,  // a copy's or collective member's thread, having waited for its
+                        // core's transfer threads, runs
 };
 
 struct EventPayload {
@@ -61,7 +62,9 @@ struct OpState {
   double speed = 1;
   int64_t work_since = 0;
   const Path* path = nullptr;  // copies: the route (collectives: their instance's)
-  double copy_bytes = 0;       // copies: bytes over the route
+  // Copies: bytes over the route; collective members: their own chunk's
+  // bytes (the rest of the collective's bytes are the others' chunks).
+  double copy_bytes = 0;
 };
 
 struct CollectiveInstance {
@@ -113,7 +116,11 @@ class Simulator::Engine {
     s.met = now;
     if (--deps_left_[op] == 0) Ready(op, now);
   }
+  // Op `op`'s dependencies are all met at `now`: it starts, once its
+  // thread runs (a transfer thread may wait for its core).
   void Ready(int op, int64_t now);
+  // A collective member's stream reaches it at `now`.
+  void Arrive(int op, int64_t now);
   // When collective `instance`, whose last member arrived at `now`, starts:
   // the expected latest of its members' arrivals, each varying as its
   // start does (OpState::variance), taken as independent.
@@ -121,8 +128,12 @@ class Simulator::Engine {
   // Collective `instance` starts its transfers at `now`.
   void Go(int instance, int64_t now);
   void Start(int op, int64_t now);
-  // Op `op` (a copy or a collective's member) moving `bytes` starts at `now`.
-  void StartTransfer(int op, double bytes, int64_t now);
+  // Op `op` (a copy, or a collective's member as the collective goes)
+  // starts moving bytes at `now`.
+  void StartTransfer(int op, int64_t now);
+  // The thread of copy or collective member `op` wakes at `now` (unless
+  // its stream's previous op just ended: it goes straight on).
+  void WakeTransferThread(int op, int64_t now);
   void StartFlows(int op, int64_t now);
   // StartFlows `latency_ns` from `now` (at once when there is none).
   void StartFlowsAfter(int op, int64_t latency_ns, int64_t now) {
@@ -232,6 +243,7 @@ absl::StatusOr<int> Simulator::Engine::ReadOps() {
         flow_count += instance.route->paths.size();
       }
       s.collective = it->second;
+      s.copy_bytes = op.collective().send().size_bytes();
       collectives_[it->second].ops.push_back(i);
     } else {
       return absl::InvalidArgumentError(
@@ -257,14 +269,34 @@ void Simulator::Engine::ResetRun(int flow_count) {
 }
 
 void Simulator::Engine::Ready(int op, int64_t now) {
-  const int instance = ops_[op].collective;
-  if (instance < 0) {
-    Start(op, now);
-    return;
+  if (host_cores_ && IsComm(op)) {
+    // Its thread wakes and, once the transfer threads before it on its
+    // core are done, takes the CPU of its start: a copy's conversion of its
+    // bytes; a collective member's chunk copied into the staging slots, with
+    // its wake-up and the meeting (the fixed part). The core computes
+    // nothing until then, so the CPU is taken now: a compute op ready
+    // meanwhile does not start before it (a measured op starts when its
+    // thread first runs).
+    const int device = graph_.device(op);
+    const int64_t wait = host_cores_->TransferThreadWaitNs(device, now);
+    WakeTransferThread(op, now);
+    const bool collective = ops_[op].collective >= 0;
+    Apply(host_cores_->TakeTransferCpu(device, ops_[op].copy_bytes, collective,
+                                       /*fixed=*/collective, now),
+          now);
+    if (wait > 0) {
+      Push(now + wait, EventType::kTransferThreadRuns, op);
+      return;
+    }
   }
+  Start(op, now);
+}
+
+void Simulator::Engine::Arrive(int op, int64_t now) {
   // A member's interval starts when its stream reaches it, as a measured
   // one does: the wait for the other members is part of it.
   ops_[op].start = now;
+  const int instance = ops_[op].collective;
   CollectiveInstance& c = collectives_[instance];
   if (++c.arrived < static_cast<int>(c.ops.size())) return;
   const int64_t start = CollectiveStart(instance, now);
@@ -291,7 +323,7 @@ void Simulator::Engine::Go(int instance, int64_t now) {
   const CollectiveInstance& c = collectives_[instance];
   for (int member : c.ops) {
     ops_[member].variance = 0;  // they meet here
-    StartTransfer(member, schedule_->ops(member).collective().bytes(), now);
+    StartTransfer(member, now);
   }
   const int first = c.ops[0];
   if (c.route->plan.measured) {
@@ -303,15 +335,12 @@ void Simulator::Engine::Go(int instance, int64_t now) {
 
 void Simulator::Engine::Start(int op, int64_t now) {
   OpState& s = ops_[op];
+  if (s.collective >= 0) {
+    Arrive(op, now);
+    return;
+  }
   if (IsComm(op)) {
-    // A copy's thread waits while other transfer threads have its core.
-    const int64_t wait =
-        host_cores_ ? host_cores_->TransferThreadWaitNs(graph_.device(op), now) : 0;
-    if (wait > 0) {
-      Push(now + wait, EventType::kCopyThreadRuns, op);
-      return;
-    }
-    StartTransfer(op, s.copy_bytes, now);
+    StartTransfer(op, now);
     StartFlowsAfter(op, s.path->latency_ns, now);
     return;
   }
@@ -336,17 +365,28 @@ void Simulator::Engine::Start(int op, int64_t now) {
   }
 }
 
-void Simulator::Engine::StartTransfer(int op, double bytes, int64_t now) {
-  if (ops_[op].collective < 0) ops_[op].start = now;
+void Simulator::Engine::StartTransfer(int op, int64_t now) {
+  OpState& s = ops_[op];
   const int device = graph_.device(op);
   SetCommActive(device, +1, now);
+  if (s.collective < 0) {
+    s.start = now;  // its thread took the CPU of its start as it ran (Ready)
+    return;
+  }
   if (!host_cores_) return;
-  Apply(host_cores_->TakeTransferCpu(device, bytes, ops_[op].collective >= 0, now), now);
-  // Its thread wakes for it unless its stream's previous op ended just now
-  // (the thread goes straight on).
+  // A member that arrived earlier slept at the meeting: the last arrival
+  // wakes it. Each copies the others' chunks out and sleeps the link's
+  // time.
+  if (s.start < now) Apply(host_cores_->WakeTransferThread(device), now);
+  const double others = schedule_->ops(op).collective().bytes() - s.copy_bytes;
+  Apply(host_cores_->TakeTransferCpu(device, std::max(0.0, others), true, /*fixed=*/false, now),
+        now);
+}
+
+void Simulator::Engine::WakeTransferThread(int op, int64_t now) {
   const int previous = graph_.previous_on_stream(op);
   if (previous < 0 || ops_[previous].end < now) {
-    Apply(host_cores_->WakeTransferThread(device), now);
+    Apply(host_cores_->WakeTransferThread(graph_.device(op)), now);
   }
 }
 
@@ -373,7 +413,9 @@ void Simulator::Engine::Finish(int op, int64_t now) {
       SetCommActive(device, -1, now);
       if (host_cores_) {
         Apply(host_cores_->WakeTransferThread(device), now);
-        if (ops_[m].collective < 0) Apply(host_cores_->TakeCopyEndCpu(device, now), now);
+        if (ops_[m].collective < 0) {
+          Apply(host_cores_->TakeTransferCpu(device, 0, false, /*fixed=*/true, now), now);
+        }
       }
     } else {
       const double sd = spread_[device] * (now - ops_[m].start);  // its time varies so much
@@ -508,7 +550,7 @@ void Simulator::Engine::Process(const EventPayload& event, int64_t now) {
     case EventType::kCollectiveGo:
       Go(event.index, now);
       break;
-    case EventType::kCopyThreadRuns:
+    case EventType::kTransferThreadRuns:
       Start(event.index, now);
       break;
   }

@@ -265,31 +265,6 @@ TEST(Simulate, AStreamWokenOnItsWakersCoreWakesAtOnce) {
   EXPECT_EQ(Times(s)[2], Interval(121000, 1121000));
 }
 
-TEST(Simulate, ACollectivesHostCpuComesAtItsStart) {
-  // One core, two devices: each member's thread of the all-gather (it
-  // copies in, meets the other and copies out before its throttle's sleep)
-  // takes its 50 µs + 1,000,000 bytes at 20 GB/s = 100,000 ns of the core
-  // at its start, where device 0 computes, and nothing at its end (a copy
-  // would take the 50 µs then): device 0's op stalls for those 100,000 ns
-  // and then runs its 1,000,000.
-  Schedule s = Tiny(2, R"pb(
-    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
-  )pb" + AllGather(2, 1000000, 10));
-  s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
-  for (int d = 0; d < 2; ++d) {
-    Device* device = s.mutable_cluster()->mutable_devices(d);
-    device->set_shares_host_cores(true);
-    device->set_transfer_cpu_s(50e-6);
-    device->set_transfer_cpu_gbps(20);
-  }
-  EXPECT_EQ(Times(s)[1], Interval(0, 1100000));
-  // Its bytes at the collectives' own rate where the cluster gives one:
-  // 50 µs + 1,000,000 bytes at 10 GB/s = 150,000 ns.
-  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_collective_cpu_gbps(10);
-  EXPECT_EQ(Times(s)[1], Interval(0, 1150000));
-}
-
-
 TEST(Simulate, RingAllGatherMatchesTheClosedForm) {
   // n = 4, S = 4,000,000 B: latency 2 µs + 3 steps × 1 µs = 5,000 ns; each
   // ring edge carries (n-1)/n · S = 3,000,000 B at 20 B/ns = 150,000 ns.
@@ -572,19 +547,74 @@ TEST(Simulate, ACollectivesThreadsWakeUpsInterruptTheComputeOnTheirCore) {
   EXPECT_EQ(t.at(1), Interval(0, 1060000));
 }
 
+TEST(Simulate, AMemberThatWaitedAtTheMeetingWakesAgainAsTheCollectiveGoes) {
+  // As above, but device 1 reaches the all-gather after computing 500,000
+  // ns: device 0's member thread, asleep at the meeting since 0, wakes a
+  // third time then, and device 0's op ends 90,000 ns late.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 500000000 } }
+    edges { from: 2 to: 11 }
+  )pb" + AllGather(2, 10000000, 10));
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  ShareCoresWithInterruptCpu(&s);
+  const auto t = Times(s);
+  ASSERT_LT(t.at(10).second, 1000000);  // the all-gather ends while the op runs
+  EXPECT_EQ(t.at(1), Interval(0, 1090000));
+}
+
 TEST(Simulate, ACollectivesHostCpuComesOutOfTheSharedCoresOnEveryMember) {
   // An all-gather of 1,000,000 bytes between devices 0 and 1 takes 100,000
-  // ns of CPU on each (50 µs + bytes at 20 GB/s): on one core, device 0's
-  // compute stalls for those 100,000 ns.
+  // ns of CPU on each (50 µs + bytes at 20 GB/s): on one core the two
+  // members' threads take it one after the other, and device 0's compute
+  // stalls for 200,000 ns.
   Schedule s = Tiny(2, R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
   )pb" + AllGather(2, 1000000, 10));
   s.mutable_cluster()->mutable_hosts(0)->set_cores(1);
   ShareCoresWithTransferCpu(&s);
-  EXPECT_EQ(Times(s)[1], Interval(0, 1100000));
+  EXPECT_EQ(Times(s)[1], Interval(0, 1200000));
   // With three cores one is left for the compute.
   s.mutable_cluster()->mutable_hosts(0)->set_cores(3);
   EXPECT_EQ(Times(s)[1], Interval(0, 1000000));
+}
+
+TEST(Simulate, ACollectiveMembersHostCpuComesAsItArrivesAndAsTheCollectiveGoes) {
+  // Two cores, each device's transfer threads on its own. Device 0 computes
+  // op 1 (100,000 ns), arrives at the all-gather and computes ops 2 and 4
+  // (1,000,000 ns each). Its member's thread copies its 500,000-byte chunk
+  // into the staging slots as it arrives, with its wake-up and the meeting:
+  // 50 µs + 500,000 bytes at 20 GB/s = 75,000 ns of the core, so op 2
+  // starts at 175,000 (a measured op starts when its thread first runs).
+  // Device 1 arrives after computing 2,000,000 ns: then device 0's thread
+  // copies the other 500,000 bytes out (25,000 ns), stalling op 4.
+  Schedule s = Tiny(2, R"pb(
+    ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 100000000 } }
+    ops { id: 2 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 4 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
+    ops { id: 3 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 2000000000 } }
+    ops { id: 10 device: 0 stream: "collective"
+          collective { kind: ALL_GATHER key: "ag" participants: [0, 1] bytes: 1000000
+                       send { size_bytes: 500000 } } }
+    ops { id: 11 device: 1 stream: "collective"
+          collective { kind: ALL_GATHER key: "ag" participants: [0, 1] bytes: 1000000
+                       send { size_bytes: 500000 } } }
+    edges { from: 1 to: 10 }
+    edges { from: 3 to: 11 }
+  )pb");
+  s.mutable_cluster()->mutable_hosts(0)->set_cores(2);
+  ShareCoresWithTransferCpu(&s);
+  auto t = Times(s);
+  EXPECT_EQ(t[10].first, 100000);  // its stream reached it
+  EXPECT_EQ(t[2], Interval(175000, 1175000));
+  EXPECT_EQ(t[4], Interval(1175000, 2200000));
+  // Its bytes at the collectives' own rate where the cluster gives one:
+  // 50 µs + 500,000 bytes at 10 GB/s = 100,000 ns as it arrives, 50,000 as
+  // it goes.
+  for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_collective_cpu_gbps(10);
+  t = Times(s);
+  EXPECT_EQ(t[2], Interval(200000, 1200000));
+  EXPECT_EQ(t[4], Interval(1200000, 2250000));
 }
 
 TEST(Simulate, MeasuredComputeEntryWinsOverTheRoofline) {
