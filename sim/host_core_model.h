@@ -104,9 +104,9 @@ class HostCoreModel {
   // chunk as it arrives (copied into the staging slots), the others'
   // chunks as the collective goes.
   Change TakeTransferCpu(int device, double bytes, bool collective, bool fixed, int64_t now);
-  // A copy's or collective's thread of `device` wakes (to start one, or at
-  // its end): the compute op it preempts on its core, if any, loses the
-  // device's interrupt CPU.
+  // A copy's or collective's thread of `device` wakes (to start one, as a
+  // collective it waited at goes, or at its end): the compute op it
+  // preempts on its core, if any, loses the device's interrupt CPU.
   Change WakeTransferThread(int device);
 
   // Whether ends of ops wake streams late (any wake-up latency or
