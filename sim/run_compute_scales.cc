@@ -27,6 +27,20 @@ absl::StatusOr<const Op*> MeasuredOp(const Schedule& schedule,
   return op->second;
 }
 
+// `schedule` with each device's cluster device given `values[d]` through
+// `set` (> 0; 0 leaves it as it is).
+Schedule WithPerDevice(const Schedule& schedule, const std::vector<double>& values,
+                       void (Device::*set)(double)) {
+  Schedule changed = schedule;
+  for (int d = 0; d < schedule.devices_size() && d < static_cast<int>(values.size()); ++d) {
+    if (values[d] <= 0) continue;
+    for (Device& device : *changed.mutable_cluster()->mutable_devices()) {
+      if (device.name() == schedule.devices(d).cluster_device()) (device.*set)(values[d]);
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<double>> RunComputeScales(const Schedule& schedule,
@@ -124,24 +138,6 @@ absl::StatusOr<std::vector<double>> RunCollectiveCpuGbps(const Schedule& schedul
   }
   return gbps;
 }
-
-namespace {
-
-// `schedule` with each device's cluster device given `values[d]` through
-// `set` (> 0; 0 leaves it as it is).
-Schedule WithPerDevice(const Schedule& schedule, const std::vector<double>& values,
-                       void (Device::*set)(double)) {
-  Schedule changed = schedule;
-  for (int d = 0; d < schedule.devices_size() && d < static_cast<int>(values.size()); ++d) {
-    if (values[d] <= 0) continue;
-    for (Device& device : *changed.mutable_cluster()->mutable_devices()) {
-      if (device.name() == schedule.devices(d).cluster_device()) (device.*set)(values[d]);
-    }
-  }
-  return changed;
-}
-
-}  // namespace
 
 Schedule WithComputeScales(const Schedule& schedule, const std::vector<double>& scales) {
   return WithPerDevice(schedule, scales, &Device::set_compute_time_scale);

@@ -15,6 +15,14 @@
 namespace zosched {
 namespace {
 
+// A measured Timeline from its text (a parse error fails the test).
+Timeline Measured(const std::string& text) {
+  Timeline t;
+  const absl::Status status = ParseTextProto(text, "inline", &t);
+  EXPECT_TRUE(status.ok()) << status;
+  return t;
+}
+
 // Two core-sharing devices; device 1 (cluster device "c1") already carries a
 // calibrated scale, which the run's figures do not build on.
 Schedule TwoDevices() {
@@ -42,15 +50,14 @@ Schedule TwoDevices() {
 
 TEST(RunComputeScales, CpuTimeOverTheModelsFiguresPerDevice) {
   const Schedule s = TwoDevices();
-  Timeline measured;
-  ASSERT_TRUE(ParseTextProto(R"pb(
+  const Timeline measured = Measured(R"pb(
     ops { op_id: 1 device: 0 step: 2 cpu_ns: 1500000 }
     ops { op_id: 2 device: 0 step: 2 cpu_ns: 300000 }
     ops { op_id: 1 device: 0 step: 3 cpu_ns: 1100000 }
     ops { op_id: 2 device: 0 step: 3 cpu_ns: 200000 }
     ops { op_id: 4 device: 0 step: 3 cpu_ns: 0 }
     ops { op_id: 3 device: 1 step: 2 }
-  )pb", "inline", &measured).ok());
+  )pb");
   absl::StatusOr<std::vector<double>> scales = RunComputeScales(s, measured);
   ASSERT_TRUE(scales.ok()) << scales.status();
   ASSERT_EQ(scales->size(), 2u);
@@ -65,9 +72,7 @@ TEST(RunComputeScales, CpuTimeOverTheModelsFiguresPerDevice) {
 
 TEST(RunComputeScales, ACalibratedScaleIsNotCountedTwice) {
   const Schedule s = TwoDevices();
-  Timeline measured;
-  ASSERT_TRUE(ParseTextProto(R"pb(ops { op_id: 3 device: 1 step: 0 cpu_ns: 2000000 })pb",
-                             "inline", &measured).ok());
+  const Timeline measured = Measured(R"pb(ops { op_id: 3 device: 1 step: 0 cpu_ns: 2000000 })pb");
   absl::StatusOr<std::vector<double>> scales = RunComputeScales(s, measured);
   ASSERT_TRUE(scales.ok()) << scales.status();
   EXPECT_DOUBLE_EQ((*scales)[1], 2.0);  // against the table's 1 ms, not 1.3 ms
@@ -82,9 +87,7 @@ TEST(RunComputeScales, ThePredictionFromThemLeavesOutTheInterruptsTheyHold) {
 }
 
 TEST(RunComputeScales, AnOpTheScheduleLacksIsAnError) {
-  Timeline measured;
-  ASSERT_TRUE(ParseTextProto(R"pb(ops { op_id: 9 device: 0 cpu_ns: 5 })pb", "inline",
-                             &measured).ok());
+  const Timeline measured = Measured(R"pb(ops { op_id: 9 device: 0 cpu_ns: 5 })pb");
   absl::StatusOr<std::vector<double>> scales = RunComputeScales(TwoDevices(), measured);
   ASSERT_FALSE(scales.ok());
   EXPECT_EQ(scales.status().message(), "measured op 9 on device 0 is not in schedule 'two'");
@@ -108,13 +111,12 @@ TEST(RunCollectiveCpuGbps, GatheredBytesOverTheCpuBeyondTheFixedCostPerDevice) {
           collective { kind: ALL_GATHER key: "a" participants: [0, 1] bytes: 200000 } }
     ops { id: 3 device: 0 stream: "compute" compute { kind: UPDATE } }
   )pb", "inline", &s).ok());
-  Timeline measured;
-  ASSERT_TRUE(ParseTextProto(R"pb(
+  const Timeline measured = Measured(R"pb(
     ops { op_id: 1 device: 0 step: 2 cpu_ns: 50000 }
     ops { op_id: 1 device: 0 step: 3 cpu_ns: 30000 }
     ops { op_id: 3 device: 0 step: 3 cpu_ns: 900000 }
     ops { op_id: 2 device: 1 step: 2 }
-  )pb", "inline", &measured).ok());
+  )pb");
   absl::StatusOr<std::vector<double>> gbps = RunCollectiveCpuGbps(s, measured);
   ASSERT_TRUE(gbps.ok()) << gbps.status();
   ASSERT_EQ(gbps->size(), 2u);
@@ -126,9 +128,9 @@ TEST(RunCollectiveCpuGbps, GatheredBytesOverTheCpuBeyondTheFixedCostPerDevice) {
   EXPECT_DOUBLE_EQ(changed.cluster().devices(0).collective_cpu_gbps(), 400000.0 / 60000);
   EXPECT_EQ(changed.cluster().devices(1).collective_cpu_gbps(), 15);  // kept
 
-  ASSERT_TRUE(ParseTextProto(R"pb(ops { op_id: 7 device: 0 cpu_ns: 5 })pb", "inline",
-                             &measured).ok());
-  EXPECT_EQ(RunCollectiveCpuGbps(s, measured).status().message(),
+  EXPECT_EQ(RunCollectiveCpuGbps(s, Measured(R"pb(ops { op_id: 7 device: 0 cpu_ns: 5 })pb"))
+                .status()
+                .message(),
             "measured op 7 on device 0 is not in schedule 'gather'");
 }
 
@@ -146,13 +148,12 @@ Schedule TwoProbedDevices() {
 // cluster has no speed_probe_s gets none.
 TEST(ProbedComputeScales, CalibratedScaleTimesTheProbesDrift) {
   Schedule s = TwoProbedDevices();
-  Timeline measured;
-  ASSERT_TRUE(ParseTextProto(R"pb(
+  const Timeline measured = Measured(R"pb(
     speed_probes { device: 0 step: 0 cpu_ns: 240000 }
     speed_probes { device: 0 step: 1 cpu_ns: 900000 }
     speed_probes { device: 0 step: 2 cpu_ns: 200000 }
     speed_probes { device: 1 step: 0 cpu_ns: 90000 }
-  )pb", "inline", &measured).ok());
+  )pb");
   absl::StatusOr<std::vector<double>> scales = ProbedComputeScales(s, measured);
   ASSERT_TRUE(scales.ok()) << scales.status();
   ASSERT_EQ(scales->size(), 2u);
@@ -177,11 +178,10 @@ TEST(ProbedComputeScales, CalibratedScaleTimesTheProbesDrift) {
 TEST(SpeedProbeDrifts, DevicesProbingTogetherAreExpectedTheHostsSharedCoreSlowdown) {
   Schedule s = TwoProbedDevices();
   s.mutable_cluster()->mutable_hosts(0)->set_shared_core_slowdown(1.2);
-  Timeline measured;
-  ASSERT_TRUE(ParseTextProto(R"pb(
+  const Timeline measured = Measured(R"pb(
     speed_probes { device: 0 step: 0 cpu_ns: 200000 }
     speed_probes { device: 1 step: 0 cpu_ns: 120000 }
-  )pb", "inline", &measured).ok());
+  )pb");
   absl::StatusOr<std::vector<double>> drifts = SpeedProbeDrifts(s, measured);
   ASSERT_TRUE(drifts.ok()) << drifts.status();
   EXPECT_DOUBLE_EQ((*drifts)[0], 1 / 1.2);
@@ -200,9 +200,7 @@ TEST(SpeedProbeDrifts, DevicesProbingTogetherAreExpectedTheHostsSharedCoreSlowdo
 }
 
 TEST(ProbedComputeScales, ASampleOfADeviceTheScheduleLacksIsAnError) {
-  Timeline measured;
-  ASSERT_TRUE(ParseTextProto(R"pb(speed_probes { device: 2 step: 4 cpu_ns: 5 })pb", "inline",
-                             &measured).ok());
+  const Timeline measured = Measured(R"pb(speed_probes { device: 2 step: 4 cpu_ns: 5 })pb");
   absl::StatusOr<std::vector<double>> scales = ProbedComputeScales(TwoDevices(), measured);
   ASSERT_FALSE(scales.ok());
   EXPECT_EQ(scales.status().message(),
