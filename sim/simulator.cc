@@ -51,8 +51,9 @@ struct OpState {
   // variance its last-met dependency ended with, counted from where the
   // chain of ops it waited for last met its peers in a collective. Once
   // the op has ended, that of its end, which its successors inherit: a
-  // compute op adds its own (Device.compute_spread); a collective's
-  // members start together, at 0 again. `met`: when a dependency was last
+  // compute op adds its own (Device.compute_spread), its standard
+  // deviation to the chain's (the chain's ops vary together); a
+  // collective's members start together, at 0 again. `met`: when a dependency was last
   // met (-1: none yet).
   int64_t met = -1;
   double variance = 0;
@@ -418,8 +419,10 @@ void Simulator::Engine::Finish(int op, int64_t now) {
         }
       }
     } else {
-      const double sd = spread_[device] * (now - ops_[m].start);  // its time varies so much
-      ops_[m].variance += sd * sd;
+      // A step's ops run slow or fast together (the core's speed drifts over
+      // milliseconds), so their spreads add up, not in quadrature.
+      const double sd = std::sqrt(ops_[m].variance) + spread_[device] * (now - ops_[m].start);
+      ops_[m].variance = sd * sd;
       if (SpeedVaries(device)) {
         auto& running = computing_[device];
         running.erase(std::find(running.begin(), running.end(), m));

@@ -215,15 +215,16 @@ TEST(Simulate, ACollectiveStartsAtTheExpectedLatestOfItsMembersVaryingArrivals) 
   EXPECT_EQ(t[10], Interval(1000000, 1000000 + 11969 + gather));
 }
 
-TEST(Simulate, ComputeThatNeverWaitsForACollectiveKeepsVaryingPastIt) {
+TEST(Simulate, ComputeThatNeverWaitsForACollectiveKeepsVaryingPastItItsOpsTogether) {
   // Each device computes twice, 1,000,000 ns each at a spread of 3 %; an
   // all-gather follows each compute op on the collective stream, but the
   // second compute op does not wait for the first all-gather. The devices'
   // collective streams meet there; their compute streams do not. So each
-  // arrives at the second all-gather varying by both compute ops:
-  // sd = 30,000 * sqrt(2), the later of two such 42,426.4 / sqrt(pi) =
-  // 23,936.6 ns late, where it would be 16,926 had the first all-gather
-  // synchronised the devices.
+  // arrives at the second all-gather varying by both compute ops, which
+  // vary together (a step's ops run slow or fast as one): sd = 30,000 +
+  // 30,000, the later of two such 60,000 / sqrt(pi) = 33,851.4 ns late,
+  // where it would be 16,926 had the first all-gather synchronised the
+  // devices (and 23,937 were the two ops independent).
   const std::string ops = TwoAllGathers() + R"pb(
     ops { id: 1 device: 0 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
     ops { id: 2 device: 1 stream: "compute" compute { kind: BLOCK_FORWARD flops: 1000000000 } }
@@ -239,7 +240,7 @@ TEST(Simulate, ComputeThatNeverWaitsForACollectiveKeepsVaryingPastIt) {
   for (int d = 0; d < 2; ++d) s.mutable_cluster()->mutable_devices(d)->set_compute_spread(0.03);
   auto t = Times(s);
   EXPECT_EQ(t[3], Interval(1000000, 2000000));  // the compute streams never wait
-  EXPECT_EQ(t[20], Interval(2000000, 2000000 + 23937 + second_gather));
+  EXPECT_EQ(t[20], Interval(2000000, 2000000 + 33852 + second_gather));
   EXPECT_EQ(t[21], t[20]);
 }
 
