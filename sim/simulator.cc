@@ -53,8 +53,8 @@ struct OpState {
   // the op has ended, that of its end, which its successors inherit: a
   // compute op adds its own (Device.compute_spread), its standard
   // deviation to the chain's (the chain's ops vary together); a
-  // collective's members start together, at 0 again. `met`: when a dependency was last
-  // met (-1: none yet).
+  // collective's members start together, at 0 again. `met`: when a
+  // dependency was last met (-1: none yet).
   int64_t met = -1;
   double variance = 0;
   // Compute ops: undisturbed ns left (from the start: all of its duration),

@@ -215,7 +215,7 @@ TEST(Simulate, ACollectiveStartsAtTheExpectedLatestOfItsMembersVaryingArrivals) 
   EXPECT_EQ(t[10], Interval(1000000, 1000000 + 11969 + gather));
 }
 
-TEST(Simulate, ComputeThatNeverWaitsForACollectiveKeepsVaryingPastItItsOpsTogether) {
+TEST(Simulate, ComputeThatNeverWaitsForACollectiveKeepsVaryingPastItAsOne) {
   // Each device computes twice, 1,000,000 ns each at a spread of 3 %; an
   // all-gather follows each compute op on the collective stream, but the
   // second compute op does not wait for the first all-gather. The devices'
