@@ -47,16 +47,16 @@ struct OpState {
   int version = 0;          // compute ops: of their latest end event
   bool is_compute = false;  // else a copy or a collective
   int64_t start = -1, end = -1;
-  // How much the op's start varies from one step to the next (ns²): the
-  // variance its last-met dependency ended with, counted from where the
-  // chain of ops it waited for last met its peers in a collective. Once
-  // the op has ended, that of its end, which its successors inherit: a
-  // compute op adds its own (Device.compute_spread), its standard
-  // deviation to the chain's (the chain's ops vary together); a
-  // collective's members start together, at 0 again. `met`: when a
-  // dependency was last met (-1: none yet).
+  // How much the op's start varies from one step to the next (a standard
+  // deviation, ns): as much as its last-met dependency's end, counted from
+  // where the chain of ops it waited for last met its peers in a
+  // collective. Once the op has ended, that of its end, which its
+  // successors inherit: a compute op adds its own (Device.compute_spread;
+  // the chain's ops vary together, so deviations add); a collective's
+  // members start together, at 0 again. `met`: when a dependency was last
+  // met (-1: none yet).
   int64_t met = -1;
-  double variance = 0;
+  double sd = 0;
   // Compute ops: undisturbed ns left (from the start: all of its duration),
   // current speed, since when.
   double work_left = 0;
@@ -112,8 +112,8 @@ class Simulator::Engine {
   // several met at once, the most varying).
   void DependencyMet(int op, int from, int64_t now) {
     OpState& s = ops_[op];
-    const double variance = ops_[from].variance;
-    s.variance = s.met == now ? std::max(s.variance, variance) : variance;
+    const double sd = ops_[from].sd;
+    s.sd = s.met == now ? std::max(s.sd, sd) : sd;
     s.met = now;
     if (--deps_left_[op] == 0) Ready(op, now);
   }
@@ -124,7 +124,7 @@ class Simulator::Engine {
   void Arrive(int op, int64_t now);
   // When collective `instance`, whose last member arrived at `now`, starts:
   // the expected latest of its members' arrivals, each varying as its
-  // start does (OpState::variance), taken as independent.
+  // start does (OpState::sd), taken as independent.
   int64_t CollectiveStart(int instance, int64_t now) const;
   // Collective `instance` starts its transfers at `now`.
   void Go(int instance, int64_t now);
@@ -310,12 +310,11 @@ void Simulator::Engine::Arrive(int op, int64_t now) {
 
 int64_t Simulator::Engine::CollectiveStart(int instance, int64_t now) const {
   const CollectiveInstance& c = collectives_[instance];
-  const auto varies = [&](int member) { return ops_[member].variance > 0; };
+  const auto varies = [&](int member) { return ops_[member].sd > 0; };
   if (std::none_of(c.ops.begin(), c.ops.end(), varies)) return now;  // a GPU's: at once
   std::vector<Arrival> arrivals;
   for (int member : c.ops) {
-    arrivals.push_back({static_cast<double>(ops_[member].start - now),
-                        std::sqrt(ops_[member].variance)});
+    arrivals.push_back({static_cast<double>(ops_[member].start - now), ops_[member].sd});
   }
   return now + std::max<int64_t>(0, CeilToInt64(ExpectedMaximum(arrivals) - 1e-9));
 }
@@ -323,7 +322,7 @@ int64_t Simulator::Engine::CollectiveStart(int instance, int64_t now) const {
 void Simulator::Engine::Go(int instance, int64_t now) {
   const CollectiveInstance& c = collectives_[instance];
   for (int member : c.ops) {
-    ops_[member].variance = 0;  // they meet here
+    ops_[member].sd = 0;  // they meet here
     StartTransfer(member, now);
   }
   const int first = c.ops[0];
@@ -421,8 +420,7 @@ void Simulator::Engine::Finish(int op, int64_t now) {
     } else {
       // A step's ops run slow or fast together (the core's speed drifts over
       // milliseconds), so their spreads add up, not in quadrature.
-      const double sd = std::sqrt(ops_[m].variance) + spread_[device] * (now - ops_[m].start);
-      ops_[m].variance = sd * sd;
+      ops_[m].sd += spread_[device] * (now - ops_[m].start);
       if (SpeedVaries(device)) {
         auto& running = computing_[device];
         running.erase(std::find(running.begin(), running.end(), m));
