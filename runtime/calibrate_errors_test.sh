@@ -72,7 +72,11 @@ if grep -qF "this build has no CUDA backend" <<<"$out"; then
 else
   grep -qE "no CUDA GPU is visible|--repeats=0: expected 1 to 1000" <<<"$out" ||
     fail "--backend=cuda in a CUDA build: $out"
-  # The schedule files are read and validated before a GPU is looked for.
+  # The schedule files and the data are read and validated before a GPU is
+  # looked for.
+  expect2 "no tokenizer in $TEST_TMPDIR/no_task: expected tokenizer.model" --backend=cuda \
+    --data="$TEST_TMPDIR/no_task"
+  expect2 "--task=squad: expected sst2 or boolq" --backend=cuda --task=squad
   expect2 "$TEST_TMPDIR/none.pb" --backend=cuda --schedules="$TEST_TMPDIR/none.pb"
   expect2 "--schedules=',x': an empty file name" --backend=cuda --schedules=,x
   echo "not a schedule" >"$TEST_TMPDIR/bad.pb"

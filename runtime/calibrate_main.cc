@@ -1,7 +1,7 @@
 // Measures this machine and writes a calibrated Cluster: as the CPU testbed
 //
 //   bazel run //runtime:calibrate -- --out=clusters/local_cpu.calibrated.pbtxt
-//       [--model=opt-tiny --batch=16 --seq=32 --repeats=7]
+//       [--model=opt-tiny --batch=16 --seq=32 --repeats=7 --data=synthetic --task=sst2]
 //
 // (compute op costs on every core, throttled copies, all-gathers, stream
 // wake-ups and transfer interruptions: runtime/calibration/cpu_calibration.h),
@@ -9,11 +9,13 @@
 //
 //   bazel-bin/runtime/calibrate --backend=cuda --out=clusters/h100.calibrated.pbtxt
 //       [--cluster=h100_sxm_x1 --model=opt-tiny --batch=16 --seq=32
-//        --compute_dtype=FP16 --tf32 --repeats=7] [--schedules=a.pb,b.pb]
+//        --compute_dtype=FP16 --tf32 --repeats=7 --data=synthetic --task=sst2]
+//       [--schedules=a.pb,b.pb]
 //
 // (compute op shapes through the CUDA backend, the host link, all-gathers:
-// runtime/cuda/calibration/gpu_calibration_backend.h). Prints every
-// measurement with its min, median and max.
+// runtime/cuda/calibration/gpu_calibration_backend.h). Both time compute
+// ops on the batches train draws from --data: attention's cost follows the
+// examples' lengths. Prints every measurement with its min, median and max.
 //
 // --cluster must describe the machine the backend measures: the CPU
 // testbed's devices (Device.shares_host_cores, as local_cpu's) for cpu, GPUs
@@ -61,7 +63,7 @@ ABSL_FLAG(std::string, out, "",
           "the calibrated Cluster (default: clusters/<cluster name>.calibrated.pbtxt)");
 ABSL_FLAG(std::string, cluster, "",
           "the cluster to calibrate, catalog name or path (default: local_cpu; with "
-          "--backend=cuda h100_sxm_x1)");
+          "--backend=cuda the catalog's one-GPU cluster of GPU 0's model)");
 ABSL_FLAG(std::string, model, "opt-tiny", "the model whose op shapes to measure");
 ABSL_FLAG(int32_t, batch, 16, "examples per step of the schedules to calibrate for");
 ABSL_FLAG(int32_t, seq, 32, "sequence length of the schedules to calibrate for");
@@ -82,9 +84,9 @@ ABSL_FLAG(int32_t, repeats, 7,
           "timed runs per measurement (compute shapes: 4x as many rounds, over every shape and "
           "core)");
 ABSL_FLAG(std::string, data, "synthetic",
-          "cpu: the training data the compute ops are timed on, as train's --data "
-          "('synthetic' or a task directory): attention's cost follows the examples' lengths");
-ABSL_FLAG(std::string, task, "sst2", "cpu: the task in --data (sst2 or boolq)");
+          "the training data the compute ops are timed on, as train's --data ('synthetic' or a "
+          "task directory): attention's cost follows the examples' lengths");
+ABSL_FLAG(std::string, task, "sst2", "the task in --data (sst2 or boolq)");
 ABSL_FLAG(std::string, compute_dtype, "",
           "cuda: FP32, FP16 or BF16 (default: lowering's, the model's weight dtype)");
 ABSL_FLAG(bool, tf32, false, "cuda: let FP32 GEMMs use TF32 tensor cores");

@@ -24,6 +24,7 @@
 #include "base/gpu_check.h"
 #include "base/status_macros.h"
 #include "runtime/calibration/gpu_model_match.h"
+#include "runtime/calibration/timing_inputs.h"
 #include "runtime/cuda/calibration/calibration_math.h"
 #include "runtime/cuda/calibration/calibration_plan.h"
 #include "runtime/cuda/comm/gpu_identity_gather.h"
@@ -45,8 +46,9 @@ namespace {
 // ---- Compute ----
 
 // The timings of device `device`'s compute shapes in `schedule`, its share
-// run alone (see the header).
+// run alone on `batches`, one a step (see the header).
 absl::StatusOr<std::vector<ShapeTiming>> TimeDevice(const Schedule& schedule, int device,
+                                                    const std::vector<StepBatch>& batches,
                                                     const GpuCalibrationOptions& options) {
   const DeviceTimingViews views = TimingViews(schedule, device);
   std::vector<int32_t> words(schedule.training().num_label_words());
@@ -69,15 +71,9 @@ absl::StatusOr<std::vector<ShapeTiming>> TimeDevice(const Schedule& schedule, in
   RETURN_IF_ERROR(backend->PushPersistent());
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                    Executor::Create(views.executor, device, backend.get(), Executor::Clock::now()));
-  const int batch = schedule.training().batch_size(), seq = schedule.training().seq_len();
-  std::vector<int32_t> tokens(static_cast<int64_t>(batch) * seq, 5), lengths(batch, seq),
-      labels(batch, 0);
-  StepInputs inputs;
-  inputs.learning_rate = 1e-6f;  // > 0: the next step's updates do their full work
-  inputs.tokens = tokens.data();
-  inputs.lengths = lengths.data();
-  inputs.labels = labels.data();
   for (int step = 0; step < kComputeWarmupSteps + options.repeats; ++step) {
+    // A learning rate > 0: the next step's updates do their full work.
+    StepInputs inputs = TimingInputs(batches.at(step));
     inputs.step = step;
     inputs.seed = 7 + step;
     ASSIGN_OR_RETURN(const Executor::StepOutcome outcome, executor->RunStep(inputs));
@@ -92,7 +88,8 @@ absl::StatusOr<std::vector<MeasuredCompute>> MeasureCompute(const GpuCalibration
               options.repeats, kComputeWarmupSteps);
   std::vector<MeasuredCompute> rows;
   absl::flat_hash_set<std::string> seen;
-  for (const Schedule& s : options.schedules) {
+  for (size_t i = 0; i < options.schedules.size(); ++i) {
+    const Schedule& s = options.schedules[i];
     for (int device = 0; device < s.devices_size(); ++device) {
       bool new_shape = false;
       for (const Op& op : s.ops()) {
@@ -100,7 +97,7 @@ absl::StatusOr<std::vector<MeasuredCompute>> MeasureCompute(const GpuCalibration
                      !seen.contains(ShapeKey(ComputeShape(s, op.compute())));
       }
       if (!new_shape) continue;
-      absl::StatusOr<std::vector<ShapeTiming>> timings = TimeDevice(s, device, options);
+      absl::StatusOr<std::vector<ShapeTiming>> timings = TimeDevice(s, device, options.batches.at(i), options);
       if (absl::IsResourceExhausted(timings.status())) {  // the plan does not fit this GPU
         std::printf("  %s, device %d: left out: %s\n", s.name().c_str(), device,
                     std::string(timings.status().message()).c_str());

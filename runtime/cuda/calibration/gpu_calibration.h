@@ -9,7 +9,10 @@
 //    (runtime/cuda/cuda_backend.h), on GPU `device mod visible GPUs`:
 //    kComputeWarmupSteps warm-up steps, then `repeats` timed steps, on
 //    parameters initialised as a run's (model_state.h InitialiseParts:
-//    some kernels' speed depends on the values, fp16 subnormals). The
+//    some kernels' speed depends on the values, fp16 subnormals) and on
+//    the batches a run's first steps draw (the causal softmax skips the
+//    rows of padding positions, so a forward on short padded examples
+//    takes less than one on full-length ones). The
 //    device's collectives are left out (calibration_plan.h TimingViews), its
 //    copies run as in training. An op's time is the backend's, CUDA events
 //    around the op on its stream; each shape's row (op_class, model,
@@ -53,6 +56,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/task.h"
 #include "schedule/cluster.pb.h"
 #include "schedule/schedule.pb.h"
 
@@ -69,6 +73,9 @@ struct GpuCalibrationOptions {
   // The schedules whose compute op shapes to time (validated; e.g.
   // GpuTargetSchedules's).
   std::vector<Schedule> schedules;
+  // Per schedule, the batches of its first kComputeWarmupSteps + repeats
+  // steps as train draws them (timing_inputs.h TimingBatches), one a step.
+  std::vector<std::vector<StepBatch>> batches;
   int repeats = 7;          // timed steps and copies per measurement, >= 1
   bool allow_tf32 = false;  // FP32 GEMMs may use TF32 tensor cores
   // Collective rows to write in (CollectiveRows of GpuCollectiveProbe

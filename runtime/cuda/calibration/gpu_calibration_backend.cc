@@ -13,6 +13,7 @@
 #include "models/model_spec.h"
 #include "models/model_zoo.h"
 #include "runtime/calibration/probe_runner.h"
+#include "runtime/calibration/timing_inputs.h"
 #include "runtime/cuda/calibration/calibration_plan.h"
 #include "runtime/cuda/calibration/gpu_calibration.h"
 #include "runtime/mpi_world.h"
@@ -63,14 +64,18 @@ absl::StatusOr<std::vector<Schedule>> GpuSchedules(const CalibrationSettings& se
 class GpuCalibrationRun : public PreparedCalibration {
  public:
   GpuCalibrationRun(const CalibrationSettings& settings, Cluster cluster,
-                    std::vector<Schedule> schedules)
-      : settings_(settings), cluster_(std::move(cluster)), schedules_(std::move(schedules)) {}
+                    std::vector<Schedule> schedules, std::vector<std::vector<StepBatch>> batches)
+      : settings_(settings),
+        cluster_(std::move(cluster)),
+        schedules_(std::move(schedules)),
+        batches_(std::move(batches)) {}
 
   // The collective probes under mpirun first, then MPI here and the rest.
   absl::StatusOr<Cluster> Measure(int* argc, char*** argv) override {
     GpuCalibrationOptions options;
     options.cluster = cluster_;
     options.schedules = schedules_;
+    options.batches = batches_;
     options.repeats = settings_.repeats;
     options.allow_tf32 = settings_.tf32;
 
@@ -103,13 +108,22 @@ class GpuCalibrationRun : public PreparedCalibration {
   const CalibrationSettings settings_;
   const Cluster cluster_;
   const std::vector<Schedule> schedules_;
+  const std::vector<std::vector<StepBatch>> batches_;
 };
 
 absl::StatusOr<std::unique_ptr<PreparedCalibration>> PrepareGpu(const CalibrationSettings& settings,
                                                                 const Cluster& cluster) {
   ASSIGN_OR_RETURN(std::vector<Schedule> schedules, GpuSchedules(settings, cluster));
+  // The data the compute ops run on, read before a GPU is looked for.
+  std::vector<std::vector<StepBatch>> batches;
+  for (const Schedule& s : schedules) {
+    ASSIGN_OR_RETURN(batches.emplace_back(),
+                     TimingBatches(settings.data, settings.task, s,
+                                   kComputeWarmupSteps + settings.repeats));
+  }
   RETURN_IF_ERROR(CheckClusterIsThisGpu(cluster));
-  return std::make_unique<GpuCalibrationRun>(settings, cluster, std::move(schedules));
+  return std::make_unique<GpuCalibrationRun>(settings, cluster, std::move(schedules),
+                                             std::move(batches));
 }
 
 absl::Status RunGpuProbe(const CalibrationSettings& settings) {
