@@ -1,5 +1,6 @@
-// The data the CPU calibration runs compute ops on: the first steps of the
-// training data, as train draws them, and the step inputs around a batch.
+// The data the calibrations (the CPU testbed's and the GPUs') run compute
+// ops on: the first steps of the training data, as train draws them, and the
+// step inputs around a batch.
 #pragma once
 
 #include <string>

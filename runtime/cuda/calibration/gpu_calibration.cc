@@ -97,7 +97,8 @@ absl::StatusOr<std::vector<MeasuredCompute>> MeasureCompute(const GpuCalibration
                      !seen.contains(ShapeKey(ComputeShape(s, op.compute())));
       }
       if (!new_shape) continue;
-      absl::StatusOr<std::vector<ShapeTiming>> timings = TimeDevice(s, device, options.batches.at(i), options);
+      absl::StatusOr<std::vector<ShapeTiming>> timings =
+          TimeDevice(s, device, options.batches.at(i), options);
       if (absl::IsResourceExhausted(timings.status())) {  // the plan does not fit this GPU
         std::printf("  %s, device %d: left out: %s\n", s.name().c_str(), device,
                     std::string(timings.status().message()).c_str());
