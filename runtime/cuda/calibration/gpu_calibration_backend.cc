@@ -63,21 +63,13 @@ absl::StatusOr<std::vector<Schedule>> GpuSchedules(const CalibrationSettings& se
 
 class GpuCalibrationRun : public PreparedCalibration {
  public:
-  GpuCalibrationRun(const CalibrationSettings& settings, Cluster cluster,
-                    std::vector<Schedule> schedules, std::vector<std::vector<StepBatch>> batches)
-      : settings_(settings),
-        cluster_(std::move(cluster)),
-        schedules_(std::move(schedules)),
-        batches_(std::move(batches)) {}
+  // `prepared`: everything but the collectives, which Measure adds.
+  GpuCalibrationRun(const CalibrationSettings& settings, GpuCalibrationOptions prepared)
+      : settings_(settings), prepared_(std::move(prepared)) {}
 
   // The collective probes under mpirun first, then MPI here and the rest.
   absl::StatusOr<Cluster> Measure(int* argc, char*** argv) override {
-    GpuCalibrationOptions options;
-    options.cluster = cluster_;
-    options.schedules = schedules_;
-    options.batches = batches_;
-    options.repeats = settings_.repeats;
-    options.allow_tf32 = settings_.tf32;
+    GpuCalibrationOptions options = prepared_;
 
     const int gpus = VisibleGpus();
     std::printf(
@@ -106,24 +98,24 @@ class GpuCalibrationRun : public PreparedCalibration {
 
  private:
   const CalibrationSettings settings_;
-  const Cluster cluster_;
-  const std::vector<Schedule> schedules_;
-  const std::vector<std::vector<StepBatch>> batches_;
+  const GpuCalibrationOptions prepared_;
 };
 
 absl::StatusOr<std::unique_ptr<PreparedCalibration>> PrepareGpu(const CalibrationSettings& settings,
                                                                 const Cluster& cluster) {
-  ASSIGN_OR_RETURN(std::vector<Schedule> schedules, GpuSchedules(settings, cluster));
+  GpuCalibrationOptions prepared;
+  prepared.cluster = cluster;
+  ASSIGN_OR_RETURN(prepared.schedules, GpuSchedules(settings, cluster));
   // The data the compute ops run on, read before a GPU is looked for.
-  std::vector<std::vector<StepBatch>> batches;
-  for (const Schedule& s : schedules) {
-    ASSIGN_OR_RETURN(batches.emplace_back(),
+  for (const Schedule& s : prepared.schedules) {
+    ASSIGN_OR_RETURN(prepared.batches.emplace_back(),
                      TimingBatches(settings.data, settings.task, s,
                                    kComputeWarmupSteps + settings.repeats));
   }
+  prepared.repeats = settings.repeats;
+  prepared.allow_tf32 = settings.tf32;
   RETURN_IF_ERROR(CheckClusterIsThisGpu(cluster));
-  return std::make_unique<GpuCalibrationRun>(settings, cluster, std::move(schedules),
-                                             std::move(batches));
+  return std::make_unique<GpuCalibrationRun>(settings, std::move(prepared));
 }
 
 absl::Status RunGpuProbe(const CalibrationSettings& settings) {
