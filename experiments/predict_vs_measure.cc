@@ -571,7 +571,8 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
       "measured_exposed_ms,binding,trace,picture,run_costs_predicted_ms,run_costs_error_pct,"
       "run_compute_scales,probed_predicted_ms,probed_error_pct,probed_compute_scales,runs,"
       "core_drift_pct,calibration_spread_pct,rounds,run_costs_overlap_pct,run_costs_exposed_ms,"
-      "probed_overlap_pct,probed_exposed_ms,run_collective_cpu_gbps"};
+      "probed_overlap_pct,probed_exposed_ms,run_collective_cpu_gbps,rounds_agree_overlap,"
+      "rounds_agree_exposed"};
   // shared_gpu_errors: distzo2 on one GPU, predicted for two (not in the
   // target). |errors| of the schedules' medians.
   std::vector<double> errors, probed_errors, run_costs_errors, shared_gpu_errors;
@@ -581,6 +582,8 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
   int breakdowns = 0, overlaps_met = 0, exposed_met = 0;
   std::vector<std::string> breakdown_misses;
   BreakdownTally probed_breakdowns, run_costs_breakdowns;
+  // Schedules whose rounds' measurements agree within the targets.
+  int rounds_agree_overlap = 0, rounds_agree_exposed = 0;
   int cycles = 0, repeated = 0, unsteady = 0;  // over the schedules' rounds
   for (size_t i = 0; i < cases.size(); ++i) {
     if (results[i].empty()) continue;
@@ -604,6 +607,8 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
       ++breakdowns;
       overlaps_met += breakdown.overlap_ok;
       exposed_met += breakdown.exposed_ok;
+      rounds_agree_overlap += m.rounds_agree.overlap_ok;
+      rounds_agree_exposed += m.rounds_agree.exposed_ok;
       if (!breakdown.overlap_ok || !breakdown.exposed_ok) {
         breakdown_misses.push_back(absl::StrFormat(
             "%s (overlap %.0f / %.0f %%, exposed %.2f / %.2f ms)", c.label,
@@ -625,7 +630,7 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
     const std::string binding = BindingResourceName(first.predicted.binding);
     report.csv.push_back(absl::StrFormat(
         "%s,%g,%.3f,%.3f,%.3f,%.3f,%.2f,%.1f,%.1f,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.1f,%.1f,%d,"
-        "%s,%s,%s",
+        "%s,%s,%s,%d,%d",
         c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,
         100 * m.error, 100 * m.predicted.overlap, 100 * m.measured.overlap,
         m.predicted.exposed_ns / 1e6, m.measured.exposed_ns / 1e6, binding, first.trace_path,
@@ -636,7 +641,8 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
                              ScalesOfRounds(results[i], &CycleResult::probed_compute_scales)),
         m.runs, 100 * m.largest_drift, 100 * m.largest_spread, m.rounds,
         BreakdownFields(m.has_run_costs, m.run_costs), BreakdownFields(m.has_probed, m.probed),
-        ScalesOfRounds(results[i], &CycleResult::run_collective_cpu_gbps)));
+        ScalesOfRounds(results[i], &CycleResult::run_collective_cpu_gbps),
+        m.rounds_agree.overlap_ok, m.rounds_agree.exposed_ok));
     report.md_rows.push_back(absl::StrFormat(
         "| %s | %g | %.2f | %.2f (%.2f-%.2f) | %+.1f%% | %.0f / %.0f%s | %.2f / %.2f%s | %s | %s |",
         c.label, link_gbps, m.predicted_ms, m.measured_ms, m.measured_min_ms, m.measured_max_ms,
@@ -669,6 +675,15 @@ Report MakeReport(const BackendCycle& cycle, const std::vector<CycleCase>& cases
         "%d of %d schedules, exposed communication within 10%% or 0.1 ms in %d of %d%s%s",
         overlaps_met, breakdowns, exposed_met, breakdowns,
         breakdown_misses.empty() ? "" : "; missed by ", absl::StrJoin(breakdown_misses, ", "));
+  }
+  if (breakdowns > 0 && rounds > 1) {
+    absl::StrAppendFormat(
+        &summary,
+        "\nthe rounds against each other (each round's measured breakdown taken as a prediction "
+        "of the rounds' median, by the same targets: how finely this machine repeats what the "
+        "predictions are checked against): overlap within target in %d of %d, exposed "
+        "communication in %d of %d",
+        rounds_agree_overlap, breakdowns, rounds_agree_exposed, breakdowns);
   }
   if (!probed_errors.empty()) {
     absl::StrAppend(&summary,

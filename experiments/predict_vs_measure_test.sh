@@ -176,11 +176,15 @@ experiments/predict_vs_measure --only=zo2_compute-bound --rounds=2 --steps=4 --w
   || fail "--rounds=2: want each round calibrated and run: $(find "$rounds" -maxdepth 3)"
 [ "$(grep -c '^zo2_compute-bound/round2 .*predicted .* ms  measured' "$TEST_TMPDIR/log")" -eq 1 ] \
   || fail "--rounds=2: no progress line of round 2: $(cat "$TEST_TMPDIR/log")"
-awk -F, 'NR == 1 && $24 != "rounds" { bad = 1 }
+awk -F, 'NR == 1 && ($24 != "rounds" || $30 != "rounds_agree_overlap") { bad = 1 }
          NR > 1 && ($1 != "zo2_compute-bound" || $24 != 2) { bad = 1 }
+         NR > 1 && ($30 !~ /^[01]$/ || $31 !~ /^[01]$/) { bad = 1 }
          END { exit bad || NR != 2 }' "$rounds/predict_vs_measure.csv" \
   || fail "--rounds=2: want one row of 2 rounds: $(cat "$rounds/predict_vs_measure.csv")"
 grep -q "^summary: 1 schedules (each the median of its 2 rounds), median |error| " \
   "$rounds/predict_vs_measure.md" \
   || fail "--rounds=2: no summary of medians: $(cat "$rounds/predict_vs_measure.md")"
+grep -Eq "^the rounds against each other .*: overlap within target in [01] of 1, exposed \
+communication in [01] of 1$" "$rounds/predict_vs_measure.md" \
+  || fail "--rounds=2: no line of the rounds' agreement: $(cat "$rounds/predict_vs_measure.md")"
 echo PASS

@@ -67,6 +67,14 @@ RoundsMedian MedianOverRounds(const std::vector<CycleResult>& rounds) {
     return static_cast<double>(StepBreakdown(r.predicted).exposed_ns);
   }));
   m.measured = MedianOfBreakdowns(rounds, &CycleResult::measured_breakdown);
+  m.rounds_agree = {true, true};
+  for (const CycleResult& r : rounds) {
+    const BreakdownCheck check =
+        CheckBreakdown(r.measured_breakdown.overlap, m.measured.overlap,
+                       r.measured_breakdown.exposed_ns, m.measured.exposed_ns);
+    m.rounds_agree.overlap_ok = m.rounds_agree.overlap_ok && check.overlap_ok;
+    m.rounds_agree.exposed_ok = m.rounds_agree.exposed_ok && check.exposed_ok;
+  }
   auto error_of = [](int64_t predicted_ns, const CycleResult& r) {
     return static_cast<double>(predicted_ns) / r.comparison.measured_step_ns - 1;
   };

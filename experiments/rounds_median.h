@@ -42,6 +42,13 @@ struct RoundsMedian {
   // calibration spread of the runs the rounds kept (fractions).
   int runs = 0;
   double largest_drift = 0, largest_spread = 0;
+  // How well the rounds' measurements agree among themselves, by the
+  // breakdown's own targets: whether every round's measured overlap, and
+  // every round's measured exposed communication, is within the target of
+  // `measured` (their median), as if it were a prediction of it. A
+  // prediction can be checked against the medians only as finely as the
+  // machine repeats them; both true for a single round.
+  BreakdownCheck rounds_agree;
 };
 
 // The medians (base/median.h: for an even count the upper middle value, one

@@ -73,6 +73,30 @@ TEST(MedianOverRounds, TakesEachFiguresMedianOverTheRounds) {
   EXPECT_NEAR(m.run_costs_error, 0.0, 1e-12);
   EXPECT_EQ(m.runs, 6);
   EXPECT_NEAR(m.largest_drift, 0.03, 1e-12);
+  // Measured overlaps 30, 40, 35 % all lie within 5 points of their median;
+  // exposed 3.5 and 1.0 ms lie 1.3 and 1.2 ms from theirs, 2.2 ms, whose
+  // target is 0.22 ms.
+  EXPECT_TRUE(m.rounds_agree.overlap_ok);
+  EXPECT_FALSE(m.rounds_agree.exposed_ok);
+}
+
+// Rounds agree when each one's measured breakdown would meet the targets as
+// a prediction of their median: 0.1 ms or 10 %, whichever is larger.
+TEST(MedianOverRounds, SaysWhetherTheRoundsMeasurementsAgreeWithinTheTargets) {
+  const RoundsMedian agree = MedianOverRounds({
+      Make({8, 10, 9, 11, 4, 1, 3, 0.30, 2.0, 0, 0, 1}),
+      Make({8, 10, 9, 11, 4, 1, 3, 0.34, 2.2, 0, 0, 1}),
+      Make({8, 10, 9, 11, 4, 1, 3, 0.38, 2.4, 0, 0, 1}),
+  });
+  EXPECT_TRUE(agree.rounds_agree.overlap_ok);
+  EXPECT_TRUE(agree.rounds_agree.exposed_ok);
+  const RoundsMedian apart = MedianOverRounds({
+      Make({8, 10, 9, 11, 4, 1, 3, 0.30, 0.05, 0, 0, 1}),
+      Make({8, 10, 9, 11, 4, 1, 3, 0.40, 0.12, 0, 0, 1}),
+      Make({8, 10, 9, 11, 4, 1, 3, 0.41, 0.20, 0, 0, 1}),
+  });
+  EXPECT_FALSE(apart.rounds_agree.overlap_ok);  // 30 % is 10 points from 40 %
+  EXPECT_TRUE(apart.rounds_agree.exposed_ok);   // within 0.1 ms of 0.12 ms
 }
 
 // The predictions again from the runs: their breakdowns' medians over the
@@ -110,6 +134,8 @@ TEST(MedianOverRounds, OfOneRoundIsThatRound) {
   EXPECT_FALSE(m.has_probed);  // a GPU run: no probe, no CPU times
   EXPECT_FALSE(m.has_run_costs);
   EXPECT_EQ(m.runs, 1);
+  EXPECT_TRUE(m.rounds_agree.overlap_ok);
+  EXPECT_TRUE(m.rounds_agree.exposed_ok);
 }
 
 TEST(RoundLabel, KeepsTheFirstRoundWhereASingleRunPutsIt) {
