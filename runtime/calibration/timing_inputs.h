@@ -21,6 +21,12 @@ absl::StatusOr<std::vector<StepBatch>> TimingBatches(const std::string& data,
                                                      const std::string& task, const Schedule& s,
                                                      int count);
 
+// TimingBatches of each of `schedules`, in order, the task read once for
+// each model and sequence length they share. Errors: TimingBatches'.
+absl::StatusOr<std::vector<std::vector<StepBatch>>> TimingBatchesOfEach(
+    const std::string& data, const std::string& task, const std::vector<Schedule>& schedules,
+    int count);
+
 // The inputs compute ops run on: `batch` (which must outlive them), a fixed
 // seed and a small learning rate.
 StepInputs TimingInputs(const StepBatch& batch);

@@ -107,11 +107,9 @@ absl::StatusOr<std::unique_ptr<PreparedCalibration>> PrepareGpu(const Calibratio
   prepared.cluster = cluster;
   ASSIGN_OR_RETURN(prepared.schedules, GpuSchedules(settings, cluster));
   // The data the compute ops run on, read before a GPU is looked for.
-  for (const Schedule& s : prepared.schedules) {
-    ASSIGN_OR_RETURN(prepared.batches.emplace_back(),
-                     TimingBatches(settings.data, settings.task, s,
-                                   kComputeWarmupSteps + settings.repeats));
-  }
+  ASSIGN_OR_RETURN(prepared.batches,
+                   TimingBatchesOfEach(settings.data, settings.task, prepared.schedules,
+                                       kComputeWarmupSteps + settings.repeats));
   prepared.repeats = settings.repeats;
   prepared.allow_tf32 = settings.tf32;
   RETURN_IF_ERROR(CheckClusterIsThisGpu(cluster));
